@@ -1,0 +1,589 @@
+"""Unit cards: typed immutable models, the cell notation, the TOML file format and validation.
+
+A weapon line has 14 cells, one per armour column (RULES.md §4): ``N/D`` (N dice, D damage
+per hit), ``*``/``**`` left of the slash for blast (one or two dice per model in the target),
+``#``, ``N`` or ``☠`` right of the slash for automatic kill, ``-`` (cannot damage) and ``?``
+(unknown). Unknown stays unknown: a figure that needs a ``?`` cell is not computed.
+
+Files in ``unit_data/`` are TOML, one per bloc or source::
+
+    schema = 1
+    edition = "dust-1947"
+    source = "github:BSData/dust1947@516c407 Allies.cat"
+
+    [[card]]
+    name = "Pounder"
+    kind = "vehicle"
+    armour = "V4"
+    damage_track = 6
+    ap = 13
+    source = "Allies.cat L1234"
+
+    [[card.weapon]]
+    name = "Antitank Gun"
+    range = "U"
+    mount = "turret"
+    #        I1     I2     I3     I4     V1     V2     V3     V4     V5     V6     V7     A1   A2   A3
+    line = ["2/1", "2/1", ...]
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import DustsimError
+from .rules import EDITIONS
+
+COLUMNS: tuple[str, ...] = (
+    "I1", "I2", "I3", "I4",
+    "V1", "V2", "V3", "V4", "V5", "V6", "V7",
+    "A1", "A2", "A3",
+)
+COLUMN_TITLES = {"I": "Infantry", "V": "Vehicle", "A": "Aircraft"}
+TARGET_TYPE = {"I": "infantry", "V": "vehicle", "A": "aircraft"}
+KINDS: tuple[str, ...] = ("squad", "hero", "vehicle", "aircraft", "support")
+SIZES: tuple[str, ...] = ("small", "standard", "large", "huge")
+MODELS_SOURCES: tuple[str, ...] = ("card", "inferred", "example")
+AUTO_KILL_MARKS = ("#", "N", "☠")
+
+#: Weapon keywords dustsim knows; values are the aliases found in sources (lower case).
+WEAPON_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "laser": ("laser",),
+    "cutting": ("cutting",),
+    "phaser": ("phaser",),
+    "grenade": ("grenade", "grenade weapon"),
+    "flame": ("flame", "flamethrower", "flame weapon"),
+    "flame-burst": ("flame burst",),
+    "spray": ("spray",),
+    "artillery": ("artillery",),
+    "sniper": ("sniper",),
+    "tesla": ("tesla",),
+    "grapple": ("grapple",),
+    "burst": ("burst",),
+    "salvo": ("salvo",),
+    "volley": ("volley",),
+    "reload": ("reload",),
+    "limited-ammo": ("limited ammo", "limited-ammo"),
+    "set-up": ("set-up", "set up", "setup"),
+    "wire-guided": ("wire guided", "wire-guided"),
+    "power-scope": ("power scope", "power-scope"),
+    "ignores-cover": ("ignores cover",),
+    "under-barrel": ("under-barrel", "under barrel"),
+    "head-shot": ("head shot",),
+    "radiation": ("radiation",),
+    "large-ordnance": ("large ordnance",),
+    "move-and-fire": ("move and fire",),
+    "assault-shield": ("assault shield",),
+    "smoke": ("smoke",),
+}
+_KEYWORD_ALIASES = {a: k for k, aliases in WEAPON_KEYWORDS.items() for a in (k, *aliases)}
+
+_RANGE_RE = re.compile(r"^(C|U|\d+|\d+-(\d+|U))$")
+_CELL_RE = re.compile(r"^(\*{1,2}|\d+)/(\d+|[#N☠?])$")
+
+
+def normalize_keyword(text: str) -> str | None:
+    """Canonical keyword for a source's rule name, or None if dustsim does not know it."""
+    return _KEYWORD_ALIASES.get(" ".join(text.strip().lower().split()))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One weapon-line cell. ``dice`` None means blast (dice from the target's models)."""
+
+    text: str
+    known: bool = True
+    can_damage: bool = True
+    dice: int | None = 0
+    blast: int = 0
+    damage: int | None = 0
+    auto_kill: bool = False
+
+    @property
+    def usable(self) -> bool:
+        """Known and able to damage: the engines can evaluate it."""
+        return self.known and self.can_damage and self.damage is not None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+CANNOT = Cell("-", can_damage=False, dice=0, damage=0)
+UNKNOWN = Cell("?", known=False, dice=None, damage=None)
+
+
+def parse_cell(text: str) -> Cell:
+    """Parse the card notation of one cell; raises ValueError on anything else."""
+    t = str(text).strip()
+    if t in ("-", "–", "—"):
+        return CANNOT
+    if t == "?":
+        return UNKNOWN
+    t = t.replace("blast", "*") if re.fullmatch(r"\d?blast/.+", t) else t
+    m = re.fullmatch(r"(2)\*/(.+)", t)
+    if m:
+        t = f"**/{m.group(2)}"
+    m = _CELL_RE.match(t)
+    if not m:
+        raise ValueError(f"cell {text!r} is not N/D, */D, **/D, N/#, '-' or '?'")
+    left, right = m.groups()
+    blast = len(left) if left.startswith("*") else 0
+    dice = None if blast else int(left)
+    auto = right in AUTO_KILL_MARKS
+    damage: int | None
+    if right == "?":
+        damage = None
+    elif auto:
+        damage = 0
+    else:
+        damage = int(right)
+    canonical = f"{left}/{'#' if auto else right}"
+    if dice == 0 and not blast:
+        raise ValueError(f"cell {text!r} rolls no dice; write '-' for a column it cannot hurt")
+    return Cell(canonical, known=True, can_damage=True, dice=dice, blast=blast,
+                damage=damage, auto_kill=auto)
+
+
+@dataclass(frozen=True)
+class Weapon:
+    name: str
+    line: tuple[Cell, ...]
+    count: int = 1
+    range: str = "?"
+    mount: str | None = None
+    keywords: tuple[str, ...] = ()
+    ammo: int | None = None
+    optional: bool = False
+    cost: float | None = None
+    group: str | None = None
+    source: str | None = None
+    cell_sources: tuple[tuple[str, str], ...] = ()
+    flags: tuple[str, ...] = ()
+
+    def cell(self, column: str) -> Cell:
+        return self.line[COLUMNS.index(column)]
+
+    @property
+    def close_combat(self) -> bool:
+        return self.range == "C"
+
+    @property
+    def complete(self) -> bool:
+        return all(c.known and (not c.can_damage or c.damage is not None) for c in self.line)
+
+
+@dataclass(frozen=True)
+class Card:
+    name: str
+    edition: str
+    kind: str
+    armour: str
+    bloc: str = ""
+    faction: str = ""
+    ap: float | None = None
+    models: int | None = None
+    models_source: str | None = None
+    damage_track: int | None = None
+    move: int | None = None
+    march_move: int | None = None
+    skills: tuple[str, ...] = ()
+    size: str = "standard"
+    weapons: tuple[Weapon, ...] = ()
+    source: str = ""
+    revision: str | None = None
+    max_per_army: int | None = None
+    flags: tuple[str, ...] = ()
+    file: str | None = None
+
+    @property
+    def armour_type(self) -> str:
+        return self.armour[0]
+
+    @property
+    def armour_value(self) -> int:
+        return int(self.armour[1:])
+
+    @property
+    def target_type(self) -> str:
+        return TARGET_TYPE[self.armour_type]
+
+    @property
+    def is_squad(self) -> bool:
+        return self.kind == "squad"
+
+    def has_skill(self, skill: str) -> bool:
+        return skill.lower() in {s.lower() for s in self.skills}
+
+    @property
+    def complete(self) -> bool:
+        """All of armour, AP, models or track, and every cell of every weapon known."""
+        size_known = self.damage_track is not None or (
+            self.models is not None and self.models_source == "card"
+        )
+        return (
+            self.ap is not None and size_known and all(w.complete for w in self.weapons)
+        )
+
+    @property
+    def key(self) -> str:
+        return f"{self.edition}:{self.name}"
+
+
+# -- validation ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    unit: str | None
+    weapon: str | None
+    field: str
+    message: str
+
+    def error(self) -> DustsimError:
+        return DustsimError(self.message, file=self.file, unit=self.unit,
+                            weapon=self.weapon, field=self.field)
+
+    def __str__(self) -> str:
+        return str(self.error())
+
+
+def _int_field(raw: dict, name: str, problems: list, where: dict, *, minimum=0, required=False):
+    v = raw.get(name)
+    if v is None:
+        if required:
+            problems.append(Problem(**where, field=name, message="is required"))
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        problems.append(Problem(**where, field=name,
+                                message=f"must be an integer >= {minimum}, got {v!r}"))
+        return None
+    return v
+
+
+def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -> Weapon | None:
+    if not isinstance(raw, dict):
+        problems.append(Problem(file, unit, None, "weapon", "must be a table"))
+        return None
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        problems.append(Problem(file, unit, None, "weapon.name", "missing or empty"))
+        return None
+    where = {"file": file, "unit": unit, "weapon": name}
+    n_before = len(problems)
+    line_raw = raw.get("line")
+    cells: list[Cell] = []
+    if not isinstance(line_raw, list) or len(line_raw) != len(COLUMNS):
+        problems.append(Problem(**where, field="line",
+                                message=f"must be a list of {len(COLUMNS)} cells "
+                                        f"({' '.join(COLUMNS)})"))
+    else:
+        for col, text in zip(COLUMNS, line_raw, strict=True):
+            try:
+                cells.append(parse_cell(text))
+            except ValueError as exc:
+                problems.append(Problem(**where, field=f"line.{col}", message=str(exc)))
+    rng = str(raw.get("range", "?"))
+    if rng != "?" and not _RANGE_RE.match(rng):
+        problems.append(Problem(**where, field="range",
+                                message=f"range {rng!r} is not C, U, N or min-max"))
+    keywords = []
+    for k in raw.get("keywords", []) or []:
+        canon = normalize_keyword(str(k))
+        if canon is None:
+            problems.append(Problem(**where, field="keywords",
+                                    message=f"unknown weapon keyword {k!r}"))
+        else:
+            keywords.append(canon)
+    count = _int_field(raw, "count", problems, where, minimum=0)
+    ammo = _int_field(raw, "ammo", problems, where, minimum=0)
+    cost = raw.get("cost")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
+        problems.append(Problem(**where, field="cost", message=f"not a number: {cost!r}"))
+        cost = None
+    cell_sources = raw.get("cell_sources", {}) or {}
+    if not isinstance(cell_sources, dict) or any(c not in COLUMNS for c in cell_sources):
+        problems.append(Problem(**where, field="cell_sources",
+                                message="must map column names to sources"))
+        cell_sources = {}
+    if len(problems) > n_before:
+        return None
+    return Weapon(
+        name=name,
+        line=tuple(cells),
+        count=1 if count is None else count,
+        range=rng,
+        mount=raw.get("mount"),
+        keywords=tuple(sorted(set(keywords))),
+        ammo=ammo,
+        optional=bool(raw.get("optional", False)),
+        cost=None if cost is None else float(cost),
+        group=raw.get("group"),
+        source=raw.get("source"),
+        cell_sources=tuple(sorted(cell_sources.items())),
+        flags=tuple(raw.get("flags", []) or []),
+    )
+
+
+def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem]) -> Card | None:
+    """Build one card from its TOML table, appending every problem found."""
+    if not isinstance(raw, dict):
+        problems.append(Problem(file, None, None, "card", "must be a table"))
+        return None
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        problems.append(Problem(file, None, None, "name", "missing or empty"))
+        return None
+    where = {"file": file, "unit": name, "weapon": None}
+    n0 = len(problems)
+    edition = raw.get("edition", defaults.get("edition"))
+    if edition not in EDITIONS:
+        problems.append(Problem(**where, field="edition",
+                                message=f"{edition!r} is not one of {', '.join(EDITIONS)}"))
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        problems.append(Problem(**where, field="kind",
+                                message=f"{kind!r} is not one of {', '.join(KINDS)}"))
+    armour = str(raw.get("armour", ""))
+    m = re.fullmatch(r"([IVA])([1-7])", armour)
+    if not m or (m.group(1) == "I" and int(m.group(2)) > 4) or (
+        m.group(1) == "A" and int(m.group(2)) > 3
+    ):
+        problems.append(Problem(**where, field="armour",
+                                message=f"{armour!r} is not I1-I4, V1-V7 or A1-A3"))
+    models = _int_field(raw, "models", problems, where, minimum=1)
+    track = _int_field(raw, "damage_track", problems, where, minimum=1)
+    models_source = raw.get("models_source")
+    if models is not None and models_source not in MODELS_SOURCES:
+        problems.append(Problem(**where, field="models_source",
+                                message=f"must be one of {', '.join(MODELS_SOURCES)}"))
+    if kind == "squad" and "models" in raw and models is None:
+        pass  # already reported
+    if kind == "squad" and raw.get("models", 1) == 0:
+        problems.append(Problem(**where, field="models", message="a squad needs models"))
+    ap = raw.get("ap")
+    if ap is not None and (isinstance(ap, bool) or not isinstance(ap, int | float) or ap < 0):
+        problems.append(Problem(**where, field="ap", message=f"not a cost: {ap!r}"))
+        ap = None
+    size = raw.get("size", "standard")
+    if size not in SIZES:
+        problems.append(Problem(**where, field="size",
+                                message=f"{size!r} is not one of {', '.join(SIZES)}"))
+    move = _int_field(raw, "move", problems, where)
+    march = _int_field(raw, "march_move", problems, where)
+    mpa = _int_field(raw, "max_per_army", problems, where, minimum=1)
+    skills = raw.get("skills", []) or []
+    if not isinstance(skills, list) or not all(isinstance(s, str) for s in skills):
+        problems.append(Problem(**where, field="skills", message="must be a list of names"))
+        skills = []
+    weapons_raw = raw.get("weapon", []) or []
+    if not isinstance(weapons_raw, list):
+        problems.append(Problem(**where, field="weapon", message="must be an array of tables"))
+        weapons_raw = []
+    weapons = [_weapon_from_dict(w, file, name, problems) for w in weapons_raw]
+    if len(problems) > n0:
+        return None
+    return Card(
+        name=name,
+        edition=edition,
+        kind=kind,
+        armour=armour,
+        bloc=str(raw.get("bloc", defaults.get("bloc", ""))),
+        faction=str(raw.get("faction", "")),
+        ap=None if ap is None else float(ap),
+        models=models,
+        models_source=models_source if models is not None else None,
+        damage_track=track,
+        move=move,
+        march_move=march,
+        skills=tuple(skills),
+        size=size,
+        weapons=tuple(w for w in weapons if w is not None),
+        source=str(raw.get("source", defaults.get("source", ""))),
+        revision=raw.get("revision", defaults.get("revision")),
+        max_per_army=mpa,
+        flags=tuple(raw.get("flags", []) or []),
+        file=file,
+    )
+
+
+def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
+    """Parse one TOML unit file; problems are appended, valid cards returned."""
+    path = Path(path)
+    file = str(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(file, None, None, "encoding", f"not UTF-8 ({exc.reason})"))
+        return []
+    except OSError as exc:
+        problems.append(Problem(file, None, None, "file", exc.strerror or str(exc)))
+        return []
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        problems.append(Problem(file, None, None, "toml", f"malformed TOML: {exc}"))
+        return []
+    if doc.get("schema", 1) != 1:
+        problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
+        return []
+    defaults = {k: doc[k] for k in ("edition", "bloc", "source", "revision") if k in doc}
+    cards_raw = doc.get("card", [])
+    if not isinstance(cards_raw, list):
+        problems.append(Problem(file, None, None, "card", "must be an array of tables"))
+        return []
+    cards = [card_from_dict(c, file, defaults, problems) for c in cards_raw]
+    return [c for c in cards if c is not None]
+
+
+def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            yield from sorted(p.rglob("*.toml"))
+        else:
+            yield p
+
+
+def check_duplicates(cards: list[Card], problems: list[Problem]) -> None:
+    seen: dict[tuple[str, str], Card] = {}
+    for c in cards:
+        k = (c.edition, c.name)
+        if k in seen:
+            problems.append(Problem(c.file or "?", c.name, None, "name",
+                                    f"duplicate unit name in edition {c.edition} "
+                                    f"(also in {seen[k].file})"))
+        else:
+            seen[k] = c
+
+
+def validate(paths: Iterable[str | Path]) -> tuple[list[Card], list[Problem]]:
+    """Load every unit file under ``paths``; return the valid cards and all problems."""
+    problems: list[Problem] = []
+    cards: list[Card] = []
+    files = list(iter_unit_files(paths))
+    for p in paths if not files else []:
+        problems.append(Problem(str(p), None, None, "file", "no unit files found"))
+    for f in files:
+        cards.extend(parse_unit_file(f, problems))
+    check_duplicates(cards, problems)
+    return cards, problems
+
+
+def load_cards(paths: Iterable[str | Path] | None = None) -> list[Card]:
+    """Load and validate cards; raise :class:`DustsimError` on the first problem."""
+    cards, problems = validate([default_data_dir()] if paths is None else list(paths))
+    if problems:
+        raise problems[0].error()
+    return cards
+
+
+def default_data_dir() -> Path:
+    """``unit_data/`` of the checkout, or the copy installed with the package."""
+    here = Path(__file__).resolve().parent
+    for cand in (here.parent / "unit_data", here / "unit_data"):
+        if cand.is_dir():
+            return cand
+    raise DustsimError("no unit_data directory found; pass paths explicitly")
+
+
+def find_card(cards: Iterable[Card], name: str, edition: str | None = None) -> Card:
+    """Card by exact (case-insensitive) name, within an edition when given."""
+    pool = [c for c in cards if edition is None or c.edition == edition]
+    exact = [c for c in pool if c.name.lower() == name.lower()]
+    if len(exact) == 1:
+        return exact[0]
+    if len(exact) > 1:
+        eds = ", ".join(sorted(c.edition for c in exact))
+        raise DustsimError(f"unit {name!r} exists in several editions ({eds}); pass --edition")
+    close = [c.name for c in pool if name.lower() in c.name.lower()][:5]
+    hint = f"; did you mean {', '.join(repr(n) for n in close)}?" if close else ""
+    raise DustsimError(f"no unit named {name!r}{hint}", unit=name)
+
+
+# -- writing ---------------------------------------------------------------------------------
+def weapon_to_dict(w: Weapon) -> dict:
+    d: dict[str, Any] = {"name": w.name}
+    if w.count != 1:
+        d["count"] = w.count
+    d["range"] = w.range
+    if w.mount:
+        d["mount"] = w.mount
+    if w.keywords:
+        d["keywords"] = list(w.keywords)
+    if w.ammo is not None:
+        d["ammo"] = w.ammo
+    if w.optional:
+        d["optional"] = True
+    if w.cost is not None:
+        d["cost"] = int(w.cost) if float(w.cost).is_integer() else w.cost
+    if w.group:
+        d["group"] = w.group
+    d["line"] = [c.text for c in w.line]
+    if w.cell_sources:
+        d["cell_sources"] = dict(w.cell_sources)
+    if w.flags:
+        d["flags"] = list(w.flags)
+    if w.source:
+        d["source"] = w.source
+    return d
+
+
+def card_to_dict(c: Card, *, file_defaults: dict | None = None) -> dict:
+    fd = file_defaults or {}
+    d: dict[str, Any] = {"name": c.name}
+    if fd.get("edition") != c.edition:
+        d["edition"] = c.edition
+    if fd.get("bloc") != c.bloc:
+        d["bloc"] = c.bloc
+    if c.faction:
+        d["faction"] = c.faction
+    d["kind"] = c.kind
+    d["armour"] = c.armour
+    for k in ("models", "models_source", "damage_track", "move", "march_move"):
+        v = getattr(c, k)
+        if v is not None:
+            d[k] = v
+    if c.ap is not None:
+        d["ap"] = int(c.ap) if float(c.ap).is_integer() else c.ap
+    if c.size != "standard":
+        d["size"] = c.size
+    if c.skills:
+        d["skills"] = list(c.skills)
+    if c.max_per_army is not None:
+        d["max_per_army"] = c.max_per_army
+    if c.flags:
+        d["flags"] = list(c.flags)
+    d["source"] = c.source
+    if c.revision and fd.get("revision") != c.revision:
+        d["revision"] = c.revision
+    if c.weapons:
+        d["weapon"] = [weapon_to_dict(w) for w in c.weapons]
+    return d
+
+
+_ARRAY_RE = re.compile(r'\[\n((?:    "(?:[^"\\\n]|\\.)*",\n)+)\]')
+
+
+def _inline_arrays(text: str) -> str:
+    """tomli_w puts every array item on its own line; keep string arrays on one line."""
+
+    def join(m: re.Match) -> str:
+        items = [ln.strip().rstrip(",") for ln in m.group(1).splitlines()]
+        return "[" + ", ".join(items) + "]"
+
+    return _ARRAY_RE.sub(join, text)
+
+
+def dumps_unit_file(cards: list[Card], header: dict, comment: str = "") -> str:
+    """Serialise cards to the TOML format (stable order: readable diffs, byte-identical)."""
+    import tomli_w
+
+    doc = {"schema": 1, **header,
+           "card": [card_to_dict(c, file_defaults=header) for c in cards]}
+    body = _inline_arrays(tomli_w.dumps(doc, multiline_strings=False))
+    head = "".join(f"# {line}\n" for line in comment.splitlines()) if comment else ""
+    return head + body
