@@ -1,0 +1,3 @@
+"""dustsim: Monte Carlo and exact combat analytics for the Dust family of wargames."""
+
+__version__ = "0.1.0"

@@ -181,8 +181,8 @@ class Weapon:
 class Card:
     name: str
     edition: str
-    kind: str
-    armour: str
+    kind: str | None
+    armour: str | None
     bloc: str = ""
     faction: str = ""
     ap: float | None = None
@@ -201,16 +201,16 @@ class Card:
     file: str | None = None
 
     @property
-    def armour_type(self) -> str:
-        return self.armour[0]
+    def armour_type(self) -> str | None:
+        return self.armour[0] if self.armour else None
 
     @property
-    def armour_value(self) -> int:
-        return int(self.armour[1:])
+    def armour_value(self) -> int | None:
+        return int(self.armour[1:]) if self.armour else None
 
     @property
-    def target_type(self) -> str:
-        return TARGET_TYPE[self.armour_type]
+    def target_type(self) -> str | None:
+        return TARGET_TYPE[self.armour[0]] if self.armour else None
 
     @property
     def is_squad(self) -> bool:
@@ -226,7 +226,8 @@ class Card:
             self.models is not None and self.models_source == "card"
         )
         return (
-            self.ap is not None and size_known and all(w.complete for w in self.weapons)
+            self.ap is not None and self.armour is not None and self.kind is not None
+            and size_known and all(w.complete for w in self.weapons)
         )
 
     @property
@@ -344,16 +345,18 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         problems.append(Problem(**where, field="edition",
                                 message=f"{edition!r} is not one of {', '.join(EDITIONS)}"))
     kind = raw.get("kind")
-    if kind not in KINDS:
+    if kind is not None and kind not in KINDS:
         problems.append(Problem(**where, field="kind",
                                 message=f"{kind!r} is not one of {', '.join(KINDS)}"))
-    armour = str(raw.get("armour", ""))
-    m = re.fullmatch(r"([IVA])([1-7])", armour)
-    if not m or (m.group(1) == "I" and int(m.group(2)) > 4) or (
-        m.group(1) == "A" and int(m.group(2)) > 3
-    ):
-        problems.append(Problem(**where, field="armour",
-                                message=f"{armour!r} is not I1-I4, V1-V7 or A1-A3"))
+    armour = raw.get("armour")
+    if armour is not None:
+        armour = str(armour)
+        m = re.fullmatch(r"([IVA])([1-7])", armour)
+        if not m or (m.group(1) == "I" and int(m.group(2)) > 4) or (
+            m.group(1) == "A" and int(m.group(2)) > 3
+        ):
+            problems.append(Problem(**where, field="armour",
+                                    message=f"{armour!r} is not I1-I4, V1-V7 or A1-A3"))
     models = _int_field(raw, "models", problems, where, minimum=1)
     track = _int_field(raw, "damage_track", problems, where, minimum=1)
     models_source = raw.get("models_source")
@@ -431,6 +434,8 @@ def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
         problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
         return []
     defaults = {k: doc[k] for k in ("edition", "bloc", "source", "revision") if k in doc}
+    if "figure" in doc and "card" not in doc:
+        return []  # Dust Epic figures: read by dustsim.epic, not unit cards
     cards_raw = doc.get("card", [])
     if not isinstance(cards_raw, list):
         problems.append(Problem(file, None, None, "card", "must be an array of tables"))
@@ -541,8 +546,10 @@ def card_to_dict(c: Card, *, file_defaults: dict | None = None) -> dict:
         d["bloc"] = c.bloc
     if c.faction:
         d["faction"] = c.faction
-    d["kind"] = c.kind
-    d["armour"] = c.armour
+    if c.kind is not None:
+        d["kind"] = c.kind
+    if c.armour is not None:
+        d["armour"] = c.armour
     for k in ("models", "models_source", "damage_track", "move", "march_move"):
         v = getattr(c, k)
         if v is not None:

@@ -478,7 +478,13 @@ def _dedupe(all_cards: dict[str, list[Card]]) -> None:
 
 def import_battlescribe(paths: Iterable[str | Path]) -> tuple[dict[str, str], ImportReport]:
     """Convert catalogues to TOML texts: {file name: text}. Nothing is written here."""
-    paths = [Path(p) for p in paths]
+    expanded: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            expanded += sorted(p.glob("*.gst")) + sorted(p.glob("*.cat"))
+        else:
+            expanded.append(p)
+    paths = expanded
     if not paths:
         raise DustsimError("no BattleScribe files given")
     for p in paths:

@@ -1,0 +1,168 @@
+"""Command line: a thin shell over the library. Bad input: one line on stderr, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import DustsimError
+
+EXIT_BAD_INPUT = 2
+
+
+def _data_paths(paths: Sequence[str] | None) -> list[Path]:
+    from .cards import default_data_dir
+
+    return [Path(p) for p in paths] if paths else [default_data_dir()]
+
+
+# -- validate / cards -------------------------------------------------------------------------
+def cmd_validate(args) -> int:
+    from .cards import validate
+
+    cards, problems = validate(_data_paths(args.paths))
+    for p in problems:
+        print(str(p), file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} problem(s) in unit data", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    complete = sum(c.complete for c in cards)
+    print(f"ok: {len(cards)} cards valid ({complete} complete, {len(cards) - complete} partial)")
+    return 0
+
+
+def cmd_cards(args) -> int:
+    from .cards import load_cards
+    from .views import card_json, card_text, cards_table
+
+    cards = load_cards(_data_paths(args.data))
+    sel = [c for c in cards
+           if (args.edition is None or c.edition == args.edition)
+           and (args.bloc is None or c.bloc.lower() == args.bloc.lower())
+           and (args.name is None or args.name.lower() in c.name.lower())]
+    if args.edition and not any(c.edition == args.edition for c in cards):
+        raise DustsimError(f"no cards of edition {args.edition!r}", field="--edition")
+    if args.json:
+        json.dump([card_json(c) for c in sel], sys.stdout, indent=1, ensure_ascii=False)
+        print()
+    elif args.name and len(sel) <= 5:
+        for c in sel:
+            print(card_text(c))
+            print()
+        if not sel:
+            raise DustsimError(f"no card matches {args.name!r}", field="name")
+    else:
+        print(cards_table(sel))
+    return 0
+
+
+# -- importers -----------------------------------------------------------------------------------
+def _write_tree(texts: dict[str, str], out: Path, force: bool) -> None:
+    """Write all files or none: into a temporary folder, then moved into place."""
+    from .io import atomic_dir
+
+    with atomic_dir(out, force=force) as tmp:
+        for rel, text in texts.items():
+            dest = tmp / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(text, encoding="utf-8", newline="\n")
+
+
+def cmd_import_battlescribe(args) -> int:
+    from .importers.battlescribe import import_battlescribe
+
+    texts, report = import_battlescribe(args.files)
+    for line in report.unparsed:
+        print(f"warning: {line}", file=sys.stderr)
+    _write_tree(texts, Path(args.output), args.force)
+    print(f"wrote {report.cards} cards to {args.output} ({', '.join(report.files)}); "
+          f"models inferred for {report.inferred} squads; {len(report.unparsed)} cells "
+          f"unparsed; {report.blank_cells} blank cells written '-'")
+    return 0
+
+
+def cmd_import_facts(args) -> int:
+    from .importers.facts import import_facts
+
+    texts, notes, cards = import_facts(args.csv)
+    if args.verbose:
+        for n in notes:
+            print(n, file=sys.stderr)
+    _write_tree(texts, Path(args.output), args.force)
+    print(f"wrote {len(cards)} partial or complete cards and the Epic figures to "
+          f"{args.output}; {len(notes)} rows set aside (Dust Warfare, totals)")
+    return 0
+
+
+# -- parser ---------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = argparse.ArgumentParser(
+        prog="dustsim",
+        description="Monte Carlo and exact combat analytics for the Dust wargames.")
+    p.add_argument("--version", action="version", version=f"dustsim {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    v = sub.add_parser("validate", help="check unit files; exit 2 on any problem")
+    v.add_argument("paths", nargs="*", help="files or folders (default: bundled unit_data)")
+    v.set_defaults(func=cmd_validate)
+
+    c = sub.add_parser("cards", help="list cards or show one as printed")
+    c.add_argument("name", nargs="?", help="show cards whose name contains this")
+    c.add_argument("--edition")
+    c.add_argument("--bloc")
+    c.add_argument("--json", action="store_true", help="one JSON object per card")
+    c.add_argument("--data", nargs="*", help="unit files or folders")
+    c.set_defaults(func=cmd_cards)
+
+    imp = sub.add_parser("import", help="convert source data into unit files")
+    isub = imp.add_subparsers(dest="source", required=True)
+    bs = isub.add_parser("battlescribe", help="BattleScribe .gst/.cat XML")
+    bs.add_argument("files", nargs="+")
+    bs.add_argument("-o", "--output", required=True, help="output folder")
+    bs.add_argument("--force", action="store_true", help="replace an existing folder")
+    bs.set_defaults(func=cmd_import_battlescribe)
+    fa = isub.add_parser("facts", help="documented facts CSV (older editions, Epic)")
+    fa.add_argument("csv")
+    fa.add_argument("-o", "--output", required=True)
+    fa.add_argument("--force", action="store_true")
+    fa.add_argument("-v", "--verbose", action="store_true")
+    fa.set_defaults(func=cmd_import_facts)
+
+    for register in _EXTRA_COMMANDS:
+        register(sub)
+    return p
+
+
+_EXTRA_COMMANDS: list = []
+
+
+def command(register):
+    """Decorator for modules that add subcommands."""
+    _EXTRA_COMMANDS.append(register)
+    return register
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from . import commands  # noqa: F401  (registers attack, bench, report)
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except DustsimError as exc:
+        print(f"dustsim: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("dustsim: interrupted; no partial output was kept", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands built on the engines (attack, bench, report) register themselves here."""

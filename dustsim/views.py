@@ -1,0 +1,68 @@
+"""Readable and JSON views of cards (the weapon table as printed on the card)."""
+
+from __future__ import annotations
+
+from .cards import COLUMNS, Card, weapon_to_dict
+
+
+def card_json(c: Card) -> dict:
+    d = {
+        "name": c.name, "edition": c.edition, "bloc": c.bloc, "faction": c.faction,
+        "kind": c.kind, "armour": c.armour, "ap": c.ap, "models": c.models,
+        "models_source": c.models_source, "damage_track": c.damage_track, "move": c.move,
+        "march_move": c.march_move, "size": c.size, "skills": list(c.skills),
+        "complete": c.complete, "source": c.source, "revision": c.revision,
+        "file": c.file, "flags": list(c.flags),
+        "weapons": [weapon_to_dict(w) for w in c.weapons],
+    }
+    return d
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "?"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def card_text(c: Card) -> str:
+    size = (f"{c.models} models ({c.models_source})" if c.models is not None
+            else f"damage track {_fmt(c.damage_track)}")
+    lines = [
+        f"{c.name}  [{c.edition}, {c.bloc}{' / ' + c.faction if c.faction else ''}]",
+        f"  {c.kind or '?'}, armour {c.armour or '?'}, {size}, move {_fmt(c.move)}"
+        f" / march {_fmt(c.march_move)}, {_fmt(c.ap)} AP"
+        + ("" if c.size == "standard" else f", {c.size}"),
+    ]
+    if c.skills:
+        lines.append(f"  skills: {', '.join(c.skills)}")
+    if c.weapons:
+        name_w = max(12, *(len(w.name) for w in c.weapons)) + 4
+        head = f"  {'weapon':<{name_w}} {'rng':>4} " + " ".join(f"{col:>5}" for col in COLUMNS)
+        lines.append(head)
+        for w in c.weapons:
+            label = (f"{w.count}x " if w.count != 1 else "") + w.name
+            if w.optional:
+                label += " (opt)"
+            cells = " ".join(f"{cell.text:>5}" for cell in w.line)
+            lines.append(f"  {label:<{name_w}} {w.range:>4} {cells}")
+            extra = ", ".join(w.keywords)
+            if extra:
+                lines.append(f"  {'':<{name_w}}      {extra}")
+    lines.append(f"  source: {c.source}" + (f" (revision {c.revision[:7]})" if c.revision else ""))
+    if c.flags:
+        lines.append("  notes: " + "; ".join(c.flags))
+    if not c.complete:
+        lines.append("  partial card: some figures cannot be computed")
+    return "\n".join(lines)
+
+
+def cards_table(cards: list[Card]) -> str:
+    rows = [f"{'name':<48} {'edition':<13} {'bloc':<18} {'kind':<9} {'arm':<4} {'AP':>5} {'size':>6}"]
+    for c in sorted(cards, key=lambda c: (c.edition, c.bloc, c.name)):
+        size = c.models if c.models is not None else c.damage_track
+        rows.append(f"{c.name[:48]:<48} {c.edition:<13} {c.bloc[:18]:<18} {c.kind or '?':<9} "
+                    f"{c.armour or '?':<4} {_fmt(c.ap):>5} {_fmt(size):>6}")
+    rows.append(f"{len(cards)} cards")
+    return "\n".join(rows)
