@@ -1,0 +1,448 @@
+"""The attack compiler: (weapon lines x target x situation x ruleset) -> a flat numeric spec.
+
+Both engines (:mod:`dustsim.exact`, :mod:`dustsim.kernel`) evaluate the same
+:class:`AttackSpec`; every rule that turns a card and a situation into dice is applied here,
+once, with its source lines. The pipeline inside one weapon line follows RULES.md §3:
+roll -> re-roll misses (Sustained Attack, wire-guided) -> chain dice for every hit (laser,
+cutting, Berserk, Killing Spree, Frenzy; base face only, never re-rolled) -> one save die per
+hit -> allocation of unsaved hits one at a time -> damage / automatic kill -> Damage
+Resilient -> suppression.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from .cards import COLUMNS, Card, Cell, Weapon, parse_cell
+from .dice import NONE, FaceSet, P
+from .errors import DustsimError
+from .rules import Ruleset, fighting_spirit_faces, get_ruleset
+
+# -- codes shared with the kernels -------------------------------------------------------------
+POLICIES = ("squad-first", "hero-first")
+#: Damage Resilient counting for a squad model: none, one die per hit, every point (model
+#: survives only if all are cancelled), or one die per point with one model per point (2009).
+SQUAD_DR = {"none": 0, "per-hit": 1, "all-points": 2, "per-point": 3}
+#: Damage Resilient for a single model (hero, vehicle, support): none, one die per point of
+#: the hit's full damage before capping (2009/1947), one die per point actually marked (2013).
+SINGLE_DR = {"none": 0, "full": 1, "marked": 2}
+TOKENS = ("none", "under-fire", "suppressed")
+ACTIONS = ("attack", "sustained", "reactive")
+
+ATTACKER_SKILLS = {
+    "expert", "fighting spirit", "take aim", "power scope", "spotter", "savage animal",
+    "killing spree", "berserk", "frenzy", "lucky", "medal of honor", "and stay down",
+    "air alert",
+}
+TARGET_SKILLS = {
+    "damage resilient", "defensive tactics", "steel guard", "zombie", "superhuman",
+    "cheat death",
+}
+SKILL_ALIASES = {"super human": "superhuman", "berzerk": "berserk"}
+
+
+def _norm_skill(s: str) -> str:
+    s = " ".join(s.strip().lower().replace("-", " ").replace("_", " ").split())
+    return SKILL_ALIASES.get(s, s)
+
+
+def column_type(column: str) -> str:
+    if column not in COLUMNS:
+        raise DustsimError(f"{column!r} is not an armour column (I1-I4, V1-V7, A1-A3)",
+                           field="target")
+    return {"I": "infantry", "V": "vehicle", "A": "aircraft"}[column[0]]
+
+
+@dataclass(frozen=True)
+class Situation:
+    """How the attacker acts. ``skills`` are the attacker's skills in force."""
+
+    action: str = "attack"
+    moved: bool = False
+    close_combat: bool = False
+    salvo: bool = False
+    volley: int = 0
+    skills: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.action not in ACTIONS:
+            raise DustsimError(f"action {self.action!r} is not one of {', '.join(ACTIONS)}",
+                               field="action")
+        object.__setattr__(self, "skills", frozenset(_norm_skill(s) for s in self.skills))
+        unknown = self.skills - ATTACKER_SKILLS
+        if unknown:
+            raise DustsimError(f"unknown attacker skill(s) {', '.join(sorted(unknown))}; "
+                               f"known: {', '.join(sorted(ATTACKER_SKILLS))}", field="skill")
+        if self.volley < 0:
+            raise DustsimError("volley boxes must be >= 0", field="volley")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The unit attacked: its armour column, size, state and situation."""
+
+    column: str
+    models: int | None = None
+    track: int | None = None
+    damage_taken: int = 0
+    kind: str | None = None
+    hero_track: int | None = None
+    hero_damage_taken: int = 0
+    hero_skills: frozenset[str] = frozenset()
+    skills: frozenset[str] = frozenset()
+    cover: bool = False
+    cover_2009: str | None = None
+    fortification: str = "none"
+    height: str = "level"
+    aircraft_moved: str = "none"
+    small: bool = False
+    moved: bool = False
+    policy: str = "squad-first"
+    token: str = "none"
+
+    def __post_init__(self) -> None:
+        ttype = column_type(self.column)
+        kind = self.kind or {"infantry": "squad", "vehicle": "vehicle",
+                             "aircraft": "aircraft"}[ttype]
+        object.__setattr__(self, "kind", kind)
+        for name in ("skills", "hero_skills"):
+            object.__setattr__(self, name, frozenset(_norm_skill(s) for s in getattr(self, name)))
+        unknown = (self.skills | self.hero_skills) - TARGET_SKILLS
+        if unknown:
+            raise DustsimError(f"unknown target skill(s) {', '.join(sorted(unknown))}; known: "
+                               f"{', '.join(sorted(TARGET_SKILLS))}", field="target-skill")
+        if kind == "squad":
+            if ttype != "infantry":
+                raise DustsimError("only infantry columns hold squads", field="target")
+            if self.models is None or self.models < 1:
+                raise DustsimError("a squad target needs --models >= 1", field="models")
+        else:
+            if self.track is None or self.track < 1:
+                raise DustsimError(f"a {kind} target needs a damage track (--track >= 1)",
+                                   field="track")
+            if not 0 <= self.damage_taken < self.track:
+                raise DustsimError("damage taken must be below the track", field="damage_taken")
+        if self.hero_track is not None:
+            if kind != "squad":
+                raise DustsimError("a hero joins only a squad", field="hero_track")
+            if not 0 <= self.hero_damage_taken < self.hero_track:
+                raise DustsimError("hero damage taken must be below its track",
+                                   field="hero_damage_taken")
+        if self.policy not in POLICIES:
+            raise DustsimError(f"policy {self.policy!r} is not one of {', '.join(POLICIES)}",
+                               field="policy")
+        if self.token not in TOKENS:
+            raise DustsimError(f"token {self.token!r} is not one of {', '.join(TOKENS)}",
+                               field="token")
+
+    @property
+    def target_type(self) -> str:
+        return column_type(self.column)
+
+    @property
+    def miniatures(self) -> int:
+        """Miniatures for blast dice (RULES.md §3; a joined hero counts as one)."""
+        if self.kind == "squad":
+            return self.models + (1 if self.hero_track is not None else 0)
+        if self.kind == "support":
+            return self.track - self.damage_taken  # one soldier per remaining point (L3679)
+        return 1
+
+
+@dataclass(frozen=True)
+class GroupSpec:
+    """One weapon line of the attack, all its carriers together (masks: die face bits)."""
+
+    name: str
+    dice: int
+    hit: int
+    reroll: int = 0
+    reroll2: int = 0
+    chain: int = 0
+    save: int = 0
+    save_reroll: int = 0
+    damage: int = 1
+    auto_kill: bool = False
+    squad_models_per_hit: int = 1
+    resilient_squad: bool = False
+    resilient_single: bool = False
+    suppress: bool = False
+    medal: bool = False
+
+
+@dataclass(frozen=True)
+class AttackSpec:
+    """The flat numeric description of one attack action against one target."""
+
+    ruleset: str
+    groups: tuple[GroupSpec, ...]
+    models: int = 0
+    single: int = 0
+    single_full: int = 0
+    single_is_hero: bool = False
+    squad_dr: int = 0
+    single_dr: int = 0
+    auto_full: bool = True
+    policy: int = 0
+    token: int = 0
+    suppression: bool = False
+    reactive: int = 0
+    reactive_dice: int = 0
+    cheat_death: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def max_damage(self) -> int:
+        return self.models + self.single
+
+
+def _hit_faces(rs: Ruleset, weapon_name: str, keywords, sit: Situation, sustained: bool,
+               target: Target, notes: list[str]) -> FaceSet:
+    """To-hit faces: base, or upgraded by an "as well as" skill (1947 §3, 2013 §1.3)."""
+    s = sit.skills
+    faces = rs.hit
+    upgraded = False
+    if "expert" in s or "savage animal" in s:
+        upgraded = True  # L3517, L3637: the named weapon; pass the skill for that weapon
+    if ("take aim" in s or "power-scope" in keywords or "power scope" in s) and sustained:
+        upgraded = True  # L3685, L3302: only in a Sustained Attack
+    if "spotter" in s and ("sniper" in keywords or rs.id == "tactics-2009"):
+        if rs.id == "tactics-2009" or sustained:
+            upgraded = True  # 2009 L750 reversed roll; 1947 L3323 sustained only
+    if "air alert" in s and target.target_type == "aircraft":
+        upgraded = True  # L3377
+    if upgraded:
+        faces = rs.hit_upgraded
+    if "fighting spirit" in s:
+        faces = faces | fighting_spirit_faces(rs)
+    return faces
+
+
+def _dice(cell: Cell, weapon: Weapon, target: Target, sit: Situation, rs: Ruleset,
+          notes: list[str]) -> int:
+    """Dice rolled by one weapon line (all carriers). Sources in the comments."""
+    if cell.blast:
+        n = cell.blast * target.miniatures  # 003:L670-674; 000:L385
+    else:
+        n = cell.dice
+    n *= weapon.count
+    kw = set(weapon.keywords)
+    if "set-up" in kw and sit.moved:
+        n = math.ceil(n / 2)  # 000:L385: half the dice, rounded up, after moving
+    if "burst" in kw and not target.moved:
+        n *= 2  # 004:L412-414: target has not moved this round
+    if "salvo" in kw and sit.salvo:
+        n *= 2  # 003:L3312
+    if "volley" in kw and sit.volley:
+        n *= sit.volley  # 003:L3341: dice x ammo boxes spent
+    return n
+
+
+def compile_attack(
+    weapons: list[tuple[Weapon, Cell]] | list[Weapon],
+    target: Target,
+    situation: Situation | None = None,
+    ruleset: Ruleset | str = "dust-1947",
+) -> AttackSpec:
+    """Compile weapon lines (with the cell for the target's column) into an AttackSpec."""
+    rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    sit = situation or Situation()
+    if rs.id == "epic":
+        raise DustsimError("Dust Epic battles are not unit attacks; use `dustsim epic`",
+                           field="ruleset")
+    pairs: list[tuple[Weapon, Cell]] = []
+    for item in weapons:
+        if isinstance(item, tuple):
+            pairs.append(item)
+        else:
+            pairs.append((item, item.cell(target.column)))
+    if not pairs:
+        raise DustsimError("no weapon can attack this target", field="weapon")
+    notes: list[str] = []
+    ttype = target.target_type
+    sustained = sit.action == "sustained"
+    reactive = sit.action == "reactive"
+    groups = []
+    for idx, (w, cell) in enumerate(pairs):
+        if not cell.known or (cell.can_damage and cell.damage is None):
+            raise DustsimError(f"cell {cell.text!r} against {target.column} is unknown",
+                               weapon=w.name, field=target.column)
+        if not cell.can_damage:
+            continue
+        if cell.blast and target.kind == "squad" and target.models is None:
+            raise DustsimError("a blast weapon needs the target's model count",
+                               weapon=w.name, field="models")
+        kw = frozenset(w.keywords)
+        close = w.close_combat
+        dice = _dice(cell, w, target, sit, rs, notes)
+        if dice <= 0:
+            continue
+        hit = _hit_faces(rs, w.name, kw, sit, sustained, target, notes)
+        reroll = hit if (sustained or reactive) else NONE
+        if "wire-guided" in kw and len(pairs) == 1 and sit.action == "attack":
+            reroll = hit  # 003:L3345: fired alone in an Attack action
+        if "lucky" in sit.skills and reroll == NONE:
+            reroll = hit  # 003:L3585; not stacked with the sustained re-roll (OPEN-10)
+        reroll2 = NONE
+        if "berserk" in sit.skills and rs.id == "tactics-2009":
+            reroll2 = hit  # 2009 L676-682: another re-roll of failures, after sustained
+            if reroll == NONE:
+                reroll, reroll2 = hit, NONE
+        chain = NONE
+        if kw & {"laser", "cutting"}:
+            chain = rs.chain  # 003:L3280, L3238; 000:L472
+        if "killing spree" in sit.skills and not close and rs.id == "dust-1947":
+            chain = rs.chain  # L3571
+        if "berserk" in sit.skills and close and rs.id == "dust-1947":
+            chain = rs.chain  # L3437
+        if "frenzy" in sit.skills and ttype == "infantry" and rs.id != "dust-1947":
+            chain = rs.chain  # 004:L396-400: only against soldiers
+        save = rs.save(
+            ttype, cover=target.cover, keywords=kw, close_combat=close, skills=target.skills,
+            height=target.height, fortification=target.fortification,
+            aircraft_moved=target.aircraft_moved, small_vehicle=target.small,
+            cover_2009=target.cover_2009,
+        )
+        damage = cell.damage or 0
+        if target.kind == "support" and rs.options.get("support_weapon_damage") == "one-per-hit":
+            damage = 1
+        dr_exempt = bool(rs.resilience_exempt & (kw | ({"close-combat"} if close else set())))
+        dr_skill = {"damage resilient", "steel guard"}
+        squad_res = bool(target.skills & dr_skill) or (
+            "defensive tactics" in target.skills and target.cover)
+        hero_res = bool(target.hero_skills & dr_skill) or (
+            "defensive tactics" in (target.skills | target.hero_skills) and target.cover)
+        single_res = hero_res if target.hero_track is not None else squad_res
+        if target.kind != "squad":
+            single_res = squad_res
+        groups.append(GroupSpec(
+            name=w.name,
+            dice=dice,
+            hit=hit.mask,
+            reroll=reroll.mask,
+            reroll2=reroll2.mask,
+            chain=chain.mask,
+            save=save.faces.mask,
+            save_reroll=save.reroll.mask,
+            damage=damage,
+            auto_kill=cell.auto_kill,
+            squad_models_per_hit=rs.models_per_hit(max(damage, 1)) if not cell.auto_kill else 1,
+            resilient_squad=squad_res and target.kind == "squad" and not dr_exempt,
+            resilient_single=single_res and not dr_exempt,
+            suppress=("flame" in kw) or ("and stay down" in sit.skills and not close),
+            medal=("medal of honor" in sit.skills and idx == 0),
+        ))
+    if not groups:
+        raise DustsimError(f"no weapon can damage a {target.column} target", field="target")
+    # damage-resilience counting modes (RULES.md §2; rules.OPTIONS['resilience'])
+    mode = rs.options.get("resilience", "none")
+    squad_dr = {"per-damage-point": "per-point", "per-hit-marked": "per-hit",
+                "pooled": "all-points", "per-hit-capped": "per-hit"}.get(mode, "none")
+    if rs.id == "dust-1947" and mode == "pooled" and \
+            rs.options.get("squad_resilience_damage") == "one-die":
+        squad_dr = "per-hit"
+    single_dr = "marked" if mode in ("per-hit-marked", "per-hit-capped") else "full"
+    if target.kind == "squad":
+        models = target.models
+        single = (target.hero_track - target.hero_damage_taken) if target.hero_track else 0
+        single_full = target.hero_track or 0
+        is_hero = target.hero_track is not None
+        cheat = "cheat death" in target.hero_skills
+    else:
+        models = 0
+        single = target.track - target.damage_taken
+        single_full = target.track
+        is_hero = target.kind == "hero"
+        cheat = "cheat death" in target.skills and target.kind == "hero"
+    if rs.id == "tactics-2009" and squad_dr == "per-point":
+        pass
+    return AttackSpec(
+        ruleset=rs.id,
+        groups=tuple(groups),
+        models=models,
+        single=single,
+        single_full=single_full,
+        single_is_hero=is_hero,
+        squad_dr=SQUAD_DR[squad_dr],
+        single_dr=SINGLE_DR[single_dr],
+        auto_full=rs.id == "dust-1947",  # L733: the full undamaged track; 2013: what is left
+        policy=POLICIES.index(target.policy),
+        token=TOKENS.index(target.token),
+        suppression=rs.suppression and not sit.close_combat,
+        reactive=P.mask if reactive else 0,
+        reactive_dice=rs.reactive_dice if reactive else 0,
+        cheat_death=P.mask | (1 << 2) if cheat else 0,
+        notes=tuple(notes),
+    )
+
+
+def weapon_from_cell(text: str, *, count: int = 1, keywords=(), name: str | None = None,
+                     column: str = "I1", range_: str = "6") -> tuple[Weapon, Cell]:
+    """An ad-hoc weapon line for the scripting interface (``dustsim attack --weapon 3/1``)."""
+    from .cards import UNKNOWN, normalize_keyword
+
+    try:
+        cell = parse_cell(text)
+    except ValueError as exc:
+        raise DustsimError(str(exc), field="weapon") from None
+    kws = []
+    for k in keywords:
+        canon = normalize_keyword(k)
+        if canon is None:
+            raise DustsimError(f"unknown weapon keyword {k!r}", field="keyword")
+        kws.append(canon)
+    if count < 1:
+        raise DustsimError("--count must be >= 1", field="count")
+    line = tuple(cell if c == column else UNKNOWN for c in COLUMNS)
+    w = Weapon(name=name or text, line=line, count=count, range=range_,
+               keywords=tuple(sorted(set(kws))))
+    return w, cell
+
+
+def usable_weapons(card: Card, column: str, *, close_combat: bool = False,
+                   include_optional: bool = False) -> tuple[list[Weapon], list[str]]:
+    """Weapons of a card that can hurt a column; second value: why others were left out."""
+    out, skipped = [], []
+    for w in card.weapons:
+        if (w.optional or w.count == 0) and not include_optional:
+            continue
+        if w.close_combat and not close_combat:
+            continue
+        cell = w.cell(column)
+        if not cell.known or (cell.can_damage and cell.damage is None):
+            skipped.append(f"{w.name}: {column} cell unknown")
+            continue
+        if cell.can_damage:
+            out.append(w)
+    return out, skipped
+
+
+def target_from_card(card: Card, **situation) -> Target:
+    """A Target describing a card at full strength (cover etc. passed through)."""
+    if card.armour is None or card.kind is None:
+        raise DustsimError("armour or kind unknown: cannot be a target", unit=card.name,
+                           field="armour")
+    skills = frozenset(s for s in map(_norm_skill, card.skills) if s in TARGET_SKILLS)
+    small = card.size == "small"
+    if card.kind == "squad":
+        if card.models is None:
+            raise DustsimError("model count unknown: cannot be a target", unit=card.name,
+                               field="models")
+        return Target(column=card.armour, models=card.models, skills=skills, **situation)
+    if card.damage_track is None:
+        raise DustsimError("damage track unknown: cannot be a target", unit=card.name,
+                           field="damage_track")
+    return Target(column=card.armour, track=card.damage_track, kind=card.kind, skills=skills,
+                  small=small, **situation)
+
+
+def attacker_skills(card: Card) -> frozenset[str]:
+    """Attacker skills of a card that the engines model (others are listed as not modelled)."""
+    return frozenset(s for s in map(_norm_skill, card.skills) if s in ATTACKER_SKILLS
+                     and s not in {"fighting spirit", "lucky", "medal of honor", "expert",
+                                   "take aim", "air alert", "savage animal"})
+
+
+def with_target(spec_target: Target, **changes) -> Target:
+    return replace(spec_target, **changes)

@@ -1,0 +1,241 @@
+"""The exact engine: probability mass functions by convolution and a Markov chain over targets.
+
+Per weapon line: initial hits are binomial (re-rolls raise the per-die probability to
+1-(1-p)^(r+1)); chain dice make each hit a run 1 + Geometric, so the hits given k initial
+hits are k + NegativeBinomial(k, 1-c); saves thin the hits binomially. The target is a small
+Markov chain over (squad models left, single-model track left); each unsaved hit is one
+transition (allocation, damage, automatic kill, Damage Resilient). Chains are truncated where
+the tail mass is below ``tol`` (1e-12 by default) and the dropped mass is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+import numpy as np
+from scipy import stats
+
+from .attack import AttackSpec, GroupSpec
+from .distributions import Distribution, mixture, point_mass
+from .results import TOKEN_NAMES, AttackResult
+
+TOL = 1e-12
+
+
+def _p(mask: int) -> float:
+    return bin(mask & 0b111).count("1") / 3.0
+
+
+def group_hits(g: GroupSpec, tol: float = TOL) -> tuple[np.ndarray, float]:
+    """PMF of one weapon line's hits (after re-rolls and chains) and the mass dropped."""
+    p1 = _p(g.hit)
+    miss = 1.0 - p1
+    if g.reroll:
+        miss *= 1.0 - _p(g.reroll)
+    if g.reroll2:
+        miss *= 1.0 - _p(g.reroll2)
+    p = 1.0 - miss
+    n = g.dice
+    k = np.arange(n + 1)
+    initial = stats.binom.pmf(k, n, p)
+    if g.medal:  # one die still missing after every re-roll is rolled again (Medal of Honor)
+        shifted = np.zeros(n + 2)
+        shifted[:-1] += initial * np.where(k < n, 1 - p1, 1.0)
+        shifted[1:] += initial * np.where(k < n, p1, 0.0)
+        initial = shifted
+    c = _p(g.chain) if g.chain else 0.0
+    if c == 0.0:
+        return initial, 0.0
+    kmax = len(initial) - 1
+    # extra hits X | k ~ NB(k, 1 - c); size the support from the largest k
+    xmax = int(stats.nbinom.isf(tol, max(kmax, 1), 1 - c)) + 1
+    h = np.arange(kmax + xmax + 1)
+    out = np.zeros(len(h))
+    out[0] = initial[0]
+    for kk in range(1, kmax + 1):
+        if initial[kk] == 0:
+            continue
+        x = h[kk:] - kk
+        out[kk:] += initial[kk] * stats.nbinom.pmf(x, kk, 1 - c)
+    dropped = max(0.0, 1.0 - out.sum())
+    return out, dropped
+
+
+def thin(pmf: np.ndarray, keep: float) -> np.ndarray:
+    """Binomial thinning: each of X items kept with probability ``keep``."""
+    n = len(pmf) - 1
+    if keep >= 1.0:
+        return pmf.copy()
+    if keep <= 0.0:
+        return point_mass(0).probs
+    u = np.arange(n + 1)
+    m = stats.binom.pmf(u[:, None], u[None, :], keep)
+    return m @ pmf
+
+
+def save_probability(g: GroupSpec) -> float:
+    p1 = _p(g.save)
+    return p1 + (1 - p1) * _p(g.save_reroll)
+
+
+def _hit_transition(spec: AttackSpec, g: GroupSpec) -> np.ndarray:
+    """Transition matrix of one unsaved hit over states (a models, b track left)."""
+    A, B = spec.models, spec.single
+    size = (A + 1) * (B + 1)
+    T = np.zeros((size, size))
+    pd = 1.0 / 3.0  # Damage Resilient succeeds on the base face (1/3), every edition
+
+    def idx(a, b):
+        return a * (B + 1) + b
+
+    for a in range(A + 1):
+        for b in range(B + 1):
+            s = idx(a, b)
+            if a == 0 and b == 0:
+                T[s, s] = 1.0
+                continue
+            to_single = (spec.policy == 1 and b > 0) or a == 0
+            if not to_single:
+                mph = g.squad_models_per_hit
+                if not g.resilient_squad or spec.squad_dr == 0:
+                    outcomes = {mph: 1.0}
+                elif spec.squad_dr == 1:  # one die per hit
+                    outcomes = {0: pd, mph: 1 - pd}
+                elif spec.squad_dr == 2:  # every point must be cancelled
+                    dd = 1 if g.auto_kill else max(g.damage, 1)
+                    outcomes = {0: pd**dd, 1: 1 - pd**dd}
+                else:  # one die per point, one model per point (2009)
+                    pts = 1 if g.auto_kill else max(g.damage, 1)
+                    outcomes = {pts - j: stats.binom.pmf(j, pts, pd) for j in range(pts + 1)}
+                for r, pr in outcomes.items():
+                    T[s, idx(max(a - r, 0), b)] += pr
+            else:
+                full = (spec.single_full if spec.auto_full else b) if g.auto_kill else g.damage
+                if not g.resilient_single or spec.single_dr == 0:
+                    T[s, idx(a, b - min(full, b))] += 1.0
+                elif spec.single_dr == 1:  # dice for the full damage, then capped
+                    for j in range(full + 1):
+                        rem = full - j
+                        T[s, idx(a, b - min(rem, b))] += stats.binom.pmf(j, full, pd)
+                else:  # dice for the points actually marked, each restores one
+                    m = min(full, b)
+                    for j in range(m + 1):
+                        T[s, idx(a, b - m + j)] += stats.binom.pmf(j, m, pd)
+    return T
+
+
+def _state_marginals(spec: AttackSpec, v: np.ndarray):
+    A, B = spec.models, spec.single
+    grid = v.reshape(A + 1, B + 1)
+    models_left = grid.sum(axis=1)
+    single_left = grid.sum(axis=0)
+    killed = models_left[::-1]  # killed = A - a
+    single_dmg = single_left[::-1]
+    dmg = np.zeros(A + B + 1)
+    for a in range(A + 1):
+        for b in range(B + 1):
+            dmg[(A - a) + (B - b)] += grid[a, b]
+    return Distribution(killed), Distribution(single_dmg), Distribution(dmg), float(grid[0, 0])
+
+
+def _evaluate_plain(spec: AttackSpec, tol: float) -> AttackResult:
+    A, B = spec.models, spec.single
+    size = (A + 1) * (B + 1)
+    v = np.zeros(size)
+    v[A * (B + 1) + B] = 1.0
+    hits_total = np.array([1.0])
+    unsaved_total = np.array([1.0])
+    dropped = 0.0
+    p_no_hit = 1.0
+    p_no_suppress_hit = 1.0
+    for g in spec.groups:
+        h, dr = group_hits(g, tol)
+        dropped += dr
+        p_no_hit *= h[0]
+        if g.suppress:
+            p_no_suppress_hit *= h[0]
+        u = thin(h, 1.0 - save_probability(g))
+        hits_total = np.convolve(hits_total, h)
+        unsaved_total = np.convolve(unsaved_total, u)
+        T = _hit_transition(spec, g)
+        cur = v
+        out = u[0] * cur
+        for k in range(1, len(u)):
+            if u[k] < 1e-300:
+                continue
+            cur = cur @ T
+            out = out + u[k] * cur
+        v = out
+    if spec.cheat_death and spec.single_is_hero and B > 0:
+        pc = _p(spec.cheat_death)
+        grid = v.reshape(A + 1, B + 1).copy()
+        moved = grid[:, 0] * pc
+        grid[:, 0] -= moved
+        grid[:, 1] += moved
+        v = grid.ravel()
+    killed, single_dmg, dmg, p_destroyed = _state_marginals(spec, v)
+    token = None
+    if spec.suppression:
+        t = spec.token
+        step = min(t + 1, 2)
+        token = {name: 0.0 for name in TOKEN_NAMES}
+        token[TOKEN_NAMES[2]] += 1.0 - p_no_suppress_hit
+        token[TOKEN_NAMES[step]] += p_no_suppress_hit - p_no_hit
+        token[TOKEN_NAMES[t]] += p_no_hit
+    return AttackResult(
+        engine="exact",
+        hits=Distribution(hits_total, dropped=dropped),
+        unsaved=Distribution(unsaved_total, dropped=dropped),
+        damage=dmg,
+        models_killed=killed,
+        single_damage=single_dmg,
+        p_destroyed=p_destroyed,
+        token=token,
+        dropped_mass=dropped,
+        notes=spec.notes,
+    )
+
+
+def _nothing(spec: AttackSpec) -> AttackResult:
+    zero = point_mass(0)
+    token = None
+    if spec.suppression:
+        token = {n: float(i == spec.token) for i, n in enumerate(TOKEN_NAMES)}
+    return AttackResult("exact", zero, zero, zero, zero, zero, 0.0, token)
+
+
+def evaluate(spec: AttackSpec, tol: float = TOL) -> AttackResult:
+    """Exact outcome distributions of an attack (reactive attacks: mixture over the roll)."""
+    if not spec.reactive:
+        return _evaluate_plain(spec, tol)
+    p = _p(spec.reactive)
+    n = spec.reactive_dice
+    probs = stats.binom.pmf(np.arange(n + 1), n, p)
+    p0, p1, p2 = probs[0], probs[1], probs[2:].sum()
+    plain = replace(spec, reactive=0,
+                    groups=tuple(replace(g, reroll=0, reroll2=0) for g in spec.groups))
+    sustained = replace(spec, reactive=0)
+    parts = [(p0, _nothing(spec)), (p1, _evaluate_plain(plain, tol)),
+             (p2, _evaluate_plain(sustained, tol))]
+    token = None
+    if spec.suppression:
+        token = {k: sum(w * r.token[k] for w, r in parts) for k in TOKEN_NAMES}
+    return AttackResult(
+        engine="exact",
+        hits=mixture([(w, r.hits) for w, r in parts]),
+        unsaved=mixture([(w, r.unsaved) for w, r in parts]),
+        damage=mixture([(w, r.damage) for w, r in parts]),
+        models_killed=mixture([(w, r.models_killed) for w, r in parts]),
+        single_damage=mixture([(w, r.single_damage) for w, r in parts]),
+        p_destroyed=sum(w * r.p_destroyed for w, r in parts),
+        token=token,
+        dropped_mass=sum(w * r.dropped_mass for w, r in parts),
+        notes=spec.notes,
+    )
+
+
+@lru_cache(maxsize=4096)
+def evaluate_cached(spec: AttackSpec) -> AttackResult:
+    """Memoised :func:`evaluate` (specs are frozen and hashable): sweeps repeat many specs."""
+    return evaluate(spec)
