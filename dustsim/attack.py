@@ -355,8 +355,6 @@ def compile_attack(
         single_full = target.track
         is_hero = target.kind == "hero"
         cheat = "cheat death" in target.skills and target.kind == "hero"
-    if rs.id == "tactics-2009" and squad_dr == "per-point":
-        pass
     return AttackSpec(
         ruleset=rs.id,
         groups=tuple(groups),

@@ -258,9 +258,28 @@ def _int_field(raw: dict, name: str, problems: list, where: dict, *, minimum=0, 
         if required:
             problems.append(Problem(**where, field=name, message="is required"))
         return None
-    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+    if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= 1000:
         problems.append(Problem(**where, field=name,
-                                message=f"must be an integer >= {minimum}, got {v!r}"))
+                                message=f"must be an integer from {minimum} to 1000, "
+                                        f"got {v!r}"))
+        return None
+    return v
+
+
+def _str_list(raw: dict, name: str, problems: list, where: dict) -> list[str]:
+    v = raw.get(name, [])
+    if v is None:
+        return []
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        problems.append(Problem(**where, field=name, message="must be a list of strings"))
+        return []
+    return v
+
+
+def _opt_str(raw: dict, name: str, problems: list, where: dict) -> str | None:
+    v = raw.get(name)
+    if v is not None and not isinstance(v, str):
+        problems.append(Problem(**where, field=name, message=f"must be a string, got {v!r}"))
         return None
     return v
 
@@ -292,7 +311,7 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
         problems.append(Problem(**where, field="range",
                                 message=f"range {rng!r} is not C, U, N or min-max"))
     keywords = []
-    for k in raw.get("keywords", []) or []:
+    for k in _str_list(raw, "keywords", problems, where):
         canon = normalize_keyword(str(k))
         if canon is None:
             problems.append(Problem(**where, field="keywords",
@@ -301,12 +320,22 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
             keywords.append(canon)
     count = _int_field(raw, "count", problems, where, minimum=0)
     ammo = _int_field(raw, "ammo", problems, where, minimum=0)
+    mount = _opt_str(raw, "mount", problems, where)
+    group = _opt_str(raw, "group", problems, where)
+    source = _opt_str(raw, "source", problems, where)
+    flags = _str_list(raw, "flags", problems, where)
+    optional = raw.get("optional", False)
+    if not isinstance(optional, bool):
+        problems.append(Problem(**where, field="optional", message="must be true or false"))
     cost = raw.get("cost")
-    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)
+                             or not -1000 <= cost <= 10000):
         problems.append(Problem(**where, field="cost", message=f"not a number: {cost!r}"))
         cost = None
     cell_sources = raw.get("cell_sources", {}) or {}
-    if not isinstance(cell_sources, dict) or any(c not in COLUMNS for c in cell_sources):
+    if not isinstance(cell_sources, dict) or any(
+        c not in COLUMNS or not isinstance(v, str) for c, v in cell_sources.items()
+    ):
         problems.append(Problem(**where, field="cell_sources",
                                 message="must map column names to sources"))
         cell_sources = {}
@@ -317,15 +346,15 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
         line=tuple(cells),
         count=1 if count is None else count,
         range=rng,
-        mount=raw.get("mount"),
+        mount=mount,
         keywords=tuple(sorted(set(keywords))),
         ammo=ammo,
-        optional=bool(raw.get("optional", False)),
+        optional=bool(optional),
         cost=None if cost is None else float(cost),
-        group=raw.get("group"),
-        source=raw.get("source"),
+        group=group,
+        source=source,
         cell_sources=tuple(sorted(cell_sources.items())),
-        flags=tuple(raw.get("flags", []) or []),
+        flags=tuple(flags),
     )
 
 
@@ -368,7 +397,8 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     if kind == "squad" and raw.get("models", 1) == 0:
         problems.append(Problem(**where, field="models", message="a squad needs models"))
     ap = raw.get("ap")
-    if ap is not None and (isinstance(ap, bool) or not isinstance(ap, int | float) or ap < 0):
+    if ap is not None and (isinstance(ap, bool) or not isinstance(ap, int | float)
+                           or not 0 <= ap <= 10000):
         problems.append(Problem(**where, field="ap", message=f"not a cost: {ap!r}"))
         ap = None
     size = raw.get("size", "standard")
@@ -378,10 +408,10 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     move = _int_field(raw, "move", problems, where)
     march = _int_field(raw, "march_move", problems, where)
     mpa = _int_field(raw, "max_per_army", problems, where, minimum=1)
-    skills = raw.get("skills", []) or []
-    if not isinstance(skills, list) or not all(isinstance(s, str) for s in skills):
-        problems.append(Problem(**where, field="skills", message="must be a list of names"))
-        skills = []
+    skills = _str_list(raw, "skills", problems, where)
+    flags = _str_list(raw, "flags", problems, where)
+    for key in ("bloc", "faction", "source", "revision", "models_source"):
+        _opt_str(raw, key, problems, where)
     weapons_raw = raw.get("weapon", []) or []
     if not isinstance(weapons_raw, list):
         problems.append(Problem(**where, field="weapon", message="must be an array of tables"))
@@ -408,7 +438,7 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         source=str(raw.get("source", defaults.get("source", ""))),
         revision=raw.get("revision", defaults.get("revision")),
         max_per_army=mpa,
-        flags=tuple(raw.get("flags", []) or []),
+        flags=tuple(flags),
         file=file,
     )
 
@@ -433,7 +463,8 @@ def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
     if doc.get("schema", 1) != 1:
         problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
         return []
-    defaults = {k: doc[k] for k in ("edition", "bloc", "source", "revision") if k in doc}
+    defaults = {k: doc[k] for k in ("edition", "bloc", "source", "revision")
+                if isinstance(doc.get(k), str)}
     if "figure" in doc and "card" not in doc:
         return []  # Dust Epic figures: read by dustsim.epic, not unit cards
     cards_raw = doc.get("card", [])
@@ -495,10 +526,20 @@ def default_data_dir() -> Path:
     raise DustsimError("no unit_data directory found; pass paths explicitly")
 
 
-def find_card(cards: Iterable[Card], name: str, edition: str | None = None) -> Card:
-    """Card by exact (case-insensitive) name, within an edition when given."""
-    pool = [c for c in cards if edition is None or c.edition == edition]
+def find_card(cards: Iterable[Card], name: str, edition: str | None = None,
+              ruleset: str | None = None) -> Card:
+    """Card by exact (case-insensitive) name, within an edition (or a ruleset's editions).
+
+    A name found in several editions resolves to Dust 1947 (the bundled default) when it is
+    one of them; otherwise pass the edition.
+    """
+    from .rules import DEFAULT_RULESET_FOR_EDITION
+
+    pool = [c for c in cards if (edition is None or c.edition == edition) and (
+        ruleset is None or DEFAULT_RULESET_FOR_EDITION.get(c.edition) == ruleset)]
     exact = [c for c in pool if c.name.lower() == name.lower()]
+    if len(exact) > 1 and edition is None:
+        exact = [c for c in exact if c.edition == "dust-1947"] or exact
     if len(exact) == 1:
         return exact[0]
     if len(exact) > 1:

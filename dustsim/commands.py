@@ -1,1 +1,159 @@
-"""Subcommands built on the engines (attack, bench, report) register themselves here."""
+"""Subcommands built on the engines: ``attack`` (and ``bench``, ``report`` in their modules)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .cli import command
+from .errors import DustsimError
+
+
+def _parse_options(items) -> dict:
+    out = {}
+    for it in items or []:
+        if "=" not in it:
+            raise DustsimError(f"--option {it!r} is not NAME=VALUE", field="--option")
+        k, v = it.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+@command
+def _register_attack(sub) -> None:
+    p = sub.add_parser(
+        "attack", help="expected kills and outcome distributions of one attack",
+        description="Evaluate one attack action. Script a weapon line with --weapon CELL "
+                    "--target COLUMN, or fire a card at a card with --unit NAME --vs NAME.")
+    p.add_argument("--ruleset", default=None,
+                   help="tactics-2009, tactics-2013 or dust-1947 (default: the card's "
+                        "edition, else dust-1947)")
+    p.add_argument("--weapon", help="weapon cell in card notation: 3/1, */1, **/2, 2/#")
+    p.add_argument("--count", type=int, default=1, help="carriers of the weapon")
+    p.add_argument("--keyword", action="append", default=[],
+                   help="weapon keyword: laser, cutting, phaser, grenade, flame, artillery...")
+    act = p.add_mutually_exclusive_group()
+    act.add_argument("--sustained", action="store_true", help="Sustained Attack")
+    act.add_argument("--reactive", action="store_true", help="reactive attack (2-dice roll)")
+    p.add_argument("--moved", action="store_true", help="the attacker moved this activation")
+    p.add_argument("--close-combat", action="store_true", help="include range-C weapons")
+    p.add_argument("--skill", action="append", default=[], help="attacker skill")
+    p.add_argument("--target", help="armour column I1-I4, V1-V7, A1-A3")
+    p.add_argument("--target-kind", choices=("squad", "hero", "vehicle", "aircraft", "support"))
+    p.add_argument("--models", type=int, help="models in a squad target")
+    p.add_argument("--track", type=int, help="damage track of a hero/vehicle/support target")
+    p.add_argument("--damage-taken", type=int, default=0)
+    p.add_argument("--hero-track", type=int, help="track of a hero joined to the squad")
+    p.add_argument("--cover", action="store_true", help="target in cover")
+    p.add_argument("--fortification", default="none", choices=("none", "bunker", "strongpoint"))
+    p.add_argument("--height", default="level",
+                   choices=("level", "attacker-higher", "target-higher"))
+    p.add_argument("--aircraft-moved", default="none", choices=("none", "move", "march"))
+    p.add_argument("--target-moved", action="store_true", help="target moved (no Burst bonus)")
+    p.add_argument("--target-skill", action="append", default=[], help="target skill")
+    p.add_argument("--policy", default="squad-first", choices=("squad-first", "hero-first"),
+                   help="hit allocation to a joined hero")
+    p.add_argument("--token", default="none", choices=("none", "under-fire", "suppressed"))
+    p.add_argument("--option", action="append", help="ruleset option NAME=VALUE")
+    p.add_argument("--unit", help="attacking card name")
+    p.add_argument("--vs", help="target card name")
+    p.add_argument("--edition", help="edition of the cards (when a name is ambiguous)")
+    p.add_argument("--engine", default="exact", choices=("exact", "mc"))
+    p.add_argument("--trials", type=int, default=200_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--data", nargs="*", help="unit files or folders")
+    p.set_defaults(func=cmd_attack)
+
+
+def cmd_attack(args) -> int:
+    from .api import card_attack_spec, evaluate
+    from .attack import Situation, Target, compile_attack, target_from_card, weapon_from_cell
+    from .rules import get_ruleset
+
+    if args.trials < 1:
+        raise DustsimError("--trials must be >= 1", field="--trials")
+    action = "sustained" if args.sustained else ("reactive" if args.reactive else "attack")
+    options = _parse_options(args.option)
+    title = ""
+    if args.unit or args.vs:
+        if not (args.unit and args.vs):
+            raise DustsimError("--unit and --vs go together", field="--vs")
+        if args.weapon or args.target:
+            raise DustsimError("use either --unit/--vs or --weapon/--target", field="--weapon")
+        from .cards import find_card, load_cards
+        from .cli import _data_paths
+
+        cards = load_cards(_data_paths(args.data))
+        att = find_card(cards, args.unit, args.edition, args.ruleset)
+        dfn = find_card(cards, args.vs, args.edition or att.edition)
+        target = target_from_card(dfn, cover=args.cover, fortification=args.fortification,
+                                  height=args.height, aircraft_moved=args.aircraft_moved,
+                                  moved=args.target_moved, token=args.token,
+                                  policy=args.policy)
+        ruleset = args.ruleset
+        if options:
+            from .rules import DEFAULT_RULESET_FOR_EDITION
+
+            ruleset = get_ruleset(ruleset or DEFAULT_RULESET_FOR_EDITION[att.edition],
+                                  **options)
+        spec = card_attack_spec(att, target, action=action, moved=args.moved,
+                                close_combat=args.close_combat,
+                                ruleset=ruleset.id if hasattr(ruleset, "id") else ruleset,
+                                extra_skills=tuple(args.skill))
+        title = f"{att.name} -> {dfn.name} ({target.column}{', cover' if args.cover else ''})"
+    else:
+        if not args.weapon or not args.target:
+            raise DustsimError("give --weapon CELL and --target COLUMN, or --unit and --vs",
+                               field="--weapon")
+        rs = get_ruleset(args.ruleset or "dust-1947", **options)
+        w, cell = weapon_from_cell(args.weapon, count=args.count, keywords=args.keyword,
+                                   column=args.target,
+                                   range_="C" if args.close_combat else "6")
+        target = Target(
+            column=args.target, models=args.models, track=args.track,
+            damage_taken=args.damage_taken, kind=args.target_kind, hero_track=args.hero_track,
+            skills=frozenset(args.target_skill), cover=args.cover,
+            fortification=args.fortification, height=args.height,
+            aircraft_moved=args.aircraft_moved, moved=args.target_moved, policy=args.policy,
+            token=args.token)
+        sit = Situation(action=action, moved=args.moved, close_combat=args.close_combat,
+                        skills=frozenset(args.skill))
+        spec = compile_attack([(w, cell)], target, sit, rs)
+        title = f"{args.count}x {args.weapon} -> {args.target}"
+    result = evaluate(spec, args.engine, trials=args.trials, seed=args.seed,
+                      threads=args.threads)
+    if args.json:
+        out = {"attack": title, "ruleset": spec.ruleset, "action": action, **result.summary()}
+        json.dump(out, sys.stdout, indent=1, default=float)
+        print()
+    else:
+        print(_render(title, spec, action, result))
+    return 0
+
+
+def _render(title, spec, action, r) -> str:
+    def fmt(dist, se=None):
+        s = f"{dist.mean():.4f}"
+        if r.engine == "mc":
+            s += f" ± {dist.mean_se:.4f}"
+        return s
+
+    lines = [f"{title}  [{spec.ruleset}, {action}, engine {r.engine}"
+             + (f", {r.trials:,} trials, seed {r.seed}]" if r.engine == "mc" else "]")]
+    lines.append(f"  hits            {fmt(r.hits)}")
+    lines.append(f"  unsaved hits    {fmt(r.unsaved)}")
+    if spec.models:
+        lines.append(f"  models killed   {fmt(r.models_killed)}  (of {spec.models})")
+    if spec.single:
+        lines.append(f"  damage marked   {fmt(r.single_damage)}  (of {spec.single} left)")
+    lines.append(f"  P(destroyed)    {r.p_destroyed:.4f}")
+    lines.append("  damage  P(=k)    P(>=k)")
+    for k, p in enumerate(r.damage.to_list()):
+        lines.append(f"  {k:>6}  {p:.4f}   {r.damage.at_least(k):.4f}")
+    if r.token:
+        lines.append("  token after:  " + ", ".join(f"{k} {v:.3f}" for k, v in r.token.items()))
+    if r.engine == "exact" and r.dropped_mass > 0:
+        lines.append(f"  (chain tail truncated: {r.dropped_mass:.1e} mass dropped)")
+    return "\n".join(lines)

@@ -55,14 +55,6 @@ OPTIONS: dict[str, Option] = {
             "under 1947 rules.",
         ),
         Option(
-            "blast_counts",
-            ("before-action", "survivors"),
-            {r: "before-action" for r in ("tactics-2009", "tactics-2013", "dust-1947")},
-            "RULES.md §3; 003:L661 (OPEN-33)",
-            "Blast dice count the target's miniatures as declared (before this action's "
-            "casualties) or the survivors of earlier weapons of the same action.",
-        ),
-        Option(
             "support_weapon_damage",
             ("weapon", "one-per-hit"),
             {"tactics-2009": "weapon", "tactics-2013": "one-per-hit", "dust-1947": "weapon"},
@@ -186,7 +178,20 @@ class Ruleset:
         """Token removal at activation: {'clear': >=2 successes, 'step': 1, 'none': 0}."""
         if not self.suppression:
             raise ValueError(f"{self.id} has no Under Fire / Suppression tokens")
-        return self.reactive_pmf(dice or self.suppression_dice, self.suppression_removal) | {}
+        pmf = self.reactive_pmf(dice or self.suppression_dice, self.suppression_removal)
+        return {"clear": pmf["sustained"], "step": pmf["attack"], "none": pmf["nothing"]}
+
+    def token_after_removal(self, token: str, faces: str) -> str:
+        """Token after the removal roll at activation (003:L741): two successes clear every
+        token, exactly one steps Suppression down to Under Fire (or clears Under Fire)."""
+        if not self.suppression:
+            raise ValueError(f"{self.id} has no Under Fire / Suppression tokens")
+        hits = sum(self.suppression_removal.succeeds(f) for f in faces.upper() if f in "PTS")
+        if hits >= 2 or token == "none":
+            return "none"
+        if hits == 1:
+            return "under-fire" if token == "suppressed" else "none"
+        return token
 
     def models_per_hit(self, damage: int) -> int:
         """Squad models one unsaved hit removes (2009: one per damage point)."""
@@ -345,8 +350,6 @@ def get_ruleset(ruleset_id: str, **options: str) -> Ruleset:
             )
         chosen[name] = value
     rs = _BASE[ruleset_id]
-    if ruleset_id == "tactics-2009" and chosen.get("fighting_spirit") == "all":
-        pass  # Fighting Spirit is a separate success set, see fighting_spirit_faces()
     return replace(rs, options=MappingProxyType(chosen))
 
 

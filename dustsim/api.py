@@ -1,0 +1,96 @@
+"""The Python API: one call to evaluate an attack with either engine.
+
+>>> from dustsim.api import attack
+>>> r = attack("3/1", target="I2", models=5, cover=True, sustained=True)
+>>> round(r.damage.mean(), 4)
+0.5556
+"""
+
+from __future__ import annotations
+
+from .attack import (
+    Situation,
+    Target,
+    attacker_skills,
+    compile_attack,
+    target_from_card,
+    usable_weapons,
+    weapon_from_cell,
+)
+from .cards import Card
+from .errors import DustsimError
+from .exact import evaluate as exact_evaluate
+from .results import AttackResult
+from .rules import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+
+ENGINES = ("exact", "mc")
+
+
+def evaluate(spec, engine: str = "exact", *, trials: int = 100_000, seed: int = 0,
+             threads: int | None = None) -> AttackResult:
+    """Evaluate a compiled :class:`~dustsim.attack.AttackSpec` with the chosen engine."""
+    if engine == "exact":
+        return exact_evaluate(spec)
+    if engine == "mc":
+        from .kernel import simulate
+
+        return simulate(spec, trials, seed, threads=threads)
+    raise DustsimError(f"engine {engine!r} is not one of {', '.join(ENGINES)}", field="engine")
+
+
+def attack(
+    weapon: str,
+    target: str,
+    *,
+    count: int = 1,
+    keywords: tuple[str, ...] = (),
+    ruleset: str = "dust-1947",
+    sustained: bool = False,
+    reactive: bool = False,
+    moved: bool = False,
+    skills: tuple[str, ...] = (),
+    models: int | None = None,
+    track: int | None = None,
+    engine: str = "exact",
+    trials: int = 100_000,
+    seed: int = 0,
+    options: dict | None = None,
+    **target_kw,
+) -> AttackResult:
+    """One weapon line in card notation (``"3/1"``, ``"*/1"``, ``"2/#"``) against a column."""
+    rs = get_ruleset(ruleset, **(options or {}))
+    w, cell = weapon_from_cell(weapon, count=count, keywords=keywords, column=target)
+    action = "reactive" if reactive else ("sustained" if sustained else "attack")
+    sit = Situation(action=action, moved=moved, skills=frozenset(skills))
+    tgt = Target(column=target, models=models, track=track, **target_kw)
+    return evaluate(compile_attack([(w, cell)], tgt, sit, rs), engine, trials=trials,
+                    seed=seed)
+
+
+def card_attack_spec(attacker: Card, target: Target, *, action: str = "attack",
+                     moved: bool = False, close_combat: bool = False,
+                     ruleset: str | None = None, extra_skills: tuple[str, ...] = ()):
+    """Compile a card's whole attack action (every weapon that can hurt the target)."""
+    rs_id = ruleset or DEFAULT_RULESET_FOR_EDITION[attacker.edition]
+    weapons, skipped = usable_weapons(attacker, target.column, close_combat=close_combat)
+    if not weapons:
+        why = f" ({'; '.join(skipped)})" if skipped else ""
+        raise DustsimError(f"no weapon can damage a {target.column} target{why}",
+                           unit=attacker.name, field=target.column)
+    sit = Situation(action=action, moved=moved, close_combat=close_combat,
+                    skills=attacker_skills(attacker) | frozenset(extra_skills))
+    return compile_attack(weapons, target, sit, rs_id)
+
+
+def unit_attack(attacker: Card, defender: Card, *, action: str = "attack", cover: bool = False,
+                engine: str = "exact", trials: int = 100_000, seed: int = 0,
+                close_combat: bool = False, ruleset: str | None = None) -> AttackResult:
+    """Fire every weapon of ``attacker`` that can hurt ``defender`` (at full strength)."""
+    if attacker.edition != defender.edition:
+        raise DustsimError(f"{attacker.name} ({attacker.edition}) and {defender.name} "
+                           f"({defender.edition}) belong to different editions",
+                           field="--vs")
+    target = target_from_card(defender, cover=cover)
+    spec = card_attack_spec(attacker, target, action=action, close_combat=close_combat,
+                            ruleset=ruleset)
+    return evaluate(spec, engine, trials=trials, seed=seed)
