@@ -117,7 +117,7 @@ def _trial(rng, buf, state, scripted, spec, groups, g0, g1, res):
                         h += 1
                         misses -= 1
         if g[G_MEDAL] != 0 and misses > 0:
-            if _ok(1, _die(rng, buf, state, scripted)):
+            if _ok(hit, _die(rng, buf, state, scripted)):
                 h += 1
         if g[G_CHAIN] != 0:
             pending = h

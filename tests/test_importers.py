@@ -1,0 +1,199 @@
+"""BattleScribe and documented-facts importers: reproducibility, cross-checks, edge cases."""
+
+import csv
+import re
+from collections import defaultdict
+
+import pytest
+from conftest import SHARED, UNIT_DATA, needs_shared
+
+from dustsim.cards import COLUMNS, load_cards, parse_unit_file
+from dustsim.errors import DustsimError
+from dustsim.importers.battlescribe import import_battlescribe, infer_models
+from dustsim.importers.facts import import_facts
+
+BS = SHARED / "data" / "bsdata-dust1947"
+
+
+@needs_shared
+def test_battlescribe_import_reproduces_bundled_files_byte_for_byte():
+    texts, report = import_battlescribe([BS])
+    committed = {p.name: p.read_text(encoding="utf-8")
+                 for p in (UNIT_DATA / "dust-1947").glob("*.toml")}
+    assert set(texts) == set(committed)
+    for name, text in texts.items():
+        assert text == committed[name], name
+    assert report.cards == sum(text.count("[[card]]") for text in texts.values())
+    assert len(report.unparsed) == 2  # Raketenmann '7/1/' and Falke '*/¤'
+
+
+@needs_shared
+def test_facts_import_reproduces_bundled_files():
+    texts, _, _ = import_facts(SHARED / "data" / "unit-facts.csv")
+    for rel, text in texts.items():
+        assert (UNIT_DATA / rel).read_text(encoding="utf-8") == text, rel
+
+
+@needs_shared
+def test_battlescribe_cards_agree_with_documented_facts():
+    """Every AP, armour, damage track and cell of unit-facts.csv (BSData rows) matches."""
+    cards = {(c.name.removesuffix(" (Captured)"), "Captured" in c.bloc): c
+             for c in load_cards([UNIT_DATA / "dust-1947"])}
+    checked = defaultdict(int)
+    with (SHARED / "data" / "unit-facts.csv").open(encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            if not r["source"].startswith("github:BSData") or "attachment for" in r["unit"]:
+                continue
+            c = cards.get((r["unit"], "Captured_Vehicles" in r["source"]))
+            assert c is not None, r["unit"]
+            f, v = r["field"], r["value"]
+            if f == "ap":
+                assert c.ap == float(v), (c.name, v)
+            elif f == "armour":
+                assert c.armour == v, c.name
+            elif f == "damage_capacity":
+                assert c.damage_track == int(v), c.name
+            elif f == "weapon":
+                m = re.search(r"\[(.*)\]$", r["weapon"])
+                wname = " ".join((m.group(1) if m else r["weapon"]).split())
+                ws = [w for w in c.weapons if w.name == wname]
+                assert ws, (c.name, wname)
+                want = v.replace("2blast", "**").replace("blast", "*").replace("/N", "/#")
+                got = {w.cell(r["column"]).text for w in ws}
+                assert want in got or (want in ("7/1/", "*/¤") and "?" in got), \
+                    (c.name, wname, r["column"], want, got)
+            else:
+                continue
+            checked[f] += 1
+    assert checked["weapon"] > 10000 and checked["ap"] > 350
+
+
+@needs_shared
+def test_counts(all_cards):
+    d47 = [c for c in all_cards if c.edition == "dust-1947"]
+    assert 360 <= len(d47) <= 420
+    assert {c.bloc for c in d47} == {"Allies", "Axis", "SSU", "Mercenaries", "Mythos",
+                                    "Captured Vehicles"}
+    squads = [c for c in d47 if c.kind == "squad"]
+    assert all(c.models_source == "inferred" for c in squads if c.models is not None)
+    assert all(c.revision and c.revision.startswith("516c407") for c in d47)
+
+
+# -- edge cases on small synthetic documents --------------------------------------------------
+GST = """<?xml version="1.0" encoding="UTF-8"?>
+<gameSystem id="gs" name="T" revision="1" xmlns="http://www.battlescribe.net/schema/gameSystemSchema">
+ <profileTypes>
+  <profileType id="pw" name="Weapons"/><profileType id="pi" name="Infantry"/>
+  <profileType id="pv" name="Vehicle"/><profileType id="ph" name="Heroes"/>
+ </profileTypes>
+ <sharedRules><rule id="rl" name="Laser"><description>long text never copied</description></rule>
+ <rule id="rdr" name="Damage Resilient"/></sharedRules>
+</gameSystem>"""
+
+
+def weapon_profile(pid, name, cells):
+    chars = "".join(f'<characteristic name="{k}" value="{v}"/>' for k, v in
+                    zip(["Range", "S1", "S2", "S3", "S4", "V1", "V2", "V3", "V4", "V5", "V6",
+                         "V7", "A1", "A2", "A3"], cells, strict=True))
+    return (f'<profile id="{pid}" name="{name}" profileTypeId="pw">'
+            f"<characteristics>{chars}</characteristics></profile>")
+
+
+def cat(entries, shared=""):
+    return ('<?xml version="1.0" encoding="UTF-8"?><catalogue id="c" name="Testland" '
+            'revision="3" gameSystemId="gs" '
+            'xmlns="http://www.battlescribe.net/schema/catalogueSchema">'
+            f"<selectionEntries>{entries}</selectionEntries>{shared}</catalogue>")
+
+
+def weapon_entry(eid, profile_id, n, rule=None, cost=0):
+    rule_link = f'<infoLink id="l{eid}r" targetId="{rule}" type="rule"/>' if rule else ""
+    return (f'<selectionEntry id="{eid}" name="w" type="upgrade"><infoLinks>'
+            f'<infoLink id="l{eid}" targetId="{profile_id}" type="profile"/>{rule_link}'
+            f'</infoLinks><constraints>'
+            f'<constraint field="selections" scope="parent" value="{n}.0" type="min"/>'
+            f'<constraint field="selections" scope="parent" value="{n}.0" type="max"/>'
+            f'</constraints><costs><cost name="pts" value="{cost}"/></costs></selectionEntry>')
+
+
+def squad(name, weapons, armour="S2", cost=7):
+    return (f'<selectionEntry id="u{name}" name="{name}" type="unit"><profiles>'
+            f'<profile id="p{name}" name="{name}" profileTypeId="pi"><characteristics>'
+            f'<characteristic name="Move" value="2"/><characteristic name="March Move" value="4"/>'
+            f'<characteristic name="Armour" value="{armour}"/></characteristics></profile>'
+            f"</profiles><selectionEntries>{weapons}</selectionEntries>"
+            f'<costs><cost name="pts" value="{cost}"/></costs></selectionEntry>')
+
+
+def run(tmp_path, catalogue):
+    (tmp_path / "t.gst").write_text(GST, encoding="utf-8")
+    (tmp_path / "t.cat").write_text(catalogue, encoding="utf-8")
+    texts, report = import_battlescribe([tmp_path / "t.gst", tmp_path / "t.cat"])
+    cards = []
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        cards += parse_unit_file(tmp_path / name, [])
+    return cards, report
+
+
+CELLS = ["6", "3/1", "3/1", "2/1", "", "1/2", "", "", "7/1/", "", "", "", "", "", ""]
+
+
+def test_squad_import_blank_and_malformed_cells(tmp_path):
+    shared = f"<sharedProfiles>{weapon_profile('wp', 'Laser Rifle', CELLS)}</sharedProfiles>"
+    cards, report = run(tmp_path, cat(squad("Sq", weapon_entry("e1", "wp", 4, rule="rl")),
+                                      shared))
+    (c,) = cards
+    assert c.kind == "squad" and c.armour == "I2" and c.ap == 7
+    assert c.models == 4 and c.models_source == "inferred"
+    w = c.weapons[0]
+    assert w.count == 4 and w.keywords == ("laser",)
+    assert w.cell("I4").text == "-" and w.cell("V4").text == "?"
+    assert report.unparsed == [
+        "t.cat: unit 'Sq': weapon 'Laser Rifle': column V4: cell '7/1/' not understood, "
+        "kept as '?'"]
+    assert report.blank_cells == 9
+    assert "long text" not in (tmp_path / "t.toml").read_text(encoding="utf-8")
+
+
+def test_malformed_xml_names_file(tmp_path):
+    (tmp_path / "t.gst").write_text(GST, encoding="utf-8")
+    (tmp_path / "bad.cat").write_text("<catalogue><selectionEntries>", encoding="utf-8")
+    with pytest.raises(DustsimError, match=r"bad\.cat.*malformed XML"):
+        import_battlescribe([tmp_path / "t.gst", tmp_path / "bad.cat"])
+
+
+def test_cyclic_entry_links_are_refused(tmp_path):
+    loop = ('<sharedSelectionEntries><selectionEntry id="a" name="A" type="upgrade">'
+            '<entryLinks><entryLink id="x" targetId="a" type="selectionEntry"/></entryLinks>'
+            "</selectionEntry></sharedSelectionEntries>")
+    unit = squad("Sq", '<selectionEntry id="k" name="k" type="upgrade"/>').replace(
+        "</selectionEntries>", "</selectionEntries><entryLinks><entryLink id='y' "
+        "targetId='a' type='selectionEntry'/></entryLinks>", 1)
+    cards, _ = run(tmp_path, cat(unit, loop))
+    assert len(cards) == 1  # the loop is never followed into a weapon; no hang, no crash
+
+
+def test_bad_armour_is_a_one_line_error(tmp_path):
+    with pytest.raises(DustsimError, match=r"t\.cat line \d+.*unit 'Sq'.*Armour"):
+        run(tmp_path, cat(squad("Sq", "", armour="Z9")))
+
+
+def test_non_battlescribe_input(tmp_path):
+    p = tmp_path / "x.txt"
+    p.write_text("hello", encoding="utf-8")
+    with pytest.raises(DustsimError, match="not a BattleScribe"):
+        import_battlescribe([p])
+    with pytest.raises(DustsimError, match="no BattleScribe files"):
+        import_battlescribe([])
+
+
+def test_infer_models_rules():
+    from dustsim.cards import CANNOT, Weapon
+
+    line = (CANNOT,) * len(COLUMNS)
+    ws = [Weapon("Machinegun", line, 1, "6"), Weapon("BAR", line, 4, "6"),
+          Weapon("Molotov Cocktail", line, 5, "2"), Weapon("Knife", line, 3, "C")]
+    assert infer_models(ws) == 5
+    assert infer_models([Weapon("Phaser", line, 3, "6"), Weapon("Punch", line, 3, "C")]) == 3
+    assert infer_models([]) is None
