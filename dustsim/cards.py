@@ -23,8 +23,7 @@ Files in ``unit_data/`` are TOML, one per bloc or source::
     name = "Antitank Gun"
     range = "U"
     mount = "turret"
-    #        I1     I2     I3     I4     V1     V2     V3     V4     V5     V6     V7     A1   A2   A3
-    line = ["2/1", "2/1", ...]
+    line = ["2/1", "2/1", ...]  # I1-I4, V1-V7, A1-A3
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 

@@ -116,9 +116,8 @@ def _trial(rng, buf, state, scripted, spec, groups, g0, g1, res):
                     if _ok(g[G_RR2], _die(rng, buf, state, scripted)):
                         h += 1
                         misses -= 1
-        if g[G_MEDAL] != 0 and misses > 0:
-            if _ok(hit, _die(rng, buf, state, scripted)):
-                h += 1
+        if g[G_MEDAL] != 0 and misses > 0 and _ok(hit, _die(rng, buf, state, scripted)):
+            h += 1
         if g[G_CHAIN] != 0:
             pending = h
             while pending > 0:
@@ -168,10 +167,7 @@ def _trial(rng, buf, state, scripted, spec, groups, g0, g1, res):
                                 removed -= 1
                 a = a - removed if removed < a else 0
             else:
-                if g[G_AUTO]:
-                    full = spec[S_FULL] if spec[S_AUTOFULL] else b
-                else:
-                    full = g[G_DMG]
+                full = (spec[S_FULL] if spec[S_AUTOFULL] else b) if g[G_AUTO] else g[G_DMG]
                 mode = spec[S_SGDR] if g[G_RES_SG] != 0 else 0
                 if mode == 0:
                     b -= full if full < b else b

@@ -59,7 +59,8 @@ def card_text(c: Card) -> str:
 
 
 def cards_table(cards: list[Card]) -> str:
-    rows = [f"{'name':<48} {'edition':<13} {'bloc':<18} {'kind':<9} {'arm':<4} {'AP':>5} {'size':>6}"]
+    rows = [f"{'name':<48} {'edition':<13} {'bloc':<18} {'kind':<9} {'arm':<4} "
+            f"{'AP':>5} {'size':>6}"]
     for c in sorted(cards, key=lambda c: (c.edition, c.bloc, c.name)):
         size = c.models if c.models is not None else c.damage_track
         rows.append(f"{c.name[:48]:<48} {c.edition:<13} {c.bloc[:18]:<18} {c.kind or '?':<9} "

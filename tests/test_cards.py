@@ -139,7 +139,7 @@ def test_fuzz_random_bytes(tmp_path_factory, data):
     tmp = tmp_path_factory.mktemp("fb")
     p = tmp / "r.toml"
     p.write_bytes(data)
-    cards, problems = validate([p])
+    _cards, problems = validate([p])
     for pr in problems:
         assert "r.toml" in str(pr)
 

@@ -212,7 +212,7 @@ def test_same_seed_same_numbers_any_thread_count():
     two = simulate_batch(specs, 100_000, seed=7, threads=2)
     again = simulate_batch(specs, 100_000, seed=7, threads=2)
     other = simulate_batch(specs, 100_000, seed=8, threads=2)
-    for a, b, c, d in zip(one, two, again, other, strict=True):
+    for a, b, c, _d in zip(one, two, again, other, strict=True):
         assert np.array_equal(a.damage.probs, b.damage.probs)
         assert np.array_equal(a.hits.probs, c.hits.probs)
         assert a.hits.mean() == b.hits.mean()

@@ -243,7 +243,8 @@ class Importer:
             raise DustsimError(f"root element <{root.tag}> is not a BattleScribe catalogue",
                                file=str(path))
         self.index.add(root)
-        self._owners = [e for e in self._children(root) if e.attrib.get("type") in ("model", "unit")]
+        self._owners = [e for e in self._children(root)
+                        if e.attrib.get("type") in ("model", "unit")]
         bloc = root.attrib.get("name", path.stem)
         rev = root.attrib.get("revision")
         cards: list[Card] = []
