@@ -157,3 +157,26 @@ def _render(title, spec, action, r) -> str:
     if r.engine == "exact" and r.dropped_mass > 0:
         lines.append(f"  (chain tail truncated: {r.dropped_mass:.1e} mass dropped)")
     return "\n".join(lines)
+
+
+@command
+def _register_bench(sub) -> None:
+    p = sub.add_parser("bench", help="kernel and exact-engine benchmarks (ratios, one process)")
+    p.add_argument("--quick", action="store_true", help="small sizes (CI smoke mode)")
+    p.add_argument("--threads", type=int)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)
+
+
+def cmd_bench(args) -> int:
+    from dataclasses import asdict
+
+    from .bench import format_results, run
+
+    results = run(quick=args.quick, threads=args.threads)
+    if args.json:
+        json.dump([asdict(r) for r in results], sys.stdout, indent=1)
+        print()
+    else:
+        print(format_results(results))
+    return 0

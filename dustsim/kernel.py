@@ -8,8 +8,9 @@ same seed gives the same numbers whatever the number of threads. Results are int
 histograms and sums (no per-trial arrays): memory does not grow with the trial count.
 
 Scripted dice: the same resolution code reads given faces instead of random ones, in this
-order per weapon line (card order): to-hit dice, re-rolls of the misses, chain dice, one save
-die per hit (and its re-roll if the save has one), then for each unsaved hit its Damage
+order per weapon line (card order): to-hit dice, re-rolls of the misses, chain dice (one per
+hit, then one per chain success, generation by generation), one save die per hit (then the
+re-rolls of the failed saves, if the save has one), then for each unsaved hit its Damage
 Resilient dice. A reactive attack first rolls its reactive dice; Cheat Death rolls last.
 """
 
@@ -30,8 +31,7 @@ from .results import TOKEN_NAMES, AttackResult
 
 CHUNK = 1 << 15  # trials per chunk: part of the stream definition (results depend on it)
 HIT_BINS = 256  # hit histograms; the last bin collects overflow (means use exact sums)
-BUF = 1000  # dice buffer, refilled 20 faces per 64-bit draw
-_POW20 = 3**20
+BUF = 4096  # dice buffer (face classes), refilled in bulk
 
 # group row columns
 G_DICE, G_HIT, G_RR, G_RR2, G_CHAIN, G_SAVE, G_SAVE_RR, G_DMG, G_AUTO, G_MPH, G_RES_SQ, \
@@ -43,51 +43,62 @@ S_MODELS, S_SINGLE, S_FULL, S_HERO, S_SQDR, S_SGDR, S_AUTOFULL, S_POLICY, S_TOKE
 
 @nb.njit(nogil=True, cache=True)
 def _refill(rng, buf):
-    for i in range(0, buf.shape[0], 20):
-        u = rng.integers(0, _POW20)
-        for j in range(20):
-            buf[i + j] = u % 3
-            u //= 3
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def _die(rng, buf, state, scripted):
-    """Next face class. state[0] = position, state[1] = error flag (script exhausted)."""
-    if state[0] >= buf.shape[0]:
-        if scripted:
-            state[1] = 1
-            return 1  # a 'T': never a base-face success; the caller reports the error
-        _refill(rng, buf)
-        state[0] = 0
-    f = buf[state[0]]
-    state[0] += 1
-    return f
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def _ok(mask, face):
-    return (mask >> face) & 1
+    """Fill the buffer with uniform face classes 0-2: 2-bit chunks of 52 random bits, the
+    value 3 rejected (exactly uniform; about 19.5 faces per draw)."""
+    n = buf.shape[0]
+    i = 0
+    while i < n:
+        x = np.uint64(rng.random() * 4503599627370496.0)  # 52 random bits
+        for _ in range(26):
+            v = x & np.uint64(3)
+            x >>= np.uint64(2)
+            if v != 3:
+                buf[i] = v
+                i += 1
+                if i == n:
+                    break
 
 
 @nb.njit(nogil=True, cache=True)
-def _trial(rng, buf, state, scripted, spec, groups, g0, g1, res):
-    """One attack. res: [hits, unsaved, models_killed, single_damage, token]."""
+def _count(rng, buf, pos, scripted, mask, k):
+    """Roll ``k`` dice: (successes under ``mask``, next position). The position is threaded
+    through local variables so it stays in a register; dice are counted in one tight loop.
+    A scripted roll past the end counts as a failure and keeps counting, so the caller can
+    report the overrun."""
+    s = 0
+    n = buf.shape[0]
+    for _ in range(k):
+        if pos >= n:
+            if scripted:
+                pos += 1
+                continue
+            _refill(rng, buf)
+            pos = 0
+        s += (mask >> np.int64(buf[pos])) & 1
+        pos += 1
+    return s, pos
+
+
+@nb.njit(nogil=True, cache=True)
+def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
+    """One attack; returns the dice position.
+
+    res: [hits, unsaved, models_killed, single_damage, token].
+    """
     A = spec[S_MODELS]
     a = A
     b0 = spec[S_SINGLE]
     b = b0
     sustained_ok = 1
     if spec[S_REACT] != 0:
-        s = 0
-        for _ in range(spec[S_REACT_N]):
-            s += _ok(spec[S_REACT], _die(rng, buf, state, scripted))
+        s, pos = _count(rng, buf, pos, scripted, spec[S_REACT], spec[S_REACT_N])
         if s == 0:
             res[0] = 0
             res[1] = 0
             res[2] = 0
             res[3] = 0
             res[4] = spec[S_TOKEN]
-            return
+            return pos
         if s == 1:
             sustained_ok = 0
     hits_total = 0
@@ -95,97 +106,78 @@ def _trial(rng, buf, state, scripted, spec, groups, g0, g1, res):
     any_hit = 0
     supp_hit = 0
     for gi in range(g0, g1):
-        g = groups[gi]
-        hit = g[G_HIT]
-        h = 0
-        misses = 0
-        for _ in range(g[G_DICE]):
-            if _ok(hit, _die(rng, buf, state, scripted)):
-                h += 1
-            else:
-                misses += 1
-        if g[G_RR] != 0 and sustained_ok:
-            m = misses
-            for _ in range(m):
-                if _ok(g[G_RR], _die(rng, buf, state, scripted)):
-                    h += 1
-                    misses -= 1
-            if g[G_RR2] != 0:
-                m = misses
-                for _ in range(m):
-                    if _ok(g[G_RR2], _die(rng, buf, state, scripted)):
-                        h += 1
-                        misses -= 1
-        if g[G_MEDAL] != 0 and misses > 0 and _ok(hit, _die(rng, buf, state, scripted)):
-            h += 1
-        if g[G_CHAIN] != 0:
-            pending = h
+        hit = groups[gi, G_HIT]
+        h, pos = _count(rng, buf, pos, scripted, hit, groups[gi, G_DICE])
+        misses = groups[gi, G_DICE] - h
+        if groups[gi, G_RR] != 0 and sustained_ok:
+            r, pos = _count(rng, buf, pos, scripted, groups[gi, G_RR], misses)
+            h += r
+            misses -= r
+            if groups[gi, G_RR2] != 0:
+                r, pos = _count(rng, buf, pos, scripted, groups[gi, G_RR2], misses)
+                h += r
+                misses -= r
+        if groups[gi, G_MEDAL] != 0 and misses > 0:
+            r, pos = _count(rng, buf, pos, scripted, hit, 1)
+            h += r
+        if groups[gi, G_CHAIN] != 0:
+            pending = h  # each chain die that succeeds adds a hit and one more die
             while pending > 0:
-                if _ok(g[G_CHAIN], _die(rng, buf, state, scripted)):
-                    h += 1
-                else:
-                    pending -= 1
+                r, pos = _count(rng, buf, pos, scripted, groups[gi, G_CHAIN], pending)
+                h += r
+                pending = r
         hits_total += h
         if h > 0:
             any_hit = 1
-            if g[G_SUPP] != 0:
+            if groups[gi, G_SUPP] != 0:
                 supp_hit = 1
-        u = 0
-        for _ in range(h):
-            saved = 0
-            if g[G_SAVE] != 0:
-                saved = _ok(g[G_SAVE], _die(rng, buf, state, scripted))
-                if saved == 0 and g[G_SAVE_RR] != 0:
-                    saved = _ok(g[G_SAVE_RR], _die(rng, buf, state, scripted))
-            if saved == 0:
-                u += 1
+        u = h
+        if groups[gi, G_SAVE] != 0 and h > 0:
+            r, pos = _count(rng, buf, pos, scripted, groups[gi, G_SAVE], h)
+            u = h - r
+            if groups[gi, G_SAVE_RR] != 0 and u > 0:
+                r, pos = _count(rng, buf, pos, scripted, groups[gi, G_SAVE_RR], u)
+                u -= r
         uns_total += u
         for _ in range(u):
             if a == 0 and b == 0:
                 break
             to_single = (spec[S_POLICY] == 1 and b > 0) or a == 0
             if not to_single:
-                mph = g[G_MPH]
-                removed = mph
-                if g[G_RES_SQ] != 0:
+                removed = groups[gi, G_MPH]
+                if groups[gi, G_RES_SQ] != 0:
                     mode = spec[S_SQDR]
-                    if mode == 1:
-                        if _ok(1, _die(rng, buf, state, scripted)):
-                            removed = 0
-                    elif mode == 2:
-                        dd = 1 if g[G_AUTO] else max(g[G_DMG], 1)
-                        allok = 1
-                        for _ in range(dd):
-                            if not _ok(1, _die(rng, buf, state, scripted)):
-                                allok = 0
-                        removed = 0 if allok else 1
-                    elif mode == 3:
-                        pts = 1 if g[G_AUTO] else max(g[G_DMG], 1)
-                        removed = pts
-                        for _ in range(pts):
-                            if _ok(1, _die(rng, buf, state, scripted)):
-                                removed -= 1
+                    if mode == 1:  # one die per hit
+                        r, pos = _count(rng, buf, pos, scripted, 1, 1)
+                        removed = removed * (1 - r)
+                    elif mode == 2:  # every point must be cancelled
+                        dd = 1 if groups[gi, G_AUTO] else max(groups[gi, G_DMG], 1)
+                        r, pos = _count(rng, buf, pos, scripted, 1, dd)
+                        removed = 0 if r == dd else 1
+                    elif mode == 3:  # one die per point, one model per point
+                        pts = 1 if groups[gi, G_AUTO] else max(groups[gi, G_DMG], 1)
+                        r, pos = _count(rng, buf, pos, scripted, 1, pts)
+                        removed = pts - r
                 a = a - removed if removed < a else 0
             else:
-                full = (spec[S_FULL] if spec[S_AUTOFULL] else b) if g[G_AUTO] else g[G_DMG]
-                mode = spec[S_SGDR] if g[G_RES_SG] != 0 else 0
+                full = groups[gi, G_DMG]
+                if groups[gi, G_AUTO]:
+                    full = spec[S_FULL] if spec[S_AUTOFULL] else b
+                mode = spec[S_SGDR] if groups[gi, G_RES_SG] != 0 else 0
                 if mode == 0:
                     b -= full if full < b else b
-                elif mode == 1:
-                    rem = full
-                    for _ in range(full):
-                        if _ok(1, _die(rng, buf, state, scripted)):
-                            rem -= 1
+                elif mode == 1:  # dice for the full damage, then capped
+                    r, pos = _count(rng, buf, pos, scripted, 1, full)
+                    rem = full - r
                     b -= rem if rem < b else b
-                else:
+                else:  # dice for the points actually marked, each restores one
                     m = full if full < b else b
                     b -= m
-                    for _ in range(m):
-                        if _ok(1, _die(rng, buf, state, scripted)):
-                            b += 1
+                    r, pos = _count(rng, buf, pos, scripted, 1, m)
+                    b += r
     if spec[S_CHEAT] != 0 and spec[S_HERO] != 0 and b0 > 0 and b == 0:
-        if _ok(spec[S_CHEAT], _die(rng, buf, state, scripted)):
-            b = 1
+        r, pos = _count(rng, buf, pos, scripted, spec[S_CHEAT], 1)
+        b = r
     tok = spec[S_TOKEN]
     if spec[S_SUPP] != 0:
         if supp_hit:
@@ -197,21 +189,21 @@ def _trial(rng, buf, state, scripted, spec, groups, g0, g1, res):
     res[2] = A - a
     res[3] = b0 - b
     res[4] = tok
+    return pos
 
 
 @nb.njit(nogil=True, cache=True)
 def _run_chunk(rng, n_trials, specs, goff, groups, hist_hits, hist_uns, sums, hist_killed,
                hist_single, hist_dmg, hist_tok):
     buf = np.empty(BUF, np.uint8)
-    state = np.zeros(2, np.int64)
-    state[0] = BUF
+    pos = BUF
     res = np.zeros(5, np.int64)
     nb_ = specs.shape[0]
     top = hist_hits.shape[1] - 1
     for s in range(nb_):
         spec = specs[s]
         for _ in range(n_trials):
-            _trial(rng, buf, state, False, spec, groups, goff[s], goff[s + 1], res)
+            pos = _trial(rng, buf, pos, False, spec, groups, goff[s], goff[s + 1], res)
             h = res[0]
             u = res[1]
             hist_hits[s, h if h < top else top] += 1
@@ -232,14 +224,14 @@ def _run_scripted(rng, faces, specs, goff, groups, out):
 
     ``rng`` is never drawn from in scripted mode (it only fixes the argument types).
     """
-    state = np.zeros(2, np.int64)
+    pos = 0
     res = np.zeros(5, np.int64)
     for s in range(specs.shape[0]):
-        _trial(rng, faces, state, True, specs[s], groups, goff[s], goff[s + 1], res)
+        pos = _trial(rng, faces, pos, True, specs[s], groups, goff[s], goff[s + 1], res)
         for k in range(5):
             out[s, k] = res[k]
-        out[s, 5] = state[0]
-        out[s, 6] = state[1]
+        out[s, 5] = min(pos, faces.shape[0])
+        out[s, 6] = 1 if pos > faces.shape[0] else 0
 
 
 # -- packing --------------------------------------------------------------------------------------
@@ -393,9 +385,16 @@ def uniform_rate_kernel(n: int, seed: int = 0) -> float:
 @nb.njit(nogil=True, cache=True)
 def _draw_dice(rng, n):
     buf = np.empty(BUF, np.uint8)
-    state = np.zeros(2, np.int64)
-    state[0] = BUF
+    pos = BUF
     s = 0
+    s, pos = _count(rng, buf, pos, False, 1, n)
+    return s
+
+
+@nb.njit(nogil=True, cache=True)
+def _uniform_loop(rng, n):
+    """The random-number limit: ``n`` uniform doubles from the generator, nothing else."""
+    s = 0.0
     for _ in range(n):
-        s += _die(rng, buf, state, False)
+        s += rng.random()
     return s
