@@ -29,6 +29,12 @@ def _p(mask: int) -> float:
 
 def group_hits(g: GroupSpec, tol: float = TOL) -> tuple[np.ndarray, float]:
     """PMF of one weapon line's hits (after re-rolls and chains) and the mass dropped."""
+    return _group_hits(g.dice, g.hit, g.reroll, g.reroll2, g.chain, g.medal, tol)
+
+
+@lru_cache(maxsize=1 << 16)
+def _group_hits(dice, hit, reroll, reroll2, chain, medal, tol):
+    g = _Params(dice=dice, hit=hit, reroll=reroll, reroll2=reroll2, chain=chain, medal=medal)
     p1 = _p(g.hit)
     miss = 1.0 - p1
     if g.reroll:
@@ -74,6 +80,12 @@ def thin(pmf: np.ndarray, keep: float) -> np.ndarray:
     return m @ pmf
 
 
+@lru_cache(maxsize=1 << 16)
+def _unsaved(dice, hit, reroll, reroll2, chain, medal, tol, keep):
+    h, _ = _group_hits(dice, hit, reroll, reroll2, chain, medal, tol)
+    return thin(h, keep)
+
+
 def save_probability(g: GroupSpec) -> float:
     p1 = _p(g.save)
     return p1 + (1 - p1) * _p(g.save_reroll)
@@ -81,7 +93,17 @@ def save_probability(g: GroupSpec) -> float:
 
 def _hit_transition(spec: AttackSpec, g: GroupSpec) -> np.ndarray:
     """Transition matrix of one unsaved hit over states (a models, b track left)."""
-    A, B = spec.models, spec.single
+    return _transition(spec.models, spec.single, spec.single_full, spec.policy, spec.squad_dr,
+                       spec.single_dr, spec.auto_full, g.damage, g.auto_kill,
+                       g.squad_models_per_hit, g.resilient_squad, g.resilient_single)
+
+
+@lru_cache(maxsize=1 << 16)
+def _transition(A, B, single_full, policy, squad_dr, single_dr, auto_full, damage, auto_kill,
+                models_per_hit, resilient_squad, resilient_single) -> np.ndarray:
+    spec = _Params(single_full, policy, squad_dr, single_dr, auto_full)
+    g = _Params(damage=damage, auto_kill=auto_kill, squad_models_per_hit=models_per_hit,
+                resilient_squad=resilient_squad, resilient_single=resilient_single)
     size = (A + 1) * (B + 1)
     T = np.zeros((size, size))
     pd = 1.0 / 3.0  # Damage Resilient succeeds on the base face (1/3), every edition
@@ -125,6 +147,16 @@ def _hit_transition(spec: AttackSpec, g: GroupSpec) -> np.ndarray:
     return T
 
 
+class _Params:
+    """Attribute bag so the cached transition builder reads like the spec it came from."""
+
+    def __init__(self, single_full=0, policy=0, squad_dr=0, single_dr=0, auto_full=True,
+                 **kw):
+        self.single_full, self.policy, self.squad_dr = single_full, policy, squad_dr
+        self.single_dr, self.auto_full = single_dr, auto_full
+        self.__dict__.update(kw)
+
+
 def _state_marginals(spec: AttackSpec, v: np.ndarray):
     A, B = spec.models, spec.single
     grid = v.reshape(A + 1, B + 1)
@@ -155,7 +187,8 @@ def _evaluate_plain(spec: AttackSpec, tol: float) -> AttackResult:
         p_no_hit *= h[0]
         if g.suppress:
             p_no_suppress_hit *= h[0]
-        u = thin(h, 1.0 - save_probability(g))
+        u = _unsaved(g.dice, g.hit, g.reroll, g.reroll2, g.chain, g.medal, tol,
+                     1.0 - save_probability(g))
         hits_total = np.convolve(hits_total, h)
         unsaved_total = np.convolve(unsaved_total, u)
         T = _hit_transition(spec, g)
@@ -239,3 +272,42 @@ def evaluate(spec: AttackSpec, tol: float = TOL) -> AttackResult:
 def evaluate_cached(spec: AttackSpec) -> AttackResult:
     """Memoised :func:`evaluate` (specs are frozen and hashable): sweeps repeat many specs."""
     return evaluate(spec)
+
+
+def action_matrix(spec: AttackSpec, tol: float = TOL) -> np.ndarray:
+    """State-to-state matrix of one whole attack action (reactive and Cheat Death excluded):
+    row = target state (models, track left) before, column = after."""
+    A, B = spec.models, spec.single
+    M = np.eye((A + 1) * (B + 1))
+    for g in spec.groups:
+        u = _unsaved(g.dice, g.hit, g.reroll, g.reroll2, g.chain, g.medal, tol,
+                     1.0 - save_probability(g))
+        T = _hit_transition(spec, g)
+        cur = M
+        out = u[0] * cur
+        for k in range(1, len(u)):
+            cur = cur @ T
+            out = out + u[k] * cur
+        M = out
+    return M
+
+
+def expected_actions_to_destroy(spec: AttackSpec, max_actions: int = 500,
+                                tol: float = 1e-9) -> float:
+    """E[number of identical attack actions until the target is destroyed], damage persisting
+    between actions (inf when the attack can never destroy it)."""
+    A, B = spec.models, spec.single
+    M = action_matrix(spec)
+    v = np.zeros(M.shape[0])
+    v[A * (B + 1) + B] = 1.0
+    expected = 0.0
+    for _ in range(max_actions):
+        alive = 1.0 - v[0]
+        if alive < tol:
+            return expected
+        expected += alive
+        nv = v @ M
+        if abs(nv[0] - v[0]) < 1e-15 and alive > 1 - 1e-12:
+            return float("inf")
+        v = nv
+    return float("inf") if 1.0 - v[0] > 1e-3 else expected

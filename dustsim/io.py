@@ -33,6 +33,9 @@ def atomic_dir(path: str | Path, *, force: bool = False) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes 0700; give the usual permissions
     old = None
     if path.exists():
         old = path.with_name(f".{path.name}.old.{os.getpid()}")

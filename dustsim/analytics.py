@@ -1,0 +1,300 @@
+"""Balance tables: every card against every armour column and every card, scores per army point.
+
+Definitions (documented here, used by ``dustsim report`` and the notebooks):
+
+* **Reference target** of a column, per edition: for an infantry column, a squad with the
+  median model count of the edition's squads of that armour; for a vehicle or aircraft
+  column, a unit with the median damage track of the edition's cards of that armour. Its
+  *reference AP* is the median AP of the edition's cards of that armour. Both are stated in
+  the tables (``ref_size``, ``ref_ap``).
+* **Situations**: Attack or Sustained Attack, target in the open or in cover. A card fires
+  every ranged weapon it carries as standard (close-combat weapons and optional extras are
+  left out) that can hurt the column.
+* **AP destroyed per action** against a column: expected damage / reference size x reference
+  AP.
+* **Offence**: AP destroyed per Attack action, averaged over open and cover, weighted over the
+  14 columns by the share of the edition's army points that sits in each column
+  (:func:`column_weights`; pass ``weights=`` to override). ``offence_per_ap`` divides by cost.
+* **Durability**: expected actions of the edition's attacker mix (every scoreable card,
+  weighted by its AP) to destroy the card at full strength in the open, damage persisting
+  between actions: the AP-weighted harmonic mean over attackers. ``durability_per_ap``
+  divides by cost.
+* **Composite** (Lanchester square law): a force of C points has C/AP units, and its fighting
+  strength grows with firepower x numbers², so per point the value is
+  ``offence_per_ap x durability_per_ap``.
+* **Fair points**: log AP regressed on log(offence x durability) across the edition (OLS);
+  suggested cost, log residual and a 90 % prediction band per card.
+
+Cards with ``?`` cells or inferred model counts are scored where the data suffice; the
+``partial`` column and ``notes`` say which figures are partial.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .api import card_attack_spec
+from .attack import Target, target_from_card, usable_weapons
+from .cards import COLUMNS, Card
+from .errors import DustsimError
+from .exact import evaluate, expected_actions_to_destroy
+
+SITUATIONS: tuple[tuple[str, bool], ...] = (
+    ("attack", False), ("attack", True), ("sustained", False), ("sustained", True))
+
+
+@dataclass(frozen=True)
+class Reference:
+    column: str
+    kind: str
+    size: int
+    ap: float
+    n_cards: int
+
+    def target(self, cover: bool) -> Target:
+        if self.kind == "squad":
+            return Target(column=self.column, models=self.size, cover=cover)
+        return Target(column=self.column, track=self.size, kind=self.kind, cover=cover)
+
+
+def _median_int(xs) -> int:
+    return int(math.floor(float(np.median(xs)) + 0.5))
+
+
+def reference_targets(cards: Iterable[Card]) -> dict[str, Reference]:
+    """Median reference target of every column for one edition's cards."""
+    cards = [c for c in cards if c.armour and c.kind]
+    out = {}
+    for col in COLUMNS:
+        same = [c for c in cards if c.armour == col]
+        aps = [c.ap for c in same if c.ap]
+        if col[0] == "I":
+            squads = [c.models for c in same if c.kind == "squad" and c.models]
+            if not squads:
+                squads = [c.models for c in cards if c.kind == "squad" and c.models] or [5]
+            size, kind = _median_int(squads), "squad"
+        else:
+            tracks = [c.damage_track for c in same if c.damage_track]
+            if not tracks:
+                tracks = [c.damage_track for c in cards if c.armour and c.armour[0] == col[0]
+                          and c.damage_track] or [5]
+            size = _median_int(tracks)
+            kind = "vehicle" if col[0] == "V" else "aircraft"
+        if not aps:
+            aps = [c.ap for c in cards if c.ap and c.armour[0] == col[0]] or [1.0]
+        out[col] = Reference(col, kind, size, float(np.median(aps)), len(same))
+    return out
+
+
+def column_weights(cards: Iterable[Card]) -> dict[str, float]:
+    """Share of the edition's army points in each armour column."""
+    tot = {c: 0.0 for c in COLUMNS}
+    for c in cards:
+        if c.armour in tot and c.ap:
+            tot[c.armour] += c.ap
+    s = sum(tot.values())
+    if s == 0:
+        return {c: 1 / len(COLUMNS) for c in COLUMNS}
+    return {c: v / s for c, v in tot.items()}
+
+
+def scoreable(card: Card) -> bool:
+    return card.ap is not None and card.ap > 0 and bool(card.weapons)
+
+
+def _attack_notes(card: Card, column: str) -> tuple[list, list[str]]:
+    weapons, skipped = usable_weapons(card, column)
+    notes = list(skipped)
+    if card.models_source == "inferred":
+        notes.append("squad size inferred")
+    return weapons, notes
+
+
+def unit_column_table(cards: list[Card], *, progress: bool = False,
+                      engine: str = "exact", trials: int = 20_000, seed: int = 0
+                      ) -> pd.DataFrame:
+    """Tidy table: card x column x situation with expected hits, damage, kills, P(destroy)."""
+    rows, specs = [], []
+    by_edition: dict[str, list[Card]] = {}
+    for c in cards:
+        by_edition.setdefault(c.edition, []).append(c)
+    jobs = []
+    for edition, ed_cards in by_edition.items():
+        refs = reference_targets(ed_cards)
+        for card in ed_cards:
+            if not scoreable(card):
+                continue
+            for col in COLUMNS:
+                weapons, notes = _attack_notes(card, col)
+                for action, cover in SITUATIONS:
+                    jobs.append((edition, card, col, action, cover, refs[col], weapons, notes))
+    it = jobs
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(jobs, desc="unit x column", unit="cell", leave=False)
+    for edition, card, col, action, cover, ref, weapons, notes in it:
+        row = {"edition": edition, "unit": card.name, "bloc": card.bloc,
+               "faction": card.faction, "kind": card.kind, "ap": card.ap, "column": col,
+               "action": action, "cover": cover, "ref_kind": ref.kind, "ref_size": ref.size,
+               "ref_ap": ref.ap}
+        unknown = [n for n in notes if "unknown" in n]
+        if not weapons:
+            value = math.nan if unknown else 0.0
+            row.update(mean_hits=value, mean_unsaved=value, mean_damage=value,
+                       mean_models_killed=value, p_destroy=value)
+        else:
+            spec = card_attack_spec(card, ref.target(cover), action=action)
+            specs.append((len(rows), spec))
+        row["partial"] = bool(notes)
+        row["notes"] = "; ".join(notes)
+        rows.append(row)
+    if engine == "exact":
+        it2 = specs
+        for i, spec in it2:
+            r = evaluate(spec)
+            rows[i].update(mean_hits=r.hits.mean(), mean_unsaved=r.unsaved.mean(),
+                           mean_damage=r.damage.mean(), mean_models_killed=r.models_killed.mean(),
+                           p_destroy=r.p_destroyed)
+    else:
+        from .kernel import simulate_batch
+
+        res = simulate_batch([s for _, s in specs], trials, seed, progress=progress)
+        for (i, _), r in zip(specs, res, strict=True):
+            rows[i].update(mean_hits=r.hits.mean(), mean_unsaved=r.unsaved.mean(),
+                           mean_damage=r.damage.mean(), mean_models_killed=r.models_killed.mean(),
+                           p_destroy=r.p_destroyed, se_damage=r.damage.mean_se,
+                           se_p_destroy=r.p_destroyed_se)
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df
+    df["ap_destroyed"] = df["mean_damage"] / df["ref_size"] * df["ref_ap"]
+    for k in ("mean_damage", "mean_models_killed", "p_destroy", "ap_destroyed"):
+        df[f"{k}_per_ap"] = df[k] / df["ap"]
+    if "se_damage" in df:
+        df["se_ap_destroyed"] = df["se_damage"] / df["ref_size"] * df["ref_ap"]
+    return df
+
+
+def unit_unit_table(cards: list[Card], targets: list[Card] | None = None, *,
+                    progress: bool = False) -> pd.DataFrame:
+    """Every scoreable card against every card it can face (same edition), Attack action,
+    target at full strength in the open."""
+    rows = []
+    targets = targets if targets is not None else cards
+    pairs = []
+    for t in targets:
+        try:
+            tgt = target_from_card(t)
+        except DustsimError:
+            continue
+        for a in cards:
+            if a.edition != t.edition or not scoreable(a):
+                continue
+            pairs.append((a, t, tgt))
+    it = pairs
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(pairs, desc="unit x unit", unit="pair", leave=False)
+    for a, t, tgt in it:
+        weapons, notes = _attack_notes(a, tgt.column)
+        row = {"edition": a.edition, "attacker": a.name, "attacker_ap": a.ap,
+               "target": t.name, "target_ap": t.ap, "target_column": tgt.column,
+               "partial": bool(notes)}
+        if not weapons:
+            nan_or_zero = math.nan if any("unknown" in n for n in notes) else 0.0
+            row.update(ap_destroyed=nan_or_zero, p_destroy=nan_or_zero,
+                       expected_actions=math.inf if nan_or_zero == 0.0 else math.nan)
+        else:
+            spec = card_attack_spec(a, tgt)
+            r = evaluate(spec)
+            size = spec.models + spec.single
+            row.update(ap_destroyed=r.damage.mean() / size * (t.ap or math.nan),
+                       p_destroy=r.p_destroyed,
+                       expected_actions=expected_actions_to_destroy(spec))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def scores(unit_column: pd.DataFrame, unit_unit: pd.DataFrame, cards: list[Card],
+           weights: dict[str, float] | None = None) -> pd.DataFrame:
+    """Offence, durability and composite per AP, with ranks by edition."""
+    out = []
+    for edition, uc in unit_column.groupby("edition"):
+        ed_cards = [c for c in cards if c.edition == edition]
+        w = weights or column_weights(ed_cards)
+        att = uc[uc["action"] == "attack"]
+        per_col = att.groupby(["unit", "column"])["ap_destroyed"].mean().unstack("column")
+        partial = uc.groupby("unit")["partial"].any()
+        wv = pd.Series(w).reindex(per_col.columns).fillna(0.0)
+        offence = (per_col.fillna(0.0) * wv).sum(axis=1)
+        uu = unit_unit[unit_unit["edition"] == edition]
+        dur = {}
+        for target, g in uu.groupby("target"):
+            wts = g["attacker_ap"].to_numpy(float)
+            rate = 1.0 / g["expected_actions"].to_numpy(float)
+            ok = np.isfinite(rate)
+            if not ok.any() or wts[ok].sum() == 0:
+                dur[target] = math.nan
+                continue
+            mean_rate = np.average(rate[ok], weights=wts[ok])
+            dur[target] = 1.0 / mean_rate if mean_rate > 0 else math.inf
+        info = {c.name: c for c in ed_cards}
+        for unit, off in offence.items():
+            c = info[unit]
+            d = dur.get(unit, math.nan)
+            out.append({
+                "edition": edition, "unit": unit, "bloc": c.bloc, "faction": c.faction,
+                "kind": c.kind, "ap": c.ap, "offence": off, "offence_per_ap": off / c.ap,
+                "durability": d, "durability_per_ap": d / c.ap,
+                "composite": (off / c.ap) * (d / c.ap),
+                "partial": bool(partial.get(unit, False)) or c.models_source == "inferred",
+            })
+    df = pd.DataFrame(out)
+    if df.empty:
+        return df
+    for col in ("offence_per_ap", "durability_per_ap", "composite"):
+        df[f"rank_{col}"] = df.groupby("edition")[col].rank(ascending=False, method="min")
+    return df.sort_values(["edition", "composite"], ascending=[True, False])
+
+
+def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
+    """Regress log AP on log(offence x durability) per edition; suggested cost and residual."""
+    parts = []
+    for _edition, g in score_table.groupby("edition"):
+        g = g.copy()
+        strength = g["offence"] * g["durability"]
+        ok = np.isfinite(strength) & (strength > 0) & (g["ap"] > 0)
+        g["fair_ap"] = np.nan
+        g["residual"] = np.nan
+        g["fair_low"] = np.nan
+        g["fair_high"] = np.nan
+        if ok.sum() >= 5:
+            x = np.log(strength[ok].to_numpy(float))
+            y = np.log(g.loc[ok, "ap"].to_numpy(float))
+            fit = stats.linregress(x, y)
+            n = len(x)
+            yhat = fit.intercept + fit.slope * x
+            s = np.sqrt(((y - yhat) ** 2).sum() / (n - 2))
+            sxx = ((x - x.mean()) ** 2).sum()
+            t = stats.t.ppf(0.5 + band / 2, n - 2)
+            half = t * s * np.sqrt(1 + 1 / n + (x - x.mean()) ** 2 / sxx)
+            g.loc[ok, "fair_ap"] = np.exp(yhat)
+            g.loc[ok, "residual"] = y - yhat
+            g.loc[ok, "fair_low"] = np.exp(yhat - half)
+            g.loc[ok, "fair_high"] = np.exp(yhat + half)
+            g["fit_slope"] = fit.slope
+            g["fit_intercept"] = fit.intercept
+            g["fit_r2"] = fit.rvalue**2
+        parts.append(g)
+    df = pd.concat(parts) if parts else score_table.copy()
+    df["verdict"] = np.where(df["ap"] > df["fair_high"], "over-costed",
+                             np.where(df["ap"] < df["fair_low"], "under-costed", "in band"))
+    return df.sort_values("residual", ascending=False)

@@ -1,0 +1,252 @@
+"""``dustsim report``: the balance-review bundle (tables, charts, index.html) for one edition.
+
+Everything is written into a temporary folder that replaces ``--out`` only at the end: an
+interrupted run leaves no half report, and an existing report is replaced only with
+``--force``. The default engine is the exact one; a random sample of its figures is
+confirmed by Monte Carlo, and the agreement (z-scores) is part of the report.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import platform
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from .analytics import (
+    column_weights,
+    fair_points,
+    reference_targets,
+    scores,
+    unit_column_table,
+    unit_unit_table,
+)
+from .cards import Card, load_cards
+from .charts import (
+    damage_distributions,
+    efficiency_heatmap,
+    fair_points_scatter,
+    ranking_bars,
+    reliability_scatter,
+    save,
+)
+from .errors import DustsimError
+from .io import atomic_dir, check_writable
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    edition: str = "dust-1947"
+    units: tuple[str, ...] = ()
+    engine: str = "exact"
+    trials: int = 20_000
+    seed: int = 0
+    formats: tuple[str, ...] = ("png", "svg", "pdf")
+    confirm: int = 200
+    progress: bool = True
+
+
+def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card]]:
+    ed = [c for c in cards if c.edition == s.edition]
+    if not ed:
+        eds = sorted({c.edition for c in cards})
+        raise DustsimError(f"no cards of edition {s.edition!r} (have: {', '.join(eds)})",
+                           field="--edition")
+    if not s.units:
+        return ed, ed
+    names = {c.name.lower(): c for c in ed}
+    missing = [u for u in s.units if u.lower() not in names]
+    if missing:
+        raise DustsimError(f"no {s.edition} card named {', '.join(map(repr, missing))}",
+                           field="--units")
+    return ed, [names[u.lower()] for u in s.units]
+
+
+def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> pd.DataFrame:
+    """Monte Carlo check of a random sample of exact unit x column figures."""
+    from .api import card_attack_spec
+    from .kernel import simulate_batch
+
+    rows = uc.dropna(subset=["mean_damage"])
+    rows = rows[rows["mean_damage"] > 0]
+    if rows.empty or s.confirm <= 0:
+        return pd.DataFrame()
+    sample = rows.sample(n=min(s.confirm, len(rows)), random_state=s.seed)
+    by_name = {c.name: c for c in edition_cards}
+    refs = reference_targets(edition_cards)
+    specs = [card_attack_spec(by_name[r.unit], refs[r.column].target(r.cover), action=r.action)
+             for r in sample.itertuples()]
+    mc = simulate_batch(specs, s.trials, s.seed, progress=s.progress)
+    out = sample[["unit", "column", "action", "cover", "mean_damage", "p_destroy"]].copy()
+    out["mc_mean_damage"] = [r.damage.mean() for r in mc]
+    out["mc_se_damage"] = [r.damage.mean_se for r in mc]
+    se = out["mc_se_damage"].replace(0, np.nan)
+    out["z"] = (out["mc_mean_damage"] - out["mean_damage"]) / se
+    return out
+
+
+def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
+                 data: list[Path] | None = None) -> dict:
+    """Compute every table and chart and write the bundle atomically; return a summary."""
+    t0 = time.perf_counter()
+    out = Path(out)
+    check_writable(out, force)
+    cards = load_cards(data)
+    edition_cards, chosen = _select(cards, settings)
+    with atomic_dir(out, force=force) as tmp:
+        tables, charts = tmp / "tables", tmp / "charts"
+        tables.mkdir()
+        uc = unit_column_table(chosen, progress=settings.progress, engine=settings.engine,
+                               trials=settings.trials, seed=settings.seed)
+        uu = unit_unit_table(edition_cards, chosen, progress=settings.progress)
+        sc = scores(uc, uu, edition_cards)
+        fp = fair_points(sc)
+        refs = reference_targets(edition_cards)
+        ref_df = pd.DataFrame([r.__dict__ for r in refs.values()])
+        ref_df["weight"] = ref_df["column"].map(column_weights(edition_cards))
+        confirm = _confirm(uc, edition_cards, settings) if settings.engine == "exact" else \
+            pd.DataFrame()
+        frames = {"unit_column": uc, "unit_unit": uu, "scores": sc, "fair_points": fp,
+                  "reference_targets": ref_df}
+        if not confirm.empty:
+            frames["mc_confirmation"] = confirm
+        for name, df in frames.items():
+            df.to_csv(tables / f"{name}.csv", index=False)
+            df.to_parquet(tables / f"{name}.parquet", index=False)
+        chart_files = _charts(charts, uc, sc, fp, edition_cards, chosen, settings)
+        summary = {
+            "edition": settings.edition, "cards": len(chosen),
+            "complete_cards": sum(c.complete for c in chosen),
+            "engine": settings.engine, "trials": settings.trials, "seed": settings.seed,
+            "rows_unit_column": len(uc), "rows_unit_unit": len(uu),
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+        if not confirm.empty:
+            z = confirm["z"].abs()
+            summary["mc_confirmation"] = {"rows": len(confirm), "max_abs_z": float(z.max()),
+                                          "within_3_sigma": float((z <= 3).mean())}
+        settings_doc = {**summary, "units": list(settings.units),
+                        "formats": list(settings.formats), "dustsim": __version__,
+                        "python": platform.python_version(),
+                        "sources": sorted({f"{c.source.split(' L')[0]} @ {c.revision or '-'}"
+                                           for c in chosen})}
+        (tmp / "settings.json").write_text(json.dumps(settings_doc, indent=1), encoding="utf-8")
+        (tmp / "index.html").write_text(
+            _html(settings_doc, frames, chart_files, refs), encoding="utf-8")
+    summary["seconds"] = round(time.perf_counter() - t0, 1)
+    return summary
+
+
+def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings) -> list[str]:
+    from .api import card_attack_spec
+    from .exact import evaluate
+
+    names = []
+
+    def put(fig, name):
+        save(fig, folder, name, s.formats)
+        names.append(name)
+
+    put(efficiency_heatmap(uc, title=f"{s.edition}: AP destroyed per action per AP "
+                                     "(Attack; open/cover mean)"), "efficiency_heatmap")
+    if not sc.empty:
+        put(ranking_bars(sc, "composite", n=min(15, max(1, len(sc) // 2)),
+                         title=f"{s.edition}: composite per AP (offence x durability)"),
+            "ranking_composite")
+        put(ranking_bars(sc, "offence_per_ap", n=min(15, max(1, len(sc) // 2)),
+                         title=f"{s.edition}: offence per AP"), "ranking_offence")
+    refs = reference_targets(edition_cards)
+    for col in ("I2", "V4"):
+        put(reliability_scatter(uc, col), f"reliability_{col}")
+    # damage distributions: the three best offence-per-AP units against V4 and I2
+    for col in ("V4", "I2"):
+        d = uc[(uc["column"] == col) & (uc["action"] == "sustained") & (~uc["cover"])]
+        d = d.dropna(subset=["ap_destroyed_per_ap"]).nlargest(3, "ap_destroyed_per_ap")
+        by_name = {c.name: c for c in chosen}
+        results = [(f"{u[:28]}", evaluate(card_attack_spec(by_name[u], refs[col].target(False),
+                                                           action="sustained")))
+                   for u in d["unit"]]
+        if results:
+            put(damage_distributions(results, f"{s.edition}: best per AP against the {col} "
+                                              f"reference target (size {refs[col].size}), "
+                                              "Sustained Attack in the open"),
+                f"damage_{col}")
+    if fp["fair_ap"].notna().any():
+        put(fair_points_scatter(fp, title=f"{s.edition}: printed vs suggested AP"),
+            "fair_points")
+    return names
+
+
+def _table_html(df: pd.DataFrame, cols: list[str], n: int = 10) -> str:
+    d = df[cols].head(n).copy()
+    for c in d.columns:
+        if d[c].dtype.kind == "f":
+            d[c] = d[c].map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
+    return d.to_html(index=False, escape=True, border=0, classes="t")
+
+
+def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
+    e = html.escape
+    sc, fp = frames["scores"], frames["fair_points"]
+    cols = ["unit", "bloc", "kind", "ap", "offence_per_ap", "durability_per_ap", "composite",
+            "partial"]
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<title>dustsim report: {e(settings['edition'])}</title>",
+        "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;color:#222}"
+        "img{max-width:100%;border:1px solid #ddd;margin:.5em 0}"
+        "table.t{border-collapse:collapse;font-size:13px}"
+        "table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #eee;text-align:right}"
+        "table.t td:first-child{text-align:left}code{background:#f4f4f4}</style></head><body>",
+        f"<h1>Balance review: {e(settings['edition'])}</h1>",
+        f"<p>{settings['cards']} cards ({settings['complete_cards']} complete). Engine: "
+        f"<b>{e(settings['engine'])}</b>"
+        + (f", Monte Carlo {settings['trials']:,} trials, seed {settings['seed']}"
+           if settings["engine"] == "mc" else "") + f". dustsim {e(settings['dustsim'])}.</p>",
+    ]
+    if "mc_confirmation" in settings:
+        m = settings["mc_confirmation"]
+        parts.append(f"<p>Monte Carlo confirmation of {m['rows']} exact figures "
+                     f"({settings['trials']:,} trials each, seed {settings['seed']}): "
+                     f"{m['within_3_sigma']:.1%} within 3 standard errors, max |z| = "
+                     f"{m['max_abs_z']:.2f} (<code>tables/mc_confirmation.csv</code>).</p>")
+    parts.append("<h2>Rankings (per army point)</h2>")
+    if not sc.empty:
+        parts.append("<h3>Best composite</h3>" + _table_html(sc, cols))
+        parts.append("<h3>Worst composite</h3>" + _table_html(sc.iloc[::-1], cols))
+    if "residual" in fp and fp["residual"].notna().any():
+        fcols = ["unit", "ap", "fair_ap", "fair_low", "fair_high", "residual", "verdict"]
+        parts.append("<h3>Most over-costed (printed AP above the fit)</h3>"
+                     + _table_html(fp.dropna(subset=["residual"]), fcols))
+        parts.append("<h3>Most under-costed</h3>"
+                     + _table_html(fp.dropna(subset=["residual"]).iloc[::-1], fcols))
+    parts.append("<h2>Charts</h2>")
+    for name in charts:
+        parts.append(f"<h3>{e(name.replace('_', ' '))}</h3>"
+                     f"<a href='charts/{e(name)}.svg'><img src='charts/{e(name)}.png' "
+                     f"alt='{e(name)}'></a>")
+    parts.append("<h2>Tables</h2><ul>")
+    for name, df in frames.items():
+        parts.append(f"<li><a href='tables/{e(name)}.csv'>{e(name)}.csv</a> / "
+                     f"<a href='tables/{e(name)}.parquet'>parquet</a> ({len(df):,} rows)</li>")
+    parts.append("</ul><h2>Reference targets and column weights</h2>")
+    parts.append(_table_html(frames["reference_targets"],
+                             ["column", "kind", "size", "ap", "n_cards", "weight"], 14))
+    parts.append("<h2>Definitions</h2><p>See <code>dustsim.analytics</code>: AP destroyed "
+                 "per action against the median reference target of each column; offence "
+                 "weighted by the edition's AP per column; durability = expected actions of "
+                 "the edition's AP-weighted attacker mix to destroy the unit; composite = "
+                 "offence/AP x durability/AP (Lanchester square law); fair points = OLS of "
+                 "log AP on log(offence x durability). Partial figures (unknown cells, "
+                 "inferred squad sizes) are flagged in the tables.</p>")
+    parts.append("<h2>Sources and settings</h2><ul>")
+    for src in settings["sources"]:
+        parts.append(f"<li>{e(src)}</li>")
+    parts.append(f"</ul><pre>{e(json.dumps(settings, indent=1))}</pre></body></html>")
+    return "\n".join(parts)
