@@ -64,7 +64,7 @@ class Reference:
 
 
 def _median_int(xs) -> int:
-    return int(math.floor(float(np.median(xs)) + 0.5))
+    return math.floor(float(np.median(xs)) + 0.5)
 
 
 def reference_targets(cards: Iterable[Card]) -> dict[str, Reference]:

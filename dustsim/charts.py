@@ -11,11 +11,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from .cards import COLUMNS  # noqa: E402
+from .cards import COLUMNS
 
 BLOC_COLOURS = {
     "Allies": "#1f5fa8", "Axis": "#7a7a7a", "SSU": "#b22222", "Mercenaries": "#8b6d2e",
@@ -128,7 +128,7 @@ def reliability_scatter(unit_column: pd.DataFrame, column: str, title: str = "")
         fig, ax = plt.subplots(figsize=(8, 6))
         ax.scatter(d["ap_destroyed_per_ap"], d["p_destroy"], s=14,
                    c=[_colour(b) for b in d["bloc"]], alpha=0.75)
-        top = d.nlargest(6, "p_destroy")
+        top = d.nlargest(6, "ap_destroyed_per_ap")
         for _, r in top.iterrows():
             ax.annotate(r["unit"][:26], (r["ap_destroyed_per_ap"], r["p_destroy"]),
                         fontsize=7, xytext=(3, 3), textcoords="offset points")
@@ -154,7 +154,7 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = ""):
         seen: dict[tuple, int] = {}
         for _, r in pd.concat([d.nlargest(label, "residual"),
                                d.nsmallest(label, "residual")]).iterrows():
-            key = (round(float(np.log(r["fair_ap"])), 1), round(float(np.log(r["ap"])), 1))
+            key = (round(float(np.log(r["fair_ap"])) * 2) / 2, round(float(np.log(r["ap"])) * 4))
             k = seen.get(key, 0)
             seen[key] = k + 1
             ax.annotate(r["unit"][:26], (r["fair_ap"], r["ap"]), fontsize=7,

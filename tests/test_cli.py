@@ -1,0 +1,117 @@
+"""The command line as a user runs it: exit codes, one-line errors, JSON, atomic output."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import SHARED, needs_shared
+
+from dustsim.cli import main
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, "-m", "dustsim", *args], capture_output=True,
+                       text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_validate_bundled_and_bad(tmp_path, capsys):
+    assert main(["validate"]) == 0
+    assert "cards valid" in capsys.readouterr().out
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[card]]\nname = "X"\nkind = "squad"\narmour = "I2"\nmodels = 3\n'
+                   '[[card.weapon]]\nname = "Gun"\nkeywords = ["plasma"]\nline = ["7/1/", "-",'
+                   ' "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"]\n',
+                   encoding="utf-8")
+    assert main(["validate", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert any("bad.toml" in e and "unit 'X'" in e and "weapon 'Gun'" in e and "line.I1" in e
+               for e in err)
+    assert any("unknown weapon keyword 'plasma'" in e for e in err)
+
+
+def test_cards_json_lists_dust_1947(capsys):
+    assert main(["cards", "--edition", "dust-1947", "--json"]) == 0
+    cards = json.loads(capsys.readouterr().out)
+    assert 360 <= len(cards) <= 420
+    assert all(c["source"] and c["revision"] for c in cards)
+    assert main(["cards", "Pounder", "--edition", "dust-1947"]) == 0
+    assert "Antitank Gun" in capsys.readouterr().out
+
+
+def test_attack_json(capsys):
+    assert main(["attack", "--weapon", "3/1", "--count", "2", "--target", "I2", "--models", "5",
+                 "--cover", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    for k in ("mean_hits", "mean_unsaved_hits", "mean_damage", "mean_models_killed",
+              "p_destroyed", "pmf_damage"):
+        assert k in d
+    assert d["mean_hits"] == pytest.approx(2.0)
+    assert main(["attack", "--weapon", "3/1", "--target", "V2", "--track", "4", "--engine", "mc",
+                 "--trials", "20000", "--seed", "3", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["trials"] == 20000 and d["seed"] == 3 and d["se_damage"] > 0
+    assert abs(d["mean_damage"] - 1.0) < 5 * d["se_damage"]
+    assert main(["attack", "--unit", "Pounder", "--vs", "Heavy Laser Grenadier Squad",
+                 "--cover", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mean_hits"] > 0
+
+
+@pytest.mark.parametrize("args", [
+    ["--weapon", "3/1", "--target", "V9", "--track", "3"],
+    ["--weapon", "*/1", "--target", "I2"],
+    ["--weapon", "3/1", "--target", "I2", "--models", "3", "--engine", "mc", "--trials", "0"],
+    ["--weapon", "3/1", "--keyword", "lazer", "--target", "I2", "--models", "3"],
+    ["--weapon", "7/1/", "--target", "I2", "--models", "3"],
+    ["--unit", "Nobody", "--vs", "Pounder"],
+])
+def test_attack_bad_input_exits_2(args, capsys):
+    assert main(["attack", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dustsim: error:") and "\n" not in err
+
+
+def test_report_small_bundle(tmp_path):
+    out = tmp_path / "rep"
+    code, stdout, stderr = run("report", "--units", "Pounder,Heavy Laser Grenadier Squad,"
+                               "Ludwig", "--out", str(out), "--format", "png,svg",
+                               "--confirm", "20", "--trials", "4000", "--quiet")
+    assert code == 0, stderr
+    html = (out / "index.html").read_text(encoding="utf-8")
+    charts = sorted(p.stem for p in (out / "charts").glob("*.png"))
+    assert charts and all(f"charts/{c}.png" in html for c in charts)
+    assert all((out / "charts" / f"{c}.svg").exists() for c in charts)
+    for t in ("unit_column", "unit_unit", "scores", "fair_points", "reference_targets"):
+        assert (out / "tables" / f"{t}.csv").exists() and (out / "tables" / f"{t}.parquet").exists()
+        assert f"tables/{t}.csv" in html
+    assert "516c407" in html  # the data's source revision
+    # an existing report is not overwritten without --force
+    code, _, stderr = run("report", "--units", "Pounder", "--out", str(out), "--quiet")
+    assert code == 2 and "--force" in stderr
+
+
+def test_interrupted_report_leaves_nothing(tmp_path, monkeypatch):
+    import dustsim.report as rep
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rep, "_charts", boom)
+    out = tmp_path / "rep"
+    assert main(["report", "--units", "Pounder", "--out", str(out), "--quiet",
+                 "--confirm", "0"]) == 130
+    assert not out.exists()
+    assert not any(tmp_path.iterdir())
+
+
+@needs_shared
+def test_import_refuses_overwrite(tmp_path, capsys):
+    target = tmp_path / "d"
+    target.mkdir()
+    csv = SHARED / "data" / "unit-facts.csv"
+    assert main(["import", "facts", str(csv), "-o", str(target)]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert main(["import", "facts", str(csv), "-o", str(target), "--force"]) == 0
+    assert (target / "epic" / "figures.toml").exists()
+    assert main(["import", "facts", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x")]) == 2
