@@ -74,7 +74,7 @@ def test_attack_bad_input_exits_2(args, capsys):
 
 def test_report_small_bundle(tmp_path):
     out = tmp_path / "rep"
-    code, stdout, stderr = run("report", "--units", "Pounder,Heavy Laser Grenadier Squad,"
+    code, _, stderr = run("report", "--units", "Pounder,Heavy Laser Grenadier Squad,"
                                "Ludwig", "--out", str(out), "--format", "png,svg",
                                "--confirm", "20", "--trials", "4000", "--quiet")
     assert code == 0, stderr
