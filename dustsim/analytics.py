@@ -298,3 +298,80 @@ def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
     df["verdict"] = np.where(df["ap"] > df["fair_high"], "over-costed",
                              np.where(df["ap"] < df["fair_low"], "under-costed", "in band"))
     return df.sort_values("residual", ascending=False)
+
+
+def modify_card(card: Card, *, ap: float | None = None,
+                cells: dict[tuple[str, str], str] | None = None,
+                add_die: str | None = None, remove_die: str | None = None) -> Card:
+    """A copy of a card with a new cost, changed cells, or one die more/less on a weapon."""
+    from dataclasses import replace as _replace
+
+    from .cards import parse_cell
+
+    weapons = list(card.weapons)
+    names = [w.name for w in weapons]
+
+    def index(name: str) -> int:
+        if name not in names:
+            raise DustsimError(f"no weapon {name!r} (has: {', '.join(names)})", unit=card.name,
+                               field="weapon")
+        return names.index(name)
+
+    for (wname, col), text in (cells or {}).items():
+        if col not in COLUMNS:
+            raise DustsimError(f"{col!r} is not an armour column", unit=card.name, field="cell")
+        i = index(wname)
+        line = list(weapons[i].line)
+        try:
+            line[COLUMNS.index(col)] = parse_cell(text)
+        except ValueError as exc:
+            raise DustsimError(str(exc), unit=card.name, weapon=wname, field=col) from None
+        weapons[i] = _replace(weapons[i], line=tuple(line))
+    for wname, step in ((add_die, 1), (remove_die, -1)):
+        if wname is None:
+            continue
+        i = index(wname)
+        line = []
+        for cell in weapons[i].line:
+            if cell.usable and not cell.blast and cell.dice + step >= 1:
+                right = cell.text.split("/")[1]
+                line.append(parse_cell(f"{cell.dice + step}/{right}"))
+            elif cell.usable and not cell.blast and cell.dice + step < 1:
+                line.append(parse_cell("-"))
+            else:
+                line.append(cell)
+        weapons[i] = _replace(weapons[i], line=tuple(line))
+    new_ap = card.ap if ap is None else float(ap)
+    if new_ap is not None and new_ap <= 0:
+        raise DustsimError("a cost must be positive", unit=card.name, field="ap")
+    return _replace(card, weapons=tuple(weapons), ap=new_ap)
+
+
+def whatif(pool: list[Card], edition_cards: list[Card], unit: str, **changes) -> pd.DataFrame:
+    """Scores and ranks of ``unit`` within ``pool`` before and after a change (tidy)."""
+    from .cards import find_card
+
+    card = find_card(pool, unit)
+    changed = modify_card(card, **changes)
+
+    def run(cards_pool, ed):
+        uc = unit_column_table(cards_pool)
+        uu = unit_unit_table(ed, cards_pool)
+        return scores(uc, uu, ed)
+
+    before = run(pool, edition_cards)
+    swap = [changed if c.name == card.name else c for c in pool]
+    swap_ed = [changed if c.name == card.name else c for c in edition_cards]
+    after = run(swap, swap_ed)
+    rows = []
+    b = before.set_index("unit").loc[card.name]
+    a = after.set_index("unit").loc[card.name]
+    for metric in ("ap", "offence", "offence_per_ap", "durability", "durability_per_ap",
+                   "composite"):
+        row = {"unit": card.name, "metric": metric, "before": b[metric], "after": a[metric],
+               "change": a[metric] - b[metric]}
+        rk = f"rank_{metric}"
+        if rk in before:
+            row.update(rank_before=b[rk], rank_after=a[rk])
+        rows.append(row)
+    return pd.DataFrame(rows)

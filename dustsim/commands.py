@@ -233,3 +233,52 @@ def cmd_report(args) -> int:
         print(f"Monte Carlo confirmation: {m['rows']} figures, "
               f"{m['within_3_sigma']:.1%} within 3 SE, max |z| {m['max_abs_z']:.2f}")
     return 0
+
+
+@command
+def _register_whatif(sub) -> None:
+    p = sub.add_parser("whatif", help="change a card's cost or weapons; see scores and rank move",
+                       description="Recompute a card's offence, durability and composite score "
+                                   "and its rank in the edition after a change.")
+    p.add_argument("--unit", required=True)
+    p.add_argument("--edition", default="dust-1947")
+    p.add_argument("--ap", type=float, help="new army-point cost")
+    p.add_argument("--cell", action="append", default=[],
+                   help="WEAPON:COLUMN=CELL, e.g. 'Antitank Gun (Turret):V4=2/4'")
+    p.add_argument("--add-die", metavar="WEAPON", help="one more die in every column")
+    p.add_argument("--remove-die", metavar="WEAPON", help="one die less in every column")
+    p.add_argument("--units", help="rank within these cards only (comma-separated)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--data", nargs="*")
+    p.set_defaults(func=cmd_whatif)
+
+
+def cmd_whatif(args) -> int:
+    from .analytics import whatif
+    from .cards import load_cards
+    from .cli import _data_paths
+
+    cells = {}
+    for spec in args.cell:
+        if "=" not in spec or ":" not in spec.split("=", 1)[0]:
+            raise DustsimError(f"--cell {spec!r} is not WEAPON:COLUMN=CELL", field="--cell")
+        left, cell = spec.split("=", 1)
+        weapon, col = left.rsplit(":", 1)
+        cells[(weapon.strip(), col.strip())] = cell.strip()
+    if args.ap is None and not cells and not args.add_die and not args.remove_die:
+        raise DustsimError("nothing to change: give --ap, --cell, --add-die or --remove-die",
+                           field="--ap")
+    ed = [c for c in load_cards(_data_paths(args.data)) if c.edition == args.edition]
+    if not ed:
+        raise DustsimError(f"no cards of edition {args.edition!r}", field="--edition")
+    pool = ed
+    if args.units:
+        wanted = {u.strip().lower() for u in args.units.split(",")} | {args.unit.lower()}
+        pool = [c for c in ed if c.name.lower() in wanted]
+    df = whatif(pool, ed, args.unit, ap=args.ap, cells=cells or None, add_die=args.add_die,
+                remove_die=args.remove_die)
+    if args.json:
+        print(df.to_json(orient="records", indent=1))
+    else:
+        print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    return 0

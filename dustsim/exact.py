@@ -311,3 +311,11 @@ def expected_actions_to_destroy(spec: AttackSpec, max_actions: int = 500,
             return float("inf")
         v = nv
     return float("inf") if 1.0 - v[0] > 1e-3 else expected
+
+
+def clear_caches() -> None:
+    """Forget memoised hit PMFs and transition matrices (for cold-start timings)."""
+    _group_hits.cache_clear()
+    _unsaved.cache_clear()
+    _transition.cache_clear()
+    evaluate_cached.cache_clear()
