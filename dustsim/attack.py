@@ -12,7 +12,7 @@ Resilient -> suppression.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .cards import COLUMNS, Card, Cell, Weapon, parse_cell
 from .dice import NONE, FaceSet, P
@@ -197,8 +197,8 @@ class AttackSpec:
         return self.models + self.single
 
 
-def _hit_faces(rs: Ruleset, weapon_name: str, keywords, sit: Situation, sustained: bool,
-               target: Target, notes: list[str]) -> FaceSet:
+def _hit_faces(rs: Ruleset, keywords, sit: Situation, sustained: bool,
+               target: Target) -> FaceSet:
     """To-hit faces: base, or upgraded by an "as well as" skill (1947 §3, 2013 §1.3)."""
     s = sit.skills
     faces = rs.hit
@@ -219,8 +219,7 @@ def _hit_faces(rs: Ruleset, weapon_name: str, keywords, sit: Situation, sustaine
     return faces
 
 
-def _dice(cell: Cell, weapon: Weapon, target: Target, sit: Situation, rs: Ruleset,
-          notes: list[str]) -> int:
+def _dice(cell: Cell, weapon: Weapon, target: Target, sit: Situation) -> int:
     """Dice rolled by one weapon line (all carriers). Sources in the comments."""
     if cell.blast:
         n = cell.blast * target.miniatures  # 003:L670-674; 000:L385
@@ -275,10 +274,10 @@ def compile_attack(
                                weapon=w.name, field="models")
         kw = frozenset(w.keywords)
         close = w.close_combat
-        dice = _dice(cell, w, target, sit, rs, notes)
+        dice = _dice(cell, w, target, sit)
         if dice <= 0:
             continue
-        hit = _hit_faces(rs, w.name, kw, sit, sustained, target, notes)
+        hit = _hit_faces(rs, kw, sit, sustained, target)
         reroll = hit if (sustained or reactive) else NONE
         if "wire-guided" in kw and len(pairs) == 1 and sit.action == "attack":
             reroll = hit  # 003:L3345: fired alone in an Attack action
@@ -441,6 +440,3 @@ def attacker_skills(card: Card) -> frozenset[str]:
                      and s not in {"fighting spirit", "lucky", "medal of honor", "expert",
                                    "take aim", "air alert", "savage animal"})
 
-
-def with_target(spec_target: Target, **changes) -> Target:
-    return replace(spec_target, **changes)

@@ -268,12 +268,6 @@ def evaluate(spec: AttackSpec, tol: float = TOL) -> AttackResult:
     )
 
 
-@lru_cache(maxsize=4096)
-def evaluate_cached(spec: AttackSpec) -> AttackResult:
-    """Memoised :func:`evaluate` (specs are frozen and hashable): sweeps repeat many specs."""
-    return evaluate(spec)
-
-
 def action_matrix(spec: AttackSpec, tol: float = TOL) -> np.ndarray:
     """State-to-state matrix of one whole attack action (reactive and Cheat Death excluded):
     row = target state (models, track left) before, column = after."""
@@ -318,4 +312,3 @@ def clear_caches() -> None:
     _group_hits.cache_clear()
     _unsaved.cache_clear()
     _transition.cache_clear()
-    evaluate_cached.cache_clear()
