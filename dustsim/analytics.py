@@ -156,8 +156,7 @@ def unit_column_table(cards: list[Card], *, progress: bool = False,
         row["notes"] = "; ".join(notes)
         rows.append(row)
     if engine == "exact":
-        it2 = specs
-        for i, spec in it2:
+        for i, spec in specs:
             r = evaluate(spec)
             rows[i].update(mean_hits=r.hits.mean(), mean_unsaved=r.unsaved.mean(),
                            mean_damage=r.damage.mean(), mean_models_killed=r.models_killed.mean(),

@@ -9,6 +9,12 @@ from .cli import command
 from .errors import DustsimError
 
 
+def _check_trials(args) -> None:
+    """One-line error (exit 2) for --trials below 1, before any work starts."""
+    if args.trials < 1:
+        raise DustsimError("--trials must be >= 1", field="--trials")
+
+
 def _parse_options(items) -> dict:
     out = {}
     for it in items or []:
@@ -72,8 +78,7 @@ def cmd_attack(args) -> int:
     from .attack import Situation, Target, compile_attack, target_from_card, weapon_from_cell
     from .rules import get_ruleset
 
-    if args.trials < 1:
-        raise DustsimError("--trials must be >= 1", field="--trials")
+    _check_trials(args)
     action = "sustained" if args.sustained else ("reactive" if args.reactive else "attack")
     options = _parse_options(args.option)
     title = ""
@@ -209,8 +214,7 @@ def cmd_report(args) -> int:
 
     from .report import ReportSettings, build_report
 
-    if args.trials < 1:
-        raise DustsimError("--trials must be >= 1", field="--trials")
+    _check_trials(args)
     formats = tuple(f.strip().lower() for f in args.format.split(",") if f.strip())
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad or not formats:

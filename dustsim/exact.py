@@ -34,25 +34,24 @@ def group_hits(g: GroupSpec, tol: float = TOL) -> tuple[np.ndarray, float]:
 
 @lru_cache(maxsize=1 << 16)
 def _group_hits(dice, hit, reroll, reroll2, chain, medal, tol):
-    g = _Params(dice=dice, hit=hit, reroll=reroll, reroll2=reroll2, chain=chain, medal=medal)
-    p1 = _p(g.hit)
+    p1 = _p(hit)
     miss = 1.0 - p1
-    if g.reroll:
-        miss *= 1.0 - _p(g.reroll)
-    if g.reroll2:
-        miss *= 1.0 - _p(g.reroll2)
+    if reroll:
+        miss *= 1.0 - _p(reroll)
+    if reroll2:
+        miss *= 1.0 - _p(reroll2)
     p = 1.0 - miss
-    n = g.dice
+    n = dice
     k = np.arange(n + 1)
     initial = stats.binom.pmf(k, n, p)
-    if g.medal:  # one die still missing after every re-roll is rolled again (Medal of Honor)
+    if medal:  # one die still missing after every re-roll is rolled again (Medal of Honor)
         shifted = np.zeros(n + 2)
         shifted[:-1] += initial * np.where(k < n, 1 - p1, 1.0)
         shifted[1:] += initial * np.where(k < n, p1, 0.0)
         initial = shifted
-    c = _p(g.chain) if g.chain else 0.0
+    c = _p(chain) if chain else 0.0
     if c == 0.0:
-        return initial, 0.0
+        return _frozen(initial), 0.0
     kmax = len(initial) - 1
     # extra hits X | k ~ NB(k, 1 - c); size the support from the largest k
     xmax = int(stats.nbinom.isf(tol, max(kmax, 1), 1 - c)) + 1
@@ -65,7 +64,7 @@ def _group_hits(dice, hit, reroll, reroll2, chain, medal, tol):
         x = h[kk:] - kk
         out[kk:] += initial[kk] * stats.nbinom.pmf(x, kk, 1 - c)
     dropped = max(0.0, 1.0 - out.sum())
-    return out, dropped
+    return _frozen(out), dropped
 
 
 def thin(pmf: np.ndarray, keep: float) -> np.ndarray:
@@ -83,7 +82,7 @@ def thin(pmf: np.ndarray, keep: float) -> np.ndarray:
 @lru_cache(maxsize=1 << 16)
 def _unsaved(dice, hit, reroll, reroll2, chain, medal, tol, keep):
     h, _ = _group_hits(dice, hit, reroll, reroll2, chain, medal, tol)
-    return thin(h, keep)
+    return _frozen(thin(h, keep))
 
 
 def save_probability(g: GroupSpec) -> float:
@@ -101,9 +100,6 @@ def _hit_transition(spec: AttackSpec, g: GroupSpec) -> np.ndarray:
 @lru_cache(maxsize=1 << 16)
 def _transition(A, B, single_full, policy, squad_dr, single_dr, auto_full, damage, auto_kill,
                 models_per_hit, resilient_squad, resilient_single) -> np.ndarray:
-    spec = _Params(single_full, policy, squad_dr, single_dr, auto_full)
-    g = _Params(damage=damage, auto_kill=auto_kill, squad_models_per_hit=models_per_hit,
-                resilient_squad=resilient_squad, resilient_single=resilient_single)
     size = (A + 1) * (B + 1)
     T = np.zeros((size, size))
     pd = 1.0 / 3.0  # Damage Resilient succeeds on the base face (1/3), every edition
@@ -117,26 +113,26 @@ def _transition(A, B, single_full, policy, squad_dr, single_dr, auto_full, damag
             if a == 0 and b == 0:
                 T[s, s] = 1.0
                 continue
-            to_single = (spec.policy == 1 and b > 0) or a == 0
+            to_single = (policy == 1 and b > 0) or a == 0
             if not to_single:
-                mph = g.squad_models_per_hit
-                if not g.resilient_squad or spec.squad_dr == 0:
+                mph = models_per_hit
+                if not resilient_squad or squad_dr == 0:
                     outcomes = {mph: 1.0}
-                elif spec.squad_dr == 1:  # one die per hit
+                elif squad_dr == 1:  # one die per hit
                     outcomes = {0: pd, mph: 1 - pd}
-                elif spec.squad_dr == 2:  # every point must be cancelled
-                    dd = 1 if g.auto_kill else max(g.damage, 1)
+                elif squad_dr == 2:  # every point must be cancelled
+                    dd = 1 if auto_kill else max(damage, 1)
                     outcomes = {0: pd**dd, 1: 1 - pd**dd}
                 else:  # one die per point, one model per point (2009)
-                    pts = 1 if g.auto_kill else max(g.damage, 1)
+                    pts = 1 if auto_kill else max(damage, 1)
                     outcomes = {pts - j: stats.binom.pmf(j, pts, pd) for j in range(pts + 1)}
                 for r, pr in outcomes.items():
                     T[s, idx(max(a - r, 0), b)] += pr
             else:
-                full = (spec.single_full if spec.auto_full else b) if g.auto_kill else g.damage
-                if not g.resilient_single or spec.single_dr == 0:
+                full = (single_full if auto_full else b) if auto_kill else damage
+                if not resilient_single or single_dr == 0:
                     T[s, idx(a, b - min(full, b))] += 1.0
-                elif spec.single_dr == 1:  # dice for the full damage, then capped
+                elif single_dr == 1:  # dice for the full damage, then capped
                     for j in range(full + 1):
                         rem = full - j
                         T[s, idx(a, b - min(rem, b))] += stats.binom.pmf(j, full, pd)
@@ -144,17 +140,13 @@ def _transition(A, B, single_full, policy, squad_dr, single_dr, auto_full, damag
                     m = min(full, b)
                     for j in range(m + 1):
                         T[s, idx(a, b - m + j)] += stats.binom.pmf(j, m, pd)
-    return T
+    return _frozen(T)
 
 
-class _Params:
-    """Attribute bag so the cached transition builder reads like the spec it came from."""
-
-    def __init__(self, single_full=0, policy=0, squad_dr=0, single_dr=0, auto_full=True,
-                 **kw):
-        self.single_full, self.policy, self.squad_dr = single_full, policy, squad_dr
-        self.single_dr, self.auto_full = single_dr, auto_full
-        self.__dict__.update(kw)
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """Memoised arrays are shared between calls: make them read-only."""
+    a.setflags(write=False)
+    return a
 
 
 def _state_marginals(spec: AttackSpec, v: np.ndarray):
