@@ -234,34 +234,74 @@ def scores(unit_column: pd.DataFrame, unit_unit: pd.DataFrame, cards: list[Card]
         partial = uc.groupby("unit")["partial"].any()
         wv = pd.Series(w).reindex(per_col.columns).fillna(0.0)
         offence = (per_col.fillna(0.0) * wv).sum(axis=1)
+        sus = uc[uc["action"] == "sustained"]
+        per_col_s = sus.groupby(["unit", "column"])["ap_destroyed"].mean().unstack("column")
+        offence_s = (per_col_s.fillna(0.0) * wv.reindex(per_col_s.columns).fillna(0.0)).sum(
+            axis=1)
+        offence_se = None
+        if "se_ap_destroyed" in att:
+            # mean of the open and cover figures: se = sqrt(se1^2 + se2^2) / 2 per column
+            var = att.assign(v=att["se_ap_destroyed"] ** 2).groupby(["unit", "column"])["v"]
+            se_col = (var.sum() ** 0.5 / var.count()).unstack("column")
+            offence_se = ((se_col.fillna(0.0) * wv.reindex(se_col.columns).fillna(0.0)) ** 2
+                          ).sum(axis=1) ** 0.5
         uu = unit_unit[unit_unit["edition"] == edition]
-        dur = {}
-        for target, g in uu.groupby("target"):
-            wts = g["attacker_ap"].to_numpy(float)
-            rate = 1.0 / g["expected_actions"].to_numpy(float)
-            ok = np.isfinite(rate)
-            if not ok.any() or wts[ok].sum() == 0:
-                dur[target] = math.nan
-                continue
-            mean_rate = np.average(rate[ok], weights=wts[ok])
-            dur[target] = 1.0 / mean_rate if mean_rate > 0 else math.inf
+        dur = {target: harmonic_actions(g["attacker_ap"], g["expected_actions"])
+               for target, g in uu.groupby("target")}
         info = {c.name: c for c in ed_cards}
         for unit, off in offence.items():
             c = info[unit]
             d = dur.get(unit, math.nan)
-            out.append({
+            row = {
                 "edition": edition, "unit": unit, "bloc": c.bloc, "faction": c.faction,
                 "kind": c.kind, "ap": c.ap, "offence": off, "offence_per_ap": off / c.ap,
+                "offence_sustained": offence_s.get(unit, math.nan),
                 "durability": d, "durability_per_ap": d / c.ap,
                 "composite": (off / c.ap) * (d / c.ap),
                 "partial": bool(partial.get(unit, False)) or c.models_source == "inferred",
-            })
+            }
+            if offence_se is not None:
+                se = float(offence_se.get(unit, math.nan))
+                row.update(offence_se=se, offence_per_ap_se=se / c.ap,
+                           composite_se=se / c.ap * d / c.ap)
+            out.append(row)
     df = pd.DataFrame(out)
     if df.empty:
         return df
     for col in ("offence_per_ap", "durability_per_ap", "composite"):
         df[f"rank_{col}"] = df.groupby("edition")[col].rank(ascending=False, method="min")
     return df.sort_values(["edition", "composite"], ascending=[True, False])
+
+
+def harmonic_actions(attacker_ap, expected_actions) -> float:
+    """AP-weighted harmonic mean of expected actions to destroy (the durability figure):
+    the inverse of the mix's mean destruction rate; inf when no attacker can destroy it."""
+    wts = np.asarray(attacker_ap, float)
+    rate = 1.0 / np.asarray(expected_actions, float)
+    ok = np.isfinite(rate) & np.isfinite(wts)
+    if not ok.any() or wts[ok].sum() == 0:
+        return math.nan
+    mean_rate = np.average(rate[ok], weights=wts[ok])
+    return 1.0 / mean_rate if mean_rate > 0 else math.inf
+
+
+def durability(target: Card, attackers: Iterable[Card], **situation) -> float:
+    """Durability of one card (as in :func:`scores`) in a given situation, e.g.
+    ``fortification="bunker"``: the AP-weighted harmonic mean over the attacker mix."""
+    tgt = target_from_card(target, **situation)
+    aps, actions = [], []
+    for a in attackers:
+        if a.edition != target.edition or not scoreable(a):
+            continue
+        weapons, notes = usable_weapons(a, tgt.column)
+        if not weapons:
+            if not any("unknown" in n for n in notes):  # as in unit_unit_table
+                aps.append(a.ap)
+                actions.append(math.inf)
+            continue
+        aps.append(a.ap)
+        actions.append(expected_actions_to_destroy(card_attack_spec(a, tgt)))
+    return harmonic_actions(aps, actions)
 
 
 def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:

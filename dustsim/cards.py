@@ -464,8 +464,8 @@ def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
         return []
     defaults = {k: doc[k] for k in ("edition", "bloc", "source", "revision")
                 if isinstance(doc.get(k), str)}
-    if "figure" in doc and "card" not in doc:
-        return []  # Dust Epic figures: read by dustsim.epic, not unit cards
+    if ("figure" in doc or "platoon" in doc) and "card" not in doc:
+        return []  # Epic figures and platoon charts: read by dustsim.epic / dustsim.platoons
     cards_raw = doc.get("card", [])
     if not isinstance(cards_raw, list):
         problems.append(Problem(file, None, None, "card", "must be an array of tables"))

@@ -74,7 +74,7 @@ def ranking_bars(scores: pd.DataFrame, metric: str = "composite", n: int = 15,
         zero = int((s[metric] <= 0).sum())
         s = s[s[metric] > 0]  # units that cannot hurt anything at range are listed apart
         best, worst = s.head(n), s.tail(n)
-        fig, axes = plt.subplots(1, 2, figsize=(12, 0.3 * n + 1.8), sharex=True)
+        fig, axes = plt.subplots(1, 2, figsize=(12, 0.3 * n + 1.8))
         for ax, part, label in ((axes[0], best, "best"), (axes[1], worst, "worst")):
             part = part.iloc[::-1]
             xerr = part[err].to_numpy(float) if err and err in part else None
@@ -169,4 +169,43 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = ""):
         ax.set_ylabel("printed AP")
         ax.set_title(title or "Fair points: above the line = over-costed")
         ax.legend()
+        return fig
+
+
+def platoon_comparison(table: pd.DataFrame, title: str = ""):
+    """Best build of each platoon (composite per AP, the modelled advantage's share marked)
+    and the spread of the composite over every legal build."""
+    with plt.rc_context(STYLE):
+        best = (table.sort_values("composite", ascending=False)
+                .drop_duplicates("platoon").iloc[::-1])
+        fig, axes = plt.subplots(1, 2, figsize=(13, 0.62 * len(best) + 2.0),
+                                 gridspec_kw={"width_ratios": [3, 2]})
+        y = np.arange(len(best))
+        base = best["composite_without_advantage"].to_numpy(float)
+        total = best["composite"].to_numpy(float)
+        colours = [_colour(b) for b in best["bloc"]]
+        axes[0].barh(y, base, color=colours, label="without the advantage")
+        axes[0].barh(y, total - base, left=base, color=colours, alpha=0.45, hatch="//",
+                     label="modelled platoon advantage")
+        labels = []
+        for r in best.itertuples():
+            units = " + ".join(x for x in (r.command, r.required, r.support) if x)
+            units = units if len(units) <= 70 else units[:67] + "..."
+            labels.append(f"{r.platoon}\n{units} ({r.ap_paid:g} AP)")
+        axes[0].set_yticks(y, labels, fontsize=7)
+        axes[0].set_xlabel("composite per AP of the best build (offence/AP x durability/AP)")
+        axes[0].set_title("Best legal build of each platoon")
+        axes[0].legend(loc="lower right", fontsize=7)
+        data = [table.loc[table["platoon"] == p, "composite"].to_numpy(float)
+                for p in best["platoon"]]
+        axes[1].boxplot(data, positions=y, orientation="horizontal", widths=0.5,
+                        whis=(0, 100))
+        axes[1].set_yticks(y, [f"{len(d):,} builds" for d in data], fontsize=7)
+        axes[1].set_ylim(axes[0].get_ylim())
+        axes[1].set_xlabel("composite per AP over every legal build (box: quartiles; "
+                           "whiskers: min-max)", fontsize=8)
+        axes[1].set_title("Spread over builds")
+        budget = table["budget"].iloc[0] if "budget" in table and len(table) else "?"
+        fig.suptitle(title or f"Platoons within {budget:g} AP", fontweight="bold")
+        fig.tight_layout()
         return fig

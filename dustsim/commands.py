@@ -203,6 +203,8 @@ def _register_report(sub) -> None:
     p.add_argument("--format", default="png,svg,pdf", help="chart formats, comma-separated")
     p.add_argument("--confirm", type=int, default=200,
                    help="exact figures re-checked by Monte Carlo (0: none)")
+    p.add_argument("--platoon-budget", type=float, default=75,
+                   help="army points for the platoon builds (Dust 1947; default 75)")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--data", nargs="*", help="unit files or folders")
@@ -225,7 +227,10 @@ def cmd_report(args) -> int:
     units = tuple(u.strip() for u in (args.units or "").split(",") if u.strip())
     settings = ReportSettings(edition=args.edition, units=units, engine=args.engine,
                               trials=args.trials, seed=args.seed, formats=formats,
-                              confirm=args.confirm, progress=not args.quiet)
+                              confirm=args.confirm, progress=not args.quiet,
+                              platoon_budget=args.platoon_budget)
+    if args.platoon_budget <= 0:
+        raise DustsimError("--platoon-budget must be > 0", field="--platoon-budget")
     data = [Path(p) for p in args.data] if args.data else None
     summary = build_report(Path(args.out), settings, force=args.force, data=data)
     print(f"report for {summary['edition']}: {summary['cards']} cards, "
@@ -285,4 +290,84 @@ def cmd_whatif(args) -> int:
         print(df.to_json(orient="records", indent=1))
     else:
         print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    return 0
+
+
+@command
+def _register_platoons(sub) -> None:
+    p = sub.add_parser("platoons", help="Dust 1947 platoons: legal builds ranked per AP",
+                       description="Score every legal build of every platoon chart within a "
+                                   "budget (faction bonus and captured +2 AP applied), rank "
+                                   "them per AP; list unmatched names and unmodelled "
+                                   "advantages.")
+    p.add_argument("--edition", default="dust-1947")
+    p.add_argument("--budget", type=float, default=75, help="army points (default 75)")
+    p.add_argument("--support", type=int, default=1,
+                   help="support units per build, at most (default 1)")
+    p.add_argument("--platoon", help="only platoons whose name contains this text")
+    p.add_argument("--top", type=int, default=3, help="best builds shown per platoon")
+    p.add_argument("--unmatched", action="store_true",
+                   help="list the printed unit names that match no card, and stop")
+    p.add_argument("--advantages", action="store_true",
+                   help="list the advantages (modelled or not), and stop")
+    p.add_argument("--csv", metavar="FILE", help="write every build to a CSV file")
+    p.add_argument("--force", action="store_true", help="replace an existing --csv file")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--data", nargs="*", help="unit files or folders")
+    p.set_defaults(func=cmd_platoons)
+
+
+def cmd_platoons(args) -> int:
+    from pathlib import Path
+
+    from .analytics import scores, unit_column_table, unit_unit_table
+    from .cards import load_cards
+    from .cli import _data_paths
+    from .io import atomic_write_text, check_writable
+    from .platoons import advantages, best_builds, load_platoons, matches, platoon_table
+
+    if args.budget <= 0:
+        raise DustsimError("--budget must be > 0", field="--budget")
+    if args.support < 0:
+        raise DustsimError("--support must be >= 0", field="--support")
+    if args.csv:
+        check_writable(Path(args.csv), args.force)
+    cards = [c for c in load_cards(_data_paths(args.data)) if c.edition == args.edition]
+    pls = [p for p in load_platoons() if p.edition == args.edition
+           and (not args.platoon or args.platoon.lower() in p.name.lower())]
+    if not pls:
+        raise DustsimError(f"no {args.edition} platoon"
+                           + (f" matching {args.platoon!r}" if args.platoon else ""),
+                           field="--platoon" if args.platoon else "--edition")
+
+    def show(df) -> None:
+        print(df.to_json(orient="records", indent=1) if args.json
+              else df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+
+    if args.unmatched:
+        m = matches(pls, cards)
+        show(m[m["matched_by"] == "unmatched"][["platoon", "slot", "role", "printed"]])
+        return 0
+    if args.advantages:
+        show(advantages(pls)[["platoon", "advantage", "lines", "modelled", "model",
+                              "buildable"]])
+        return 0
+    uc = unit_column_table(cards, progress=not args.quiet)
+    uu = unit_unit_table(cards, progress=not args.quiet)
+    table = platoon_table(pls, cards, scores(uc, uu, cards), budget=args.budget,
+                          max_support=args.support, progress=not args.quiet)
+    if table.empty:
+        raise DustsimError(f"no legal build within {args.budget:g} AP", field="--budget")
+    if args.csv:
+        atomic_write_text(Path(args.csv), table.to_csv(index=False), force=args.force)
+    cols = ["rank", "platoon", "command", "required", "support", "ap_paid", "faction",
+            "offence_per_ap", "durability_per_ap", "composite", "advantage_gain"]
+    show(best_builds(table, args.top)[cols])
+    if not args.json:
+        n_unbuildable = sum(not p.buildable for p in pls)
+        print(f"\n{len(table):,} legal builds within {args.budget:g} AP "
+              f"(support <= {args.support}); {n_unbuildable} platoon chart(s) lost in the "
+              "rulebook conversion cannot be built (--advantages lists them).",
+              file=sys.stderr)
     return 0

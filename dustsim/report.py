@@ -32,12 +32,15 @@ from .charts import (
     damage_distributions,
     efficiency_heatmap,
     fair_points_scatter,
+    platoon_comparison,
     ranking_bars,
     reliability_scatter,
     save,
 )
 from .errors import DustsimError
 from .io import atomic_dir, check_writable
+
+PLATOON_ROWS = 250
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class ReportSettings:
     formats: tuple[str, ...] = ("png", "svg", "pdf")
     confirm: int = 200
     progress: bool = True
+    platoon_budget: float = 75
+    platoon_support: int = 1
 
 
 def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card]]:
@@ -116,10 +121,13 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
                   "reference_targets": ref_df}
         if not confirm.empty:
             frames["mc_confirmation"] = confirm
+        frames.update(_platoons(edition_cards, sc, settings))
+        platoons_all = frames.pop("_platoons_all", None)
         for name, df in frames.items():
             df.to_csv(tables / f"{name}.csv", index=False)
             df.to_parquet(tables / f"{name}.parquet", index=False)
-        chart_files = _charts(charts, uc, sc, fp, edition_cards, chosen, settings)
+        chart_files = _charts(charts, uc, sc, fp, edition_cards, chosen, settings,
+                              platoons_all)
         summary = {
             "edition": settings.edition, "cards": len(chosen),
             "complete_cards": sum(c.complete for c in chosen),
@@ -143,7 +151,27 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     return summary
 
 
-def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings) -> list[str]:
+def _platoons(edition_cards: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
+    """Platoon tables for editions with platoon charts (Dust 1947)."""
+    from .platoons import advantages, load_platoons, matches, platoon_table
+
+    pls = [p for p in load_platoons() if p.edition == s.edition]
+    if not pls:
+        return {}
+    table = platoon_table(pls, edition_cards, sc, budget=s.platoon_budget,
+                          max_support=s.platoon_support, progress=s.progress)
+    adv = advantages(pls)
+    adv["legal_builds"] = adv["platoon"].map(table.groupby("platoon").size() if len(table)
+                                             else {}).fillna(0).astype(int)
+    # every build is scored (the chart shows the spread); the table keeps each platoon's
+    # best PLATOON_ROWS (all of them: ``dustsim platoons --csv``)
+    top = table[table["rank_in_platoon"] <= PLATOON_ROWS] if len(table) else table
+    return {"platoons": top, "platoon_advantages": adv,
+            "platoon_matches": matches(pls, edition_cards), "_platoons_all": table}
+
+
+def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
+            platoons: pd.DataFrame | None = None) -> list[str]:
     from .api import card_attack_spec
     from .exact import evaluate
 
@@ -156,11 +184,17 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings) 
     put(efficiency_heatmap(uc, title=f"{s.edition}: AP destroyed per action per AP "
                                      "(Attack; open/cover mean)"), "efficiency_heatmap")
     if not sc.empty:
+        mc = " (bars: 1 Monte Carlo SE of the offence)" if "composite_se" in sc else ""
         put(ranking_bars(sc, "composite", n=min(15, max(1, len(sc) // 2)),
-                         title=f"{s.edition}: composite per AP (offence x durability)"),
-            "ranking_composite")
+                         title=f"{s.edition}: composite per AP (offence x durability){mc}",
+                         err="composite_se" if mc else None), "ranking_composite")
         put(ranking_bars(sc, "offence_per_ap", n=min(15, max(1, len(sc) // 2)),
-                         title=f"{s.edition}: offence per AP"), "ranking_offence")
+                         title=f"{s.edition}: offence per AP{mc}",
+                         err="offence_per_ap_se" if mc else None), "ranking_offence")
+    if platoons is not None and not platoons.empty:
+        put(platoon_comparison(platoons, f"{s.edition}: platoons within {s.platoon_budget:g} "
+                                         f"AP (up to {s.platoon_support} support unit)"),
+            "platoons")
     refs = reference_targets(edition_cards)
     for col in ("I2", "V4"):
         put(reliability_scatter(uc, col), f"reliability_{col}")
@@ -226,6 +260,22 @@ def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
                      + _table_html(fp.dropna(subset=["residual"]), fcols))
         parts.append("<h3>Most under-costed</h3>"
                      + _table_html(fp.dropna(subset=["residual"]).iloc[::-1], fcols))
+    if "platoons" in frames and not frames["platoons"].empty:
+        from .platoons import best_builds
+
+        pt, adv = frames["platoons"], frames["platoon_advantages"]
+        pm = frames["platoon_matches"]
+        parts.append("<h2>Platoons</h2><p>Every legal build of each buildable platoon chart "
+                     "(faction bonus and captured +2 AP applied), ranked by composite per AP "
+                     "paid; see <code>dustsim.platoons</code>.</p>")
+        parts.append(_table_html(best_builds(pt), ["platoon", "command", "required", "support",
+                                                   "ap_paid", "faction", "composite",
+                                                   "advantage_gain"], 40))
+        parts.append("<h3>Advantages not modelled</h3>" + _table_html(
+            adv[~adv["modelled"]], ["platoon", "advantage", "lines", "buildable"], 40))
+        un = pm[pm["matched_by"] == "unmatched"]
+        parts.append("<h3>Printed unit names matching no card (never guessed)</h3>"
+                     + _table_html(un, ["platoon", "slot", "printed"], 40))
     parts.append("<h2>Charts</h2>")
     for name in charts:
         parts.append(f"<h3>{e(name.replace('_', ' '))}</h3>"

@@ -82,10 +82,12 @@ def test_report_small_bundle(tmp_path):
     charts = sorted(p.stem for p in (out / "charts").glob("*.png"))
     assert charts and all(f"charts/{c}.png" in html for c in charts)
     assert all((out / "charts" / f"{c}.svg").exists() for c in charts)
-    for t in ("unit_column", "unit_unit", "scores", "fair_points", "reference_targets"):
+    for t in ("unit_column", "unit_unit", "scores", "fair_points", "reference_targets",
+              "platoons", "platoon_advantages", "platoon_matches"):
         assert (out / "tables" / f"{t}.csv").exists() and (out / "tables" / f"{t}.parquet").exists()
         assert f"tables/{t}.csv" in html
     assert "516c407" in html  # the data's source revision
+    assert "platoons" in charts and "Heavy Grenadier Flak Squad" in html  # unmatched listed
     # an existing report is not overwritten without --force
     code, _, stderr = run("report", "--units", "Pounder", "--out", str(out), "--quiet")
     assert code == 2 and "--force" in stderr
@@ -115,3 +117,15 @@ def test_import_refuses_overwrite(tmp_path, capsys):
     assert main(["import", "facts", str(csv), "-o", str(target), "--force"]) == 0
     assert (target / "epic" / "figures.toml").exists()
     assert main(["import", "facts", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x")]) == 2
+
+
+def test_platoons_command(tmp_path):
+    code, out, err = run("platoons", "--unmatched")
+    assert code == 0 and "Mortar Squad" in out
+    code, out, err = run("platoons", "--advantages", "--json")
+    rows = json.loads(out)
+    assert len(rows) == 30 and sum(r["modelled"] for r in rows) == 4
+    code, _, err = run("platoons", "--budget", "0")
+    assert code == 2 and "--budget" in err and "\n" not in err.strip()
+    code, _, err = run("platoons", "--platoon", "no such platoon")
+    assert code == 2 and "--platoon" in err
