@@ -270,6 +270,9 @@ def scores(unit_column: pd.DataFrame, unit_unit: pd.DataFrame, cards: list[Card]
         return df
     for col in ("offence_per_ap", "durability_per_ap", "composite"):
         df[f"rank_{col}"] = df.groupby("edition")[col].rank(ascending=False, method="min")
+    for group in ("bloc", "faction", "kind"):  # composite rank within each group
+        df[f"rank_in_{group}"] = df.groupby(["edition", group], dropna=False)[
+            "composite"].rank(ascending=False, method="min")
     return df.sort_values(["edition", "composite"], ascending=[True, False])
 
 

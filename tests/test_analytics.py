@@ -76,6 +76,14 @@ def test_mc_table_agrees_with_exact(d47):
     z = (mc["mean_damage"][ok] - ex["mean_damage"][ok]) / mc["se_damage"][ok]
     assert np.abs(z).max() < 5.5  # ~200 figures: 5 sigma each, plus a little for the maximum
     assert (mc["mean_damage"][~ok].fillna(0) == 0).all()
+    # scores from the MC table carry error bars that cover the exact offence
+    uu = unit_unit_table(cards)
+    sx, sm = scores(ex, uu, cards).set_index("unit"), scores(mc, uu, cards).set_index("unit")
+    assert "offence_se" not in sx and (sm["offence_se"] > 0).all()
+    z = (sm["offence"] - sx["offence"]) / sm["offence_se"]
+    assert z.abs().max() < 5
+    np.testing.assert_allclose(sm["composite_se"],
+                               sm["offence_se"] / sm["ap"] * sm["durability_per_ap"])
 
 
 def test_scores_and_fair_points(d47):
@@ -87,6 +95,9 @@ def test_scores_and_fair_points(d47):
     finite = sc[np.isfinite(sc["composite"])]
     np.testing.assert_allclose(finite["composite"],
                                finite["offence_per_ap"] * finite["durability_per_ap"])
+    for g in ("bloc", "faction", "kind"):  # rank 1 is the group's best composite
+        best = sc.loc[sc.groupby(g, dropna=False)["composite"].idxmax()]
+        assert (best[f"rank_in_{g}"] == 1).all()
     fp = fair_points(sc)
     assert fp["fair_ap"].notna().sum() >= 5
     inband = fp.dropna(subset=["fair_ap"])
