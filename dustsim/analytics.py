@@ -117,22 +117,27 @@ def _attack_notes(card: Card, column: str) -> tuple[list, list[str]]:
 
 
 def unit_column_table(cards: list[Card], *, progress: bool = False,
-                      engine: str = "exact", trials: int = 20_000, seed: int = 0
+                      engine: str = "exact", trials: int = 20_000, seed: int = 0,
+                      situations: tuple[tuple[str, bool], ...] = SITUATIONS,
+                      references: dict[str, dict[str, Reference]] | None = None
                       ) -> pd.DataFrame:
-    """Tidy table: card x column x situation with expected hits, damage, kills, P(destroy)."""
+    """Tidy table: card x column x situation with expected hits, damage, kills, P(destroy).
+
+    ``references`` (per edition) defaults to the reference targets of ``cards``; a sweep split
+    into tasks passes the whole edition's so every task uses the same targets."""
     rows, specs = [], []
     by_edition: dict[str, list[Card]] = {}
     for c in cards:
         by_edition.setdefault(c.edition, []).append(c)
     jobs = []
     for edition, ed_cards in by_edition.items():
-        refs = reference_targets(ed_cards)
+        refs = (references or {}).get(edition) or reference_targets(ed_cards)
         for card in ed_cards:
             if not scoreable(card):
                 continue
             for col in COLUMNS:
                 weapons, notes = _attack_notes(card, col)
-                for action, cover in SITUATIONS:
+                for action, cover in situations:
                     jobs.append((edition, card, col, action, cover, refs[col], weapons, notes))
     it = jobs
     if progress:

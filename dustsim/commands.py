@@ -203,6 +203,10 @@ def _register_report(sub) -> None:
     p.add_argument("--format", default="png,svg,pdf", help="chart formats, comma-separated")
     p.add_argument("--confirm", type=int, default=200,
                    help="exact figures re-checked by Monte Carlo (0: none)")
+    p.add_argument("--workers", type=int, default=0,
+                   help="run the sweeps on a local Dask cluster of N worker processes")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the sweeps on an existing Dask cluster (tcp://host:8786)")
     p.add_argument("--platoon-budget", type=float, default=75,
                    help="army points for the platoon builds (Dust 1947; default 75)")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
@@ -228,7 +232,10 @@ def cmd_report(args) -> int:
     settings = ReportSettings(edition=args.edition, units=units, engine=args.engine,
                               trials=args.trials, seed=args.seed, formats=formats,
                               confirm=args.confirm, progress=not args.quiet,
-                              platoon_budget=args.platoon_budget)
+                              platoon_budget=args.platoon_budget, workers=args.workers,
+                              scheduler=args.scheduler)
+    if args.workers < 0:
+        raise DustsimError("--workers must be >= 0", field="--workers")
     if args.platoon_budget <= 0:
         raise DustsimError("--platoon-budget must be > 0", field="--platoon-budget")
     data = [Path(p) for p in args.data] if args.data else None

@@ -542,7 +542,9 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
             by_ed[p.edition] = unit_metrics(score_table[score_table["edition"] == p.edition],
                                             ed_cards, forts)
         metrics = by_ed[p.edition]
-        for b in builds(p, ed_cards, budget, max_support=max_support):
+        # only cards with figures can be scored (cards without weapons or AP are not)
+        scored = [c for c in ed_cards if (c.name, "none") in metrics]
+        for b in builds(p, scored, budget, max_support=max_support):
             s = score_build(b, p, metrics, by_name)
             if s is None:
                 continue

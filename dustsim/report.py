@@ -24,8 +24,6 @@ from .analytics import (
     fair_points,
     reference_targets,
     scores,
-    unit_column_table,
-    unit_unit_table,
 )
 from .cards import Card, load_cards
 from .charts import (
@@ -39,6 +37,7 @@ from .charts import (
 )
 from .errors import DustsimError
 from .io import atomic_dir, check_writable
+from .sweep import dask_client, sweep
 
 PLATOON_ROWS = 250
 
@@ -55,6 +54,8 @@ class ReportSettings:
     progress: bool = True
     platoon_budget: float = 75
     platoon_support: int = 1
+    workers: int = 0
+    scheduler: str | None = None
 
 
 def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card]]:
@@ -107,9 +108,10 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     with atomic_dir(out, force=force) as tmp:
         tables, charts = tmp / "tables", tmp / "charts"
         tables.mkdir()
-        uc = unit_column_table(chosen, progress=settings.progress, engine=settings.engine,
-                               trials=settings.trials, seed=settings.seed)
-        uu = unit_unit_table(edition_cards, chosen, progress=settings.progress)
+        with dask_client(settings.workers, settings.scheduler) as client:
+            uc, uu = sweep(edition_cards, chosen, engine=settings.engine,
+                           trials=settings.trials, seed=settings.seed, client=client,
+                           progress=settings.progress)
         sc = scores(uc, uu, edition_cards)
         fp = fair_points(sc)
         refs = reference_targets(edition_cards)
@@ -132,6 +134,7 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             "edition": settings.edition, "cards": len(chosen),
             "complete_cards": sum(c.complete for c in chosen),
             "engine": settings.engine, "trials": settings.trials, "seed": settings.seed,
+            "workers": settings.workers, "scheduler": settings.scheduler,
             "rows_unit_column": len(uc), "rows_unit_unit": len(uu),
             "seconds": round(time.perf_counter() - t0, 1),
         }

@@ -197,3 +197,75 @@ def test_infer_models_rules():
     assert infer_models(ws) == 5
     assert infer_models([Weapon("Phaser", line, 3, "6"), Weapon("Punch", line, 3, "C")]) == 3
     assert infer_models([]) is None
+
+
+# -- fuzzing: mutated real catalogues and random documents ---------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+MUTATIONS = st.sampled_from(["truncate", "delete", "number", "drop-id", "retarget", "encoding",
+                             "duplicate-id", "garbage"])
+
+
+def _mutate(text: str, kind: str, data) -> bytes:
+    if kind == "truncate":
+        return text[:data.draw(st.integers(0, len(text)))].encode("utf-8")
+    if kind == "delete":
+        i = data.draw(st.integers(0, len(text) - 1))
+        return (text[:i] + text[i + data.draw(st.integers(1, 400)):]).encode("utf-8")
+    if kind == "number":  # absurd numbers in characteristics and costs
+        big = data.draw(st.sampled_from(["99999999999999999999", "-7", "1e308", "nan", "",
+                                         "3/1/1", "½"]))
+        return re.sub(r'(value=")[0-9.]+(")', lambda m: m.group(1) + big + m.group(2),
+                      text, count=data.draw(st.integers(1, 50))).encode("utf-8")
+    if kind == "drop-id":
+        return re.sub(r' id="[^"]*"', "", text, count=data.draw(st.integers(1, 200))
+                      ).encode("utf-8")
+    if kind == "retarget":  # links to ids that do not exist
+        return re.sub(r'targetId="[^"]*"', 'targetId="nowhere"', text,
+                      count=data.draw(st.integers(1, 100))).encode("utf-8")
+    if kind == "duplicate-id":
+        ids = re.findall(r' id="([^"]*)"', text)
+        a = data.draw(st.sampled_from(ids))
+        return text.replace(f' id="{ids[0]}"', f' id="{a}"').encode("utf-8")
+    if kind == "encoding":
+        return text.encode(data.draw(st.sampled_from(["utf-16", "latin-1", "cp1252"])),
+                           errors="replace")
+    return data.draw(st.binary(max_size=2000))
+
+
+@needs_shared
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(MUTATIONS, st.data())
+def test_fuzz_mutated_catalogue_is_imported_or_refused_in_one_line(tmp_path_factory, kind,
+                                                                    data):
+    tmp = tmp_path_factory.mktemp("fuzz")
+    (tmp / "Dust_1947.gst").write_bytes((BS / "Dust_1947.gst").read_bytes())
+    text = (BS / "Mythos.cat").read_text(encoding="utf-8")
+    (tmp / "Mythos.cat").write_bytes(_mutate(text, kind, data))
+    try:
+        texts, _ = import_battlescribe([tmp / "Dust_1947.gst", tmp / "Mythos.cat"])
+    except DustsimError as exc:
+        msg = str(exc)
+        assert "\n" not in msg and "Mythos.cat" in msg
+        return
+    # what is imported is valid unit data
+    for name, t in texts.items():
+        (tmp / name).write_text(t, encoding="utf-8")
+        problems = []
+        parse_unit_file(tmp / name, problems)
+        assert not problems, problems[0]
+
+
+@needs_shared
+def test_cli_import_of_a_broken_catalogue_writes_nothing(tmp_path):
+    from dustsim.cli import main
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "Dust_1947.gst").write_bytes((BS / "Dust_1947.gst").read_bytes())
+    (tmp_path / "in" / "Mythos.cat").write_bytes((BS / "Mythos.cat").read_bytes())
+    (tmp_path / "in" / "Zz.cat").write_bytes(b"<catalogue id='x'><oops")
+    out = tmp_path / "out"
+    assert main(["import", "battlescribe", str(tmp_path / "in"), "-o", str(out)]) == 2
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["in"]

@@ -1,0 +1,146 @@
+"""The report's sweeps on a real Dask LocalCluster: same tables as a local run, and a worker
+killed mid-sweep loses nothing."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pandas as pd
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from dustsim.sweep import Task, plan, run_task, sweep, task_seed  # noqa: E402
+
+TRIALS = 3000
+
+
+@pytest.fixture(scope="module")
+def d47(all_cards):
+    return [c for c in all_cards if c.edition == "dust-1947"]
+
+
+@pytest.fixture(scope="module")
+def chosen(d47):
+    return d47[:16]
+
+
+@pytest.fixture(scope="module")
+def local(d47, chosen):
+    return sweep(d47, chosen, engine="mc", trials=TRIALS, seed=11)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=50) as c, Client(c) as client:
+        yield c, client
+
+
+def test_task_keys_are_stable_and_distinct(chosen):
+    tasks = plan(chosen)
+    assert len({t.key for t in tasks}) == len(tasks)
+    assert Task("unit_unit", ("a", "b")).key == Task("unit_unit", ("a", "b")).key
+    assert task_seed(1, tasks[0]) != task_seed(2, tasks[0])
+    # the plan depends on the cards only: 2 batches x 4 situations + 2 target batches
+    assert len(tasks) == 2 * 4 + 2
+
+
+def test_task_split_equals_one_local_table(d47, chosen, local):
+    """Exact engine: the split sweep equals the single-call tables."""
+    from dustsim.analytics import reference_targets, unit_column_table, unit_unit_table
+
+    uc, uu = sweep(d47, chosen[:5], batch=2)
+    refs = {"dust-1947": reference_targets(d47)}
+    pd.testing.assert_frame_equal(uc, unit_column_table(chosen[:5], references=refs))
+    pd.testing.assert_frame_equal(uu, unit_unit_table(d47, chosen[:5]))
+
+
+def test_dask_tables_equal_local(d47, chosen, local, cluster):
+    _, client = cluster
+    uc, uu = sweep(d47, chosen, engine="mc", trials=TRIALS, seed=11, client=client)
+    pd.testing.assert_frame_equal(uc, local[0])
+    pd.testing.assert_frame_equal(uu, local[1])
+    # and another seed gives other numbers (the seed is really used)
+    uc2, _ = sweep(d47, chosen[:8], engine="mc", trials=TRIALS, seed=12, client=client)
+    assert not uc2["mean_damage"].equals(local[0]["mean_damage"].iloc[:len(uc2)])
+
+
+def _dying_task(task, cards, engine, trials, seed, marker):
+    """Kills its worker process the first time it runs (a worker lost mid-sweep)."""
+    if not os.path.exists(marker):
+        with open(marker, "w") as fh:
+            fh.write(str(os.getpid()))
+        os._exit(1)
+    return run_task(task, cards, engine, trials, seed)
+
+
+def test_a_killed_worker_loses_no_result(d47, chosen, local, cluster, tmp_path):
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    _, client = cluster
+    marker = str(tmp_path / "killed")
+
+    def fn(task, cards, engine, trials, seed):
+        return _dying_task(task, cards, engine, trials, seed, marker)
+
+    uc, uu = sweep(d47, chosen, engine="mc", trials=TRIALS, seed=11, client=client,
+                   task_fn=fn)
+    assert os.path.exists(marker)  # a worker really died
+    pd.testing.assert_frame_equal(uc, local[0])
+    pd.testing.assert_frame_equal(uu, local[1])
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+def test_report_with_workers_equals_local(tmp_path):
+    from dustsim.cli import main
+
+    units = "Pounder,Heavy Laser Grenadier Squad,Ludwig"
+    common = ["report", "--units", units, "--engine", "mc", "--trials", "2000",
+              "--format", "png", "--quiet", "--seed", "4"]
+    assert main([*common, "--out", str(tmp_path / "a")]) == 0
+    assert main([*common, "--out", str(tmp_path / "b"), "--workers", "2"]) == 0
+    for t in ("unit_column", "unit_unit", "scores", "fair_points"):
+        a = pd.read_parquet(tmp_path / "a" / "tables" / f"{t}.parquet")
+        b = pd.read_parquet(tmp_path / "b" / "tables" / f"{t}.parquet")
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_ctrl_c_during_a_dask_sweep_leaves_nothing(tmp_path, monkeypatch):
+    import dustsim.report as rep
+    from dustsim.cli import main
+
+    real = rep.sweep
+
+    def interrupted(*a, **k):
+        assert k["client"] is not None  # inside the cluster
+        real(*a, **k)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rep, "sweep", interrupted)
+    out = tmp_path / "rep"
+    assert main(["report", "--units", "Pounder", "--out", str(out), "--quiet",
+                 "--workers", "2", "--confirm", "0"]) == 130
+    assert not out.exists() and not any(tmp_path.iterdir())
+
+
+def test_bad_dask_options_are_one_line_errors(tmp_path, capsys):
+    from dustsim.cli import main
+
+    out = str(tmp_path / "r")
+    assert main(["report", "--units", "Pounder", "--out", out, "--workers", "-1"]) == 2
+    assert main(["report", "--units", "Pounder", "--out", out, "--workers", "2",
+                 "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(e.startswith("dustsim: error:") for e in err)
+    assert not (tmp_path / "r").exists()
+    from dustsim.errors import DustsimError
+    from dustsim.sweep import dask_client
+
+    with pytest.raises(DustsimError, match="cannot reach the Dask scheduler"):  # noqa: SIM117
+        with dask_client(scheduler="tcp://127.0.0.1:1", timeout="1s"):
+            pass
