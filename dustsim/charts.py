@@ -209,3 +209,37 @@ def platoon_comparison(table: pd.DataFrame, title: str = ""):
         fig.suptitle(title or f"Platoons within {budget:g} AP", fontweight="bold")
         fig.tight_layout()
         return fig
+
+
+def epic_mixes(rows: list[dict], budget: int, opponent: str, side: str = "attacker",
+               top: int = 12, title: str = ""):
+    """Win probability across army mixes (Dust Epic optimiser): every mix by its air share,
+    coloured by its mech share, and the best mixes."""
+    with plt.rc_context(STYLE):
+        d = pd.DataFrame(rows)
+        fig, axes = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [3, 2]})
+        air = (d["fighter"] * 3 + d["bomber"] * 6) / d["cost"]
+        mech = d["mech"] * 5 / d["cost"]
+        sc = axes[0].scatter(air, d["p_win"], c=mech, cmap="viridis", s=22, vmin=0, vmax=1)
+        cb = fig.colorbar(sc, ax=axes[0], fraction=0.04, pad=0.02)
+        cb.set_label("share of PP in mechs")
+        best = d.iloc[0]
+        axes[0].annotate(best["mix"], (air.iloc[0], best["p_win"]), fontsize=8,
+                         xytext=(6, -12), textcoords="offset points")
+        axes[0].set_xlabel("share of PP in air figures (fighters, bombers)")
+        axes[0].set_ylabel("P(attacker wins)" if side == "attacker" else
+                           "P(attacker does not win)")
+        axes[0].set_title(f"Every mix of {budget} PP ({len(d)} mixes)")
+        t = d.head(top).iloc[::-1]
+        axes[1].barh(range(len(t)), t["p_win"], color="#1f5fa8")
+        axes[1].set_yticks(range(len(t)), [f"{m} ({c} PP)" for m, c in zip(t["mix"], t["cost"],
+                                                                            strict=True)],
+                           fontsize=7)
+        lo = max(0.0, float(t["p_win"].min()) - 0.05)
+        axes[1].set_xlim(lo, 1.0)
+        axes[1].set_xlabel("win probability")
+        axes[1].set_title(f"Best {len(t)}")
+        role = "attacking" if side == "attacker" else "defending against"
+        fig.suptitle(title or f"Dust Epic: {budget} PP {role} {opponent}", fontweight="bold")
+        fig.tight_layout()
+        return fig

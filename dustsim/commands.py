@@ -378,3 +378,125 @@ def cmd_platoons(args) -> int:
               "rulebook conversion cannot be built (--advantages lists them).",
               file=sys.stderr)
     return 0
+
+
+@command
+def _register_epic(sub) -> None:
+    p = sub.add_parser("epic", help="Dust Epic battles and army mixes",
+                       description="Dust Epic (strategy game): battle odds by exact Markov "
+                                   "chain or Monte Carlo, and the best army mix for a budget.")
+    esub = p.add_subparsers(dest="epic_command", required=True, metavar="COMMAND")
+
+    def common(q) -> None:
+        where = q.add_mutually_exclusive_group()
+        where.add_argument("--capital", action="store_true", help="the target is a capital")
+        where.add_argument("--production-centre", "--production-center", action="store_true",
+                           dest="production_centre", help="the target holds a PC")
+        kind = q.add_mutually_exclusive_group()
+        kind.add_argument("--amphibious", action="store_true")
+        kind.add_argument("--sea", action="store_true", help="submarines only")
+        q.add_argument("--casualties", default="firepower",
+                       help="casualty policy: firepower (default), costliest, cheapest")
+        q.add_argument("--retreat", default="never", help="retreat policy: never, outgunned")
+        q.add_argument("--attacker-ability", action="append", default=[],
+                       help="ace-of-the-sky, sigrid, nurse (repeatable)")
+        q.add_argument("--defender-ability", action="append", default=[])
+        q.add_argument("--json", action="store_true")
+
+    b = esub.add_parser("battle", help="one battle: P(attacker wins), cease-fire, survivors")
+    b.add_argument("attacker", help="e.g. '4 tank, 1 mech'")
+    b.add_argument("vs", choices=("vs",), help="the word 'vs'")
+    b.add_argument("defender", help="e.g. '3 tank'")
+    b.add_argument("--engine", default="auto", choices=("auto", "exact", "mc"),
+                   help="auto: exact up to 30 figures a side, else Monte Carlo")
+    b.add_argument("--trials", type=int, default=200_000)
+    b.add_argument("--seed", type=int, default=0)
+    common(b)
+    b.set_defaults(func=cmd_epic_battle)
+
+    o = esub.add_parser("optimize", help="best army mix for a production budget",
+                        aliases=["optimise"])
+    o.add_argument("--budget", type=int, required=True, help="production points")
+    o.add_argument("--vs", required=True, help="the opposing army, e.g. '3 tank, 2 fighter'")
+    o.add_argument("--side", default="attacker", choices=("attacker", "defender"),
+                   help="optimise the attacker (default) or the defender")
+    o.add_argument("--objective", default="win", choices=("win", "efficiency"))
+    o.add_argument("--top", type=int, default=10)
+    o.add_argument("--chart", metavar="FILE", help="write the win-probability chart (PNG/SVG/PDF)")
+    o.add_argument("--force", action="store_true", help="replace an existing --chart file")
+    common(o)
+    o.set_defaults(func=cmd_epic_optimize)
+
+
+def _epic_setting(args) -> dict:
+    return {"kind": "sea" if args.sea else "amphibious" if args.amphibious else "land",
+            "capital": args.capital, "production_centre": args.production_centre,
+            "casualties": args.casualties, "retreat": args.retreat,
+            "abilities_attacker": tuple(args.attacker_ability),
+            "abilities_defender": tuple(args.defender_ability)}
+
+
+def cmd_epic_battle(args) -> int:
+    from .epic import TYPES, battle
+
+    _check_trials(args)
+    r = battle(args.attacker, args.defender, engine=args.engine, trials=args.trials,
+               seed=args.seed, **_epic_setting(args))
+    d = r.to_dict()
+    if args.json:
+        print(json.dumps(d, indent=1))
+        return 0
+    se = (lambda p: f" ± {r.se(p):.4f}") if r.trials else (lambda p: "")
+    print(f"{d['attacker']} attack {d['defender']} ({d['kind']}"
+          + (", capital" if r.battle.capital else "")
+          + (", production centre" if r.battle.production_centre else "")
+          + f"; engine {r.engine}" + (f", {r.trials:,} trials" if r.trials else
+                                      f", {r.states:,} states") + ")")
+    for k in ("p_attacker_wins", "p_defender_wins", "p_ceasefire", "p_draw"):
+        if k != "p_draw" or d[k]:
+            print(f"  {k:<16} {d[k]:.4f}{se(d[k])}")
+    for side in ("attacker", "defender"):
+        surv = d[f"expected_survivors_{side}"]
+        print(f"  {side} expected survivors: "
+              + ", ".join(f"{surv[t]:.2f} {t}" for t in TYPES if t in surv)
+              + f"; PP lost {d[f'pp_lost_{side}']:.2f}")
+    print(f"  attacker PP destroyed per PP lost: {d['pp_efficiency_attacker']:.3f}")
+    return 0
+
+
+def cmd_epic_optimize(args) -> int:
+    from pathlib import Path
+
+    from .epic import optimize
+
+    if args.chart:
+        from .io import check_writable
+
+        check_writable(Path(args.chart), args.force)
+    rows = optimize(args.budget, args.vs, side=args.side, objective=args.objective,
+                    progress=not args.json, **_epic_setting(args))
+    if args.chart:
+        import tempfile
+
+        from .charts import epic_mixes, save
+
+        path = Path(args.chart)
+        fmt = path.suffix.lstrip(".").lower() or "png"
+        if fmt not in ("png", "svg", "pdf"):
+            raise DustsimError(f"chart format {fmt!r}: use .png, .svg or .pdf", field="--chart")
+        fig = epic_mixes(rows, args.budget, args.vs, args.side)
+        with tempfile.TemporaryDirectory(dir=path.parent if path.parent.exists() else None) \
+                as tmp:
+            (written,) = save(fig, Path(tmp), "chart", (fmt,))
+            written.replace(path)
+    if args.json:
+        print(json.dumps(rows[: args.top], indent=1))
+        return 0
+    import pandas as pd
+
+    df = pd.DataFrame(rows[: args.top])[["mix", "cost", "p_win", "p_ceasefire", "pp_lost",
+                                         "pp_destroyed", "efficiency"]]
+    print(df.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(f"({len(rows)} mixes of {args.budget} PP spending all but less than the cheapest "
+          f"figure; {args.side} against {args.vs})", file=sys.stderr)
+    return 0

@@ -56,6 +56,7 @@ class ReportSettings:
     platoon_support: int = 1
     workers: int = 0
     scheduler: str | None = None
+    epic: bool = True
 
 
 def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card]]:
@@ -125,11 +126,21 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             frames["mc_confirmation"] = confirm
         frames.update(_platoons(edition_cards, sc, settings))
         platoons_all = frames.pop("_platoons_all", None)
+        epic_rows = None
+        if settings.epic:
+            epic_frames, epic_rows = _epic()
+            frames.update(epic_frames)
         for name, df in frames.items():
             df.to_csv(tables / f"{name}.csv", index=False)
             df.to_parquet(tables / f"{name}.parquet", index=False)
         chart_files = _charts(charts, uc, sc, fp, edition_cards, chosen, settings,
                               platoons_all)
+        if epic_rows:
+            from .charts import epic_mixes
+
+            save(epic_mixes(epic_rows, EPIC_BUDGET, EPIC_OPPONENT), charts, "epic_mixes",
+                 settings.formats)
+            chart_files.append("epic_mixes")
         summary = {
             "edition": settings.edition, "cards": len(chosen),
             "complete_cards": sum(c.complete for c in chosen),
@@ -152,6 +163,28 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             _html(settings_doc, frames, chart_files, refs), encoding="utf-8")
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     return summary
+
+
+EPIC_BATTLES = (
+    ("4 tank", "3 tank", {}), ("4 tank", "3 tank", {"production_centre": True}),
+    ("4 tank", "3 tank", {"capital": True}), ("4 tank", "3 tank", {"kind": "amphibious"}),
+    ("2 tank, 1 mech, 1 fighter", "3 tank", {}), ("4 tank, 1 mech", "3 tank, 1 fighter", {}),
+    ("5 submarine", "4 submarine", {"kind": "sea"}),
+)
+EPIC_BUDGET, EPIC_OPPONENT = 20, "3 tank, 2 fighter"
+
+
+def _epic() -> tuple[dict, list]:
+    """Dust Epic section: example battles (exact Markov chain) and the optimiser."""
+    from .epic import battle, optimize
+
+    rows = [battle(a, d, engine="exact", **kw).to_dict() for a, d, kw in EPIC_BATTLES]
+    for r in rows:
+        for side in ("attacker", "defender"):
+            surv = r.pop(f"expected_survivors_{side}")
+            r[f"survivors_{side}"] = ", ".join(f"{v:.2f} {t}" for t, v in surv.items())
+    mixes = optimize(EPIC_BUDGET, EPIC_OPPONENT)
+    return {"epic_battles": pd.DataFrame(rows), "epic_mixes": pd.DataFrame(mixes)}, mixes
 
 
 def _platoons(edition_cards: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
@@ -279,6 +312,16 @@ def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
         un = pm[pm["matched_by"] == "unmatched"]
         parts.append("<h3>Printed unit names matching no card (never guessed)</h3>"
                      + _table_html(un, ["platoon", "slot", "printed"], 40))
+    if "epic_battles" in frames:
+        parts.append("<h2>Dust Epic battles</h2><p>Exact Markov-chain odds (casualties: "
+                     "firepower first; retreat: never); see <code>dustsim.epic</code> and "
+                     "<code>dustsim epic battle</code>. Best mixes of "
+                     f"{EPIC_BUDGET} PP attacking {e(EPIC_OPPONENT)}: chart "
+                     "<code>epic_mixes</code>.</p>")
+        parts.append(_table_html(frames["epic_battles"],
+                                 ["attacker", "defender", "kind", "capital",
+                                  "production_centre", "p_attacker_wins", "p_defender_wins",
+                                  "p_ceasefire", "pp_lost_attacker", "pp_lost_defender"], 20))
     parts.append("<h2>Charts</h2>")
     for name in charts:
         parts.append(f"<h3>{e(name.replace('_', ' '))}</h3>"

@@ -83,11 +83,11 @@ def test_report_small_bundle(tmp_path):
     assert charts and all(f"charts/{c}.png" in html for c in charts)
     assert all((out / "charts" / f"{c}.svg").exists() for c in charts)
     for t in ("unit_column", "unit_unit", "scores", "fair_points", "reference_targets",
-              "platoons", "platoon_advantages", "platoon_matches"):
+              "platoons", "platoon_advantages", "platoon_matches", "epic_battles", "epic_mixes"):
         assert (out / "tables" / f"{t}.csv").exists() and (out / "tables" / f"{t}.parquet").exists()
         assert f"tables/{t}.csv" in html
     assert "516c407" in html  # the data's source revision
-    assert "platoons" in charts and "Heavy Grenadier Flak Squad" in html  # unmatched listed
+    assert "epic_mixes" in charts and "platoons" in charts and "Heavy Grenadier Flak Squad" in html  # unmatched listed
     # an existing report is not overwritten without --force
     code, _, stderr = run("report", "--units", "Pounder", "--out", str(out), "--quiet")
     assert code == 2 and "--force" in stderr
