@@ -500,3 +500,77 @@ def cmd_epic_optimize(args) -> int:
     print(f"({len(rows)} mixes of {args.budget} PP spending all but less than the cheapest "
           f"figure; {args.side} against {args.vs})", file=sys.stderr)
     return 0
+
+
+# -- duel -----------------------------------------------------------------------------------------
+@command
+def _register_duel(sub) -> None:
+    from .duel import DUEL_RULESETS, DuelPolicy
+
+    p = sub.add_parser(
+        "duel", help="a small engagement played to the end: P(win), turns, AP exchanged",
+        description="Two sides of one to four units (comma-separated card names; 'Hero + "
+                    "Squad' joins a hero; 'Name@cover' puts a unit in cover) play up to "
+                    "--turns turns from --distance squares apart. Monte Carlo; the policies "
+                    "and the abstraction are documented in dustsim/duel.py.")
+    p.add_argument("--ruleset", default="dust-1947", choices=DUEL_RULESETS)
+    p.add_argument("--side-a", required=True, metavar="UNITS")
+    p.add_argument("--side-b", required=True, metavar="UNITS")
+    p.add_argument("--distance", type=int, default=6, help="squares between the sides (6)")
+    p.add_argument("--turns", type=int, default=5, help="turn limit (5)")
+    p.add_argument("--cover-a", action="store_true", help="every unit of side A in cover")
+    p.add_argument("--cover-b", action="store_true", help="every unit of side B in cover")
+    for name, choices in DuelPolicy.CHOICES.items():
+        default = getattr(DuelPolicy(), name)
+        p.add_argument(f"--{name}", default=default, choices=choices,
+                       help=f"{name} policy (default {default})")
+    p.add_argument("--trials", type=int, default=100_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="ruleset option (see dustsim.rules.OPTIONS)")
+    p.add_argument("--data", nargs="*", help="unit files or folders")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_duel)
+
+
+def cmd_duel(args) -> int:
+    from .cards import load_cards
+    from .cli import _data_paths
+    from .duel import DuelPolicy, compile_duel, parse_side, simulate_duel
+
+    _check_trials(args)
+    cards = load_cards(_data_paths(args.data))
+    side_a = parse_side(args.side_a, cards, args.ruleset, cover=args.cover_a,
+                        field_name="--side-a")
+    side_b = parse_side(args.side_b, cards, args.ruleset, cover=args.cover_b,
+                        field_name="--side-b")
+    policy = DuelPolicy(**{k: getattr(args, k) for k in DuelPolicy.CHOICES})
+    spec = compile_duel(side_a, side_b, ruleset=args.ruleset, distance=args.distance,
+                        turns=args.turns, policy=policy, options=_parse_options(args.option))
+    r = simulate_duel(spec, args.trials, args.seed, threads=args.threads,
+                      progress=not args.json and sys.stderr.isatty())
+    d = r.summary()
+    if args.json:
+        print(json.dumps(d, indent=1))
+        return 0
+    names = lambda side: ", ".join(u.name for u in side)  # noqa: E731
+    print(f"A: {names(side_a)}\nB: {names(side_b)}\n{args.ruleset}, {args.distance} squares "
+          f"apart, up to {args.turns} turns; {r.trials:,} duels, seed {r.seed}")
+    for label, key in (("A wins", "a"), ("B wins", "b"), ("no result", "none")):
+        p = {"a": r.p_a_wins, "b": r.p_b_wins, "none": r.p_draw}[key]
+        extra = ""
+        if key != "none" and d[f"expected_turns_{key}_wins"] is not None:
+            extra = f"   (in {d[f'expected_turns_{key}_wins']:.2f} turns on average)"
+        print(f"  {label:<10} {p:.4f} ± {r.se(key):.4f}{extra}")
+    for s in ("a", "b"):
+        m = d[f"ap_lost_{s}"]
+        print(f"  AP lost by {s.upper()}: " + ("unknown (a cost is '?')" if m is None else
+                                               f"{m:.2f} ± {d[f'se_ap_lost_{s}']:.2f}"))
+    print("  unit                                   start  mean left  P(destroyed)")
+    for u in d["units"]:
+        print(f"  {u['side'].upper()} {u['name'][:36]:<36} {u['start']:>5}  {u['mean_left']:>9.2f}"
+              f"  {u['p_destroyed']:>12.4f}")
+    for n in d["notes"]:
+        print(f"note: {n}", file=sys.stderr)
+    return 0

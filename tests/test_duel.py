@@ -1,0 +1,227 @@
+"""Duels: scripted replays, Monte Carlo against the exact engine, symmetry, reproducibility."""
+
+import numpy as np
+import pytest
+
+from dustsim.api import unit_attack
+from dustsim.cards import COLUMNS, Card, Weapon, find_card, parse_cell
+from dustsim.cli import main
+from dustsim.duel import (
+    DuelPolicy,
+    DuelUnit,
+    compile_duel,
+    duel,
+    join_hero,
+    parse_side,
+    replay_duel,
+    simulate_duel,
+)
+from dustsim.errors import DustsimError
+
+QUIET = DuelPolicy(reactive="never", passing="never", initiative="a")
+
+
+def weapon(cells: dict, *, name="gun", count=1, range_="4", keywords=(), ammo=None):
+    line = tuple(parse_cell(cells.get(c, "-")) for c in COLUMNS)
+    return Weapon(name=name, line=line, count=count, range=range_, keywords=tuple(keywords),
+                  ammo=ammo)
+
+
+def vehicle(name, *weapons, armour="V1", track=2, move=2):
+    return Card(name=name, edition="dust-1947", kind="vehicle", armour=armour, ap=10,
+                damage_track=track, move=move, march_move=2 * move, weapons=weapons)
+
+
+def squad(name, models, *weapons, armour="I1", move=2):
+    return Card(name=name, edition="dust-1947", kind="squad", armour=armour, ap=6,
+                models=models, models_source="card", move=move, march_move=2 * move,
+                weapons=weapons)
+
+
+# -- scripted replays -----------------------------------------------------------------------------
+def test_replay_move_attack_destroys():
+    gun = weapon({"V1": "2/1"}, range_="6")
+    a, b = vehicle("A", gun), vehicle("B", gun)
+    spec = compile_duel([DuelUnit(a)], [DuelUnit(b)], distance=8, turns=1,
+                        policy=DuelPolicy(reactive="never"))
+    # initiative: A rolls PPS, B rolls PSS -> A first; 8 > 6 but one Move (2) brings it in
+    # range: Move + Attack, 2 dice PP -> 2 hits, no save in the open, track 2 -> destroyed
+    out = replay_duel(spec, "PPS" "PSS" "PP")
+    assert (out.winner, out.turn, out.left) == ("a", 1, {"A": 2, "B": 0})
+
+
+def test_replay_reaction_tokens_and_initiative():
+    gun = weapon({"V1": "2/1"}, range_="4")
+    a, b = vehicle("A", gun), vehicle("B", gun)
+    spec = compile_duel([DuelUnit(a)], [DuelUnit(b)], distance=6, turns=3)
+    faces = (
+        "PSS" "SSS"  # turn 1 initiative: A
+        "PS"         # A moves to 4; B reacts: 1 success -> Attack
+        "SS"         # B's reactive attack misses (no re-roll in a plain Attack)
+        "PS"         # A's Attack: 1 hit -> B 1 damage, Under Fire
+        "SSS" "PPP"  # turn 2 initiative: B
+        "SS"         # B's removal roll fails: still Under Fire (not suppressed)
+        "PP"         # B in range: Sustained Attack, 2 hits -> A destroyed
+    )
+    out = replay_duel(spec, faces)
+    assert (out.winner, out.turn, out.left) == ("b", 2, {"A": 0, "B": 1})
+
+
+def test_replay_firepower_drops_with_models():
+    tank = vehicle("Tank", weapon({"I1": "1/1"}), track=1)
+    team = squad("Team", 2, weapon({"V1": "1/1"}, count=2))
+    spec = compile_duel([DuelUnit(tank)], [DuelUnit(team)], distance=4, turns=2, policy=QUIET)
+    faces = (
+        "P" "S"       # turn 1, A: Sustained, 1 hit; infantry save fails -> 1 model lost
+        "SS" "S" "S"  # B (Under Fire): removal fails; 1 carrier left: 1 die + its re-roll
+        "S" "S"       # turn 2, A: Sustained, miss and miss
+        "SS" "S" "S"  # B: removal fails; again one die and one re-roll
+    )
+    out = replay_duel(spec, faces)
+    assert (out.winner, out.turn, out.left) == ("none", 2, {"Tank": 1, "Team": 1})
+    with pytest.raises(DustsimError, match="only"):
+        replay_duel(spec, faces + "S")
+
+
+def test_replay_suppressed_unit_loses_an_action():
+    gun = weapon({"V1": "1/1"}, range_="4")
+    a, b = vehicle("A", gun, track=5), vehicle("B", gun, track=5)
+    spec = compile_duel([DuelUnit(a)], [DuelUnit(b)], distance=4, turns=2, policy=QUIET)
+    faces = (
+        "P"       # turn 1 A: Sustained, hit -> B Under Fire, 1 damage
+        "SS" "S" "S"  # B: removal fails; Sustained: miss, re-roll miss
+        "P"       # turn 2 A: hit -> B Suppressed
+        "SS"      # B: removal fails, still Suppressed -> Nothing, then a plain Attack
+        "S"       # one die, no re-roll
+    )
+    out = replay_duel(spec, faces)
+    assert out.left == {"A": 5, "B": 3}
+
+
+def test_replay_reload_and_limited_ammo():
+    rl = weapon({"V1": "1/1"}, keywords=("reload",))
+    a = vehicle("A", rl, track=5)
+    b = vehicle("B", track=5)  # unarmed
+    spec = compile_duel([DuelUnit(a)], [DuelUnit(b)], distance=4, turns=2, policy=QUIET)
+    # turn 1 Sustained (die + re-roll); turn 2 Reload + Attack (one die, no re-roll)
+    assert replay_duel(spec, "SS" "S").left["B"] == 5
+    one_box = weapon({"V1": "1/1"}, ammo=1)
+    spec = compile_duel([DuelUnit(vehicle("A", one_box, track=5))], [DuelUnit(b)],
+                        distance=4, turns=3, policy=QUIET)
+    assert replay_duel(spec, "SS").turn == 3  # turns 2-3: no ammo, no dice
+
+
+# -- Monte Carlo against the exact engine ---------------------------------------------------------
+def test_first_activation_matches_exact_engine(all_cards):
+    pounder = find_card(all_cards, "Pounder", "dust-1947")
+    rangers = find_card(all_cards, "Ranger Combat Squad", "dust-1947")
+    spec = compile_duel([DuelUnit(pounder)], [DuelUnit(rangers)], distance=5, turns=1,
+                        policy=QUIET)
+    n = 60_000
+    r = simulate_duel(spec, n, seed=3)
+    exact = unit_attack(pounder, rangers, action="sustained")
+    left = r.left("Ranger Combat Squad").probs
+    p_exact = exact.models_killed.probs[::-1]  # left = models - killed
+    se = np.sqrt(p_exact * (1 - p_exact) / n)
+    assert np.all(np.abs(left - p_exact) <= 5 * se + 1e-12), (left, p_exact)
+
+
+def test_hero_joined_and_resilient_matches_exact(all_cards):
+    lg = find_card(all_cards, "Heavy Laser Grenadier Squad", "dust-1947")
+    hero = next(c for c in all_cards if c.edition == "dust-1947" and c.kind == "hero"
+                and c.armour == "I3" and c.damage_track and c.move
+                and not {"Loner", "Superhuman"} & set(c.skills))
+    sq = next(c for c in all_cards if c.edition == "dust-1947" and c.kind == "squad"
+              and c.armour == "I3" and c.models and c.move)
+    unit = join_hero(hero, sq, cover=True)
+    spec = compile_duel([DuelUnit(lg)], [unit], distance=2, turns=1, policy=QUIET)
+    n = 60_000
+    r = simulate_duel(spec, n, seed=5)
+    from dataclasses import replace
+
+    from dustsim.api import card_attack_spec
+    from dustsim.duel import _target
+    from dustsim.exact import evaluate
+
+    tg = replace(_target(unit, "squad-first"))
+    ex = evaluate(card_attack_spec(lg, tg, action="sustained"))
+    start = sq.models + hero.damage_track
+    left = r.left(unit.name).probs
+    p_exact = np.zeros(start + 1)
+    for k, p in enumerate(ex.damage.probs):
+        p_exact[start - k] += p
+    se = np.sqrt(p_exact * (1 - p_exact) / n)
+    assert np.all(np.abs(left - p_exact) <= 5 * se + 1e-12)
+
+
+# -- symmetry and reproducibility -----------------------------------------------------------------
+def test_identical_sides_are_symmetric(all_cards):
+    side = "Pounder, Ranger Combat Squad"
+    kw = dict(cards=all_cards, distance=10, turns=4, trials=20_000, seed=11)
+    ra = duel(side, side, initiative="a", **kw)
+    rb = duel(side, side, initiative="b", **kw)
+    # mirrored with the same random stream: bitwise the same numbers
+    assert ra.p_a_wins == rb.p_b_wins and ra.p_b_wins == rb.p_a_wins
+    assert ra.p_draw == rb.p_draw
+    np.testing.assert_array_equal(ra.strength_hist[:2], rb.strength_hist[2:])
+    rr = duel(side, side, **kw)  # initiative rolled: fair within 5 SE
+    se = np.hypot(rr.se("a"), rr.se("b"))
+    assert abs(rr.p_a_wins - rr.p_b_wins) < 5 * se
+
+
+def test_same_seed_same_numbers_any_thread_count(all_cards):
+    kw = dict(cards=all_cards, distance=8, turns=3, trials=10_000, seed=2)
+    r1 = duel("Ludwig", "Pounder, Ranger Combat Squad", threads=1, **kw)
+    r2 = duel("Ludwig", "Pounder, Ranger Combat Squad", threads=2, **kw)
+    assert r1.summary() == r2.summary()
+    assert r1.p_a_wins + r1.p_b_wins + r1.p_draw == pytest.approx(1.0)
+
+
+def test_invariants(all_cards):
+    kw = dict(cards=all_cards, distance=8, turns=3, trials=5_000, seed=4)
+    r = duel("Ludwig", "Pounder", **kw)
+    s = r.summary()
+    assert s["units"][0]["p_destroyed"] == pytest.approx(r.p_b_wins)
+    assert r.turns_to_win("a").mean() <= 3
+    # a side that cannot hurt the other never wins
+    unarmed = vehicle("Unarmed", armour="V4", track=6)
+    r = duel([unarmed], [find_card(all_cards, "Pounder", "dust-1947")], trials=2_000)
+    assert r.p_a_wins == 0.0
+
+
+# -- bad input ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("args, field", [
+    (["--side-a", "Ludwig", "--side-b", "Nobody"], "--side-b"),
+    (["--side-a", "Ludwig", "--side-b", "Pounder", "--distance", "0"], "--distance"),
+    (["--side-a", "Ludwig", "--side-b", "Pounder", "--turns", "0"], "--turns"),
+    (["--side-a", "Ludwig,Ludwig,Ludwig,Ludwig,Ludwig", "--side-b", "Pounder"], "--side-a"),
+    (["--side-a", "Ludwig", "--side-b", "Pounder", "--trials", "0"], "--trials"),
+    (["--side-a", "Ludwig + Ranger Combat Squad", "--side-b", "Pounder"], "--side-a"),
+    (["--side-a", "Ludwig", "--side-b", ","], "--side-b"),
+])
+def test_cli_bad_input(args, field, capsys):
+    assert main(["duel", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and field in err
+
+
+def test_cli_json(capsys):
+    import json
+
+    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder, Ranger Combat Squad@cover",
+                 "--distance", "6", "--turns", "5", "--trials", "4000", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert {"p_a_wins", "p_b_wins", "p_draw", "expected_turns_a_wins", "ap_lost_a",
+            "units"} <= set(d)
+    assert d["p_a_wins"] + d["p_b_wins"] + d["p_draw"] == pytest.approx(1.0)
+    assert d["units"][2]["name"].endswith("@cover")
+
+
+def test_parse_side_rules(all_cards):
+    with pytest.raises(DustsimError, match="same armour"):
+        hero = next(c for c in all_cards if c.edition == "dust-1947" and c.kind == "hero"
+                    and c.armour == "I2")
+        parse_side(f"{hero.name} + Heavy Laser Grenadier Squad", all_cards, "dust-1947")
+    with pytest.raises(DustsimError, match="cannot play under"):
+        compile_duel(parse_side("Ludwig", all_cards, "dust-1947"),
+                     parse_side("Ludwig", all_cards, "dust-1947"), ruleset="tactics-2013")
