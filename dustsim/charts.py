@@ -243,3 +243,38 @@ def epic_mixes(rows: list[dict], budget: int, opponent: str, side: str = "attack
         fig.suptitle(title or f"Dust Epic: {budget} PP {role} {opponent}", fontweight="bold")
         fig.tight_layout()
         return fig
+
+
+def duel_matrix_chart(matrix: pd.DataFrame, title: str = ""):
+    """One-on-one duels: P(row unit wins) against each column unit; the small print gives
+    P(no result within the turn limit) where it is at least 0.005."""
+    with plt.rc_context(STYLE):
+        m = matrix[matrix["playable"]]
+        order = list(dict.fromkeys(m["unit_a"]))
+        p = m.pivot(index="unit_a", columns="unit_b", values="p_a_wins").reindex(
+            index=order, columns=order)
+        dr = m.pivot(index="unit_a", columns="unit_b", values="p_draw").reindex(
+            index=order, columns=order)
+        ap = m.drop_duplicates("unit_a").set_index("unit_a")["ap_a"].reindex(order)
+        labels = [f"{u[:32]} ({a:g} AP)" if pd.notna(a) else u[:32]
+                  for u, a in zip(order, ap, strict=True)]
+        n = len(order)
+        fig, ax = plt.subplots(figsize=(1.0 + 0.62 * n + 2.5, 0.55 * n + 2.2))
+        im = ax.imshow(p.to_numpy(float), cmap="RdBu", vmin=0, vmax=1)
+        for i in range(n):
+            for j in range(n):
+                v = p.iat[i, j]
+                if pd.notna(v):
+                    d = dr.iat[i, j]
+                    txt = f"{v:.2f}" + (f"\ndraw {d:.2f}" if d >= 0.005 else "")
+                    ax.text(j, i, txt, ha="center", va="center", fontsize=7.5,
+                            color="white" if abs(v - 0.5) > 0.3 else "black")
+        ax.set_xticks(range(n), [u[:24] for u in order], rotation=40, ha="right")
+        ax.set_yticks(range(n), labels)
+        ax.grid(False)
+        ax.set_xlabel("opponent (side B)")
+        ax.set_ylabel("side A")
+        ax.set_title(title or "Duels: P(side A wins)")
+        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="P(side A wins)")
+        fig.tight_layout()
+        return fig

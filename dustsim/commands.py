@@ -209,6 +209,9 @@ def _register_report(sub) -> None:
                    help="run the sweeps on an existing Dask cluster (tcp://host:8786)")
     p.add_argument("--platoon-budget", type=float, default=75,
                    help="army points for the platoon builds (Dust 1947; default 75)")
+    p.add_argument("--duel-units", type=int, default=8,
+                   help="duel section: the best N cards, each against each (0: none)")
+    p.add_argument("--duel-trials", type=int, default=4_000, help="duels per pairing")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--data", nargs="*", help="unit files or folders")
@@ -233,7 +236,11 @@ def cmd_report(args) -> int:
                               trials=args.trials, seed=args.seed, formats=formats,
                               confirm=args.confirm, progress=not args.quiet,
                               platoon_budget=args.platoon_budget, workers=args.workers,
-                              scheduler=args.scheduler)
+                              scheduler=args.scheduler, duels=args.duel_units > 1,
+                              duel_units=max(args.duel_units, 0),
+                              duel_trials=args.duel_trials)
+    if args.duel_trials < 1:
+        raise DustsimError("--duel-trials must be >= 1", field="--duel-trials")
     if args.workers < 0:
         raise DustsimError("--workers must be >= 0", field="--workers")
     if args.platoon_budget <= 0:

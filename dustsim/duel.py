@@ -14,7 +14,8 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.duel_kernel` (
   line; every unit moves straight at its target and never closer than one square (adjacent)
   to an enemy. Line of sight is always clear; fire arcs are ignored (vehicles turn freely).
 * Cover is a fixed state per unit (``Name@cover`` or ``--cover-a/--cover-b``); aircraft count
-  as having made a Move (their evade save) because they must move every activation.
+  as having made a Move (their evade save); aircraft other than helicopters Move before
+  they Attack in every activation (1947 L516, L3551-3553).
 * Close combat needs adjacency (distance 1): ranged weapons first, then the close-combat
   weapons with the target's retaliation, casualties of both removed together (1947 L763-765).
   The improvised close-combat weapon (1947 L767-773) is not given to units without one.
@@ -299,7 +300,8 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         units[u, K.U_SINGLE] = 0 if card.kind == "squad" else tg.track
         units[u, K.U_MOVE] = move
         units[u, K.U_MARCH] = max(march, move)
-        units[u, K.U_AIR] = int(card.kind == "aircraft")
+        # aircraft Move before anything else, helicopters excepted (1947 L516, L3551-3553)
+        units[u, K.U_AIR] = int(card.kind == "aircraft" and "helicopter" not in skills)
         reacts = (policy.reactive == "when-able" and ruleset != "tactics-2009"
                   and card.kind != "aircraft")
         units[u, K.U_REACT_RANGE] = REACTION_RANGE if reacts else 0
@@ -615,3 +617,39 @@ def duel(side_a, side_b, *, ruleset: str = "dust-1947", distance: int = 6, turns
     spec = compile_duel(side(side_a, "--side-a"), side(side_b, "--side-b"), ruleset=ruleset,
                         distance=distance, turns=turns, policy=policy, options=options)
     return simulate_duel(spec, trials, seed, threads=threads, progress=progress)
+
+
+def duel_matrix(cards: list[Card], *, ruleset: str = "dust-1947", distance: int = 8,
+                turns: int = 5, trials: int = 4_000, seed: int = 0,
+                policy: DuelPolicy | None = None, progress: bool = False) -> pd.DataFrame:
+    """Every card against every card, one on one (tidy: unit_a, unit_b, p_a_wins, ...).
+
+    Each pairing gets its own stream (``SeedSequence(seed)`` spawned per pairing, in order),
+    and side A is the row unit; pairings that cannot be played (unknown move, size) are
+    listed with ``playable = False`` and no figures.
+    """
+    pairs = [(a, b) for a in cards for b in cards]
+    seeds = np.random.SeedSequence(seed).spawn(len(pairs))
+    rows = []
+    it = pairs
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(pairs, desc="duels", unit="pairing", leave=False)
+    for (a, b), ss in zip(it, seeds, strict=True):
+        row = {"unit_a": a.name, "unit_b": b.name, "ap_a": a.ap, "ap_b": b.ap,
+               "distance": distance, "turns": turns, "trials": trials}
+        try:
+            spec = compile_duel([DuelUnit(a)], [DuelUnit(b)], ruleset=ruleset,
+                                distance=distance, turns=turns, policy=policy)
+        except DustsimError as exc:
+            rows.append({**row, "playable": False, "why": str(exc)})
+            continue
+        r = simulate_duel(spec, trials, int(ss.generate_state(1)[0]), threads=1)
+        s = r.summary()
+        rows.append({**row, "playable": True, "why": "",
+                     "p_a_wins": r.p_a_wins, "p_b_wins": r.p_b_wins, "p_draw": r.p_draw,
+                     "se_p_a_wins": r.se("a"),
+                     "expected_turns_a_wins": s["expected_turns_a_wins"],
+                     "ap_lost_a": s["ap_lost_a"], "ap_lost_b": s["ap_lost_b"]})
+    return pd.DataFrame(rows)

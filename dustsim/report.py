@@ -57,6 +57,11 @@ class ReportSettings:
     workers: int = 0
     scheduler: str | None = None
     epic: bool = True
+    duels: bool = True
+    duel_units: int = 8
+    duel_trials: int = 4_000
+    duel_distance: int = 8
+    duel_turns: int = 5
 
 
 def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card]]:
@@ -126,6 +131,8 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             frames["mc_confirmation"] = confirm
         frames.update(_platoons(edition_cards, sc, settings))
         platoons_all = frames.pop("_platoons_all", None)
+        if settings.duels:
+            frames.update(_duels(chosen, sc, settings))
         epic_rows = None
         if settings.epic:
             epic_frames, epic_rows = _epic()
@@ -135,6 +142,12 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             df.to_parquet(tables / f"{name}.parquet", index=False)
         chart_files = _charts(charts, uc, sc, fp, edition_cards, chosen, settings,
                               platoons_all)
+        if "duels" in frames and frames["duels"]["playable"].sum() > 1:
+            from .charts import duel_matrix_chart
+
+            save(duel_matrix_chart(frames["duels"], _duel_title(settings)), charts,
+                 "duels", settings.formats)
+            chart_files.append("duels")
         if epic_rows:
             from .charts import epic_mixes
 
@@ -185,6 +198,39 @@ def _epic() -> tuple[dict, list]:
             r[f"survivors_{side}"] = ", ".join(f"{v:.2f} {t}" for t, v in surv.items())
     mixes = optimize(EPIC_BUDGET, EPIC_OPPONENT)
     return {"epic_battles": pd.DataFrame(rows), "epic_mixes": pd.DataFrame(mixes)}, mixes
+
+
+def _duel_title(s: ReportSettings) -> str:
+    return (f"{s.edition}: one-on-one duels, P(side A wins) ({s.duel_distance} squares, "
+            f"up to {s.duel_turns} turns, {s.duel_trials:,} duels each)")
+
+
+def _duels(chosen: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
+    """Duel section: the best ``duel_units`` cards by composite per AP, each against each."""
+    from .duel import DUEL_RULESETS, DuelUnit, compile_duel, duel_matrix
+    from .rules import DEFAULT_RULESET_FOR_EDITION
+
+    ruleset = DEFAULT_RULESET_FOR_EDITION.get(s.edition)
+    if ruleset not in DUEL_RULESETS or sc.empty:
+        return {}
+    by_name = {c.name: c for c in chosen}
+    picked = []
+    for name in sc.sort_values("composite", ascending=False)["unit"]:
+        card = by_name.get(name)
+        if card is None:
+            continue
+        try:
+            compile_duel([DuelUnit(card)], [DuelUnit(card)], ruleset=ruleset)
+        except DustsimError:
+            continue
+        picked.append(card)
+        if len(picked) == s.duel_units:
+            break
+    if len(picked) < 2:
+        return {}
+    m = duel_matrix(picked, ruleset=ruleset, distance=s.duel_distance, turns=s.duel_turns,
+                    trials=s.duel_trials, seed=s.seed, progress=s.progress)
+    return {"duels": m}
 
 
 def _platoons(edition_cards: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
@@ -312,6 +358,17 @@ def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
         un = pm[pm["matched_by"] == "unmatched"]
         parts.append("<h3>Printed unit names matching no card (never guessed)</h3>"
                      + _table_html(un, ["platoon", "slot", "printed"], 40))
+    if "duels" in frames:
+        d = frames["duels"]
+        d = d[d["playable"] & (d["unit_a"] != d["unit_b"])]
+        parts.append("<h2>Duels</h2><p>The best cards by composite per AP, each against each, "
+                     "one on one (side A = row unit; initiative rolled; approach: longest "
+                     "range; see <code>dustsim.duel</code> and <code>dustsim duel</code>). "
+                     "Chart <code>duels</code>; all pairings in <code>tables/duels.csv</code>."
+                     "</p><h3>Most one-sided pairings</h3>")
+        parts.append(_table_html(d.sort_values("p_a_wins", ascending=False),
+                                 ["unit_a", "unit_b", "ap_a", "ap_b", "p_a_wins", "p_b_wins",
+                                  "p_draw", "expected_turns_a_wins", "ap_lost_b"], 10))
     if "epic_battles" in frames:
         parts.append("<h2>Dust Epic battles</h2><p>Exact Markov-chain odds (casualties: "
                      "firepower first; retreat: never); see <code>dustsim.epic</code> and "

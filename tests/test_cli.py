@@ -83,11 +83,17 @@ def test_report_small_bundle(tmp_path):
     assert charts and all(f"charts/{c}.png" in html for c in charts)
     assert all((out / "charts" / f"{c}.svg").exists() for c in charts)
     for t in ("unit_column", "unit_unit", "scores", "fair_points", "reference_targets",
-              "platoons", "platoon_advantages", "platoon_matches", "epic_battles", "epic_mixes"):
+              "platoons", "platoon_advantages", "platoon_matches", "epic_battles", "epic_mixes",
+              "duels"):
         assert (out / "tables" / f"{t}.csv").exists() and (out / "tables" / f"{t}.parquet").exists()
         assert f"tables/{t}.csv" in html
     assert "516c407" in html  # the data's source revision
-    assert "epic_mixes" in charts and "platoons" in charts
+    assert "epic_mixes" in charts and "platoons" in charts and "duels" in charts
+    import pandas as pd
+
+    duels = pd.read_csv(out / "tables" / "duels.csv")
+    assert len(duels) == 9 and duels["playable"].all()  # 3 cards, each against each
+    assert (duels[["p_a_wins", "p_b_wins", "p_draw"]].sum(axis=1) - 1).abs().max() < 1e-9
     assert "Heavy Grenadier Flak Squad" in html  # unmatched platoon names listed
     # an existing report is not overwritten without --force
     code, _, stderr = run("report", "--units", "Pounder", "--out", str(out), "--quiet")
