@@ -5,7 +5,9 @@
 * attacks/s divided by uniform draws/s of the same generator in a tight Numba loop (the
   random-number limit; goal >= 0.25);
 * the exact engine against icepool on the same query (goal >= 1000x, equal to 1e-9);
-* peak resident memory while the trial count grows 10x (it stays flat).
+* peak resident memory while the trial count grows 10x (it stays flat);
+* whole engagements: duels/s of the Numba turn loop, Dust Epic battles by the exact Markov
+  chain (small and 30-figure armies) and by Monte Carlo.
 
 Kernels are compiled and warmed before any timing, so compile cost is in no figure.
 """
@@ -165,9 +167,50 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
         BenchResult("dice faces from the kernel's buffer", dice_rate, "dice/s"),
     ]
     results += _exact_vs_icepool(quick)
+    results += _engagements(quick, threads, uniform_rate)
     results += _memory(specs, quick, threads)
     del one
     return results
+
+
+def _engagements(quick: bool, threads, uniform_rate: float) -> list[BenchResult]:
+    """Duels (whole engagements in the Numba turn loop) and Dust Epic battles (exact Markov
+    chain and Monte Carlo); compiled and warmed first."""
+    from .cards import load_cards
+    from .duel import compile_duel, parse_side, simulate_duel
+    from .epic import battle
+
+    cards = load_cards()
+    spec = compile_duel(parse_side("Ludwig", cards, "dust-1947"),
+                        parse_side("Pounder, Ranger Combat Squad", cards, "dust-1947"),
+                        distance=12, turns=5)
+    simulate_duel(spec, 1000, seed=1, threads=1)
+    n = 20_000 if quick else 400_000
+    t0 = time.perf_counter()
+    simulate_duel(spec, n, seed=1, threads=1)
+    duel_1 = n / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    simulate_duel(spec, n, seed=1, threads=threads)
+    duel_all = n / (time.perf_counter() - t0)
+    battle("4 tank", "3 tank", engine="mc", trials=1000)
+    t_small = _timeit(lambda: battle("4 tank", "3 tank", engine="exact"), 0.5)[0]
+    big = "30 tank" if quick else "20 tank, 5 mech, 5 fighter"
+    t0 = time.perf_counter()
+    battle(big, big, engine="exact")
+    t_big = time.perf_counter() - t0
+    m = 20_000 if quick else 200_000
+    t0 = time.perf_counter()
+    battle("20 tank, 10 mech", "20 tank, 10 mech", engine="mc", trials=m)
+    epic_rate = m / (time.perf_counter() - t0)
+    return [
+        BenchResult("duels/s (Ludwig vs Pounder + Rangers, 1 thread)", duel_1, "duels/s",
+                    detail="12 squares, up to 5 turns"),
+        BenchResult("duels/s (all threads)", duel_all, "duels/s"),
+        BenchResult("duels/s / uniform draws/s (1 thread)", duel_1 / uniform_rate, "ratio"),
+        BenchResult("epic exact: 4 tank vs 3 tank", t_small * 1e3, "ms"),
+        BenchResult(f"epic exact: {big} vs the same", t_big, "s"),
+        BenchResult("epic Monte Carlo: 30 figures a side", epic_rate, "battles/s"),
+    ]
 
 
 def _exact_vs_icepool(quick: bool) -> list[BenchResult]:
