@@ -520,7 +520,9 @@ def _register_duel(sub) -> None:
                     "Squad' joins a hero; 'Name@cover' puts a unit in cover) play up to "
                     "--turns turns from --distance squares apart. Monte Carlo; the policies "
                     "and the abstraction are documented in dustsim/duel.py.")
-    p.add_argument("--ruleset", default="dust-1947", choices=DUEL_RULESETS)
+    p.add_argument("--ruleset", choices=DUEL_RULESETS,
+                   help="default: the edition's ruleset, else dust-1947")
+    p.add_argument("--edition", help="look the names up in this edition only")
     p.add_argument("--side-a", required=True, metavar="UNITS")
     p.add_argument("--side-b", required=True, metavar="UNITS")
     p.add_argument("--distance", type=int, default=6, help="squares between the sides (6)")
@@ -545,9 +547,16 @@ def cmd_duel(args) -> int:
     from .cards import load_cards
     from .cli import _data_paths
     from .duel import DuelPolicy, compile_duel, parse_side, simulate_duel
+    from .rules import DEFAULT_RULESET_FOR_EDITION
 
     _check_trials(args)
     cards = load_cards(_data_paths(args.data))
+    if args.edition is not None:
+        if args.edition not in DEFAULT_RULESET_FOR_EDITION:
+            raise DustsimError(f"unknown edition {args.edition!r}", field="--edition")
+        cards = [c for c in cards if c.edition == args.edition]
+    args.ruleset = args.ruleset or DEFAULT_RULESET_FOR_EDITION.get(args.edition or "",
+                                                                   "dust-1947")
     side_a = parse_side(args.side_a, cards, args.ruleset, cover=args.cover_a,
                         field_name="--side-a")
     side_b = parse_side(args.side_b, cards, args.ruleset, cover=args.cover_b,

@@ -153,7 +153,8 @@ def parse_side(text: str, cards: list[Card], ruleset: str, *, cover: bool = Fals
         try:
             found = [find_card(cards, n, ruleset=ruleset) for n in names]
         except DustsimError as exc:
-            raise DustsimError(exc.message, unit=exc.unit, field=field_name) from None
+            msg = exc.message.replace("pass --edition", "pass --edition to look in one")
+            raise DustsimError(msg, unit=exc.unit, field=field_name) from None
         if len(found) == 1:
             out.append(DuelUnit(found[0], cover=in_cover))
         else:
