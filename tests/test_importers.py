@@ -269,3 +269,123 @@ def test_cli_import_of_a_broken_catalogue_writes_nothing(tmp_path):
     out = tmp_path / "out"
     assert main(["import", "battlescribe", str(tmp_path / "in"), "-o", str(out)]) == 2
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+# random well-formed documents in BattleScribe's vocabulary: dangling and cyclic links,
+# duplicate ids, absurd values, units without profiles
+_TAGS = ["selectionEntries", "selectionEntry", "selectionEntryGroups", "selectionEntryGroup",
+         "entryLinks", "entryLink", "infoLinks", "infoLink", "profiles", "profile",
+         "characteristics", "characteristic", "costs", "cost", "categoryLinks",
+         "categoryLink", "rules", "rule", "sharedSelectionEntries", "sharedProfiles"]
+_IDS = ["a", "b", "c", "d", "e"]
+_PROFILE_TYPES = ["6c4a1962-9409-6e62-9ea7-e81c4935e4fa", "41b56042-fab9-47e0-0812-0af86fc4caba",
+                  "cdc60b3a-77a5-d5f7-bfbc-40fa73d6902b", "d4bd9345-c104-05b5-dba6-bf84d1163625",
+                  "51c4cbbb-feba-838a-7356-102e85a51f40", "1501a0c7-39e2-22f9-345a-06ffa5c8ac55",
+                  "4c7e5a31-9ebb-047b-c784-ddb4ae29b228", "none"]  # Dust_1947.gst's
+_ATTRS = st.fixed_dictionaries({}, optional={
+    "profileTypeId": st.sampled_from(_PROFILE_TYPES),
+    "id": st.sampled_from(_IDS), "targetId": st.sampled_from([*_IDS, "nowhere"]),
+    "name": st.sampled_from(["Armour", "Damage Track", "Move", "March Move", "Faction",
+                             "Mount", "Pounder", "Rifle", "", "S1", "S2", "V4", "V7", "A3",
+                             "Range", "Limited Ammo", "Laser", "Sniper", "Small Vehicle"]),
+    "type": st.sampled_from(["unit", "model", "upgrade", "profile", "selectionEntry",
+                             "rule"]),
+    "typeName": st.sampled_from(["Unit", "Weapon", "Vehicle", "Soldier", "Hero"]),
+    "value": st.sampled_from(["2/1", "*/1", "1/#", "-", "7/1/", "99999999999999999", "-3",
+                              "1e308", "nan", "½", "", "S3", "V4", "A2", "I2", "6", "C",
+                              "4-12", "3"]),
+})
+
+
+def _xml_node(depth):
+    children = st.lists(st.deferred(lambda: _xml_node(depth + 1)), max_size=4) \
+        if depth < 5 else st.just([])
+    return st.tuples(st.sampled_from(_TAGS), _ATTRS, children,
+                     st.sampled_from(["", "2/1", "V4", "12", "&amp;", "é"]))
+
+
+_VALUES = st.sampled_from(["2/1", "*/1", "1/#", "-", "", "7/1/", "99999999999", "-3", "nan",
+                           "½", "S3", "V4", "A2", "1", "3", "6", "C", "4-12", "U"])
+_COLS = ["S1", "S2", "S3", "S4", "V1", "V2", "V3", "V4", "V5", "V6", "V7", "A1", "A2", "A3"]
+
+
+def _chars(names, values=_VALUES, first=()):
+    return st.tuples(*(st.tuples(st.just(k), v) for k, v in first),
+                     st.lists(st.tuples(st.sampled_from(names), values),
+                              max_size=len(names) + 2)).map(
+        lambda kv: ("characteristics", {}, [("characteristic", {"name": k, "value": v}, [], "")
+                                            for k, v in [*kv[:-1], *kv[-1]]], ""))
+
+
+def _profile(types, names, values=_VALUES, first=()):
+    return st.tuples(st.just("profile"),
+                     st.fixed_dictionaries({"profileTypeId": st.sampled_from(types),
+                                            "name": st.sampled_from(["P", "Gun", ""])}),
+                     _chars(names, values, first).map(lambda c: [c]), st.just(""))
+
+
+_WEAPON = st.tuples(
+    st.just("selectionEntry"),
+    st.fixed_dictionaries({"type": st.sampled_from(["upgrade", "model"]),
+                           "name": st.sampled_from(["Rifle", "Laser Gun", "Gun"])},
+                          optional={"id": st.sampled_from(_IDS)}),
+    st.lists(_profile([_PROFILE_TYPES[0], _PROFILE_TYPES[4]], [*_COLS, "Range", "Mount"],
+                      st.sampled_from(["2/1", "*/1", "1/#", "-", "", "7/1/", "999/1",
+                                       "nan", "4", "C", "U", "2-U"])),
+             max_size=2).map(lambda ps: [("profiles", {}, ps, "")]),
+    st.just(""))
+
+
+def _unit():
+    return st.tuples(
+        st.just("selectionEntry"),
+        st.fixed_dictionaries({"type": st.sampled_from(["unit", "model", "upgrade"]),
+                               "name": st.sampled_from(["Pounder", "Squad", "Hero", "X"])},
+                              optional={"id": st.sampled_from(_IDS)}),
+        st.tuples(
+            st.lists(_profile(_PROFILE_TYPES[1:4] + _PROFILE_TYPES[5:],
+                              ["Damage Track", "Move", "March Move", "Faction"],
+                              first=[("Armour", st.sampled_from(["S1", "S4", "V4", "V7", "A2",
+                                                                 "V9", ""]))]),
+                     max_size=2),
+            st.lists(_WEAPON, max_size=4),
+            st.lists(st.sampled_from(["1", "7", "-2", "1e9", "x", ""]), max_size=2),
+            st.lists(_xml_node(3), max_size=2),
+        ).map(lambda t: [("profiles", {}, t[0], ""), ("selectionEntries", {}, t[1], ""),
+                         ("costs", {}, [("cost", {"name": "AP", "value": v}, [], "")
+                                        for v in t[2]], ""), *t[3]]),
+        st.just(""))
+
+
+def _render(node) -> str:
+    from xml.sax.saxutils import quoteattr
+
+    tag, attrs, children, text = node
+    a = "".join(f" {k}={quoteattr(v)}" for k, v in attrs.items())
+    return f"<{tag}{a}>{text}{''.join(_render(c) for c in children)}</{tag}>"
+
+
+@needs_shared
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(_unit(), min_size=1, max_size=4).map(
+    lambda us: [("selectionEntries", {}, us, "")]) | st.lists(_xml_node(1), max_size=5))
+def test_fuzz_random_documents(tmp_path_factory, body):
+    """Random catalogues beside the real game system (its profile types): the importer
+    builds valid cards from them or refuses them in one line naming the file."""
+    tmp = tmp_path_factory.mktemp("doc")
+    (tmp / "Dust_1947.gst").write_bytes((BS / "Dust_1947.gst").read_bytes())
+    path = tmp / "Random.cat"
+    path.write_text("<?xml version='1.0' encoding='UTF-8'?><catalogue id='r' name='Random'>"
+                    + "".join(_render(n) for n in body) + "</catalogue>", encoding="utf-8")
+    try:
+        texts, _ = import_battlescribe([tmp / "Dust_1947.gst", path])
+    except DustsimError as exc:
+        msg = str(exc)
+        assert "\n" not in msg and "Random" in msg
+        return
+    for name, t in texts.items():
+        (tmp / name).write_text(t, encoding="utf-8")
+        problems = []
+        parse_unit_file(tmp / name, problems)
+        assert not problems, problems[0]

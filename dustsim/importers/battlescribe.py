@@ -146,14 +146,24 @@ class ImportReport:
     files: list[str] = field(default_factory=list)
 
 
+MAX_COST = 10_000  # the unit-file validator's limit for army points
+
+
 def _cost(node: Node) -> float:
     total = 0.0
     for c in node.kids("costs"):
         try:
-            total += float(c.attrib.get("value", "0") or 0)
+            v = float(c.attrib.get("value", "0") or 0)
         except ValueError:
             raise DustsimError(f"cost {c.attrib.get('value')!r} is not a number",
                                file=None, unit=node.name, field="cost") from None
+        if not 0 <= v <= MAX_COST:  # also refuses nan and inf
+            raise DustsimError(f"absurd cost {c.attrib.get('value')!r} (0 to {MAX_COST})",
+                               unit=node.name, field="cost")
+        total += v
+    if total > MAX_COST:
+        raise DustsimError(f"absurd total cost {total:g} (0 to {MAX_COST})", unit=node.name,
+                           field="cost")
     return total
 
 
@@ -289,6 +299,9 @@ class Importer:
         return out
 
     def _card(self, name, prof, cost, skills, weapons, entry, vnode, path, bloc, rev) -> Card:
+        if cost > MAX_COST:
+            raise DustsimError(f"absurd total cost {cost:g} (0 to {MAX_COST})", unit=name,
+                               field="cost")
         ch = _chars(prof)
         ptype = self._ptype(prof)
         kind = PROFILE_KINDS[ptype]
@@ -381,6 +394,9 @@ class Importer:
                 unknown_rules.append(r)
         out = []
         for prof in profiles:
+            if not prof.name.strip():
+                raise DustsimError(f"weapon profile without a name (line {prof.line})",
+                                   unit=unit, field="profile.name")
             ch = _chars(prof)
             cells = []
             flags = []
