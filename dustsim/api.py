@@ -94,3 +94,10 @@ def unit_attack(attacker: Card, defender: Card, *, action: str = "attack", cover
     spec = card_attack_spec(attacker, target, action=action, close_combat=close_combat,
                             ruleset=ruleset)
     return evaluate(spec, engine, trials=trials, seed=seed)
+
+
+def duel(side_a, side_b, **kw):
+    """Play a small engagement to the end; see :func:`dustsim.duel.duel` (Monte Carlo)."""
+    from .duel import duel as _duel
+
+    return _duel(side_a, side_b, **kw)
