@@ -251,3 +251,31 @@ def test_scripted_dice_must_match_exactly():
         replay(s, "PP")
     with pytest.raises(DustsimError, match="needed"):
         replay(s, "TTTT")
+
+
+# -- engagement level (dustsim.duel) ---------------------------------------------------------------
+def test_1947_L775_ranged_then_simultaneous_close_combat():
+    """1947 L775-787: A's ranged fire kills 2 of B's 5; A's 5 soldiers and B's 3 survivors
+    roll close combat together; A wipes B, B's 2 hits still count; A ends with 3."""
+    from dustsim.cards import COLUMNS, Card, Weapon, parse_cell
+    from dustsim.duel import DuelPolicy, DuelUnit, compile_duel, replay_duel
+
+    def w(name, rng):
+        return Weapon(name=name, line=tuple(parse_cell("1/1") for _ in COLUMNS), count=5,
+                      range=rng)
+
+    def squad(name):
+        return Card(name=name, edition="dust-1947", kind="squad", armour="I2", ap=6, models=5,
+                    models_source="card", move=2, march_move=4,
+                    weapons=(w("Rifle", "4"), w("Knife", "C")))
+
+    spec = compile_duel([DuelUnit(squad("A"))], [DuelUnit(squad("B"))], distance=1, turns=1,
+                        policy=DuelPolicy(initiative="a", reactive="never", passing="never"))
+    faces = (
+        "PPSSS" "SSS"  # A's ranged part (the Sustained one): 2 hits, misses re-rolled
+        "SS"           # B's infantry saves fail: 2 soldiers removed before close combat
+        "PPPSS"        # A's close combat, 5 soldiers: 3 hits, no saves against them
+        "PPS"          # B retaliates with its 3 survivors: 2 hits, removed together
+    )
+    out = replay_duel(spec, faces)
+    assert (out.winner, out.left) == ("a", {"A": 3, "B": 0})
