@@ -279,3 +279,36 @@ def test_1947_L775_ranged_then_simultaneous_close_combat():
     )
     out = replay_duel(spec, faces)
     assert (out.winner, out.left) == ("a", {"A": 3, "B": 0})
+
+
+def test_2013_R12_close_combat_both_lose_two():
+    """2013 000:L425-434: Recon Grenadiers (5) shoot The Gunners (5, in cover, adjacent):
+    3 hits, the cover save cancels 2 -> Gunners 4; close combat: Grenadiers 5 dice -> 2 hits,
+    Gunners 4 dice -> 2 hits; both lose 2 at once. Then the Gunners' own activation (close
+    combat only, so that part is the Sustained one) and the Grenadiers' retaliation miss."""
+    from dustsim.cards import COLUMNS, Card, Weapon, parse_cell
+    from dustsim.duel import DuelPolicy, DuelUnit, compile_duel, replay_duel
+
+    def w(name, rng):
+        return Weapon(name=name, line=tuple(parse_cell("1/1") for _ in COLUMNS), count=5,
+                      range=rng)
+
+    def squad(name, *weapons):
+        return Card(name=name, edition="tactics-2013", kind="squad", armour="I2", ap=6,
+                    models=5, models_source="card", move=2, march_move=4, weapons=weapons)
+
+    grenadiers = squad("Recon Grenadiers", w("Rifle", "4"), w("Knife", "C"))
+    gunners = squad("The Gunners", w("Knife", "C"))
+    spec = compile_duel([DuelUnit(grenadiers)], [DuelUnit(gunners, cover=True)],
+                        ruleset="tactics-2013", distance=1, turns=1,
+                        policy=DuelPolicy(initiative="a", reactive="never", passing="never"))
+    faces = (
+        "PPPSS" "SS"  # ranged part, sustained: 3 hits
+        "PST"         # cover saves (P or S): 2 cancelled -> Gunners 4
+        "PPSSS"       # Grenadiers' close combat: 2 hits (no saves)
+        "PPSS"        # the Gunners' 4 survivors retaliate: 2 hits, removed together
+        "SS" "SS"     # the Gunners' activation: 2 left, Sustained close combat, all miss
+        "SSS"         # the Grenadiers' 3 survivors retaliate: miss
+    )
+    out = replay_duel(spec, faces)
+    assert (out.winner, out.left) == ("none", {"Recon Grenadiers": 3, "The Gunners@cover": 2})
