@@ -26,6 +26,7 @@ from .kernel import (
     S_SINGLE,
     S_SUPP,
     S_TOKEN,
+    _count,
     _refill,
     _trial,
 )
@@ -51,7 +52,8 @@ MAX_REROLLS = 64  # initiative ties: re-rolled at most this often, then side A (
 
 @nb.njit(nogil=True, cache=True)
 def _roll_pt(rng, buf, pos, scripted, k, pmask, tmask):
-    """Roll ``k`` dice; count the faces in ``pmask`` and in ``tmask`` (initiative)."""
+    """Roll ``k`` dice; count the faces in ``pmask`` and in ``tmask`` from the same dice
+    (initiative: most of the first symbol, ties by the second). Otherwise as ``_count``."""
     p = 0
     t = 0
     n = buf.shape[0]
@@ -67,12 +69,6 @@ def _roll_pt(rng, buf, pos, scripted, k, pmask, tmask):
         t += (tmask >> f) & 1
         pos += 1
     return p, t, pos
-
-
-@nb.njit(nogil=True, cache=True)
-def _count_mask(rng, buf, pos, scripted, mask, k):
-    s, _t, pos = _roll_pt(rng, buf, pos, scripted, k, mask, 0)
-    return s, pos
 
 
 @nb.njit(nogil=True, cache=True)
@@ -293,7 +289,7 @@ def _removal_roll(rng, buf, pos, scripted, units, st, cfg, u):
     one success steps down one level."""
     if cfg[C_SUPP] == 0 or st[u, ST_TOK] == 0:
         return pos
-    s, pos = _count_mask(rng, buf, pos, scripted, cfg[C_P], units[u, U_SUPP_DICE])
+    s, pos = _count(rng, buf, pos, scripted, cfg[C_P], units[u, U_SUPP_DICE])
     if s >= 2:
         st[u, ST_TOK] = 0
     elif s == 1:
@@ -333,7 +329,7 @@ def _react(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, t
     n = cfg[C_REACT_DICE]
     if cfg[C_SUPP] != 0 and st[r, ST_TOK] == 2:
         n = 1  # still suppressed: one reactive die (1947 L747)
-    s, pos = _count_mask(rng, buf, pos, scripted, cfg[C_P], n)
+    s, pos = _count(rng, buf, pos, scripted, cfg[C_P], n)
     if s >= 2:
         pos = _attack(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups,
                       tspec, cfg, r, mover, True, False, False, rows, spec, res, res2)
@@ -364,15 +360,8 @@ def _activate(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups
         else:
             _move(units, st, u, t, mv, desired)
         return pos
-    if units[u, U_AIR] != 0:  # aircraft Move before anything else (1947 L516)
-        _move(units, st, u, t, mv, desired)
-        pos = _react(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, tspec,
-                     cfg, value, u, rows, spec, res, res2)
-        if _alive(st, u) and _alive(st, t):
-            pos = _attack(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups,
-                          tspec, cfg, u, t, False, True, True, rows, spec, res, res2)
-        return pos
-    if d <= desired:
+    aircraft = units[u, U_AIR] != 0  # aircraft Move before anything else (1947 L516)
+    if d <= desired and not aircraft:
         unloaded = False
         for w in range(units[u, U_W0], units[u, U_W1]):
             if wpn[w, W_RELOAD] != 0 and ws[w, WS_LOADED] == 0 and _hurts(gdice, gblast, w, t):
@@ -385,20 +374,18 @@ def _activate(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups
                            tspec, cfg, u, t, False, False, True, rows, spec, res, res2)
         return _attack(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups,
                        tspec, cfg, u, t, True, False, True, rows, spec, res, res2)
-    if d - mv <= longest:  # Move + Attack (a reaction may come after the Move)
-        _move(units, st, u, t, mv, desired)
-        pos = _react(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, tspec,
-                     cfg, value, u, rows, spec, res, res2)
-        if _alive(st, u) and _alive(st, t):
-            pos = _attack(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups,
-                          tspec, cfg, u, t, False, True, True, rows, spec, res, res2)
-        return pos
-    # March Move: one Move, the reaction, then the rest (1947 L811)
+    # Move + Attack, or a March Move: one Move, then a reaction may come (1947 L797-811)
     _move(units, st, u, t, mv, desired)
     pos = _react(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, tspec,
                  cfg, value, u, rows, spec, res, res2)
-    if _alive(st, u):
-        _move(units, st, u, t, units[u, U_MARCH] - mv, desired)
+    if not _alive(st, u):
+        return pos
+    if aircraft or d - mv <= longest:
+        if _alive(st, t):
+            pos = _attack(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups,
+                          tspec, cfg, u, t, False, True, True, rows, spec, res, res2)
+    else:
+        _move(units, st, u, t, units[u, U_MARCH] - mv, desired)  # the rest of the March
     return pos
 
 
