@@ -467,6 +467,16 @@ def _engagement(rng, buf, pos, scripted, units, wpn, gdice, gblast, groups, tspe
 
 
 @nb.njit(nogil=True, cache=True)
+def _scratch(wpn, groups, tspec):
+    """Work arrays of one engagement loop: weapon state, attack rows, spec, two results,
+    the outcome."""
+    n = max(wpn.shape[0], 1)
+    return (np.zeros((n, 2), np.int64), np.zeros((n, groups.shape[3]), np.int64),
+            np.zeros(tspec.shape[1], np.int64), np.zeros(5, np.int64), np.zeros(5, np.int64),
+            np.zeros(2, np.int64))
+
+
+@nb.njit(nogil=True, cache=True)
 def _run_duels(rng, n, units, wpn, gdice, gblast, groups, tspec, cfg, value, ap,
                outcome, turns, ap_sums, strength, alive):
     """``n`` duels; accumulate: outcome[3], turns[3, T+1], ap_sums[2 sides, 2 (sum, sum sq)],
@@ -475,12 +485,7 @@ def _run_duels(rng, n, units, wpn, gdice, gblast, groups, tspec, cfg, value, ap,
     buf = np.empty(4096, np.uint8)
     pos = buf.shape[0]
     st = np.zeros((U, 7), np.int64)
-    ws = np.zeros((max(wpn.shape[0], 1), 2), np.int64)
-    rows = np.zeros((max(wpn.shape[0], 1), groups.shape[3]), np.int64)
-    spec = np.zeros(tspec.shape[1], np.int64)
-    res = np.zeros(5, np.int64)
-    res2 = np.zeros(5, np.int64)
-    out = np.zeros(2, np.int64)
+    ws, rows, spec, res, res2, out = _scratch(wpn, groups, tspec)
     for _ in range(n):
         pos = _engagement(rng, buf, pos, False, units, wpn, gdice, gblast, groups, tspec, cfg,
                           value, st, ws, rows, spec, res, res2, out)
@@ -516,12 +521,7 @@ def _run_duel_scripted(rng, faces, units, wpn, gdice, gblast, groups, tspec, cfg
     """One duel with scripted faces; out: [winner, turn, faces used, overrun]; ``st`` keeps
     the final state."""
     U = units.shape[0]
-    ws = np.zeros((max(wpn.shape[0], 1), 2), np.int64)
-    rows = np.zeros((max(wpn.shape[0], 1), groups.shape[3]), np.int64)
-    spec = np.zeros(tspec.shape[1], np.int64)
-    res = np.zeros(5, np.int64)
-    res2 = np.zeros(5, np.int64)
-    o = np.zeros(2, np.int64)
+    ws, rows, spec, res, res2, o = _scratch(wpn, groups, tspec)
     pos = _engagement(rng, faces, 0, True, units, wpn, gdice, gblast, groups, tspec, cfg,
                       value, st[:U], ws, rows, spec, res, res2, o)
     out[0] = o[0]
