@@ -236,8 +236,7 @@ def cmd_report(args) -> int:
                               trials=args.trials, seed=args.seed, formats=formats,
                               confirm=args.confirm, progress=not args.quiet,
                               platoon_budget=args.platoon_budget, workers=args.workers,
-                              scheduler=args.scheduler, duels=args.duel_units > 1,
-                              duel_units=max(args.duel_units, 0),
+                              scheduler=args.scheduler, duel_units=args.duel_units,
                               duel_trials=args.duel_trials)
     if args.duel_trials < 1:
         raise DustsimError("--duel-trials must be >= 1", field="--duel-trials")

@@ -47,7 +47,6 @@ hits, Salvo and Volley (a weapon always fires its normal attack), smoke, transpo
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -231,6 +230,30 @@ class DuelSpec:
     notes: tuple[str, ...] = field(default=())
 
 
+def _values(all_units, targets, sides, units, wlist, hurts, rs) -> np.ndarray:
+    """value[u, t]: expected AP of t destroyed by one Sustained Attack of u at full strength
+    (exact engine), the target-choice policy's measure; 0 where u cannot hurt t."""
+    from .exact import evaluate as exact_evaluate
+
+    U = len(all_units)
+    value = np.zeros((U, U), float)
+    for u in range(U):
+        for t in range(U):
+            idx = [i for i in range(units[u, K.U_W0], units[u, K.U_W1]) if hurts[i, t]]
+            if sides[t] == sides[u] or not idx:
+                continue
+            pairs = [(wlist[i][1], wlist[i][1].cell(targets[t].column)) for i in idx]
+            sk = frozenset().union(*(attacker_skills(wlist[i][2]) for i in idx))
+            try:
+                spec = compile_attack(pairs, targets[t], Situation("sustained", skills=sk), rs)
+                frac = exact_evaluate(spec).damage.mean() / max(spec.max_damage, 1)
+            except DustsimError:
+                frac = 1e-6
+            ap_t = all_units[t].ap
+            value[u, t] = max(frac, 1e-9) * (ap_t if math.isfinite(ap_t) and ap_t > 0 else 1.0)
+    return value
+
+
 def _check_int(v, name: str, lo: int, hi: int, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
         raise DustsimError(f"{what} must be an integer from {lo} to {hi}, got {v!r}",
@@ -243,7 +266,6 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                  ruleset: str = "dust-1947", distance: int = 6, turns: int = 5,
                  policy: DuelPolicy | None = None, options: dict | None = None) -> DuelSpec:
     """Compile two sides into the engagement kernel's arrays."""
-    from .exact import evaluate as exact_evaluate
     from .kernel import pack
 
     policy = policy or DuelPolicy()
@@ -329,7 +351,7 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                                      f"boxes; not fired")
                         continue
                     ammo = w.ammo
-                for k in ("salvo", "volley"):
+                for k in ("salvo", "volley", "wire-guided"):
                     if k in kw:
                         notes.append(f"{carrier.name}: {w.name} fires normally ({k} not used)")
                 wlist.append((u, w, carrier))
@@ -357,9 +379,10 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 if not cell.known or (cell.can_damage and cell.damage is None):
                     unusable.add(f"{carrier.name}: {w.name} vs {tg.column} unknown ('?')")
                 continue
+            # one carrier's dice; the wire-guided re-roll needs the weapon fired alone
+            single = replace(w, count=1,
+                             keywords=tuple(k for k in w.keywords if k != "wire-guided"))
             for variant, action in enumerate(("attack", "sustained")):
-                kws = tuple(k for k in w.keywords if k != "wire-guided")
-                single = replace(w, count=1, keywords=kws)
                 sit = Situation(action=action, skills=skills, close_combat=w.close_combat)
                 try:
                     spec = compile_attack([(single, cell)], tg, sit, rs)
@@ -372,31 +395,12 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 else:
                     gdice[w_i, t] = cell.dice
     notes.extend(sorted(unusable))
-    value = np.zeros((U, U), float)
-    for u in range(U):
-        for t in range(U):
-            if sides[t] == sides[u]:
-                continue
-            idx = [i for i in range(units[u, K.U_W0], units[u, K.U_W1])
-                   if gdice[i, t] or gblast[i, t]]
-            if not idx:
-                continue
-            pairs = [(wlist[i][1], wlist[i][1].cell(targets[t].column)) for i in idx]
-            sk = frozenset().union(*(attacker_skills(wlist[i][2]) for i in idx))
-            try:
-                spec = compile_attack(pairs, targets[t], Situation("sustained", skills=sk), rs)
-                r = exact_evaluate(spec)
-                frac = r.damage.mean() / max(spec.max_damage, 1)
-            except DustsimError:
-                frac = 1e-6
-            ap_t = all_units[t].ap
-            value[u, t] = max(frac, 1e-9) * (ap_t if math.isfinite(ap_t) and ap_t > 0 else 1.0)
+    value = _values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
     config = np.zeros(K.N_CONFIG, np.int64)
     config[K.C_TURNS] = turns
     config[K.C_DIST] = distance
     config[K.C_INIT] = ("roll", "a", "b").index(policy.initiative)
     config[K.C_PASS] = int(policy.passing == "when-allowed")
-    config[K.C_REACT] = int(policy.reactive == "when-able" and ruleset != "tactics-2009")
     config[K.C_APPROACH] = int(policy.approach == "close-in")
     config[K.C_SUPP] = int(rs.suppression)
     config[K.C_TIEBREAK] = int(ruleset != "tactics-2009")  # 2009: ties re-rolled (L229-231)
@@ -405,7 +409,6 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     config[K.C_P] = P.mask
     config[K.C_T] = T.mask
     config[K.C_BURST] = int(ruleset == "tactics-2013")
-    config[K.C_NA] = len(side_a)
     strength = tuple(int(units[u, K.U_MODELS] + units[u, K.U_HERO] + units[u, K.U_SINGLE])
                      for u in range(U))
     return DuelSpec(
@@ -538,29 +541,12 @@ def simulate_duel(spec: DuelSpec, trials: int = 20_000, seed: int = 0, *,
                   threads: int | None = None, progress: bool = False) -> DuelResult:
     """Monte Carlo over ``trials`` engagements, in fixed chunks seeded from one SeedSequence
     (the same numbers for any thread count)."""
-    from .kernel import default_threads
+    from .kernel import run_chunks
 
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise DustsimError("--trials must be >= 1", field="trials")
-    n_chunks = -(-trials // CHUNK)
-    seqs = np.random.SeedSequence(seed).spawn(n_chunks)
-    sizes = [min(CHUNK, trials - i * CHUNK) for i in range(n_chunks)]
-    threads = threads or default_threads()
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=trials, unit="duel", unit_scale=True, desc="duels", leave=False)
-    acc = None
-    with ThreadPoolExecutor(max_workers=threads) as ex:
-        futs = [ex.submit(_duel_chunk, (seqs[i], sizes[i], spec)) for i in range(n_chunks)]
-        for n, fut in zip(sizes, futs, strict=True):
-            res = fut.result()
-            acc = res if acc is None else tuple(x + y for x, y in zip(acc, res, strict=True))
-            if bar is not None:
-                bar.update(n)
-    if bar is not None:
-        bar.close()
+    acc = run_chunks(_duel_chunk, spec, trials, seed, chunk=CHUNK, threads=threads,
+                     progress=progress, desc="duels", unit="duel")
     counts, turn_hist, ap_sums, strength_hist, alive_hist = acc
     ap_sums = ap_sums.copy()
     for i in (0, 1):

@@ -39,9 +39,9 @@ N_UNIT_COLS = 14
 W_UNIT, W_CARRIERS, W_HERO, W_RMIN, W_RMAX, W_CC, W_AMMO, W_RELOAD, W_SETUP, W_BURST = range(10)
 N_WEAPON_COLS = 10
 # configuration
-(C_TURNS, C_DIST, C_INIT, C_PASS, C_REACT, C_APPROACH, C_SUPP, C_TIEBREAK, C_INIT_DICE,
- C_REACT_DICE, C_P, C_T, C_BURST, C_NA) = range(14)
-N_CONFIG = 14
+(C_TURNS, C_DIST, C_INIT, C_PASS, C_APPROACH, C_SUPP, C_TIEBREAK, C_INIT_DICE, C_REACT_DICE,
+ C_P, C_T, C_BURST) = range(12)
+N_CONFIG = 12
 # state columns
 ST_MODELS, ST_HERO, ST_SINGLE, ST_TOK, ST_X, ST_ACT, ST_MOVED = range(7)
 # weapon state
@@ -301,9 +301,7 @@ def _removal_roll(rng, buf, pos, scripted, units, st, cfg, u):
 def _react(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, tspec, cfg,
            value, mover, rows, spec, res, res2):
     """A reactive attack on ``mover`` by the best unactivated enemy that can hurt it in
-    range 4 (or its card's reaction range); never by aircraft, never in close combat."""
-    if cfg[C_REACT] == 0:
-        return pos
+    range 4 (``U_REACT_RANGE``, 0 for a unit that never reacts); never in close combat."""
     best = -1
     best_val = -1.0
     for r in range(units.shape[0]):

@@ -289,7 +289,16 @@ def simulate_batch(specs: list[AttackSpec], trials: int, seed: int = 0, *,
         raise DustsimError("--trials must be >= 1", field="trials")
     if not specs:
         return []
-    packed = pack(specs)
+    acc = run_chunks(_chunk_task, pack(specs), trials, seed, chunk=chunk, threads=threads,
+                     progress=progress, desc="monte carlo", unit="trial")
+    return [_result(specs[s], s, acc, trials, seed) for s in range(len(specs))]
+
+
+def run_chunks(task, payload, trials: int, seed: int, *, chunk: int, threads: int | None,
+               progress: bool, desc: str, unit: str) -> tuple:
+    """Run ``task((seed_seq, n, payload))`` over fixed chunks of ``trials`` on threads and sum
+    the returned tuples of arrays in chunk order. Chunk *i* draws from the i-th child of
+    ``SeedSequence(seed)``, so the sums are the same for any thread count."""
     n_chunks = -(-trials // chunk)
     seqs = np.random.SeedSequence(seed).spawn(n_chunks)
     sizes = [min(chunk, trials - i * chunk) for i in range(n_chunks)]
@@ -299,24 +308,22 @@ def simulate_batch(specs: list[AttackSpec], trials: int, seed: int = 0, *,
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=trials, unit="trial", unit_scale=True, desc="monte carlo",
-                   leave=False)
+        bar = tqdm(total=trials, unit=unit, unit_scale=True, desc=desc, leave=False)
     with ThreadPoolExecutor(max_workers=threads) as ex:
-        window = 2 * threads
+        window = 2 * threads  # bounded look-ahead: memory stays flat for any trial count
         pending = []
         for i in range(n_chunks):
-            pending.append((sizes[i], ex.submit(_chunk_task, (seqs[i], sizes[i], packed))))
-            if len(pending) >= window or i == n_chunks - 1:
-                while pending and (len(pending) >= window or i == n_chunks - 1):
-                    n, fut = pending.pop(0)
-                    res = fut.result()
-                    acc = res if acc is None else tuple(x + y for x, y in zip(acc, res,
-                                                                               strict=True))
-                    if bar is not None:
-                        bar.update(n)
+            pending.append((sizes[i], ex.submit(task, (seqs[i], sizes[i], payload))))
+            while pending and (len(pending) >= window or i == n_chunks - 1):
+                n, fut = pending.pop(0)
+                res = fut.result()
+                acc = res if acc is None else tuple(x + y for x, y in zip(acc, res,
+                                                                           strict=True))
+                if bar is not None:
+                    bar.update(n)
     if bar is not None:
         bar.close()
-    return [_result(specs[s], s, acc, trials, seed) for s in range(len(specs))]
+    return acc
 
 
 def _dist(hist: np.ndarray, trials: int, mean=None, var=None) -> Distribution:

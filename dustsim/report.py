@@ -57,8 +57,7 @@ class ReportSettings:
     workers: int = 0
     scheduler: str | None = None
     epic: bool = True
-    duels: bool = True
-    duel_units: int = 8
+    duel_units: int = 8  # below 2: no duel section
     duel_trials: int = 4_000
     duel_distance: int = 8
     duel_turns: int = 5
@@ -131,7 +130,7 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             frames["mc_confirmation"] = confirm
         frames.update(_platoons(edition_cards, sc, settings))
         platoons_all = frames.pop("_platoons_all", None)
-        if settings.duels:
+        if settings.duel_units > 1:
             frames.update(_duels(chosen, sc, settings))
         epic_rows = None
         if settings.epic:
