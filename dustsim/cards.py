@@ -177,7 +177,24 @@ class Weapon:
 
 
 @dataclass(frozen=True)
+class Conflict:
+    """Two sources disagree on one number: the value used, the other, and where each is from."""
+
+    field: str
+    used: str
+    other: str
+    used_source: str
+    other_source: str
+
+
+@dataclass(frozen=True)
 class Card:
+    """One printed card. ``bloc`` and ``faction`` are display names ("Axis",
+    "Blutkreuz Korps"); an empty ``faction`` is a bloc card. ``sources`` cites every source
+    that has the card; ``conflicts`` keeps both values where they disagree; ``errata`` lists
+    the sourced corrections applied over the imports; ``capturable`` marks the vehicles
+    another bloc may field as a captured vehicle."""
+
     name: str
     edition: str
     kind: str | None
@@ -198,6 +215,10 @@ class Card:
     max_per_army: int | None = None
     flags: tuple[str, ...] = ()
     file: str | None = None
+    sources: tuple[str, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    errata: tuple[str, ...] = ()
+    capturable: bool = False
 
     @property
     def armour_type(self) -> str | None:
@@ -411,6 +432,19 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     flags = _str_list(raw, "flags", problems, where)
     for key in ("bloc", "faction", "source", "revision", "models_source"):
         _opt_str(raw, key, problems, where)
+    sources = _str_list(raw, "sources", problems, where)
+    errata = _str_list(raw, "errata", problems, where)
+    capturable = raw.get("capturable", False)
+    if not isinstance(capturable, bool):
+        problems.append(Problem(**where, field="capturable", message="must be true or false"))
+    conflicts = []
+    for cf in raw.get("conflict", []) or []:
+        keys = ("field", "used", "other", "used_source", "other_source")
+        if not isinstance(cf, dict) or any(not isinstance(cf.get(k), str) for k in keys):
+            problems.append(Problem(**where, field="conflict",
+                                    message=f"each conflict needs the strings {', '.join(keys)}"))
+            continue
+        conflicts.append(Conflict(*(cf[k] for k in keys)))
     weapons_raw = raw.get("weapon", []) or []
     if not isinstance(weapons_raw, list):
         problems.append(Problem(**where, field="weapon", message="must be an array of tables"))
@@ -439,6 +473,10 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         max_per_army=mpa,
         flags=tuple(flags),
         file=file,
+        sources=tuple(sources),
+        conflicts=tuple(conflicts),
+        errata=tuple(errata),
+        capturable=capturable is True,
     )
 
 
@@ -602,11 +640,21 @@ def card_to_dict(c: Card, *, file_defaults: dict | None = None) -> dict:
         d["skills"] = list(c.skills)
     if c.max_per_army is not None:
         d["max_per_army"] = c.max_per_army
+    if c.capturable:
+        d["capturable"] = True
     if c.flags:
         d["flags"] = list(c.flags)
     d["source"] = c.source
+    if c.sources:
+        d["sources"] = list(c.sources)
+    if c.errata:
+        d["errata"] = list(c.errata)
     if c.revision and fd.get("revision") != c.revision:
         d["revision"] = c.revision
+    if c.conflicts:
+        d["conflict"] = [{"field": x.field, "used": x.used, "other": x.other,
+                          "used_source": x.used_source, "other_source": x.other_source}
+                         for x in c.conflicts]
     if c.weapons:
         d["weapon"] = [weapon_to_dict(w) for w in c.weapons]
     return d

@@ -266,7 +266,7 @@ def _register_whatif(sub) -> None:
     p.add_argument("--edition", default="dust-1947")
     p.add_argument("--ap", type=float, help="new army-point cost")
     p.add_argument("--cell", action="append", default=[],
-                   help="WEAPON:COLUMN=CELL, e.g. 'Antitank Gun (Turret):V4=2/4'")
+                   help="WEAPON:COLUMN=CELL, e.g. 'Antitank Gun:V4=2/4'")
     p.add_argument("--add-die", metavar="WEAPON", help="one more die in every column")
     p.add_argument("--remove-die", metavar="WEAPON", help="one die less in every column")
     p.add_argument("--units", help="rank within these cards only (comma-separated)")
@@ -323,6 +323,8 @@ def _register_platoons(sub) -> None:
                    help="list the printed unit names that match no card, and stop")
     p.add_argument("--advantages", action="store_true",
                    help="list the advantages (modelled or not), and stop")
+    p.add_argument("--differences", action="store_true",
+                   help="list where the rulebook and DUST ENLIST charts differ, and stop")
     p.add_argument("--csv", metavar="FILE", help="write every build to a CSV file")
     p.add_argument("--force", action="store_true", help="replace an existing --csv file")
     p.add_argument("--json", action="store_true")
@@ -364,7 +366,13 @@ def cmd_platoons(args) -> int:
         return 0
     if args.advantages:
         show(advantages(pls)[["platoon", "advantage", "lines", "modelled", "model",
-                              "buildable"]])
+                              "origin", "buildable"]])
+        return 0
+    if args.differences:
+        from .platoons import chart_differences
+
+        d = chart_differences(cards=cards)
+        show(d[d["platoon"].isin({p.name for p in pls})])
         return 0
     uc = unit_column_table(cards, progress=not args.quiet)
     uu = unit_unit_table(cards, progress=not args.quiet)

@@ -168,8 +168,10 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
         settings_doc = {**summary, "units": list(settings.units),
                         "formats": list(settings.formats), "dustsim": __version__,
                         "python": platform.python_version(),
-                        "sources": sorted({f"{c.source.split(' L')[0]} @ {c.revision or '-'}"
-                                           for c in chosen})}
+                        "sources": sorted({f"{src.split(' L')[0]} @ {c.revision or '-'}"
+                                           if src == c.source else src.split(" L")[0]
+                                           for c in chosen
+                                           for src in (c.sources or (c.source,))})}
         (tmp / "settings.json").write_text(json.dumps(settings_doc, indent=1), encoding="utf-8")
         (tmp / "index.html").write_text(
             _html(settings_doc, frames, chart_files, refs), encoding="utf-8")
