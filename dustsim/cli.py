@@ -148,7 +148,10 @@ def command(register):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import commands  # noqa: F401  (registers attack, bench, report)
+    from . import (
+        commands,  # noqa: F401  (registers attack, bench, report)
+        rules_commands,  # noqa: F401  (registers options)
+    )
 
     parser = build_parser()
     args = parser.parse_args(argv)
