@@ -208,7 +208,7 @@ def cmd_attack(args) -> int:
                       threads=args.threads)
     if args.json:
         out = {"attack": title, "ruleset": spec.ruleset, "action": action,
-               "allocation": spec.allocation, **result.summary()}
+               **result.summary()}
         if choices is not None:
             out["weapons"] = [{"name": c.name, "fired": c.fired, "left_out": c.reason or None}
                               for c in choices]
