@@ -293,6 +293,8 @@ def evaluate(spec: AttackSpec, tol: float = TOL) -> AttackResult:
 def action_matrix(spec: AttackSpec, tol: float = TOL) -> np.ndarray:
     """State-to-state matrix of one whole attack action (reactive and Cheat Death excluded):
     row = target state (models, track left) before, column = after."""
+    if spec.allocation == "aimed-soldier":  # the named soldier changes between actions
+        raise ValueError("repeated actions aimed at one soldier are not modelled")
     A, B = spec.models, spec.single
     M = np.eye((A + 1) * (B + 1))
     for g in spec.groups:
