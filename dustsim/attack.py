@@ -62,16 +62,22 @@ TARGET_SKILLS = {
     "damage resilient", "defensive tactics", "steel guard", "zombie", "superhuman",
     "cheat death", "nothin' easy",
 }
-#: Never receive Under Fire / Suppression tokens (Superhuman 003:L3675; Nothin' Easy as the
-#: duels already treat it).
-TOKEN_IMMUNE_SKILLS = frozenset({"superhuman", "nothin' easy"})
+
 SKILL_ALIASES = {"super human": "superhuman", "berzerk": "berserk",
-                 "nothin easy": "nothin' easy", "nothing easy": "nothin' easy"}
+                 "nothin's easy": "nothin' easy", "nothins easy": "nothin' easy"}
 
 
 def _norm_skill(s: str) -> str:
     s = " ".join(s.strip().lower().replace("-", " ").replace("_", " ").split())
     return SKILL_ALIASES.get(s, s)
+
+
+def token_immune(target: Target) -> bool:
+    """The target never gains Under Fire / Suppression tokens: a Superhuman (003:L3675), or a
+    unit joined by a hero with Nothin's Easy (003:L3611-3613: "any Unit Joined by this Hero";
+    a lone hero with it is not covered by the text)."""
+    return ("superhuman" in target.skills or "nothin' easy" in target.hero_skills
+            or ("nothin' easy" in target.skills and target.kind == "squad"))
 
 
 def column_type(column: str) -> str:
@@ -387,7 +393,7 @@ def compile_attack(
         notes.append(f"cover save not printed for this target: option cover_2009="
                      f"{rs.options['cover_2009']} used (001:L489-499)")
     allocation = _allocation(rs, pairs, target, sit)
-    immune = bool(target.skills & TOKEN_IMMUNE_SKILLS)
+    immune = token_immune(target)
     reactive_dice = rs.reactive_dice
     if sit.token != "none":
         if not rs.suppression:

@@ -40,15 +40,18 @@ def ex(*a, **k):
     return evaluate(spec(*a, **k))
 
 
-# -- defect 1: Superhuman / Nothin' Easy never take tokens (003:L3675) ---------------------------
-@pytest.mark.parametrize("skill", ["superhuman", "nothin' easy"])
-def test_token_immune_targets(skill):
+# -- defect 1: Superhuman / Nothin's Easy never take tokens (003:L3675, L3611-3613) ------------
+def test_token_immune_targets():
     normal = ex("3/1", "I2", kind="hero", track=3)
     # any hit gives Under Fire: 1 - P(no hit in 3 dice) = 1 - (2/3)^3 = 19/27
     assert normal.token["under-fire"] == pytest.approx(19 / 27, abs=EPS)
-    immune = spec("3/1", "I2", kind="hero", track=3, skills=frozenset({skill}))
-    assert not immune.suppression
-    assert evaluate(immune).token is None
+    superhuman = spec("3/1", "I2", kind="hero", track=3, skills=frozenset({"Superhuman"}))
+    joined = spec("3/1", "I2", models=4, hero_track=3, hero_skills=frozenset({"Nothin's Easy"}))
+    for s in (superhuman, joined):
+        assert not s.suppression and evaluate(s).token is None
+    # L3613 names the units the hero joins; alone, he takes tokens as before
+    lone = spec("3/1", "I2", kind="hero", track=3, skills=frozenset({"Nothin's Easy"}))
+    assert evaluate(lone).token["under-fire"] == pytest.approx(19 / 27, abs=EPS)
 
 
 # -- defect 2: height advantage keeps the bunker re-roll (003:L3094-3096, L3132) -----------------
@@ -184,6 +187,13 @@ def test_sniper_aims():
     assert r.single_damage.mean() == pytest.approx(1.0, abs=EPS) and r.allocation == "aimed-hero"
     with pytest.raises(DustsimError, match="Sniper"):
         compile_attack([weapon_from_cell("3/1", column="I2")], tg, Situation(aim="hero"), R47)
+    # 2009 (001:L738-742): the Sniper picks the miniatures; aimed at the hero, he takes every
+    # hit while he lives: 3 dice x 1/3, no save in the open -> 1 damage on him, no soldier
+    s09 = compile_attack([weapon_from_cell("3/1", column="I2")], tg,
+                         Situation(aim="hero", skills=frozenset({"sniper"})), R09)
+    r = evaluate(s09)
+    assert s09.allocation == "hero-first" and r.single_damage.mean() == pytest.approx(1.0)
+    assert r.models_killed.mean() == pytest.approx(0.0, abs=EPS)
     with pytest.raises(DustsimError, match="joined hero"):
         compile_attack([w], Target(column="I2", models=4), Situation(aim="hero"), R47)
 
