@@ -149,6 +149,7 @@ def command(register):
 
 def main(argv: Sequence[str] | None = None) -> int:
     from . import commands  # noqa: F401  (registers attack, bench, report)
+    from .list_commands import _register_list  # noqa: F401  (registers list)
 
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -335,7 +335,8 @@ class Violation:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.unit}: {self.message} [{self.rule}, 1947 {self.lines}]"
+        where = f", 1947 {self.lines}" if self.lines else ""
+        return f"{self.unit}: {self.message} [{self.rule}{where}]"
 
 
 @dataclass(frozen=True)
@@ -509,7 +510,8 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
     v: list[Violation] = []
     notes: list[str] = []
     for s in lst.unresolved:
-        v.append(Violation(s, "Roster", "-", "selection resolves to no card of the catalogues"))
+        v.append(Violation(s, "BattleScribe roster", "",
+                           "selection resolves to no card of the catalogues"))
     pts = _force_points(lst, by_name)
     unknown = [u.name for u in lst.units if not math.isfinite(u.ap)]
     for n in unknown:
