@@ -150,6 +150,7 @@ def command(register):
 def main(argv: Sequence[str] | None = None) -> int:
     from . import (
         commands,  # noqa: F401  (registers attack, bench, report)
+        list_commands,  # noqa: F401  (registers list)
         rules_commands,  # noqa: F401  (registers options)
     )
 

@@ -605,7 +605,7 @@ def _register_duel(sub) -> None:
 
     p = sub.add_parser(
         "duel", help="a small engagement played to the end: P(win), turns, AP exchanged",
-        description="Two sides of one to four units (comma-separated card names; 'Hero + "
+        description="Two sides of one to forty units (comma-separated card names; 'Hero + "
                     "Squad' joins a hero; 'Name@cover' puts a unit in cover) play up to "
                     "--turns turns from --distance squares apart. Monte Carlo; the policies "
                     "and the abstraction are documented in dustsim/duel.py.")
