@@ -500,6 +500,11 @@ def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
     except OSError as exc:
         problems.append(Problem(file, None, None, "file", exc.strerror or str(exc)))
         return []
+    return parse_unit_text(text, file, problems)
+
+
+def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]:
+    """Parse the TOML text of one unit file named ``file``; problems are appended."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

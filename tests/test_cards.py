@@ -110,14 +110,15 @@ def test_bundled_data_is_valid(all_cards):
 
 
 cell_text = st.one_of(
-    st.sampled_from(["3/1", "*/1", "**/2", "2/#", "-", "?", "1/N", "7/1/", "x", "", "0/0"]),
+    st.sampled_from(["3/1", "*/1", "**/2", "2/#", "-", "?", "1/N", "7/1/", "x", "", "0/0",
+                     "٣/١", "３/1", "41/1", "3/0", "3/21", "99999999999999999999/1"]),
     st.text(max_size=6),
 )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(cell_text, min_size=0, max_size=16), st.text(max_size=12),
-       st.one_of(st.integers(-3, 30), st.text(max_size=3)))
+       st.one_of(st.integers(-3, 30), st.integers(-2**70, 2**70), st.text(max_size=3)))
 def test_fuzz_weapon_lines_never_crash(tmp_path_factory, cells, name, models):
     import json
 

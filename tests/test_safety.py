@@ -437,3 +437,35 @@ def test_ctrl_c_stops_a_long_epic_monte_carlo_run(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert time.monotonic() - t0 < 20  # generous on a loaded machine; about 1 s alone
+
+
+# -- properties --------------------------------------------------------------------------------
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_DIGITS = "0123456789٠١٢٣٤٥٦٧٨٩０１２３４５６７８９"
+
+
+@given(st.text(alphabet=_DIGITS + "/*#N?-☠ ", max_size=12))
+def test_a_cell_is_refused_or_within_the_game(text):
+    """Any cell the parser accepts is ASCII, rolls 1-40 dice (or blast), does 1-20 damage
+    per hit (or kills outright, or is '-' / '?')."""
+    from dustsim.cards import parse_cell
+
+    try:
+        c = parse_cell(text)
+    except ValueError:
+        return
+    assert c.text.isascii() or "☠" in text
+    assert c.text in ("-", "?") or c.blast or 1 <= c.dice <= 40
+    assert c.text in ("-", "?") or c.auto_kill or c.damage is None or 1 <= c.damage <= 20
+
+
+@given(st.text(max_size=30))
+def test_a_skill_is_classified_and_unknown_ones_refused(skill):
+    from dustsim.skills import KNOWN_UNMODELLED, MODELLED, classify, skill_base
+
+    kind = classify(skill)
+    base = skill_base(skill)
+    assert kind == ("modelled" if base in MODELLED else "unmodelled"
+                    if base in KNOWN_UNMODELLED else "unknown")

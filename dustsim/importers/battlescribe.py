@@ -35,6 +35,7 @@ from ..cards import (
     dumps_unit_file,
     normalize_keyword,
     parse_cell,
+    parse_unit_text,
 )
 from ..errors import DustsimError
 
@@ -576,6 +577,12 @@ def import_battlescribe(paths: Iterable[str | Path]) -> tuple[dict[str, str], Im
                    "catalogues.\nNames, numbers and rule names only. Re-run the importer "
                    "rather than editing by hand.")
         texts[key] = dumps_unit_file(cards, header, comment)
+        problems: list = []
+        parse_unit_text(texts[key], key, problems)
+        if problems:  # never write what `dustsim validate` refuses
+            p = problems[0]
+            raise DustsimError(f"would write invalid data: {p.message}", file=origin[key],
+                               unit=p.unit, weapon=p.weapon, field=p.field)
     report.files = sorted(texts)
     return texts, report
 
