@@ -35,9 +35,9 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.duel_kernel` (
 * ``reactive="when-able"`` (default): the best unactivated enemy in range 4 that can hurt the
   mover reacts to every Move + Attack and March Move (after the first Move); ``"never"``.
 * ``initiative="roll"`` (default), ``"a"`` or ``"b"``: the winner always activates first.
-* ``allocation``: ``squad-first`` (default) or ``hero-first`` (RULES.md §3). Within a squad the
-  owner removes plain soldiers first: a weapon line carried by ``c`` soldiers fires with
-  ``min(c, survivors)``.
+* ``allocation``: ``least-loss`` (default), ``squad-first`` or ``hero-first`` (RULES.md §3;
+  defined in :data:`dustsim.attack.POLICIES`). Within a squad the owner removes plain soldiers
+  first: a weapon line carried by ``c`` soldiers fires with ``min(c, survivors)``.
 
 Units activate in the order listed. Not modelled (listed in each result's ``notes`` when a
 card has them): officer and other special actions, Stunned tokens (Tesla, Grapple), critical
@@ -55,6 +55,7 @@ import pandas as pd
 
 from . import duel_kernel as K
 from .attack import (
+    DEFAULT_POLICY,
     POLICIES,
     TARGET_SKILLS,
     Situation,
@@ -92,7 +93,7 @@ class DuelPolicy:
     passing: str = "when-allowed"
     reactive: str = "when-able"
     initiative: str = "roll"
-    allocation: str = "squad-first"
+    allocation: str = DEFAULT_POLICY
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "approach": ("longest-range", "close-in"),

@@ -80,6 +80,27 @@ def _count(rng, buf, pos, scripted, mask, k):
 
 
 @nb.njit(nogil=True, cache=True)
+def _to_single(policy, A, a, b, full):
+    """Where one unsaved hit goes (codes of :data:`dustsim.attack.ALLOCATIONS`): 1 the
+    single model (joined hero, vehicle...), 0 a squad soldier, -1 nowhere (wasted).
+    ``A``/``a`` soldiers at the start of the attack / now, ``b`` track left, ``full`` the
+    hit's damage before Damage Resilient. Same decision as :func:`dustsim.exact._target`."""
+    if policy == 3:  # attacker aims at the hero: hits after his elimination are wasted
+        return 1 if b > 0 else -1
+    if policy == 4:  # attacker aims at one soldier: once he is gone the rest is wasted
+        return 0 if a == A and a > 0 else -1
+    if a == 0:
+        return 1
+    if b == 0:
+        return 0
+    if policy == 1:  # hero-first
+        return 1
+    if policy == 2 and full < b:  # least-loss: the hero survives the hit, no model lost
+        return 1
+    return 0
+
+
+@nb.njit(nogil=True, cache=True)
 def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     """One attack; returns the dice position.
 
@@ -127,10 +148,11 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                 h += r
                 pending = r
         hits_total += h
-        if h > 0:
-            any_hit = 1
-            if groups[gi, G_SUPP] != 0:
+        if h > 0:  # G_SUPP: 0 no token (close combat), 1 Under Fire step, 2 Suppression
+            if groups[gi, G_SUPP] == 2:
                 supp_hit = 1
+            elif groups[gi, G_SUPP] == 1:
+                any_hit = 1
         u = h
         if groups[gi, G_SAVE] != 0 and h > 0:
             r, pos = _count(rng, buf, pos, scripted, groups[gi, G_SAVE], h)
@@ -142,8 +164,13 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
         for _ in range(u):
             if a == 0 and b == 0:
                 break
-            to_single = (spec[S_POLICY] == 1 and b > 0) or a == 0
-            if not to_single:
+            full = groups[gi, G_DMG]
+            if groups[gi, G_AUTO]:
+                full = spec[S_FULL] if spec[S_AUTOFULL] else b
+            to_single = _to_single(spec[S_POLICY], A, a, b, full)
+            if to_single < 0:
+                continue  # aimed hit on a miniature already eliminated: wasted
+            if to_single == 0:
                 removed = groups[gi, G_MPH]
                 if groups[gi, G_RES_SQ] != 0:
                     mode = spec[S_SQDR]
@@ -160,9 +187,6 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                         removed = pts - r
                 a = a - removed if removed < a else 0
             else:
-                full = groups[gi, G_DMG]
-                if groups[gi, G_AUTO]:
-                    full = spec[S_FULL] if spec[S_AUTOFULL] else b
                 mode = spec[S_SGDR] if groups[gi, G_RES_SG] != 0 else 0
                 if mode == 0:
                     b -= full if full < b else b
@@ -250,7 +274,7 @@ def pack(specs: list[AttackSpec]) -> Packed:
         for g in sp.groups:
             rows.append([g.dice, g.hit, g.reroll, g.reroll2, g.chain, g.save, g.save_reroll,
                          g.damage, int(g.auto_kill), g.squad_models_per_hit,
-                         int(g.resilient_squad), int(g.resilient_single), int(g.suppress),
+                         int(g.resilient_squad), int(g.resilient_single), g.token,
                          int(g.medal)])
         goff.append(len(rows))
         srows.append([sp.models, sp.single, sp.single_full, int(sp.single_is_hero), sp.squad_dr,

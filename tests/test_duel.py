@@ -173,7 +173,7 @@ def test_hero_joined_and_resilient_matches_exact(all_cards):
     from dustsim.duel import _target
     from dustsim.exact import evaluate
 
-    tg = replace(_target(unit, "squad-first"))
+    tg = replace(_target(unit, spec.policy.allocation))  # the policy the duel ran
     ex = evaluate(card_attack_spec(lg, tg, action="sustained"))
     start = sq.models + hero.damage_track
     left = r.left(unit.name).probs
