@@ -33,7 +33,16 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..cards import COLUMNS, MODELS_SOURCES, Card, Conflict, Weapon, dumps_unit_file, parse_cell
+from ..cards import (
+    COLUMNS,
+    MODELS_SOURCES,
+    Card,
+    Conflict,
+    Weapon,
+    dumps_unit_file,
+    parse_cell,
+    parse_unit_text,
+)
 from ..errors import DustsimError
 from .battlescribe import infer_models, read_battlescribe
 from .enlist import EnlistData, enlist_cards, read_enlist
@@ -564,6 +573,12 @@ def merge_dust1947(bs_dir: str | Path, enlist_dir: str | Path, *, prefer: str = 
                    f"dust1947.py; conflicts use {prefer}).\nNames, numbers and rule names "
                    "only. Re-run the importer rather than editing by hand.")
         texts[fname] = dumps_unit_file(cards, header, comment)
+        problems: list = []
+        parse_unit_text(texts[fname], fname, problems)
+        if problems:  # never write what `dustsim validate` refuses
+            p = problems[0]
+            raise DustsimError(f"would write invalid data: {p.message}", file=fname,
+                               unit=p.unit, weapon=p.weapon, field=p.field)
     report.cards = len(all_cards)
     report.files = sorted(texts)
     return Merged(texts, all_cards, report, en, id_to_name)
