@@ -589,6 +589,12 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
         return []
     defaults = {k: doc[k] for k in ("edition", "bloc", "source", "revision")
                 if isinstance(doc.get(k), str)}
+    bad = [k for k in ("edition", "bloc", "source", "revision")
+           if k in doc and not isinstance(doc[k], str)]
+    if bad:
+        problems.append(Problem(file, None, None, bad[0],
+                                f"must be a string, got {doc[bad[0]]!r}"))
+        return []
     if ("figure" in doc or "platoon" in doc) and "card" not in doc:
         return []  # Epic figures and platoon charts: read by dustsim.epic / dustsim.platoons
     cards_raw = doc.get("card", [])

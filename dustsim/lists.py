@@ -141,6 +141,13 @@ class _Cards:
         self.by_norm: dict[str, Card] = {}
         for c in self.cards:
             self.by_norm.setdefault(_norm(c.name), c)
+        # BattleScribe names a merged card cites (issue 12: "Angela (Assassin)" is Angela I,
+        # a captured copy "X (Captured)" is the capturable card X)
+        for c in self.cards:
+            for src in c.sources:
+                m = re.fullmatch(r"github:BSData/\S+ .*? \((.*)\)", src)
+                if m:
+                    self.by_norm.setdefault(_norm(m.group(1)), c)
 
     def get(self, name: str, file: str, unit: str, fld: str) -> Card:
         c = self.by_name.get(name) or self.by_norm.get(_norm(name))
@@ -237,7 +244,8 @@ def parse_list_toml(text: str, cards: list[Card], file: str = "<list>") -> ArmyL
             valid = ", ".join(sorted(ids)) or "none declared: add a [[platoon]] table"
             raise DustsimError(f"unknown platoon id {pid!r} (valid: {valid})", file=file,
                                unit=label, field="platoon")
-        captured = captured or card.bloc == CAPTURED
+        # a captured copy's name ("Ludwig (Captured)") is the capturable card, captured
+        captured = captured or card.bloc == CAPTURED or cname.endswith(" (Captured)")
         for _ in range(count):
             units.append(ListUnit(card, hero, pilot, captured, pid, cover, label))
     if len(units) > MAX_UNITS:
@@ -282,7 +290,8 @@ def list_from_roster(path: str | Path, cards: list[Card], *, points: float | Non
             else:
                 units.append(ListUnit(hc, where=s.where))
         for _ in range(s.count):
-            units.append(ListUnit(card, hero, pilot, card.bloc == CAPTURED,
+            units.append(ListUnit(card, hero, pilot,
+                                  card.bloc == CAPTURED or s.card.endswith(" (Captured)"),
                                   where=f"{s.card} ({s.where})"))
     pts = points or ros.points
     if not pts:
@@ -545,7 +554,8 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
             v.append(Violation(u.name, "Captured vehicles", "L889",
                                f"only vehicles can be captured, not a {u.card.kind}"))
             continue
-        on_chart = u.card.bloc == CAPTURED or f"{u.card.name} (Captured)" in by_name
+        on_chart = (u.card.bloc == CAPTURED or u.card.capturable
+                    or f"{u.card.name} (Captured)" in by_name)
         if not on_chart:
             v.append(Violation(u.name, "Captured vehicles", "L897-922",
                                "not on the captured vehicle availability chart"))

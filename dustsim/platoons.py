@@ -430,8 +430,10 @@ def captured_cost(base: Card) -> float:
 
 
 def member_cost(m: Member, by_name: dict[str, Card]) -> float:
+    """A member's AP: a captured vehicle +2 (a list may mark another unit captured: that is
+    a legality violation, reported by the list checker, priced the same)."""
     c = by_name[m.card]
-    return captured_cost(c) if m.captured else float(c.ap)
+    return float(c.ap) + (CAPTURED_EXTRA_AP if m.captured else 0)
 
 
 def force_points(members: Iterable[Member], by_name: dict[str, Card], budget: float) -> dict:

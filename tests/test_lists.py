@@ -181,8 +181,10 @@ def test_platoons(d47):
     lost = toml_list(d47, "[[platoon]]\nid = 'p'\nchart = 'USMC Rifle Platoon'\n" + units(
         "USMC Rifle Squad|platoon='p'"))
     c = check(lost, d47)
-    assert c.legal and not c.platoons[0].advantage_active
-    assert any("cannot check it" in n for n in c.notes)
+    # its unit boxes, lost in the rulebook conversion, now come from DUST ENLIST (issue 12):
+    # the chart is checked and one Rifle Squad lacks its command and required units
+    assert not c.legal and not c.platoons[0].advantage_active
+    assert "USMC Rifle Platoon lacks its command" in c.lines()[0]
 
 
 @pytest.mark.parametrize("body,field", [

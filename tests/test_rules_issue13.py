@@ -268,10 +268,11 @@ def test_weapon_choices_say_why():
     assert not got["Flamethrower"][0] and "out of range" in got["Flamethrower"][1]
     hras = find_card(cards, "Heavy Ranger Attack Squad", "dust-1947")  # MG '-' vs V3
     got = {c.name: (c.fired, c.reason) for c in weapon_choices(hras, "V3")}
-    assert "cannot damage" in got["Dual Machinegun"][1]
+    # the merged card's weapon is ENLIST's "Dual Machineguns" (issue 12)
+    assert "cannot damage" in got["Dual Machineguns"][1]
     assert "close-combat" in got["Rocket Punch"][1]
     got = {c.name: c.fired for c in weapon_choices(hras, "V3", close_combat=True, distance=1)}
-    assert got == {"Dual Machinegun": False, "Rocket Punch": True}
+    assert got == {"Dual Machineguns": False, "Rocket Punch": True}
     tg = target_from_card(find_card(cards, "Ranger Combat Squad", "dust-1947"))
     s, choices = card_attack_spec(ras, tg, distance=2, with_choices=True)
     assert [g.name for g in s.groups] == ["Shotgun"] and len(choices) == 2
