@@ -15,6 +15,26 @@ def _check_trials(args) -> None:
         raise DustsimError("--trials must be >= 1", field="--trials")
 
 
+def _check_attack_size(args, cell) -> None:
+    """Dice in the whole attack and --damage-taken against the target, before any work."""
+    from .limits import check_int
+
+    per = cell.dice if cell.dice is not None else cell.blast * (args.models or 1)
+    check_int(args.count * (per or 0) or 1, "attack_dice",
+              f"--count {args.count} x {per} dice in {args.weapon!r} =")
+    if args.damage_taken < 0:
+        raise DustsimError("--damage-taken must be >= 0", field="--damage-taken")
+    if args.damage_taken:
+        if args.track is None:
+            raise DustsimError("--damage-taken counts boxes of a --track (hero, vehicle, "
+                               "support); for a squad give the models left with --models",
+                               field="--damage-taken")
+        if args.damage_taken >= args.track:
+            raise DustsimError(f"--damage-taken {args.damage_taken} leaves nothing of "
+                               f"--track {args.track}; use 0 to {args.track - 1}",
+                               field="--damage-taken")
+
+
 def _parse_options(items) -> dict:
     out = {}
     for it in items or []:
@@ -191,6 +211,7 @@ def cmd_attack(args) -> int:
         w, cell = weapon_from_cell(args.weapon, count=args.count, keywords=args.keyword,
                                    column=args.target,
                                    range_="C" if args.close_combat else "6")
+        _check_attack_size(args, cell)
         target = Target(
             column=args.target, models=args.models, track=args.track,
             damage_taken=args.damage_taken, kind=args.target_kind, hero_track=args.hero_track,
@@ -322,6 +343,19 @@ def cmd_report(args) -> int:
     if "png" not in formats:
         formats = ("png", *formats)  # index.html shows the PNGs
     units = tuple(u.strip() for u in (args.units or "").split(",") if u.strip())
+    if args.units is not None and not units:
+        raise DustsimError("--units is empty; name cards (comma-separated) or leave the flag "
+                           "out for every card", field="--units")
+    from .limits import PLATOON_BUDGET_MAX, check_float
+    from .sweep import check_scheduler_address
+
+    check_float(args.platoon_budget, "--platoon-budget", lo=0, hi=PLATOON_BUDGET_MAX,
+                lo_open=True)
+    if args.scheduler is not None:
+        check_scheduler_address(args.scheduler)
+    from .io import check_output_dir
+
+    check_output_dir(Path(args.out), args.force, "--out")
     settings = ReportSettings(edition=args.edition, units=units, engine=args.engine,
                               trials=args.trials, seed=args.seed, formats=formats,
                               confirm=args.confirm, progress=not args.quiet,
@@ -377,6 +411,10 @@ def cmd_whatif(args) -> int:
         left, cell = spec.split("=", 1)
         weapon, col = left.rsplit(":", 1)
         cells[(weapon.strip(), col.strip())] = cell.strip()
+    if args.ap is not None:
+        from .limits import AP_MAX, check_float
+
+        check_float(args.ap, "--ap", lo=0, hi=AP_MAX)
     if args.ap is None and not cells and not args.add_die and not args.remove_die:
         raise DustsimError("nothing to change: give --ap, --cell, --add-die or --remove-die",
                            field="--ap")
@@ -427,15 +465,15 @@ def cmd_platoons(args) -> int:
     from .analytics import scores, unit_column_table, unit_unit_table
     from .cards import load_cards
     from .cli import _data_paths
-    from .io import atomic_write_text, check_writable
+    from .io import atomic_write_text, check_output_file
+    from .limits import PLATOON_BUDGET_MAX, check_float
     from .platoons import advantages, best_builds, load_platoons, matches, platoon_table
 
-    if args.budget <= 0:
-        raise DustsimError("--budget must be > 0", field="--budget")
+    check_float(args.budget, "--budget", lo=0, hi=PLATOON_BUDGET_MAX, lo_open=True)
     if args.support < 0:
         raise DustsimError("--support must be >= 0", field="--support")
     if args.csv:
-        check_writable(Path(args.csv), args.force)
+        check_output_file(Path(args.csv), args.force, "--csv")
     cards = [c for c in load_cards(_data_paths(args.data)) if c.edition == args.edition]
     pls = [p for p in load_platoons() if p.edition == args.edition
            and (not args.platoon or args.platoon.lower() in p.name.lower())]
@@ -463,7 +501,8 @@ def cmd_platoons(args) -> int:
     if table.empty:
         raise DustsimError(f"no legal build within {args.budget:g} AP", field="--budget")
     if args.csv:
-        atomic_write_text(Path(args.csv), table.to_csv(index=False), force=args.force)
+        atomic_write_text(Path(args.csv), table.to_csv(index=False), force=args.force,
+                          what="--csv")
     cols = ["rank", "platoon", "command", "required", "support", "ap_paid", "faction",
             "offence_per_ap", "durability_per_ap", "composite", "advantage_gain"]
     show(best_builds(table, args.top)[cols])
@@ -564,27 +603,29 @@ def cmd_epic_optimize(args) -> int:
     from pathlib import Path
 
     from .epic import optimize
+    from .limits import check_int
 
+    check_int(args.budget, "epic_budget", "--budget")
     if args.chart:
-        from .io import check_writable
+        from .io import check_output_file
 
-        check_writable(Path(args.chart), args.force)
+        path = check_output_file(Path(args.chart), args.force, "--chart")
+        fmt = path.suffix.lstrip(".").lower()
+        if fmt not in ("png", "svg", "pdf"):
+            raise DustsimError(f"chart format {fmt or '(none)'!r}: name the file .png, .svg "
+                               "or .pdf", field="--chart")
     rows = optimize(args.budget, args.vs, side=args.side, objective=args.objective,
                     progress=not args.json, **_epic_setting(args))
     if args.chart:
         import tempfile
 
         from .charts import epic_mixes, save
+        from .io import atomic_write_bytes
 
-        path = Path(args.chart)
-        fmt = path.suffix.lstrip(".").lower() or "png"
-        if fmt not in ("png", "svg", "pdf"):
-            raise DustsimError(f"chart format {fmt!r}: use .png, .svg or .pdf", field="--chart")
         fig = epic_mixes(rows, args.budget, args.vs, args.side)
-        with tempfile.TemporaryDirectory(dir=path.parent if path.parent.exists() else None) \
-                as tmp:
+        with tempfile.TemporaryDirectory() as tmp:
             (written,) = save(fig, Path(tmp), "chart", (fmt,))
-            written.replace(path)
+            atomic_write_bytes(path, written.read_bytes(), force=args.force, what="--chart")
     if args.json:
         print(json.dumps(rows[: args.top], indent=1))
         return 0
@@ -605,7 +646,7 @@ def _register_duel(sub) -> None:
 
     p = sub.add_parser(
         "duel", help="a small engagement played to the end: P(win), turns, AP exchanged",
-        description="Two sides of one to four units (comma-separated card names; 'Hero + "
+        description="Two sides of one to forty units (comma-separated card names; 'Hero + "
                     "Squad' joins a hero; 'Name@cover' puts a unit in cover) play up to "
                     "--turns turns from --distance squares apart. Monte Carlo; the policies "
                     "and the abstraction are documented in dustsim/duel.py.")
