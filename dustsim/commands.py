@@ -225,6 +225,10 @@ def cmd_attack(args) -> int:
                         skills=frozenset(args.skill), **sit_kw)
         spec = compile_attack([(w, cell)], target, sit, rs)
         title = f"{args.count}x {args.weapon} -> {args.target}"
+    from .limits import check_int
+
+    check_int(sum(g.dice for g in spec.groups), "attack_dice",  # Salvo / Volley included
+              "dice in the whole attack (--count, --salvo, --volley) =")
     result = evaluate(spec, args.engine, trials=args.trials, seed=args.seed,
                       threads=args.threads)
     if args.json:
