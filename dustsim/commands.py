@@ -81,7 +81,8 @@ def _register_attack(sub) -> None:
     p.add_argument("--aim", default="none", metavar="{hero,soldier}",
                    help="Sniper / Assassin: the miniature the attacker names (1947 L3317, "
                         "L3429; 2009 L738-742)")
-    p.add_argument("--attacker-token", default="none", metavar="{none,under-fire,suppressed}",
+    p.add_argument("--attacker-token", "--own-token", dest="attacker_token", default="none",
+                   metavar="{none,under-fire,suppressed}",
                    help="the attacker's own token: a Suppressed unit reacts with one die "
                         "(1947 L747, L3333)")
     p.add_argument("--distance", type=int, help="squares to the target: weapons out of "
