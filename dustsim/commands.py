@@ -81,7 +81,8 @@ def _register_attack(sub) -> None:
     p.add_argument("--aim", default="none", metavar="{hero,soldier}",
                    help="Sniper / Assassin: the miniature the attacker names (1947 L3317, "
                         "L3429; 2009 L738-742)")
-    p.add_argument("--attacker-token", default="none", metavar="{none,under-fire,suppressed}",
+    p.add_argument("--attacker-token", "--own-token", dest="attacker_token", default="none",
+                   metavar="{none,under-fire,suppressed}",
                    help="the attacker's own token: a Suppressed unit reacts with one die "
                         "(1947 L747, L3333)")
     p.add_argument("--distance", type=int, help="squares to the target: weapons out of "
@@ -225,6 +226,10 @@ def cmd_attack(args) -> int:
                         skills=frozenset(args.skill), **sit_kw)
         spec = compile_attack([(w, cell)], target, sit, rs)
         title = f"{args.count}x {args.weapon} -> {args.target}"
+    from .limits import check_int
+
+    check_int(sum(g.dice for g in spec.groups), "attack_dice",  # Salvo / Volley included
+              "dice in the whole attack (--count, --salvo, --volley) =")
     result = evaluate(spec, args.engine, trials=args.trials, seed=args.seed,
                       threads=args.threads)
     if args.json:
