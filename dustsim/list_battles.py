@@ -95,9 +95,19 @@ def _play(rng, n, units, wpn, gdice, gblast, groups, tspec, cfg, value, ap, acc)
         acc[10] += (lost_b - lost_a) * (lost_b - lost_a)
 
 
+def _generator(seed_seq):
+    """The engagement kernel's random state for one chunk: the generator the duel kernel
+    itself is driven by (its own state where :mod:`dustsim.rng` exists, else NumPy's)."""
+    try:
+        from .rng import state
+    except ImportError:
+        return np.random.Generator(np.random.PCG64(seed_seq))
+    return state(seed_seq)
+
+
 def _chunk(args):
     seed_seq, n, spec = args
-    rng = np.random.Generator(np.random.PCG64(seed_seq))
+    rng = _generator(seed_seq)
     acc = np.zeros(11, float)
     _play(rng, n, spec.units, spec.weapons, spec.gdice, spec.gblast, spec.groups, spec.tspec,
           spec.config, spec.value, np.nan_to_num(spec.ap), acc)
