@@ -65,6 +65,7 @@ from .attack import (
     attacker_skills,
     compile_attack,
     target_from_card,
+    token_immune,
     weapon_from_cell,
 )
 from .cards import Card, Weapon, find_card
@@ -342,7 +343,7 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         units[u, K.U_REACT_RANGE] = REACTION_RANGE if reacts else 0
         brave = bool(skills & {"brave", "commissar", "unflappable", "semper fi"})
         units[u, K.U_SUPP_DICE] = rs.suppression_dice + (1 if brave else 0)
-        units[u, K.U_IMMUNE] = int(bool(skills & {"superhuman", "nothin' easy"}))
+        units[u, K.U_IMMUNE] = int(token_immune(tg))  # the single-attack rule
         for s in sorted(skills & set(NOT_MODELLED_SKILLS)):
             notes.append(f"{du.name}: skill {s!r} not modelled in duels")
         if du.pilot is not None:

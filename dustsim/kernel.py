@@ -323,9 +323,19 @@ def run_chunks(task, payload, trials: int, seed: int, *, chunk: int, threads: in
     """Run ``task((seed_seq, n, payload))`` over fixed chunks of ``trials`` on threads and sum
     the returned tuples of arrays in chunk order. Chunk *i* draws from the i-th child of
     ``SeedSequence(seed)``, so the sums are the same for any thread count."""
+    from .limits import check_int
+
+    check_int(trials, "trials", "trials")
+    check_int(seed, "seed", "seed")
+    check_int(threads, "threads", "threads")
     n_chunks = -(-trials // chunk)
-    seqs = np.random.SeedSequence(seed).spawn(n_chunks)
-    sizes = [min(chunk, trials - i * chunk) for i in range(n_chunks)]
+    # chunk i's SeedSequence (= the i-th child of SeedSequence(seed)) and size are built
+    # when it is submitted: memory stays flat for any trial count
+    def seq(i):
+        return np.random.SeedSequence(seed, spawn_key=(i,))
+
+    def size(i):
+        return min(chunk, trials - i * chunk)
     acc = None
     threads = threads or default_threads()
     bar = None
@@ -337,7 +347,7 @@ def run_chunks(task, payload, trials: int, seed: int, *, chunk: int, threads: in
         window = 2 * threads  # bounded look-ahead: memory stays flat for any trial count
         pending = []
         for i in range(n_chunks):
-            pending.append((sizes[i], ex.submit(task, (seqs[i], sizes[i], payload))))
+            pending.append((size(i), ex.submit(task, (seq(i), size(i), payload))))
             while pending and (len(pending) >= window or i == n_chunks - 1):
                 n, fut = pending.pop(0)
                 res = fut.result()
@@ -373,7 +383,7 @@ def _result(spec: AttackSpec, s: int, acc, trials: int, seed: int) -> AttackResu
         single_damage=_dist(hs[s, : spec.single + 1], trials),
         p_destroyed=float(p_dest), token=token, trials=trials, seed=seed,
         p_destroyed_se=float(np.sqrt(max(p_dest * (1 - p_dest), 0.0) / n)),
-        notes=spec.notes,
+        notes=spec.notes, allocation=spec.allocation,
     )
 
 
