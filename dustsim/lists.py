@@ -331,6 +331,10 @@ def load_list(path: str | Path, cards: list[Card] | None = None, *,
     from .cards import load_cards
 
     path = Path(path)
+    if points is not None and (isinstance(points, bool) or not isinstance(points, int | float)
+                               or not 0 < points <= MAX_POINTS):
+        raise DustsimError(f"the points limit must be a number from 1 to {MAX_POINTS}, got "
+                           f"{points!r}", field="--points")
     cards = cards if cards is not None else load_cards()
     suffix = path.suffix.lower()
     if suffix not in LIST_SUFFIXES:

@@ -335,3 +335,10 @@ def test_list_show_cli(tmp_path, capsys):
 
 def test_examples_folder_is_path(tmp_path):
     assert isinstance(EXAMPLES, Path) and EXAMPLES.is_dir()
+
+
+@pytest.mark.parametrize("points", ["0", "-5", "1e9", "nan"])
+def test_points_override_is_checked(points, capsys):
+    assert main(["list", "check", str(EXAMPLES / "mercenaries.toml"), "--points", points]) == 2
+    err = capsys.readouterr().err
+    assert "--points" in err and "from 1 to" in err and err.count("\n") == 1
