@@ -29,11 +29,9 @@ import pandas as pd
 from . import duel_kernel as K
 from .duel import DuelPolicy, DuelSpec, DuelUnit, compile_duel
 from .errors import DustsimError
-from .lists import CAPTURED, ArmyList
+from .lists import CAPTURED, DEFAULT_DISTANCE, DEFAULT_TURNS, ArmyList
 
 CHUNK = 2048  # games per chunk: part of the stream definition (results depend on it)
-DEFAULT_DISTANCE = 12  # squares between the armies at the start
-DEFAULT_TURNS = 6
 MAX_TRIALS = 10_000_000
 
 

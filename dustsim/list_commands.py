@@ -23,18 +23,17 @@ def _common(p, *, data: bool = True) -> None:
         p.add_argument("--data", nargs="*", help="unit files or folders")
 
 
+POLICY_FIELDS = ("approach", "passing", "reactive", "initiative", "allocation")
 def _battle_options(p) -> None:
-    from .duel import DuelPolicy
-    from .list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS
+    from .lists import DEFAULT_DISTANCE, DEFAULT_TURNS
 
     p.add_argument("--distance", type=int, default=DEFAULT_DISTANCE,
                    help=f"squares between the armies at the start ({DEFAULT_DISTANCE})")
     p.add_argument("--turns", type=int, default=DEFAULT_TURNS,
                    help=f"turn limit ({DEFAULT_TURNS})")
-    for name, choices in DuelPolicy.CHOICES.items():
-        default = getattr(DuelPolicy(), name)
-        p.add_argument(f"--{name}", default=default, choices=choices,
-                       help=f"{name} policy (default {default})")
+    for name in POLICY_FIELDS:
+        p.add_argument(f"--{name}", help=f"{name} policy of both sides (as `dustsim duel`; "
+                                         f"default: the duel default)")
     p.add_argument("--seed", type=int, default=0)
 
 
@@ -138,7 +137,8 @@ def _save_chart(fig, path: Path) -> None:
 def _policy(args):
     from .duel import DuelPolicy
 
-    return DuelPolicy(**{k: getattr(args, k) for k in DuelPolicy.CHOICES})
+    return DuelPolicy(**{k: getattr(args, k) for k in POLICY_FIELDS
+                         if getattr(args, k) is not None})
 
 
 def cmd_list_check(args) -> int:

@@ -53,6 +53,8 @@ LIST_SUFFIXES = (".toml", ".ros", ".rosz")
 MAX_UNITS = 60
 MAX_COUNT = 20
 MAX_POINTS = 10_000
+DEFAULT_DISTANCE = 12  # list against list: squares between the armies at the start
+DEFAULT_TURNS = 6  # and the turn limit
 UNIT_FIELDS = ("card", "count", "hero", "pilot", "captured", "platoon", "cover")
 TOP_FIELDS = ("name", "points", "bloc", "edition", "unit", "platoon", "description")
 # the captured vehicle availability chart (L897-922, by the bloc that built them), as card names
