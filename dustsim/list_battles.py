@@ -225,6 +225,9 @@ def play_lists(a: ArmyList, b: ArmyList, *, trials: int = 10_000, seed: int = 0,
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
             raise DustsimError(f"must be an integer from 1 to {hi:,}, got {v!r}",
                                field=f"--{name.replace('_', '-')}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise DustsimError(f"the seed must be an integer from 0 to 2**63-1, got {seed!r}",
+                           field="--seed")
     spec = spec or compile_lists(a, b, distance=distance, turns=turns, policy=policy,
                                  options=options)
     acc = _run(spec, trials, seed, threads, progress)

@@ -86,6 +86,17 @@ def _register_list(sub) -> None:
     m.set_defaults(func=cmd_list_meta)
 
 
+def _check_knobs(args) -> None:
+    """Every size knob within dustsim.limits' caps, before any work starts."""
+    from .limits import check_int
+
+    for knob, flag in (("trials", "trials"), ("trials", "curve_trials"), ("threads", "threads"),
+                       ("workers", "workers"), ("seed", "seed"), ("distance", "distance"),
+                       ("turns", "turns")):
+        if hasattr(args, flag):
+            check_int(getattr(args, flag), knob, "--" + flag.replace("_", "-"))
+
+
 def _cards(args):
     from .cards import load_cards
     from .cli import _data_paths
@@ -179,6 +190,7 @@ def cmd_list_check(args) -> int:
 def cmd_list_show(args) -> int:
     from .list_summary import summarize
 
+    _check_knobs(args)
     chart = _check_chart_path(args)
     cards = _cards(args)
     s = summarize(_load(args.file, cards, args), cards, durability=not args.no_durability)
@@ -196,6 +208,7 @@ def cmd_list_show(args) -> int:
 def cmd_list_vs(args) -> int:
     from .list_battles import play_lists
 
+    _check_knobs(args)
     chart = _check_chart_path(args)
     cards = _cards(args)
     a, b = _load(args.list_a, cards, args), _load(args.list_b, cards, args)
@@ -234,6 +247,7 @@ def cmd_list_meta(args) -> int:
     from .lists import list_files
     from .sweep import dask_client
 
+    _check_knobs(args)
     chart = _check_chart_path(args)
     cards = _cards(args)
     files = list_files(args.folder)
