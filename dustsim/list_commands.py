@@ -179,7 +179,8 @@ def cmd_list_check(args) -> int:
         for p in c.platoons:
             if p.found:
                 act = "active" if p.advantage_active else "not active"
-                print(f"{f}: platoon {p.id!r} ({p.chart}): advantage {p.advantage} {act}")
+                adv = p.advantage or "(not named in the chart)"
+                print(f"{f}: platoon {p.id!r} ({p.chart}): advantage {adv} {act}")
         for n in c.notes:
             print(f"{f}: note: {n}", file=sys.stderr)
     if args.json:

