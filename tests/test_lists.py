@@ -351,3 +351,42 @@ def test_points_override_is_checked(points, capsys):
     assert main(["list", "check", str(EXAMPLES / "mercenaries.toml"), "--points", points]) == 2
     err = capsys.readouterr().err
     assert "--points" in err and "from 1 to" in err and err.count("\n") == 1
+
+
+def test_platoon_options_with_joined_heroes_and_combat_only_support(d47):
+    """Chart options may ask for a hero joined to (or piloting) the unit, and a chart may
+    take its support units only from its combat slots' cards (DUST ENLIST charts)."""
+    from dataclasses import dataclass
+
+    from dustsim.platoons import Option, Platoon, Slot
+
+    @dataclass(frozen=True)
+    class JoinedOption(Option):
+        joined: tuple[str, ...] = ()
+
+    @dataclass(frozen=True)
+    class EnlistChart(Platoon):
+        only_combat_support: bool = False
+
+    chart = EnlistChart(
+        name="Test Platoon", edition="dust-1947", bloc="SSU", lines="-", advantage="Test",
+        advantage_lines="-", advantage_text="-", only_combat_support=True,
+        slots=(Slot("command", (JoinedOption("Grand'Ma", joined=("Koshka",)),)),
+               Slot("required", (Option("Red Army Battle Squad"),))))
+    head = "[[platoon]]\nid = 'p'\nchart = 'Test Platoon'\n"
+    ok = toml_list(d47, head + units("Grand'Ma|pilot='Koshka'|platoon='p'",
+                                     "Red Army Battle Squad|platoon='p'|count=2"))
+    c = check(ok, d47, [chart])
+    assert c.legal and c.platoons[0].advantage_active
+    assert c.platoons[0].support == ("Red Army Battle Squad",)
+    alone = toml_list(d47, head + units("Grand'Ma|platoon='p'",
+                                        "Red Army Battle Squad|platoon='p'"))
+    c = check(alone, d47, [chart])
+    assert not c.platoons[0].advantage_active
+    assert any("lacks its command (Grand'Ma)" in x for x in c.lines())
+    extra = toml_list(d47, head + units("Grand'Ma|pilot='Koshka'|platoon='p'",
+                                        "Red Army Battle Squad|platoon='p'",
+                                        "Nadya|platoon='p'"))
+    assert check(extra, d47, [chart]).lines() == [
+        "Nadya: Test Platoon takes its support units only from its combat units' cards "
+        "[Platoons (DUST ENLIST chart)]"]
