@@ -83,12 +83,22 @@ ARG_KNOBS: dict[str, str] = {
 }
 
 
+#: text flags where an empty value is a mistake (it would silently mean "everything")
+_NAME_ARGS = ("edition", "bloc", "name", "unit", "vs", "units", "weapon", "target", "ruleset",
+              "platoon", "side_a", "side_b", "scheduler", "output", "out", "csv", "chart")
+
+
 def check_args(args) -> None:
     """Every size knob a command has, against its cap, before the command runs."""
     for attr, knob in ARG_KNOBS.items():
         value = getattr(args, attr, None)
         if isinstance(value, int) and not isinstance(value, bool):
             check_int(value, knob, "--" + attr.replace("_", "-"))
+    for attr in _NAME_ARGS:
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and not value.strip():
+            raise DustsimError(f"--{attr.replace('_', '-')} is empty; give a value or leave "
+                               "the flag out")
     for attr in ("ap", "budget", "platoon_budget"):
         value = getattr(args, attr, None)
         if isinstance(value, float) and not math.isfinite(value):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ from .cards import Card
 from .errors import DustsimError
 
 BATCH = 8  # cards per task
+LOST_WORKERS_WAIT = 30.0  # seconds with no worker at all before a sweep gives up
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ def sweep(edition_cards: list[Card], chosen: list[Card], *, engine: str = "exact
 
 
 def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, retries):
-    from distributed import as_completed
+    from distributed import wait
 
     cards_future = client.scatter(edition_cards, broadcast=True, hash=False)
     futures = [client.submit(task_fn, t, cards_future, engine, trials, seed,
@@ -137,11 +139,28 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
                for i, t in enumerate(tasks)]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(tasks)
+    pending = set(futures)
+    no_workers_since = None
     try:
-        for fut in as_completed(futures):
-            results[index[fut.key]] = fut.result()
-            if bar is not None:
-                bar.update(1)
+        while pending:
+            try:
+                done = wait(list(pending), timeout=2, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                done = set()
+            for fut in done:
+                results[index[fut.key]] = fut.result()
+                pending.discard(fut)
+                if bar is not None:
+                    bar.update(1)
+            if done:
+                no_workers_since = None
+            elif not client.scheduler_info().get("workers"):
+                no_workers_since = no_workers_since or time.monotonic()
+                if time.monotonic() - no_workers_since > LOST_WORKERS_WAIT:
+                    raise DustsimError(
+                        f"every Dask worker was lost ({len(pending)} of {len(tasks)} tasks "
+                        f"left; none came back in {LOST_WORKERS_WAIT:g} s); restart the "
+                        "workers and run again", field="--scheduler")
     except BaseException:
         client.cancel(futures)
         raise
