@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -131,7 +132,7 @@ def sweep(edition_cards: list[Card], chosen: list[Card], *, engine: str = "exact
 
 
 def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, retries):
-    from distributed import wait
+    from distributed import as_completed
 
     cards_future = client.scatter(edition_cards, broadcast=True, hash=False)
     futures = [client.submit(task_fn, t, cards_future, engine, trials, seed,
@@ -139,31 +140,42 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
                for i, t in enumerate(tasks)]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(tasks)
-    pending = set(futures)
-    no_workers_since = None
-    try:
-        while pending:
+    lost = threading.Event()
+    finished = threading.Event()
+
+    def watchdog() -> None:  # every worker gone for LOST_WORKERS_WAIT s: give up
+        since = None
+        while not finished.wait(2):
             try:
-                done = wait(list(pending), timeout=2, return_when="FIRST_COMPLETED").done
-            except TimeoutError:
-                done = set()
-            for fut in done:
-                results[index[fut.key]] = fut.result()
-                pending.discard(fut)
-                if bar is not None:
-                    bar.update(1)
-            if done:
-                no_workers_since = None
-            elif not client.scheduler_info().get("workers"):
-                no_workers_since = no_workers_since or time.monotonic()
-                if time.monotonic() - no_workers_since > LOST_WORKERS_WAIT:
-                    raise DustsimError(
-                        f"every Dask worker was lost ({len(pending)} of {len(tasks)} tasks "
-                        f"left; none came back in {LOST_WORKERS_WAIT:g} s); restart the "
-                        "workers and run again", field="--scheduler")
+                workers = client.scheduler_info().get("workers")
+            except Exception:  # the scheduler itself is gone: the same answer
+                workers = None
+            if workers:
+                since = None
+                continue
+            since = since or time.monotonic()
+            if time.monotonic() - since > LOST_WORKERS_WAIT:
+                lost.set()
+                client.cancel(futures)
+                return
+
+    threading.Thread(target=watchdog, daemon=True, name="dustsim-dask-watchdog").start()
+    try:
+        for fut in as_completed(futures):
+            if lost.is_set():
+                break
+            results[index[fut.key]] = fut.result()
+            if bar is not None:
+                bar.update(1)
     except BaseException:
         client.cancel(futures)
+        if lost.is_set():
+            raise _lost(tasks) from None
         raise
+    finally:
+        finished.set()
+    if lost.is_set():
+        raise _lost(tasks)
     return results
 
 
@@ -178,6 +190,12 @@ def check_scheduler_address(address: str) -> str:
         raise DustsimError(f"--scheduler {address!r} is not a Dask scheduler address such as "
                            "tcp://host:8786", field="--scheduler")
     return address.strip()
+
+
+def _lost(tasks) -> DustsimError:
+    return DustsimError(f"every Dask worker was lost (none came back in {LOST_WORKERS_WAIT:g} "
+                        f"s; {len(tasks)} tasks); restart the workers and run again",
+                        field="--scheduler")
 
 
 @contextlib.contextmanager

@@ -196,6 +196,7 @@ def test_a_bug_is_exit_1_with_the_traceback_only_under_debug(monkeypatch, capsys
     ["report", "--units", "Pounder", "--out", "."],
     ["report", "--units", "Pounder", "--out", "x" * 5000],
     ["platoons", "--support", "3"],
+    ["platoons", "--support", "2"],
     ["platoons", "--budget", "inf"],
     ["platoons", "--csv", "."],
     ["duel", "--side-a", "Pounder", "--side-b", "Pounder", "--trials", "0"],
