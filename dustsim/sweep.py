@@ -192,6 +192,21 @@ def check_scheduler_address(address: str) -> str:
     return address.strip()
 
 
+@contextlib.contextmanager
+def _sigint_ignored_in_children() -> Iterator[None]:
+    """SIGINT ignored while the body starts processes (they inherit it), then restored."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _lost(tasks) -> DustsimError:
     return DustsimError(f"every Dask worker was lost (none came back in {LOST_WORKERS_WAIT:g} "
                         f"s; {len(tasks)} tasks); restart the workers and run again",
@@ -235,9 +250,12 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
         finally:
             client.close()
         return
-    # one thread per worker process: the kernel's own threads would oversubscribe the cores
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0", silence_logs=40,
-                      env={"DUSTSIM_THREADS": "1"}) as cluster, \
-            Client(cluster) as client:
-        yield client
+    # one thread per worker process: the kernel's own threads would oversubscribe the cores.
+    # The worker processes are started with SIGINT ignored (inherited): Ctrl-C reaches the
+    # whole process group, and only this process should answer it (it stops the cluster)
+    with contextlib.ExitStack() as stack:
+        with _sigint_ignored_in_children():
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=40, env={"DUSTSIM_THREADS": "1"}))
+        yield stack.enter_context(Client(cluster))
