@@ -62,16 +62,22 @@ TARGET_SKILLS = {
     "damage resilient", "defensive tactics", "steel guard", "zombie", "superhuman",
     "cheat death", "nothin' easy",
 }
-#: Never receive Under Fire / Suppression tokens (Superhuman 003:L3675; Nothin' Easy as the
-#: duels already treat it).
-TOKEN_IMMUNE_SKILLS = frozenset({"superhuman", "nothin' easy"})
+
 SKILL_ALIASES = {"super human": "superhuman", "berzerk": "berserk",
-                 "nothin easy": "nothin' easy", "nothing easy": "nothin' easy"}
+                 "nothin's easy": "nothin' easy", "nothins easy": "nothin' easy"}
 
 
 def _norm_skill(s: str) -> str:
     s = " ".join(s.strip().lower().replace("-", " ").replace("_", " ").split())
     return SKILL_ALIASES.get(s, s)
+
+
+def token_immune(target: Target) -> bool:
+    """The target never gains Under Fire / Suppression tokens: a Superhuman (003:L3675), or a
+    unit joined by a hero with Nothin's Easy (003:L3611-3613: "any Unit Joined by this Hero";
+    a lone hero with it is not covered by the text)."""
+    return ("superhuman" in target.skills or "nothin' easy" in target.hero_skills
+            or ("nothin' easy" in target.skills and target.kind == "squad"))
 
 
 def column_type(column: str) -> str:
@@ -382,8 +388,12 @@ def compile_attack(
         notes.append(f"Frenzy does not exist under {rs.id}; ignored")
     if "fighting spirit" in sit.skills and rs.fighting_spirit_needs_move and not sit.moved:
         notes.append("Fighting Spirit needs a Move this activation; not used")
+    if rs.id == "tactics-2009" and target.cover and ttype == "infantry" and \
+            target.cover_2009 is None and (target.kind != "hero" or rs.lone_hero_cover):
+        notes.append(f"cover save not printed for this target: option cover_2009="
+                     f"{rs.options['cover_2009']} used (001:L489-499)")
     allocation = _allocation(rs, pairs, target, sit)
-    immune = bool(target.skills & TOKEN_IMMUNE_SKILLS)
+    immune = token_immune(target)
     reactive_dice = rs.reactive_dice
     if sit.token != "none":
         if not rs.suppression:
@@ -481,21 +491,66 @@ def weapon_from_cell(text: str, *, count: int = 1, keywords=(), name: str | None
     return w, cell
 
 
+@dataclass(frozen=True)
+class WeaponChoice:
+    """One weapon line of a card in an attack: fired or left out, and why."""
+
+    name: str
+    fired: bool
+    reason: str = ""
+
+
+def weapon_reach(w: Weapon) -> tuple[int, int] | None:
+    """(shortest, longest) range of a weapon in squares; ``C`` = 1 (adjacent), ``U`` =
+    unlimited; None when the range is unknown (``?``)."""
+    r = w.range
+    if r == "C":
+        return 1, 1
+    if r == "U":
+        return 0, 10**6
+    if r.isdigit():
+        return 0, int(r)
+    if "-" in r:
+        lo, hi = r.split("-", 1)
+        if lo.isdigit() and (hi == "U" or hi.isdigit()):
+            return int(lo), (10**6 if hi == "U" else int(hi))
+    return None
+
+
+def weapon_choices(card: Card, column: str, *, close_combat: bool = False,
+                   include_optional: bool = False,
+                   distance: int | None = None) -> list[WeaponChoice]:
+    """Every weapon line of a card against an armour column: fired or left out, with the
+    reason (not fielded, close-combat weapon outside close combat, out of range at
+    ``distance``, cannot damage this target type, unknown cell)."""
+    out = []
+    for w in card.weapons:
+        cell = w.cell(column)
+        reason = ""
+        if (w.optional or w.count == 0) and not include_optional:
+            reason = "optional, not fielded" if w.optional else "no carrier"
+        elif w.close_combat and not close_combat:
+            reason = "close-combat weapon (give --close-combat)"
+        elif distance is not None and (reach := weapon_reach(w)) is None:
+            reason = "range unknown ('?')"
+        elif distance is not None and not reach[0] <= distance <= reach[1]:
+            reason = f"out of range (range {w.range}, distance {distance})"
+        elif not cell.known or (cell.can_damage and cell.damage is None):
+            reason = f"{column} cell unknown"
+        elif not cell.can_damage:
+            reason = f"cannot damage {column} ({cell.text})"
+        out.append(WeaponChoice(w.name, not reason, reason))
+    return out
+
+
 def usable_weapons(card: Card, column: str, *, close_combat: bool = False,
                    include_optional: bool = False) -> tuple[list[Weapon], list[str]]:
-    """Weapons of a card that can hurt a column; second value: why others were left out."""
-    out, skipped = [], []
-    for w in card.weapons:
-        if (w.optional or w.count == 0) and not include_optional:
-            continue
-        if w.close_combat and not close_combat:
-            continue
-        cell = w.cell(column)
-        if not cell.known or (cell.can_damage and cell.damage is None):
-            skipped.append(f"{w.name}: {column} cell unknown")
-            continue
-        if cell.can_damage:
-            out.append(w)
+    """Weapons of a card that can hurt a column; second value: those left out because their
+    cell is unknown (see :func:`weapon_choices` for every reason)."""
+    choices = weapon_choices(card, column, close_combat=close_combat,
+                             include_optional=include_optional)
+    out = [w for w, c in zip(card.weapons, choices, strict=True) if c.fired]
+    skipped = [f"{c.name}: {c.reason}" for c in choices if c.reason.endswith("cell unknown")]
     return out, skipped
 
 
@@ -506,6 +561,13 @@ def target_from_card(card: Card, **situation) -> Target:
                            field="armour")
     skills = frozenset(s for s in map(_norm_skill, card.skills) if s in TARGET_SKILLS)
     small = card.size == "small"
+    cover_kind = situation.pop("cover_kind", None)
+    if cover_kind is not None:
+        # 2009 soft / hard cover (001:L489-499, L525): the card's printed save, if known
+        situation["cover"] = True
+        printed = dict(card.cover).get(cover_kind, "?")
+        if printed != "?" and situation.get("cover_2009") is None:
+            situation["cover_2009"] = printed
     if card.kind == "squad":
         if card.models is None:
             raise DustsimError("model count unknown: cannot be a target", unit=card.name,

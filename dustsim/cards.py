@@ -209,6 +209,10 @@ class Card:
     max_per_army: int | None = None
     flags: tuple[str, ...] = ()
     file: str | None = None
+    #: 2009 printed cover values (001:L489-499): (("soft"|"hard", save), ...), save one of
+    #: COVER_SAVES; a cover type not listed is unknown ("?")
+    cover: tuple[tuple[str, str], ...] = ()
+    cover_source: str | None = None
 
     @property
     def armour_type(self) -> str | None:
@@ -455,8 +459,9 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     skills = _str_list(raw, "skills", problems, where)
     _check_skills(skills, problems, where)
     flags = _str_list(raw, "flags", problems, where)
-    for key in ("bloc", "faction", "source", "revision", "models_source"):
+    for key in ("bloc", "faction", "source", "revision", "models_source", "cover_source"):
         _opt_str(raw, key, problems, where)
+    cover = _cover_field(raw, problems, where)
     weapons_raw = raw.get("weapon", []) or []
     if not isinstance(weapons_raw, list):
         problems.append(Problem(**where, field="weapon", message="must be an array of tables"))
@@ -485,7 +490,35 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         max_per_army=mpa,
         flags=tuple(flags),
         file=file,
+        cover=cover,
+        cover_source=raw.get("cover_source"),
     )
+
+
+COVER_KINDS = ("soft", "hard")
+COVER_SAVES = ("hit-save", "miss-save", "no-save", "?")
+
+
+def _cover_field(raw: dict, problems: list, where: dict) -> tuple[tuple[str, str], ...]:
+    """The 2009 ``cover = {soft = ..., hard = ...}`` table of a card (001:L489-499)."""
+    table = raw.get("cover")
+    if table is None:
+        return ()
+    if not isinstance(table, dict):
+        problems.append(Problem(**where, field="cover", message="must be a table"))
+        return ()
+    out = []
+    for k, v in table.items():
+        if k not in COVER_KINDS or v not in COVER_SAVES:
+            problems.append(Problem(**where, field="cover",
+                                    message=f"{k} = {v!r}: cover kinds {', '.join(COVER_KINDS)}"
+                                            f", saves {', '.join(COVER_SAVES)}"))
+            continue
+        out.append((k, v))
+    if out and not raw.get("cover_source"):
+        problems.append(Problem(**where, field="cover_source",
+                                message="printed cover values need their source"))
+    return tuple(sorted(out))
 
 
 def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
@@ -662,6 +695,9 @@ def card_to_dict(c: Card, *, file_defaults: dict | None = None) -> dict:
         d["max_per_army"] = c.max_per_army
     if c.flags:
         d["flags"] = list(c.flags)
+    if c.cover:
+        d["cover"] = dict(c.cover)
+        d["cover_source"] = c.cover_source
     d["source"] = c.source
     if c.revision and fd.get("revision") != c.revision:
         d["revision"] = c.revision

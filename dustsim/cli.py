@@ -226,7 +226,11 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = [a for a in argv if a != "--debug"]
     _install_sigterm()
     try:
-        from . import commands  # noqa: F401  (registers attack, bench, report)
+        from . import (
+            commands,  # noqa: F401  (registers attack, bench, report)
+            list_commands,  # noqa: F401  (registers list)
+            rules_commands,  # noqa: F401  (registers options)
+        )
 
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -246,6 +246,7 @@ def _evaluate_plain(spec: AttackSpec, tol: float) -> AttackResult:
         token=token,
         dropped_mass=dropped,
         notes=spec.notes,
+        allocation=spec.allocation,
     )
 
 
@@ -254,7 +255,8 @@ def _nothing(spec: AttackSpec) -> AttackResult:
     token = None
     if spec.suppression:
         token = {n: float(i == spec.token) for i, n in enumerate(TOKEN_NAMES)}
-    return AttackResult("exact", zero, zero, zero, zero, zero, 0.0, token)
+    return AttackResult("exact", zero, zero, zero, zero, zero, 0.0, token,
+                        allocation=spec.allocation)
 
 
 def evaluate(spec: AttackSpec, tol: float = TOL) -> AttackResult:
@@ -284,12 +286,15 @@ def evaluate(spec: AttackSpec, tol: float = TOL) -> AttackResult:
         token=token,
         dropped_mass=sum(w * r.dropped_mass for w, r in parts),
         notes=spec.notes,
+        allocation=spec.allocation,
     )
 
 
 def action_matrix(spec: AttackSpec, tol: float = TOL) -> np.ndarray:
     """State-to-state matrix of one whole attack action (reactive and Cheat Death excluded):
     row = target state (models, track left) before, column = after."""
+    if spec.allocation == "aimed-soldier":  # the named soldier changes between actions
+        raise ValueError("repeated actions aimed at one soldier are not modelled")
     A, B = spec.models, spec.single
     M = np.eye((A + 1) * (B + 1))
     for g in spec.groups:

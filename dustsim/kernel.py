@@ -383,7 +383,7 @@ def _result(spec: AttackSpec, s: int, acc, trials: int, seed: int) -> AttackResu
         single_damage=_dist(hs[s, : spec.single + 1], trials),
         p_destroyed=float(p_dest), token=token, trials=trials, seed=seed,
         p_destroyed_se=float(np.sqrt(max(p_dest * (1 - p_dest), 0.0) / n)),
-        notes=spec.notes,
+        notes=spec.notes, allocation=spec.allocation,
     )
 
 

@@ -224,7 +224,7 @@ def test_invariants(all_cards):
     (["--side-a", "Ludwig", "--side-b", "Nobody"], "--side-b"),
     (["--side-a", "Ludwig", "--side-b", "Pounder", "--distance", "0"], "--distance"),
     (["--side-a", "Ludwig", "--side-b", "Pounder", "--turns", "0"], "--turns"),
-    (["--side-a", "Ludwig,Ludwig,Ludwig,Ludwig,Ludwig", "--side-b", "Pounder"], "--side-a"),
+    (["--side-a", ",".join(["Ludwig"] * 41), "--side-b", "Pounder"], "--side-a"),  # > 40
     (["--side-a", "Ludwig", "--side-b", "Pounder", "--trials", "0"], "--trials"),
     (["--side-a", "Ludwig + Ranger Combat Squad", "--side-b", "Pounder"], "--side-a"),
     (["--side-a", "Ludwig", "--side-b", ","], "--side-b"),
