@@ -77,8 +77,9 @@ def check_float(value: float | None, flag: str, *, lo: float, hi: float,
 
 #: command-line attribute -> knob of :data:`CAPS`, checked for every command by ``cli.main``
 ARG_KNOBS: dict[str, str] = {
-    "trials": "trials", "duel_trials": "trials", "seed": "seed", "threads": "threads",
-    "workers": "workers", "count": "count", "models": "models", "track": "track",
+    "trials": "trials", "duel_trials": "trials", "curve_trials": "trials", "seed": "seed",
+    "threads": "threads", "workers": "workers", "count": "count", "models": "models",
+    "track": "track",
     "hero_track": "track", "confirm": "confirm", "duel_units": "duel_units",
     "support": "support", "top": "top", "distance": "distance", "turns": "turns",
 }
@@ -100,7 +101,7 @@ def check_args(args) -> None:
         if isinstance(value, str) and not value.strip():
             raise DustsimError(f"--{attr.replace('_', '-')} is empty; give a value or leave "
                                "the flag out")
-    for attr in ("ap", "budget", "platoon_budget"):
+    for attr in ("ap", "budget", "platoon_budget", "points"):
         value = getattr(args, attr, None)
         if isinstance(value, float) and not math.isfinite(value):
             raise DustsimError(f"--{attr.replace('_', '-')} must be a finite number, "
@@ -111,7 +112,8 @@ def check_args(args) -> None:
 #: commands whose output paths are checked here, before their heavy imports and any work
 _DIR_OUTPUTS = {"cmd_report": "out", "cmd_import_battlescribe": "output",
                 "cmd_import_facts": "output"}
-_FILE_OUTPUTS = {"cmd_platoons": "csv", "cmd_epic_optimize": "chart"}
+_FILE_OUTPUTS = {"cmd_platoons": "csv", "cmd_epic_optimize": "chart", "cmd_list_show": "chart",
+                 "cmd_list_vs": "chart", "cmd_list_meta": "chart"}
 
 
 def _check_output_paths(args) -> None:
