@@ -602,7 +602,11 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
 def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
     for p in paths:
         p = Path(p)
-        if p.is_dir():
+        try:
+            is_dir = p.is_dir()
+        except OSError:  # a name too long: parse_unit_file reports it
+            is_dir = False
+        if is_dir:
             yield from sorted(p.rglob("*.toml"))
         else:
             yield p

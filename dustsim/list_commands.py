@@ -124,25 +124,19 @@ def _check_chart_path(args) -> Path | None:
 
 
 def _save_chart(fig, path: Path) -> None:
-    """Write a figure through a temporary sibling (no half-written file)."""
-    import contextlib
-    import os
-    import tempfile
+    """Write a figure through a temporary sibling (no half-written file; dustsim.io)."""
+    import io as _io
 
     import matplotlib.pyplot as plt
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
+    from .io import atomic_write_bytes
+
+    buf = _io.BytesIO()
     try:
-        fig.savefig(tmp, bbox_inches="tight")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        fig.savefig(buf, format=path.suffix.lstrip(".").lower(), bbox_inches="tight")
     finally:
         plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue(), force=True, what="--chart")  # checked before
 
 
 def _policy(args):

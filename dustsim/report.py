@@ -36,7 +36,7 @@ from .charts import (
     save,
 )
 from .errors import DustsimError
-from .io import atomic_dir, check_writable
+from .io import atomic_dir, check_output_dir
 from .sweep import dask_client, sweep
 
 PLATOON_ROWS = 250
@@ -107,7 +107,7 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     """Compute every table and chart and write the bundle atomically; return a summary."""
     t0 = time.perf_counter()
     out = Path(out)
-    check_writable(out, force)
+    check_output_dir(out, force)
     cards = load_cards(data)
     edition_cards, chosen = _select(cards, settings)
     with atomic_dir(out, force=force) as tmp:
