@@ -21,7 +21,6 @@ import pandas as pd
 from . import __version__
 from .analytics import (
     column_weights,
-    fair_points,
     reference_targets,
     scores,
 )
@@ -61,6 +60,8 @@ class ReportSettings:
     duel_trials: int = 4_000
     duel_distance: int = 8
     duel_turns: int = 5
+    value_trials: int = 128  # value model: engagements per pairing and distance
+    patch: str | None = None  # balance proposal (TOML): before/after section
 
 
 def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card]]:
@@ -110,6 +111,10 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     check_writable(out, force)
     cards = load_cards(data)
     edition_cards, chosen = _select(cards, settings)
+    from .value import ValueSettings, load_patch
+
+    value_settings = ValueSettings(trials=settings.value_trials, seed=settings.seed)
+    changes = load_patch(settings.patch, edition_cards) if settings.patch else None
     with atomic_dir(out, force=force) as tmp:
         tables, charts = tmp / "tables", tmp / "charts"
         tables.mkdir()
@@ -118,14 +123,15 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
                            trials=settings.trials, seed=settings.seed, client=client,
                            progress=settings.progress)
         sc = scores(uc, uu, edition_cards)
-        fp = fair_points(sc)
+        value_frames, fp, value_html = _value(edition_cards, chosen, value_settings, changes,
+                                              charts, settings)
         refs = reference_targets(edition_cards)
         ref_df = pd.DataFrame([r.__dict__ for r in refs.values()])
         ref_df["weight"] = ref_df["column"].map(column_weights(edition_cards))
         confirm = _confirm(uc, edition_cards, settings) if settings.engine == "exact" else \
             pd.DataFrame()
         frames = {"unit_column": uc, "unit_unit": uu, "scores": sc, "fair_points": fp,
-                  "reference_targets": ref_df}
+                  "reference_targets": ref_df, **value_frames}
         if not confirm.empty:
             frames["mc_confirmation"] = confirm
         frames.update(_platoons(edition_cards, sc, settings))
@@ -141,6 +147,8 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             df.to_parquet(tables / f"{name}.parquet", index=False)
         chart_files = _charts(charts, uc, sc, fp, edition_cards, chosen, settings,
                               platoons_all)
+        if "patch" in frames:
+            chart_files.append("patch")
         if "duels" in frames and frames["duels"]["playable"].sum() > 1:
             from .charts import duel_matrix_chart
 
@@ -172,7 +180,7 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
                                            for c in chosen})}
         (tmp / "settings.json").write_text(json.dumps(settings_doc, indent=1), encoding="utf-8")
         (tmp / "index.html").write_text(
-            _html(settings_doc, frames, chart_files, refs), encoding="utf-8")
+            _html(settings_doc, frames, chart_files, refs, value_html), encoding="utf-8")
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     return summary
 
@@ -230,6 +238,28 @@ def _duels(chosen: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
     m = duel_matrix(picked, ruleset=ruleset, distance=s.duel_distance, turns=s.duel_turns,
                     trials=s.duel_trials, seed=s.seed, progress=s.progress)
     return {"duels": m}
+
+
+def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
+           charts: Path, s: ReportSettings) -> tuple[dict, pd.DataFrame, str]:
+    """The value model (:mod:`dustsim.value`) on the whole edition: tables for the chosen
+    cards, the section's HTML, and the before/after of a patch."""
+    from .value import html_section, patch_chart, patch_section, run_patch, value_model
+
+    vm = value_model(edition_cards, vs, progress=s.progress)
+    names = {c.name for c in chosen}
+    fp = vm.table[vm.table["unit"].isin(names)].reset_index(drop=True)
+    frames = {"value_engagements": vm.engagements,
+              "value_field": pd.DataFrame([o.__dict__ for o in vm.field])}
+    parts = [html_section(vm, _table_html)]
+    if changes:
+        _after, diff = run_patch(edition_cards, changes, vm, progress=s.progress)
+        frames["patch"] = diff
+        charts.mkdir(exist_ok=True)
+        save(patch_chart(diff, f"{s.edition}: balance patch {Path(s.patch).name}"), charts,
+             "patch", s.formats)
+        parts.append(patch_section(diff, _table_html, "patch"))
+    return frames, fp, "\n".join(parts)
 
 
 def _platoons(edition_cards: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
@@ -293,8 +323,10 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
                                               "Sustained Attack in the open"),
                 f"damage_{col}")
     if fp["fair_ap"].notna().any():
-        put(fair_points_scatter(fp, title=f"{s.edition}: printed vs suggested AP"),
-            "fair_points")
+        put(fair_points_scatter(fp[fp["verdict"] != "not judged"],
+                                title=f"{s.edition}: printed vs suggested AP (value model)",
+                                xlabel="suggested AP (value model: engagements against the "
+                                       "reference field)"), "fair_points")
     return names
 
 
@@ -306,9 +338,9 @@ def _table_html(df: pd.DataFrame, cols: list[str], n: int = 10) -> str:
     return d.to_html(index=False, escape=True, border=0, classes="t")
 
 
-def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
+def _html(settings: dict, frames: dict, charts: list[str], refs, value_html: str = "") -> str:
     e = html.escape
-    sc, fp = frames["scores"], frames["fair_points"]
+    sc = frames["scores"]
     cols = ["unit", "bloc", "kind", "ap", "offence_per_ap", "durability_per_ap", "composite",
             "partial"]
     parts = [
@@ -335,12 +367,7 @@ def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
     if not sc.empty:
         parts.append("<h3>Best composite</h3>" + _table_html(sc, cols))
         parts.append("<h3>Worst composite</h3>" + _table_html(sc.iloc[::-1], cols))
-    if "residual" in fp and fp["residual"].notna().any():
-        fcols = ["unit", "ap", "fair_ap", "fair_low", "fair_high", "residual", "verdict"]
-        parts.append("<h3>Most over-costed (printed AP above the fit)</h3>"
-                     + _table_html(fp.dropna(subset=["residual"]), fcols))
-        parts.append("<h3>Most under-costed</h3>"
-                     + _table_html(fp.dropna(subset=["residual"]).iloc[::-1], fcols))
+    parts.append(value_html)
     if "platoons" in frames and not frames["platoons"].empty:
         from .platoons import best_builds
 
@@ -394,8 +421,8 @@ def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
                  "per action against the median reference target of each column; offence "
                  "weighted by the edition's AP per column; durability = expected actions of "
                  "the edition's AP-weighted attacker mix to destroy the unit; composite = "
-                 "offence/AP x durability/AP (Lanchester square law); fair points = OLS of "
-                 "log AP on log(offence x durability). Partial figures (unknown cells, "
+                 "offence/AP x durability/AP (Lanchester square law). Fair points and verdicts: "
+                 "the value model, <code>dustsim.value</code>. Partial figures (unknown cells, "
                  "inferred squad sizes) are flagged in the tables.</p>")
     parts.append("<h2>Sources and settings</h2><ul>")
     for src in settings["sources"]:
