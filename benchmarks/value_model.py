@@ -25,7 +25,7 @@ from collections import Counter
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--trials", type=int, default=128)
+    ap.add_argument("--trials", type=int, default=32)
     ap.add_argument("--edition", action="append", help="edition(s); default: all with costs")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
@@ -58,7 +58,7 @@ def main() -> None:
         if vm.mapping is None:
             print(f"   no value model ({t['why'].iloc[0] if 'why' in t and len(t) else '-'})")
             continue
-        fit = t[t["in_fit"]]
+        fit = t[t["judged"]]
         q = fit_quality(fit["fair_ap"], fit["ap"])
         w = column_weights(ec)
         by = {c.name: c for c in ec}
@@ -71,11 +71,13 @@ def main() -> None:
         print(f"   heuristic   : n {hq['n']:4d}  Spearman {hq['spearman']:.3f}  "
               f"log R² {hq['log_r2']:.3f}  (1-SSE/SST {hq['log_r2_identity']:.3f})"
               + ("" if ok.all() else f"  [{(~ok).sum()} cards score 0 or undefined]"))
-        costed = int(t["in_fit"].sum())
-        print(f"   costed (in the fit): {costed} of {len(t)} ({costed / len(t):.0%}); "
+        costed = int(t["judged"].sum())
+        print(f"   costed: {costed} of {len(t)} ({costed / len(t):.0%}; "
+              f"{int(t['in_fit'].sum())} in the fit, {int((t['judged'] & ~t['in_fit']).sum())}"
+              f" heroes judged joined to a squad); "
               f"mapping log AP = {vm.mapping.a:.3f} + {vm.mapping.b:.3f} x strength")
         why = Counter()
-        for r in t[~t["in_fit"]].itertuples():
+        for r in t[~t["judged"]].itertuples():
             if isinstance(r.why, str) and r.why:
                 why[f"cannot play: {r.why}"] += 1
             elif not (r.ap and r.ap > 0):
@@ -83,6 +85,8 @@ def main() -> None:
             elif r.mainly_unmodelled:
                 for role in r.mainly_unmodelled.split("; "):
                     why[f"value mainly in: {role}"] += 1
+            elif r.partial:
+                why["partial data (a weapon with unknown cells or range)"] += 1
         for k, v in why.most_common():
             print(f"     excluded {v:3d}  {k}")
         print(f"   time: {wall:.1f} s wall, {cpu:.1f} s CPU ({args.trials} engagements per "

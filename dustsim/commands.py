@@ -212,7 +212,7 @@ def _register_report(sub) -> None:
     p.add_argument("--duel-units", type=int, default=8,
                    help="duel section: the best N cards, each against each (0: none)")
     p.add_argument("--duel-trials", type=int, default=4_000, help="duels per pairing")
-    p.add_argument("--value-trials", type=int, default=128,
+    p.add_argument("--value-trials", type=int, default=32,
                    help="value model: engagements per pairing and starting distance")
     p.add_argument("--patch", metavar="TOML",
                    help="balance proposal (costs, cells, weapons, skills): adds a "
@@ -282,7 +282,7 @@ def _register_whatif(sub) -> None:
     p.add_argument("--remove-die", metavar="WEAPON", help="one die less in every column")
     p.add_argument("--baseline", metavar="REPORT",
                    help="a report folder whose tables/value_engagements.parquet is reused")
-    p.add_argument("--trials", type=int, default=128,
+    p.add_argument("--trials", type=int, default=32,
                    help="engagements per pairing and distance (as the baseline's)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -60,7 +60,7 @@ class ReportSettings:
     duel_trials: int = 4_000
     duel_distance: int = 8
     duel_turns: int = 5
-    value_trials: int = 128  # value model: engagements per pairing and distance
+    value_trials: int = 32  # value model: engagements per pairing and distance
     patch: str | None = None  # balance proposal (TOML): before/after section
 
 

@@ -5,22 +5,25 @@ This module holds the whole definition (``dustsim report``, ``dustsim whatif`` a
 mapping in step 4).
 
 1. **Reference field** (:func:`reference_field`). For every armour class (I1-I4, V1-V7, A1-A3)
-   that has playable cards in the edition, the card with the median printed AP of that class
-   (the lower median; ties by name) is its representative. Cards whose value lies mainly in a
-   role the model does not play (step 5) are not representatives. Each representative is
-   weighted by the class's share of the edition's army points (every card with a cost counts),
-   so the field looks like the armies a card meets. The printed AP only *chooses* the
-   representative; it is never used to score it.
+   that has playable cards in the edition, :data:`PER_CLASS` representatives: the class's
+   cards sorted by printed AP (ties by name), those at the (i + 1/2)/k quantiles, i = 0..k-1
+   (k = 1: the lower median). Cards whose value lies mainly in a role the model does not play
+   (step 5) are not representatives. A class's weight is its share of the edition's army points
+   (every card with a cost counts), split evenly among its representatives, so the field looks
+   like the armies a card meets. The printed AP only *chooses* representatives across the
+   class's range; it is never used to score them.
 2. **Engagements** (:func:`engagements`). Each card plays one on one against every
    representative with :mod:`dustsim.duel` (its engagement kernel: initiative, alternating
    activations, movement and March Move, range bands, reactive fire, Under Fire and
    Suppression, close combat with retaliation, persistent damage, firepower lost as models
    die, limited ammo and reload; the default :class:`~dustsim.duel.DuelPolicy`), both in the
    open, for :data:`TURNS` turns from each starting distance of :data:`DISTANCES` (squares,
-   equally likely), ``trials`` engagements per distance. The card is side A. All engagements of
-   one card run in one kernel call from the card's own random stream (``SeedSequence`` keyed by
-   the seed and the card's name), so a card's figures do not depend on which other cards are
-   computed, on the thread count or on the order.
+   equally likely), ``trials`` engagements per distance. The card is side A; a hero plays
+   alone (``join_heroes=True`` plays it joined to its class's median squad and values what it
+   adds; measured on Dust 1947 it agrees less with the printed costs, so it is off). All
+   engagements of one card run in one kernel call from the card's own random stream
+   (``SeedSequence`` keyed by the seed and the card's name), so a card's figures do not depend
+   on which other cards are computed, on the thread count or on the order.
 3. **Strength** (:func:`strengths`). From an engagement of card X with representative O:
    ``D_XO``, the mean fraction of O's starting strength (models + hero track + damage track)
    that X destroys, averaged over the distances, and ``D_OX`` the other way round. Under
@@ -75,7 +78,8 @@ from .errors import DustsimError
 DISTANCES: tuple[int, ...] = (3, 6, 9, 12)
 TURNS = 4
 EPS = 0.05
-TRIALS = 128
+TRIALS = 32
+PER_CLASS = 3
 BOOTSTRAP = 200
 BAND = 0.90
 ROUNDING_AP = 0.5
@@ -184,6 +188,9 @@ class ValueSettings:
     turns: int = TURNS
     eps: float = EPS
     threads: int | None = None
+    per_class: int = PER_CLASS  # representatives per armour class
+    join_heroes: bool = False  # play heroes joined to a host squad (measured: worse)
+    infantry_cover: bool = False  # infantry of both sides fights from cover
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not (
@@ -198,7 +205,9 @@ class ValueSettings:
     @property
     def key(self) -> str:
         """What the engagement figures depend on (a cached table is reused only if equal)."""
-        return f"t{self.trials}s{self.seed}d{','.join(map(str, self.distances))}T{self.turns}"
+        return (f"t{self.trials}s{self.seed}d{','.join(map(str, self.distances))}"
+                f"T{self.turns}k{self.per_class}j{int(self.join_heroes)}"
+                f"c{int(self.infantry_cover)}")
 
 
 @dataclass(frozen=True)
@@ -235,8 +244,10 @@ def why_unplayable(card: Card) -> str | None:
     return None
 
 
-def reference_field(cards: Iterable[Card]) -> tuple[Opponent, ...]:
-    """The representatives (module docstring, step 1) of one edition's cards."""
+def reference_field(cards: Iterable[Card], per_class: int = PER_CLASS) -> tuple[Opponent, ...]:
+    """The representatives (module docstring, step 1) of one edition's cards; with
+    ``per_class`` k > 1, the cards at the (i + 1/2)/k quantiles of AP in each class, sharing
+    the class's weight."""
     cards = list(cards)
     tot = {c: 0.0 for c in COLUMNS}
     for c in cards:
@@ -249,8 +260,11 @@ def reference_field(cards: Iterable[Card]) -> tuple[Opponent, ...]:
                        and why_unplayable(c) is None), key=lambda c: (c.ap, c.name))
         if not pool or total <= 0:
             continue
-        rep = pool[(len(pool) - 1) // 2]
-        out.append(Opponent(rep.name, col, tot[col], len(pool), tot[col]))
+        k = min(per_class, len(pool))
+        picks = dict.fromkeys(pool[(len(pool) - 1) // 2] if k == 1 else
+                              pool[int((i + 0.5) / k * len(pool))] for i in range(k))
+        for rep in picks:
+            out.append(Opponent(rep.name, col, tot[col] / len(picks), len(pool), tot[col]))
     s = sum(o.weight for o in out)
     return tuple(replace(o, weight=o.weight / s) for o in out)
 
@@ -333,18 +347,49 @@ def _stack(specs) -> tuple:
     return units, wpn, nw, gdice, gblast, groups, tspec, cfg, value
 
 
-def _card_row(card: Card, opponents: list[Card], st: ValueSettings) -> tuple[np.ndarray, list]:
+def host_squads(cards: Iterable[Card]) -> dict[str, str]:
+    """The squad a hero of each infantry armour joins (module docstring, step 3): the
+    median-AP playable squad of that armour whose value is modelled (lower median, ties by
+    name)."""
+    out = {}
+    cards = list(cards)
+    for col in COLUMNS[:4]:
+        pool = sorted((c for c in cards if c.armour == col and c.kind == "squad" and c.ap
+                       and not main_roles(c) and why_unplayable(c) is None),
+                      key=lambda c: (c.ap, c.name))
+        if pool:
+            out[col] = pool[(len(pool) - 1) // 2].name
+    return out
+
+
+def _side(card: Card, host: Card | None, cover: bool = False):
+    """The unit the card plays as: joined to its host squad when it is a hero that can join."""
+    from .duel import DuelUnit, join_hero
+
+    cover = cover and card.armour_type == "I"
+    if host is not None and card.kind == "hero" and host.name != card.name:
+        try:
+            return join_hero(card, host, cover=cover)
+        except DustsimError:
+            pass
+    return DuelUnit(card, cover=cover)
+
+
+def _card_row(card: Card, opponents: list[Card], st: ValueSettings,
+              host: Card | None = None) -> tuple[np.ndarray, list]:
     """One card against the given opponents: accumulators [opponent, distance, N_ACC] and
     the notes of each compiled pairing (one kernel call, the card's own stream)."""
-    from .duel import DuelUnit, compile_duel
+    from .duel import compile_duel
 
     ruleset = _ruleset(card.edition)
+    side = _side(card, host, st.infantry_cover)
     specs, notes = [], []
     for opp in opponents:
-        spec = compile_duel([DuelUnit(card)], [DuelUnit(opp)], ruleset=ruleset,
+        spec = compile_duel([side], [_side(opp, None, st.infantry_cover)], ruleset=ruleset,
                             distance=st.distances[0], turns=st.turns)
         specs.append(spec)
-        notes.append(spec.notes)
+        notes.append(tuple(n for n in spec.notes if n.startswith(f"{card.name}:")
+                           or n.startswith(f"{side.name}:")))
     out = np.zeros((len(specs), len(st.distances), N_ACC), float)
     if specs:
         rng = np.random.Generator(np.random.PCG64(
@@ -353,14 +398,24 @@ def _card_row(card: Card, opponents: list[Card], st: ValueSettings) -> tuple[np.
     return out, notes
 
 
+_ROWS: dict[tuple, pd.DataFrame] = {}  # memo of one process: (settings, card, opponents) -> rows
+_ROWS_MAX = 50_000
+
+
+def clear_cache() -> None:
+    """Forget the engagement rows memoised in this process."""
+    _ROWS.clear()
+
+
 def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: list[Card],
                 settings: ValueSettings | None = None, *, previous: pd.DataFrame | None = None,
-                progress: bool = False) -> pd.DataFrame:
+                hosts: dict[str, str] | None = None, progress: bool = False) -> pd.DataFrame:
     """Tidy table: card x representative x distance with the engagement sums (step 2).
 
     Rows of ``previous`` whose card and opponent fingerprints and settings match are reused
-    (a patch or whatif recomputes only what it changed). Cards that cannot play get one row
-    with ``why`` set and no figures."""
+    (a patch or whatif recomputes only what it changed), as are rows computed earlier in this
+    process (a pure function of the card, the opponents and the settings). Cards that cannot
+    play get one row with ``why`` set and no figures."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .kernel import default_threads
@@ -369,6 +424,16 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
     by_name = {c.name: c for c in edition_cards}
     opps = [by_name[o.name] for o in field_]
     opp_fp = {o.name: fingerprint(o) for o in opps}
+    if hosts is None:
+        hosts = host_squads(edition_cards) if st.join_heroes else {}
+
+    def host_of(card: Card) -> Card | None:
+        h = by_name.get(hosts.get(card.armour or "", ""))
+        return h if h is not None and _side(card, h).hero is not None else None
+
+    def unit_fp(card: Card) -> str:
+        h = host_of(card)
+        return fingerprint(card) + ("+" + fingerprint(h) if h is not None else "")
     reuse: dict[str, pd.DataFrame] = {}
     if previous is not None and len(previous):
         prev = previous[previous["settings"] == st.key]
@@ -382,7 +447,11 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
                                               "settings": st.key}])
             continue
         g = reuse.get(card.name)
-        fp = fingerprint(card)
+        fp = unit_fp(card)
+        memo = _ROWS.get((st.key, card.name, fp, tuple(sorted(opp_fp.items()))))
+        if memo is not None:
+            parts[card.name] = memo
+            continue
         if g is not None and (g["unit_fp"] == fp).all() and set(g["opponent"]) == set(
                 opp_fp) and all(g["opponent_fp"] == g["opponent"].map(opp_fp)):
             parts[card.name] = g
@@ -390,15 +459,17 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
         todo.append(card)
 
     def one(card: Card) -> pd.DataFrame:
+        host = host_of(card)
         try:
-            acc, notes = _card_row(card, opps, st)
+            acc, notes = _card_row(card, opps, st, host)
         except DustsimError as exc:
             return pd.DataFrame([{"unit": card.name, "why": exc.message, "settings": st.key}])
         rows = []
-        fp = fingerprint(card)
+        fp = unit_fp(card)
         for i, o in enumerate(opps):
             for j, d in enumerate(st.distances):
-                r = {"unit": card.name, "opponent": o.name, "distance": d,
+                r = {"unit": card.name, "host": host.name if host is not None else "",
+                     "opponent": o.name, "distance": d,
                      "trials": st.trials, "unit_fp": fp, "opponent_fp": opp_fp[o.name],
                      "settings": st.key, "why": "", "notes": "; ".join(notes[i])}
                 r.update({k: acc[i, j, n] for n, k in enumerate(
@@ -419,6 +490,9 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
         with ThreadPoolExecutor(max_workers=max(1, min(threads, len(todo) or 1))) as ex:
             for card, df in zip(todo, ex.map(one, todo), strict=True):
                 parts[card.name] = df
+                if len(_ROWS) < _ROWS_MAX and (df["why"] == "").all():
+                    _ROWS[(st.key, card.name, unit_fp(card),
+                           tuple(sorted(opp_fp.items())))] = df
                 if bar is not None:
                     bar.update(1)
     finally:
@@ -568,9 +642,12 @@ class ValueModel:
     field: tuple[Opponent, ...]
     mapping: Mapping | None
     settings: ValueSettings
+    hosts: dict[str, str] = field(default_factory=dict)
 
     def quality(self) -> dict:
-        d = self.table[self.table["in_fit"]]
+        """Agreement of suggested and printed cost over the judged cards (joined heroes
+        included; they are not in the fit)."""
+        d = self.table[self.table["judged"]]
         return fit_quality(d["fair_ap"], d["ap"])
 
 
@@ -584,54 +661,98 @@ def _describe(card: Card) -> dict:
 
 def value_model(edition_cards: list[Card], settings: ValueSettings | None = None, *,
                 previous: pd.DataFrame | None = None, field_: tuple[Opponent, ...] | None = None,
-                mapping: Mapping | None = None, progress: bool = False) -> ValueModel:
-    """Run the model over one edition. ``field_`` and ``mapping`` default to the edition's
-    (a patch passes the unpatched edition's so that before and after compare like with
-    like); ``previous`` engagement rows are reused where nothing changed."""
+                mapping: Mapping | None = None, hosts: dict[str, str] | None = None,
+                progress: bool = False) -> ValueModel:
+    """Run the model over one edition. ``field_``, ``hosts`` and ``mapping`` default to the
+    edition's (a patch passes the unpatched edition's so that before and after compare like
+    with like); ``previous`` engagement rows are reused where nothing changed."""
     st = settings or ValueSettings()
     eds = {c.edition for c in edition_cards}
     if len(eds) != 1:
         raise DustsimError(f"the value model runs on one edition at a time, got "
                            f"{', '.join(sorted(eds)) or 'none'}", field="--edition")
-    fld = field_ if field_ is not None else reference_field(edition_cards)
+    fld = field_ if field_ is not None else reference_field(edition_cards, st.per_class)
+    if hosts is None:
+        hosts = host_squads(edition_cards) if st.join_heroes else {}
     if _ruleset(next(iter(eds))) is None or not fld:
         tab = pd.DataFrame([_describe(c) for c in edition_cards])
         tab["why"] = "no engagement rules for this edition"
-        return ValueModel(tab, pd.DataFrame(), fld, None, st)
-    eng = engagements(edition_cards, fld, edition_cards, st, previous=previous,
+        return ValueModel(tab, pd.DataFrame(), fld, None, st, hosts)
+    eng = engagements(edition_cards, fld, edition_cards, st, previous=previous, hosts=hosts,
                       progress=progress)
     s = strengths(eng, fld, st.eps)
     tab = pd.DataFrame([_describe(c) for c in edition_cards]).merge(s, on="unit", how="left")
-    notes = eng[eng["why"] == ""].groupby("unit")["notes"].agg(
+    played = eng[eng["why"] == ""]
+    notes = played.groupby("unit")["notes"].agg(
         lambda x: "; ".join(dict.fromkeys(n for v in x for n in v.split("; ") if n)))
     tab["notes"] = tab["unit"].map(notes).fillna("")
+    tab["host"] = tab["unit"].map(played.groupby("unit")["host"].first()).fillna("")
     tab["partial"] = tab["notes"].str.contains("unknown|no known range|not fired", regex=True)
     has = tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
-    tab["in_fit"] = has & (tab["mainly_unmodelled"] == "")
+    tab["judged"] = has & (tab["mainly_unmodelled"] == "") & ~tab["partial"]
+    tab["in_fit"] = tab["judged"] & (tab["host"] == "")
     if mapping is None and tab["in_fit"].sum() >= 5:
         mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
                               tab.loc[tab["in_fit"], "ap"], seed=st.seed)
-    return ValueModel(_apply(tab, mapping), eng, fld, mapping, st)
+    return ValueModel(_apply(tab, mapping), eng, fld, mapping, st, hosts)
 
 
 def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
+    """Fair AP, band, verdict and rank from the strengths under ``mapping``. A joined hero's
+    fair AP is what it adds: fair(joined unit) - fair(host squad alone), at least
+    :data:`ROUNDING_AP`; its ``strength`` is then the strength that maps to that AP (the
+    joined unit's stays in ``strength_joined``)."""
+    from scipy import stats
+
     tab = tab.copy()
+    if "strength_joined" in tab:  # re-applying: start again from the joined strengths
+        tab["strength"] = tab["strength_joined"].where(tab["host"] != "", tab["strength"])
+        tab["strength_se"] = tab["strength_joined_se"].where(tab["host"] != "",
+                                                             tab["strength_se"])
+    tab["strength_joined"] = tab["strength"].where(tab["host"] != "")
+    tab["strength_joined_se"] = tab["strength_se"].where(tab["host"] != "")
     for k in ("fair_ap", "fair_low", "fair_high", "residual"):
         tab[k] = math.nan
     ok = tab["strength"].notna()
     if mapping is not None and ok.any():
-        s, se = tab.loc[ok, "strength"], tab.loc[ok, "strength_se"]
-        tab.loc[ok, "fair_ap"] = mapping.fair(s)
+        alone = ok & (tab["host"] == "")
+        s, se = tab.loc[alone, "strength"], tab.loc[alone, "strength_se"]
+        tab.loc[alone, "fair_ap"] = mapping.fair(s)
         lo, hi = mapping.band(s, se)
-        tab.loc[ok, "fair_low"] = np.maximum(lo, 0.0)
-        tab.loc[ok, "fair_high"] = hi
-        costed = ok & (tab["ap"].fillna(0) > 0)
+        tab.loc[alone, "fair_low"] = np.maximum(lo, 0.0)
+        tab.loc[alone, "fair_high"] = hi
+        joined = ok & (tab["host"] != "")
+        st_by = tab.set_index("unit")
+        for i in tab.index[joined]:
+            host = tab.at[i, "host"]
+            sh, seh = st_by.at[host, "strength"], st_by.at[host, "strength_se"]
+            sj, sej = tab.at[i, "strength"], tab.at[i, "strength_se"]
+            if not np.isfinite(sh):
+                continue
+            fj, fh = float(mapping.fair(sj)), float(mapping.fair(sh))
+            fair = max(fj - fh, ROUNDING_AP)
+            sd_mc = mapping.b * math.hypot(fj * sej, fh * seh)
+            if mapping.boot:
+                ab = np.asarray(mapping.boot)
+                sd_fit = float(np.std(np.exp(ab[:, 0] + ab[:, 1] * sj)
+                                      - np.exp(ab[:, 0] + ab[:, 1] * sh), ddof=1))
+            else:
+                sd_fit = 0.0
+            half = stats.norm.ppf(0.5 + BAND / 2) * math.hypot(sd_mc, sd_fit)
+            tab.at[i, "fair_ap"] = fair
+            tab.at[i, "fair_low"] = max(fair - half - ROUNDING_AP, 0.0)
+            tab.at[i, "fair_high"] = fair + half + ROUNDING_AP
+            tab.at[i, "strength"] = (math.log(fair) - mapping.a) / mapping.b
+            tab.at[i, "strength_se"] = half / fair / abs(mapping.b) / stats.norm.ppf(
+                0.5 + BAND / 2)
+        costed = tab["fair_ap"].notna() & (tab["ap"].fillna(0) > 0)
         tab.loc[costed, "residual"] = (np.log(tab.loc[costed, "ap"])
                                        - np.log(tab.loc[costed, "fair_ap"]))
     ap = tab["ap"]
     verdict = np.where(ap > tab["fair_high"], "over-costed",
                        np.where(ap < tab["fair_low"], "under-costed", "in band"))
     verdict = np.where(tab["fair_ap"].isna(), "no value", verdict)
+    verdict = np.where(tab["partial"] & tab["fair_ap"].notna(), "partial data", verdict)
     verdict = np.where((tab["mainly_unmodelled"] != "") & tab["fair_ap"].notna(),
                        "not judged", verdict)
     verdict = np.where(tab["fair_ap"].notna() & ~(tab["ap"].fillna(0) > 0), "no cost",
@@ -808,9 +929,8 @@ def compare(before: ValueModel, after: ValueModel) -> pd.DataFrame:
     """Per card: rank, fair cost and verdict before and after (tidy, changed cards first)."""
     cols = ["unit", "ap", "strength", "fair_ap", "verdict", "rank_value_per_ap",
             "value_per_ap"]
-    b = before.table[cols].set_index("unit")
-    a = after.table[cols].set_index("unit")
-    df = b.join(a, lsuffix="_before", rsuffix="_after").reset_index()
+    df = before.table[cols].merge(after.table[cols], on="unit", how="outer",
+                                  suffixes=("_before", "_after"))
     df["rank_move"] = df["rank_value_per_ap_before"] - df["rank_value_per_ap_after"]
     df["fair_move"] = df["fair_ap_after"] - df["fair_ap_before"]
     df["changed"] = ((df["ap_before"] != df["ap_after"])
@@ -828,7 +948,8 @@ def run_patch(edition_cards: list[Card], changes: dict[str, Card], before: Value
     unpatched edition (re-applied, not refitted)."""
     new_cards = patched(edition_cards, changes)
     after = value_model(new_cards, before.settings, previous=before.engagements,
-                        field_=before.field, mapping=before.mapping, progress=progress)
+                        field_=before.field, mapping=before.mapping, hosts=before.hosts,
+                        progress=progress)
     return after, compare(before, after)
 
 
