@@ -82,7 +82,7 @@ def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card
 
 def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> pd.DataFrame:
     """Monte Carlo check of a random sample of exact unit x column figures."""
-    from .api import card_attack_spec
+    from .analytics import static_spec
     from .kernel import simulate_batch
 
     rows = uc.dropna(subset=["mean_damage"])
@@ -92,7 +92,7 @@ def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> 
     sample = rows.sample(n=min(s.confirm, len(rows)), random_state=s.seed)
     by_name = {c.name: c for c in edition_cards}
     refs = reference_targets(edition_cards)
-    specs = [card_attack_spec(by_name[r.unit], refs[r.column].target(r.cover), action=r.action)
+    specs = [static_spec(by_name[r.unit], refs[r.column].target(r.cover), r.action)
              for r in sample.itertuples()]
     mc = simulate_batch(specs, s.trials, s.seed, progress=s.progress)
     out = sample[["unit", "column", "action", "cover", "mean_damage", "p_destroy"]].copy()
@@ -283,7 +283,7 @@ def _platoons(edition_cards: list[Card], sc: pd.DataFrame, s: ReportSettings) ->
 
 def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
             platoons: pd.DataFrame | None = None) -> list[str]:
-    from .api import card_attack_spec
+    from .analytics import static_spec
     from .exact import evaluate
 
     names = []
@@ -314,8 +314,8 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
         d = uc[(uc["column"] == col) & (uc["action"] == "sustained") & (~uc["cover"])]
         d = d.dropna(subset=["ap_destroyed_per_ap"]).nlargest(3, "ap_destroyed_per_ap")
         by_name = {c.name: c for c in chosen}
-        results = [(f"{u[:28]}", evaluate(card_attack_spec(by_name[u], refs[col].target(False),
-                                                           action="sustained")))
+        results = [(f"{u[:28]}", evaluate(static_spec(by_name[u], refs[col].target(False),
+                                                      action="sustained")))
                    for u in d["unit"]]
         if results:
             put(damage_distributions(results, f"{s.edition}: best per AP against the {col} "
