@@ -42,9 +42,11 @@ mapping in step 4).
    report shows a subset), fitted by reduced-major-axis regression (``b = sd(log AP) /
    sd(strength)``, sign of the correlation): unlike ordinary least squares it does not shrink
    suggested costs toward the mean when the fit is imperfect. The fit uses the cards with a
-   modelled value (step 5) and a cost. ``fair_ap = exp(a + b s)``; the band is 90 % from the
-   Monte Carlo error of ``s`` and the fit's parameter uncertainty (bootstrap over cards,
-   :data:`BOOTSTRAP` resamples), widened by half an AP for the printed whole-AP granularity.
+   modelled value (step 5) and a cost. ``fair_ap = exp(a + b s)``; the band is a 90 %
+   prediction band in log AP from the Monte Carlo error of ``s``, the fit's parameter
+   uncertainty (bootstrap over cards, :data:`BOOTSTRAP` resamples) and the scatter of the
+   printed costs about the mapping (what the model leaves out: a verdict means the card is off
+   by more than the model usually is), widened by half an AP for whole-AP printing.
    Verdicts: *under-costed* below the band, *over-costed* above it, *in band*; cards whose
    value lies mainly in an unmodelled role get *not judged*, cards that cannot play get *no
    value*. Fit quality: n, Spearman rank correlation and R² (squared Pearson correlation of
@@ -565,6 +567,7 @@ class Mapping:
     spearman: float
     r2: float
     boot: tuple[tuple[float, float], ...] = field(default=(), repr=False)
+    sd_resid: float = 0.0  # scatter of log AP about the mapping over the fit set
 
     def fair(self, s) -> np.ndarray:
         return np.exp(self.a + self.b * np.asarray(s, float))
@@ -580,7 +583,7 @@ class Mapping:
             sd_fit = preds.std(axis=0, ddof=1)
         else:
             sd_fit = np.zeros_like(s)
-        sd = np.sqrt(sd_fit**2 + (self.b * se) ** 2)
+        sd = np.sqrt(sd_fit**2 + (self.b * se) ** 2 + self.sd_resid**2)
         z = stats.norm.ppf(0.5 + level / 2)
         mid = self.a + self.b * s
         return np.exp(mid - z * sd) - ROUNDING_AP, np.exp(mid + z * sd) + ROUNDING_AP
@@ -612,7 +615,8 @@ def fit_mapping(strength, ap, *, seed: int = 0, boot: int = BOOTSTRAP) -> Mappin
             draws.append(_rma(s[i], y[i]))
     rho = float(stats.spearmanr(s, y)[0])
     r2 = float(np.corrcoef(a + b * s, y)[0, 1] ** 2)
-    return Mapping(a, b, len(s), rho, r2, tuple(draws))
+    sd_resid = float(np.std(y - (a + b * s), ddof=2))
+    return Mapping(a, b, len(s), rho, r2, tuple(draws), sd_resid)
 
 
 def fit_quality(suggested, printed) -> dict:
@@ -738,7 +742,8 @@ def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
                                       - np.exp(ab[:, 0] + ab[:, 1] * sh), ddof=1))
             else:
                 sd_fit = 0.0
-            half = stats.norm.ppf(0.5 + BAND / 2) * math.hypot(sd_mc, sd_fit)
+            sd_res = fair * mapping.sd_resid  # the model's scatter, in AP at this cost
+            half = stats.norm.ppf(0.5 + BAND / 2) * math.sqrt(sd_mc**2 + sd_fit**2 + sd_res**2)
             tab.at[i, "fair_ap"] = fair
             tab.at[i, "fair_low"] = max(fair - half - ROUNDING_AP, 0.0)
             tab.at[i, "fair_high"] = fair + half + ROUNDING_AP
