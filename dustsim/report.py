@@ -125,6 +125,8 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
         sc = scores(uc, uu, edition_cards)
         value_frames, fp, value_html = _value(edition_cards, chosen, value_settings, changes,
                                               charts, settings)
+        if not sc.empty:  # the roles no figure values, named in every table
+            sc["not_modelled"] = sc["unit"].map(fp.set_index("unit")["not_modelled"])
         refs = reference_targets(edition_cards)
         ref_df = pd.DataFrame([r.__dict__ for r in refs.values()])
         ref_df["weight"] = ref_df["column"].map(column_weights(edition_cards))
@@ -244,13 +246,21 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
            charts: Path, s: ReportSettings) -> tuple[dict, pd.DataFrame, str]:
     """The value model (:mod:`dustsim.value`) on the whole edition: tables for the chosen
     cards, the section's HTML, and the before/after of a patch."""
-    from .value import html_section, patch_chart, patch_section, run_patch, value_model
+    from .value import (
+        html_section,
+        patch_chart,
+        patch_section,
+        roles_table,
+        run_patch,
+        value_model,
+    )
 
     vm = value_model(edition_cards, vs, progress=s.progress)
     names = {c.name for c in chosen}
     fp = vm.table[vm.table["unit"].isin(names)].reset_index(drop=True)
     frames = {"value_engagements": vm.engagements,
-              "value_field": pd.DataFrame([o.__dict__ for o in vm.field])}
+              "value_field": pd.DataFrame([o.__dict__ for o in vm.field]),
+              "value_roles": roles_table(edition_cards)}
     parts = [html_section(vm, _table_html)]
     if changes:
         _after, diff = run_patch(edition_cards, changes, vm, progress=s.progress)

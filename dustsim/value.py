@@ -57,7 +57,8 @@ mapping in step 4).
    transport / airlift, command: Officer, Command Squad / Vehicle, General; piloting heroes,
    Medic, Mechanic, Spy, air traffic control, radar, jamming) carry most of a card's worth:
    such cards are kept out of the verdicts and of the fit, and listed as such
-   (``mainly_unmodelled``). Platoon advantages are never part of a card's figure.
+   (``mainly_unmodelled``), as are cards with no weapon of their own that have an unmodelled
+   rule (all their worth is in it). Platoon advantages are never part of a card's figure.
 
 Static balance tables (:mod:`dustsim.analytics`) are kept for reference; this model is what the
 report's fair points and verdicts come from.
@@ -132,10 +133,12 @@ ROLES: tuple[tuple[str, str, bool], ...] = (
     (r"expert|fighting spirit|lucky|medal of honor|air alert|savage animal|spotter",
      "dice skill not played in engagements", False),
     (r"strongpoint", "Strongpoint", False),
+    (r"infantry ace", "Infantry Ace (third action)", False),
 )
 #: weapon keywords the engagement kernel fires as a plain attack (named, not valued)
 KEYWORD_ROLES = {"salvo": "Salvo", "volley": "Volley", "wire-guided": "wire-guided re-roll",
                  "smoke": "smoke", "tesla": "Tesla stun", "grapple": "Grapple stun"}
+NO_WEAPON = "no weapon of its own (worth in its special rules)"
 _ROLE_RE = [(re.compile(rf"^(?:{pat})$"), role, main) for pat, role, main in ROLES]
 
 
@@ -153,12 +156,13 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
             if rx.match(n):
                 found[role] = found.get(role, False) or main
                 break
-    for w in card.weapons:
-        if w.optional or w.count == 0:
-            continue
+    standard = [w for w in card.weapons if not w.optional and w.count != 0]
+    for w in standard:
         for k in w.keywords:
             if k in KEYWORD_ROLES:
                 found.setdefault(KEYWORD_ROLES[k], False)
+    if not standard and found:  # it cannot attack: its worth is what its rules do
+        found[NO_WEAPON] = True
     return tuple(found.items())
 
 
@@ -647,6 +651,7 @@ class ValueModel:
     mapping: Mapping | None
     settings: ValueSettings
     hosts: dict[str, str] = field(default_factory=dict)
+    cards: tuple[Card, ...] = ()
 
     def quality(self) -> dict:
         """Agreement of suggested and printed cost over the judged cards (joined heroes
@@ -681,7 +686,7 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     if _ruleset(next(iter(eds))) is None or not fld:
         tab = pd.DataFrame([_describe(c) for c in edition_cards])
         tab["why"] = "no engagement rules for this edition"
-        return ValueModel(tab, pd.DataFrame(), fld, None, st, hosts)
+        return ValueModel(tab, pd.DataFrame(), fld, None, st, hosts, tuple(edition_cards))
     eng = engagements(edition_cards, fld, edition_cards, st, previous=previous, hosts=hosts,
                       progress=progress)
     s = strengths(eng, fld, st.eps)
@@ -698,7 +703,7 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     if mapping is None and tab["in_fit"].sum() >= 5:
         mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
                               tab.loc[tab["in_fit"], "ap"], seed=st.seed)
-    return ValueModel(_apply(tab, mapping), eng, fld, mapping, st, hosts)
+    return ValueModel(_apply(tab, mapping), eng, fld, mapping, st, hosts, tuple(edition_cards))
 
 
 def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
@@ -980,6 +985,19 @@ def verdict_tables(model: ValueModel, n: int = 10) -> dict[str, pd.DataFrame]:
     return out
 
 
+def roles_table(cards: Iterable[Card]) -> pd.DataFrame:
+    """Every unmodelled role or skill of the edition's cards: how many cards have it, whether
+    it keeps them out of the verdicts (``main``), and the cards (the model's gap list)."""
+    found: dict[tuple[str, bool], list[str]] = {}
+    for c in cards:
+        for role, main in not_modelled(c):
+            found.setdefault((role, main), []).append(c.name)
+    rows = [{"role": r, "main": m, "cards": len(v), "examples": ", ".join(v[:6])}
+            for (r, m), v in found.items()]
+    return (pd.DataFrame(rows, columns=["role", "main", "cards", "examples"])
+            .sort_values(["main", "cards"], ascending=False).reset_index(drop=True))
+
+
 def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, int], str]
                  ) -> str:
     """The report's value-model section (``table_html(df, cols, n)`` renders a table)."""
@@ -1002,6 +1020,12 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
     field_df = pd.DataFrame([o.__dict__ for o in model.field])
     parts.append("<h3>Reference field</h3>" + table_html(
         field_df, ["column", "name", "weight", "n_class"], 20))
+    names = set(model.table["unit"])
+    parts.append("<h3>Roles and skills the engagements do not play</h3><p>Named per card in "
+                 "<code>not_modelled</code>; <i>main</i> roles keep a card out of the "
+                 "verdicts and the fit.</p>" + table_html(
+                     roles_table(c for c in model.cards if c.name in names),
+                     ["role", "main", "cards", "examples"], 60))
     titles = {"best_per_ap": "Best value per AP", "worst_per_ap": "Worst value per AP",
               "over_costed": "Most over-costed", "under_costed": "Most under-costed",
               "not_judged": "Not judged: value mainly in roles not modelled",

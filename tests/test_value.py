@@ -170,3 +170,27 @@ def test_heuristic_baseline_grows_with_dice(d47):
     base = find_card(d47, "Pounder")
     more = modify_card(base, add_die=base.weapons[0].name)
     assert V.heuristic_strength(more) > V.heuristic_strength(base) > 0
+
+
+def test_report_patch_section_and_bad_patch(tmp_path):
+    from dustsim.cli import main
+
+    patch = tmp_path / "proposal.toml"
+    patch.write_text('[[change]]\nunit = "Pounder"\nap = 30\n', encoding="utf-8")
+    out = tmp_path / "rep"
+    common = ["--units", "Pounder,Rhino", "--format", "png", "--confirm", "0",
+              "--duel-units", "0", "--quiet"]
+    assert main(["report", "--out", str(out), "--patch", str(patch), *common]) == 0
+    diff = pd.read_csv(out / "tables" / "patch.csv")
+    row = diff.set_index("unit").loc["Pounder"]
+    assert row["ap_after"] == 30 and row["verdict_after"] == "over-costed"
+    assert diff["changed"].sum() == 1
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "Balance patch" in html and "charts/patch.png" in html
+    fp = pd.read_csv(out / "tables" / "fair_points.csv")
+    assert set(fp["unit"]) == {"Pounder", "Rhino"} and "not_modelled" in fp
+    bad = tmp_path / "bad.toml"
+    bad.write_text('# x\n\n[[change]]\nunit = "Pounder"\nmove = "fast"\n', encoding="utf-8")
+    out2 = tmp_path / "rep2"
+    assert main(["report", "--out", str(out2), "--patch", str(bad), *common]) == 2
+    assert not out2.exists()
