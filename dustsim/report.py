@@ -261,7 +261,7 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
     frames = {"value_engagements": vm.engagements,
               "value_field": pd.DataFrame([o.__dict__ for o in vm.field]),
               "value_roles": roles_table(edition_cards)}
-    parts = [html_section(vm, _table_html)]
+    parts = [html_section(vm, _table_html, names)]
     if changes:
         _after, diff = run_patch(edition_cards, changes, vm, progress=s.progress)
         frames["patch"] = diff

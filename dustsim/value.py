@@ -964,10 +964,13 @@ def run_patch(edition_cards: list[Card], changes: dict[str, Card], before: Value
 
 
 # -- report sections (HTML fragments; the site renders the tables) --------------------------------
-def verdict_tables(model: ValueModel, n: int = 10) -> dict[str, pd.DataFrame]:
-    """The headline tables: best and worst per AP, most over- and under-costed, the cards
-    kept out of the verdicts, and the fit quality."""
+def verdict_tables(model: ValueModel, n: int = 10,
+                   units: Iterable[str] | None = None) -> dict[str, pd.DataFrame]:
+    """The headline tables (of ``units`` only, if given; the fit is the whole edition's):
+    best and worst per AP, most over- and under-costed, the cards kept out of the verdicts."""
     t = model.table
+    if units is not None:
+        t = t[t["unit"].isin(set(units))]
     judged = t[t["verdict"].isin(("over-costed", "under-costed", "in band"))]
     cols = ["unit", "kind", "armour", "ap", "fair_ap", "fair_low", "fair_high", "strength",
             "strength_se", "value_per_ap", "verdict", "not_modelled"]
@@ -998,9 +1001,10 @@ def roles_table(cards: Iterable[Card]) -> pd.DataFrame:
             .sort_values(["main", "cards"], ascending=False).reset_index(drop=True))
 
 
-def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, int], str]
-                 ) -> str:
-    """The report's value-model section (``table_html(df, cols, n)`` renders a table)."""
+def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, int], str],
+                 units: Iterable[str] | None = None) -> str:
+    """The report's value-model section (``table_html(df, cols, n)`` renders a table) for
+    ``units`` (default: every card)."""
     import html as _h
 
     q = model.quality()
@@ -1020,7 +1024,7 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
     field_df = pd.DataFrame([o.__dict__ for o in model.field])
     parts.append("<h3>Reference field</h3>" + table_html(
         field_df, ["column", "name", "weight", "n_class"], 20))
-    names = set(model.table["unit"])
+    names = set(model.table["unit"]) if units is None else set(units)
     parts.append("<h3>Roles and skills the engagements do not play</h3><p>Named per card in "
                  "<code>not_modelled</code>; <i>main</i> roles keep a card out of the "
                  "verdicts and the fit.</p>" + table_html(
@@ -1030,7 +1034,7 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
               "over_costed": "Most over-costed", "under_costed": "Most under-costed",
               "not_judged": "Not judged: value mainly in roles not modelled",
               "no_value": "No value: cannot play"}
-    for key, df in verdict_tables(model).items():
+    for key, df in verdict_tables(model, units=names).items():
         parts.append(f"<h3>{_h.escape(titles[key])} ({len(df)})</h3>"
                      + table_html(df, list(df.columns), 10 if key not in (
                          "not_judged", "no_value") else 200))
