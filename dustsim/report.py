@@ -352,7 +352,7 @@ def _html(settings: dict, frames: dict, charts: list[str], refs, value_html: str
     e = html.escape
     sc = frames["scores"]
     cols = ["unit", "bloc", "kind", "ap", "offence_per_ap", "durability_per_ap", "composite",
-            "partial"]
+            "partial"] + (["not_modelled"] if "not_modelled" in sc else [])
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>dustsim report: {e(settings['edition'])}</title>",
@@ -373,11 +373,11 @@ def _html(settings: dict, frames: dict, charts: list[str], refs, value_html: str
                      f"({settings['trials']:,} trials each, seed {settings['seed']}): "
                      f"{m['within_3_sigma']:.1%} within 3 standard errors, max |z| = "
                      f"{m['max_abs_z']:.2f} (<code>tables/mc_confirmation.csv</code>).</p>")
-    parts.append("<h2>Rankings (per army point)</h2>")
+    parts.append(value_html)
+    parts.append("<h2>Static rankings (one action at full strength, per army point)</h2>")
     if not sc.empty:
         parts.append("<h3>Best composite</h3>" + _table_html(sc, cols))
         parts.append("<h3>Worst composite</h3>" + _table_html(sc.iloc[::-1], cols))
-    parts.append(value_html)
     if "platoons" in frames and not frames["platoons"].empty:
         from .platoons import best_builds
 
