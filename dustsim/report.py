@@ -259,7 +259,9 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
     names = {c.name for c in chosen}
     fp = vm.table[vm.table["unit"].isin(names)].reset_index(drop=True)
     frames = {"value_engagements": vm.engagements,
-              "value_field": pd.DataFrame([o.__dict__ for o in vm.field]),
+              "value_field": pd.DataFrame([o.__dict__ for o in vm.field],
+                                          columns=["name", "column", "weight", "n_class",
+                                                   "class_ap"]),
               "value_roles": roles_table(edition_cards)}
     parts = [html_section(vm, _table_html, names)]
     if changes:

@@ -685,8 +685,13 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         hosts = host_squads(edition_cards) if st.join_heroes else {}
     if _ruleset(next(iter(eds))) is None or not fld:
         tab = pd.DataFrame([_describe(c) for c in edition_cards])
-        tab["why"] = "no engagement rules for this edition"
-        return ValueModel(tab, pd.DataFrame(), fld, None, st, hosts, tuple(edition_cards))
+        tab = tab.assign(strength=math.nan, strength_se=math.nan, opponents=0,
+                         why=("no engagement rules for this edition" if not fld else
+                              "no playable card with a cost to form a reference field"),
+                         notes="", host="",
+                         partial=False, judged=False, in_fit=False)
+        return ValueModel(_apply(tab, None), pd.DataFrame(), fld, None, st, hosts,
+                          tuple(edition_cards))
     eng = engagements(edition_cards, fld, edition_cards, st, previous=previous, hosts=hosts,
                       progress=progress)
     s = strengths(eng, fld, st.eps)
@@ -714,6 +719,9 @@ def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
     from scipy import stats
 
     tab = tab.copy()
+    tab["ap"] = pd.to_numeric(tab["ap"], errors="coerce").astype(float)
+    for k in ("strength", "strength_se"):
+        tab[k] = pd.to_numeric(tab[k], errors="coerce").astype(float)
     if "strength_joined" in tab:  # re-applying: start again from the joined strengths
         tab["strength"] = tab["strength_joined"].where(tab["host"] != "", tab["strength"])
         tab["strength_se"] = tab["strength_joined_se"].where(tab["host"] != "",
@@ -1021,9 +1029,10 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
     if m is not None:
         parts.append(f"<p>Fit: n = {q['n']}, Spearman {q['spearman']:.3f}, log R² "
                      f"{q['log_r2']:.3f}; log AP = {m.a:.3f} + {m.b:.3f} × strength.</p>")
-    field_df = pd.DataFrame([o.__dict__ for o in model.field])
+    field_df = pd.DataFrame([o.__dict__ for o in model.field],
+                            columns=["name", "column", "weight", "n_class", "class_ap"])
     parts.append("<h3>Reference field</h3>" + table_html(
-        field_df, ["column", "name", "weight", "n_class"], 20))
+        field_df, ["column", "name", "weight", "n_class"], 60))
     names = set(model.table["unit"]) if units is None else set(units)
     parts.append("<h3>Roles and skills the engagements do not play</h3><p>Named per card in "
                  "<code>not_modelled</code>; <i>main</i> roles keep a card out of the "

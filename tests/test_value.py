@@ -194,3 +194,12 @@ def test_report_patch_section_and_bad_patch(tmp_path):
     out2 = tmp_path / "rep2"
     assert main(["report", "--out", str(out2), "--patch", str(bad), *common]) == 2
     assert not out2.exists()
+
+
+def test_editions_without_costs_get_no_value(all_cards):
+    for ed in ("tactics-2009", "tactics-2013"):
+        cards = [c for c in all_cards if c.edition == ed]
+        vm = V.value_model(cards, V.ValueSettings(trials=2))
+        assert vm.mapping is None and (vm.table["verdict"] == "no value").all()
+        assert (vm.table["why"] != "").all()
+        assert "Reference field" in V.html_section(vm, lambda df, cols, n: df[cols].to_html())
