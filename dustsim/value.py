@@ -331,6 +331,16 @@ def _kernel():
     return run_pairs
 
 
+def _rng(seed_seq: np.random.SeedSequence):
+    """The kernels' generator for one card's stream (the inline state where the kernels
+    have one, else a NumPy Generator)."""
+    try:
+        from .rng import state
+    except ImportError:
+        return np.random.Generator(np.random.PCG64(seed_seq))
+    return state(seed_seq)
+
+
 def _stack(specs) -> tuple:
     """Pad the pairings' arrays to one shape (the kernel slices each back)."""
     P = len(specs)
@@ -398,8 +408,7 @@ def _card_row(card: Card, opponents: list[Card], st: ValueSettings,
                            or n.startswith(f"{side.name}:")))
     out = np.zeros((len(specs), len(st.distances), N_ACC), float)
     if specs:
-        rng = np.random.Generator(np.random.PCG64(
-            np.random.SeedSequence([st.seed, *_stream_key(card.name)])))
+        rng = _rng(np.random.SeedSequence([st.seed, *_stream_key(card.name)]))
         _kernel()(rng, st.trials, np.asarray(st.distances, np.int64), *_stack(specs), out)
     return out, notes
 
