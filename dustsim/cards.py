@@ -587,8 +587,14 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     if doc.get("schema", 1) != 1:
         problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
         return []
-    defaults = {k: doc[k] for k in ("edition", "bloc", "source", "revision")
-                if isinstance(doc.get(k), str)}
+    defaults = {}
+    for k in ("edition", "bloc", "source", "revision"):
+        if k not in doc:
+            continue
+        if isinstance(doc[k], str):
+            defaults[k] = doc[k]
+        else:  # a file-wide default of the wrong type would silently drop out of every card
+            problems.append(Problem(file, None, None, k, f"must be a string, not {doc[k]!r}"))
     if ("figure" in doc or "platoon" in doc) and "card" not in doc:
         return []  # Epic figures and platoon charts: read by dustsim.epic / dustsim.platoons
     cards_raw = doc.get("card", [])
