@@ -587,14 +587,14 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     if doc.get("schema", 1) != 1:
         problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
         return []
-    defaults = {k: doc[k] for k in ("edition", "bloc", "source", "revision")
-                if isinstance(doc.get(k), str)}
-    bad = [k for k in ("edition", "bloc", "source", "revision")
-           if k in doc and not isinstance(doc[k], str)]
-    if bad:
-        problems.append(Problem(file, None, None, bad[0],
-                                f"must be a string, got {doc[bad[0]]!r}"))
-        return []
+    defaults = {}
+    for k in ("edition", "bloc", "source", "revision"):
+        if k not in doc:
+            continue
+        if isinstance(doc[k], str):
+            defaults[k] = doc[k]
+        else:  # a file-wide default of the wrong type would silently drop out of every card
+            problems.append(Problem(file, None, None, k, f"must be a string, not {doc[k]!r}"))
     if ("figure" in doc or "platoon" in doc) and "card" not in doc:
         return []  # Epic figures and platoon charts: read by dustsim.epic / dustsim.platoons
     cards_raw = doc.get("card", [])
@@ -608,7 +608,11 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
 def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
     for p in paths:
         p = Path(p)
-        if p.is_dir():
+        try:
+            is_dir = p.is_dir()
+        except OSError:  # a name too long: parse_unit_file reports it
+            is_dir = False
+        if is_dir:
             yield from sorted(p.rglob("*.toml"))
         else:
             yield p

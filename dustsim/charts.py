@@ -139,7 +139,8 @@ def reliability_scatter(unit_column: pd.DataFrame, column: str, title: str = "")
         return fig
 
 
-def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = ""):
+def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
+                        xlabel: str = "suggested AP"):
     """Actual AP against suggested (fair) AP with the 90 % band; outliers labelled."""
     with plt.rc_context(STYLE):
         d = fair.dropna(subset=["fair_ap"])
@@ -165,7 +166,7 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = ""):
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_major_formatter(fmt)
             axis.set_minor_formatter(fmt)
-        ax.set_xlabel("suggested AP (fit of log AP on log offence x durability)")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("printed AP")
         ax.set_title(title or "Fair points: above the line = over-costed")
         ax.legend()

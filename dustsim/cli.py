@@ -304,6 +304,15 @@ def _say(text: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; never raises (except SystemExit from argparse: exit 2)."""
+    try:
+        return _main(argv)
+    except Terminated:  # a second signal while the first was being reported
+        return EXIT_TERMINATED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
@@ -336,6 +345,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _suppress():  # stdout closed by the reader (| head): quietly done
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # the file system said no: a name too long, no permission, full
+        where = f"{exc.filename}: " if exc.filename else ""
+        _say(f"dustsim: error: {where}{exc.strerror or exc}")
+        return EXIT_BAD_INPUT
     except MemoryError:
         _say("dustsim: error: out of memory; ask for less (fewer trials, units or figures)")
         return EXIT_BAD_INPUT

@@ -21,7 +21,6 @@ import pandas as pd
 from . import __version__
 from .analytics import (
     column_weights,
-    fair_points,
     reference_targets,
     scores,
 )
@@ -36,7 +35,7 @@ from .charts import (
     save,
 )
 from .errors import DustsimError
-from .io import atomic_dir, check_writable
+from .io import atomic_dir, check_output_dir
 from .sweep import dask_client, sweep
 
 PLATOON_ROWS = 250
@@ -61,6 +60,8 @@ class ReportSettings:
     duel_trials: int = 4_000
     duel_distance: int = 8
     duel_turns: int = 5
+    value_trials: int = 32  # value model: engagements per pairing and distance
+    patch: str | None = None  # balance proposal (TOML): before/after section
 
 
 def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card]]:
@@ -81,7 +82,7 @@ def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card
 
 def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> pd.DataFrame:
     """Monte Carlo check of a random sample of exact unit x column figures."""
-    from .api import card_attack_spec
+    from .analytics import static_spec
     from .kernel import simulate_batch
 
     rows = uc.dropna(subset=["mean_damage"])
@@ -91,7 +92,7 @@ def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> 
     sample = rows.sample(n=min(s.confirm, len(rows)), random_state=s.seed)
     by_name = {c.name: c for c in edition_cards}
     refs = reference_targets(edition_cards)
-    specs = [card_attack_spec(by_name[r.unit], refs[r.column].target(r.cover), action=r.action)
+    specs = [static_spec(by_name[r.unit], refs[r.column].target(r.cover), r.action)
              for r in sample.itertuples()]
     mc = simulate_batch(specs, s.trials, s.seed, progress=s.progress)
     out = sample[["unit", "column", "action", "cover", "mean_damage", "p_destroy"]].copy()
@@ -107,9 +108,13 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     """Compute every table and chart and write the bundle atomically; return a summary."""
     t0 = time.perf_counter()
     out = Path(out)
-    check_writable(out, force)
+    check_output_dir(out, force)
     cards = load_cards(data)
     edition_cards, chosen = _select(cards, settings)
+    from .value import ValueSettings, load_patch
+
+    value_settings = ValueSettings(trials=settings.value_trials, seed=settings.seed)
+    changes = load_patch(settings.patch, edition_cards) if settings.patch else None
     with atomic_dir(out, force=force) as tmp:
         tables, charts = tmp / "tables", tmp / "charts"
         tables.mkdir()
@@ -118,14 +123,17 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
                            trials=settings.trials, seed=settings.seed, client=client,
                            progress=settings.progress)
         sc = scores(uc, uu, edition_cards)
-        fp = fair_points(sc)
+        value_frames, fp, value_html = _value(edition_cards, chosen, value_settings, changes,
+                                              charts, settings)
+        if not sc.empty:  # the roles no figure values, named in every table
+            sc["not_modelled"] = sc["unit"].map(fp.set_index("unit")["not_modelled"])
         refs = reference_targets(edition_cards)
         ref_df = pd.DataFrame([r.__dict__ for r in refs.values()])
         ref_df["weight"] = ref_df["column"].map(column_weights(edition_cards))
         confirm = _confirm(uc, edition_cards, settings) if settings.engine == "exact" else \
             pd.DataFrame()
         frames = {"unit_column": uc, "unit_unit": uu, "scores": sc, "fair_points": fp,
-                  "reference_targets": ref_df}
+                  "reference_targets": ref_df, **value_frames}
         if not confirm.empty:
             frames["mc_confirmation"] = confirm
         frames.update(_platoons(edition_cards, sc, settings))
@@ -141,6 +149,8 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             df.to_parquet(tables / f"{name}.parquet", index=False)
         chart_files = _charts(charts, uc, sc, fp, edition_cards, chosen, settings,
                               platoons_all)
+        if "patch" in frames:
+            chart_files.append("patch")
         if "duels" in frames and frames["duels"]["playable"].sum() > 1:
             from .charts import duel_matrix_chart
 
@@ -174,7 +184,7 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
                                            for src in (c.sources or (c.source,))})}
         (tmp / "settings.json").write_text(json.dumps(settings_doc, indent=1), encoding="utf-8")
         (tmp / "index.html").write_text(
-            _html(settings_doc, frames, chart_files, refs), encoding="utf-8")
+            _html(settings_doc, frames, chart_files, refs, value_html), encoding="utf-8")
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     return summary
 
@@ -234,6 +244,38 @@ def _duels(chosen: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
     return {"duels": m}
 
 
+def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
+           charts: Path, s: ReportSettings) -> tuple[dict, pd.DataFrame, str]:
+    """The value model (:mod:`dustsim.value`) on the whole edition: tables for the chosen
+    cards, the section's HTML, and the before/after of a patch."""
+    from .value import (
+        html_section,
+        patch_chart,
+        patch_section,
+        roles_table,
+        run_patch,
+        value_model,
+    )
+
+    vm = value_model(edition_cards, vs, progress=s.progress)
+    names = {c.name for c in chosen}
+    fp = vm.table[vm.table["unit"].isin(names)].reset_index(drop=True)
+    frames = {"value_engagements": vm.engagements,
+              "value_field": pd.DataFrame([o.__dict__ for o in vm.field],
+                                          columns=["name", "column", "weight", "n_class",
+                                                   "class_ap"]),
+              "value_roles": roles_table(edition_cards)}
+    parts = [html_section(vm, _table_html, names)]
+    if changes:
+        _after, diff = run_patch(edition_cards, changes, vm, progress=s.progress)
+        frames["patch"] = diff
+        charts.mkdir(exist_ok=True)
+        save(patch_chart(diff, f"{s.edition}: balance patch {Path(s.patch).name}"), charts,
+             "patch", s.formats)
+        parts.append(patch_section(diff, _table_html, "patch"))
+    return frames, fp, "\n".join(parts)
+
+
 def _platoons(edition_cards: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
     """Platoon tables for editions with platoon charts (Dust 1947)."""
     from .platoons import advantages, load_platoons, matches, platoon_table
@@ -255,7 +297,7 @@ def _platoons(edition_cards: list[Card], sc: pd.DataFrame, s: ReportSettings) ->
 
 def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
             platoons: pd.DataFrame | None = None) -> list[str]:
-    from .api import card_attack_spec
+    from .analytics import static_spec
     from .exact import evaluate
 
     names = []
@@ -286,8 +328,8 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
         d = uc[(uc["column"] == col) & (uc["action"] == "sustained") & (~uc["cover"])]
         d = d.dropna(subset=["ap_destroyed_per_ap"]).nlargest(3, "ap_destroyed_per_ap")
         by_name = {c.name: c for c in chosen}
-        results = [(f"{u[:28]}", evaluate(card_attack_spec(by_name[u], refs[col].target(False),
-                                                           action="sustained")))
+        results = [(f"{u[:28]}", evaluate(static_spec(by_name[u], refs[col].target(False),
+                                                      action="sustained")))
                    for u in d["unit"]]
         if results:
             put(damage_distributions(results, f"{s.edition}: best per AP against the {col} "
@@ -295,8 +337,10 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
                                               "Sustained Attack in the open"),
                 f"damage_{col}")
     if fp["fair_ap"].notna().any():
-        put(fair_points_scatter(fp, title=f"{s.edition}: printed vs suggested AP"),
-            "fair_points")
+        put(fair_points_scatter(fp[fp["verdict"] != "not judged"],
+                                title=f"{s.edition}: printed vs suggested AP (value model)",
+                                xlabel="suggested AP (value model: engagements against the "
+                                       "reference field)"), "fair_points")
     return names
 
 
@@ -308,11 +352,11 @@ def _table_html(df: pd.DataFrame, cols: list[str], n: int = 10) -> str:
     return d.to_html(index=False, escape=True, border=0, classes="t")
 
 
-def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
+def _html(settings: dict, frames: dict, charts: list[str], refs, value_html: str = "") -> str:
     e = html.escape
-    sc, fp = frames["scores"], frames["fair_points"]
+    sc = frames["scores"]
     cols = ["unit", "bloc", "kind", "ap", "offence_per_ap", "durability_per_ap", "composite",
-            "partial"]
+            "partial"] + (["not_modelled"] if "not_modelled" in sc else [])
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>dustsim report: {e(settings['edition'])}</title>",
@@ -333,16 +377,11 @@ def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
                      f"({settings['trials']:,} trials each, seed {settings['seed']}): "
                      f"{m['within_3_sigma']:.1%} within 3 standard errors, max |z| = "
                      f"{m['max_abs_z']:.2f} (<code>tables/mc_confirmation.csv</code>).</p>")
-    parts.append("<h2>Rankings (per army point)</h2>")
+    parts.append(value_html)
+    parts.append("<h2>Static rankings (one action at full strength, per army point)</h2>")
     if not sc.empty:
         parts.append("<h3>Best composite</h3>" + _table_html(sc, cols))
         parts.append("<h3>Worst composite</h3>" + _table_html(sc.iloc[::-1], cols))
-    if "residual" in fp and fp["residual"].notna().any():
-        fcols = ["unit", "ap", "fair_ap", "fair_low", "fair_high", "residual", "verdict"]
-        parts.append("<h3>Most over-costed (printed AP above the fit)</h3>"
-                     + _table_html(fp.dropna(subset=["residual"]), fcols))
-        parts.append("<h3>Most under-costed</h3>"
-                     + _table_html(fp.dropna(subset=["residual"]).iloc[::-1], fcols))
     if "platoons" in frames and not frames["platoons"].empty:
         from .platoons import best_builds
 
@@ -396,8 +435,8 @@ def _html(settings: dict, frames: dict, charts: list[str], refs) -> str:
                  "per action against the median reference target of each column; offence "
                  "weighted by the edition's AP per column; durability = expected actions of "
                  "the edition's AP-weighted attacker mix to destroy the unit; composite = "
-                 "offence/AP x durability/AP (Lanchester square law); fair points = OLS of "
-                 "log AP on log(offence x durability). Partial figures (unknown cells, "
+                 "offence/AP x durability/AP (Lanchester square law). Fair points and verdicts: "
+                 "the value model, <code>dustsim.value</code>. Partial figures (unknown cells, "
                  "inferred squad sizes) are flagged in the tables.</p>")
     parts.append("<h2>Sources and settings</h2><ul>")
     for src in settings["sources"]:

@@ -41,7 +41,7 @@ KNOWN_UNMODELLED: dict[str, str] = {
     "loner": "data", "mechanic": "data", "mechanic crew": "data", "medevac": "1947 §12",
     "mercenary": "data", "mindless": "data", "move and fire": "1947 §12",
     "mythos creature": "data", "naval unit": "1947 §12", "nco command squad": "2013 §8",
-    "nothin's easy": "data", "officer": "data",
+    "officer": "data",
     "passengers": "data", "pilot": "data", "possessed": "data", "quick recovery": "data",
     "radar": "data", "raid": "data", "red banner": "1947 §12", "resurrection": "1947 §12",
     "scout": "1947 §12", "sealifter": "data", "sibling": "data", "small vehicle": "data",
