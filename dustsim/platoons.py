@@ -567,6 +567,12 @@ def core_builds(platoon: Platoon, cards: list[Card], budget: float, *,
                                              replaces=m.card), *core[i + 1:]]
 
 
+def _member_key(m: Member) -> tuple:
+    """A member as it is fielded: which required card a mercenary stands in for does not
+    make another build."""
+    return (m.card, m.role, m.fortification, m.captured, m.mercenary, m.joined_to or "")
+
+
 def extend(platoon: Platoon, bases: Iterable[list[Member]], cards: list[Card], budget: float,
            max_support: int, seen: set | None = None) -> Iterator[Build]:
     """Legal builds of the given cores with 0 to ``max_support`` support units; a set of
@@ -584,8 +590,8 @@ def extend(platoon: Platoon, bases: Iterable[list[Member]], cards: list[Card], b
                 if base_ap + sum(member_cost(m, by_name) for m in sup) > ceiling:
                     continue
                 members = [*base, *sup]
-                key = (base[0], tuple(sorted(map(repr, base[1:]))),
-                       tuple(sorted(map(repr, sup))))
+                key = (_member_key(base[0]), tuple(sorted(map(_member_key, base[1:]))),
+                       tuple(sorted(map(_member_key, sup))))
                 if key in seen or not _legal_counts(members, by_name):
                     continue
                 seen.add(key)
@@ -727,6 +733,9 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
                 **s,
             })
     df = pd.DataFrame(rows)
+    if not df.empty:
+        # a build with a member whose figures are not finite (unknown cells) is not ranked
+        df = df[df["composite"].map(lambda v: v == v and abs(v) != float("inf"))]
     if df.empty:
         return df
     df["rank"] = df["composite"].rank(ascending=False, method="min").astype(int)
