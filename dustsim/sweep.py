@@ -22,6 +22,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,6 +168,9 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
             results[index[fut.key]] = fut.result()
             if bar is not None:
                 bar.update(1)
+    except CancelledError:  # the scheduler dropped the run (its workers and data are gone)
+        client.cancel(futures)
+        raise _lost(tasks) from None
     except BaseException:
         client.cancel(futures)
         if lost.is_set():
@@ -185,6 +189,8 @@ _ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-
 
 def check_scheduler_address(address: str) -> str:
     """``tcp://host:port`` (or ``host:port``, tls/ws/wss/ucx), else a one-line error."""
+    if re.fullmatch(r"inproc://[\w.:/-]+", address.strip()):  # a cluster in this process
+        return address.strip()
     m = _ADDRESS_RE.fullmatch(address.strip())
     if not address.strip() or not m or (m.group(2) and not 0 < int(m.group(2)) < 65536):
         raise DustsimError(f"--scheduler {address!r} is not a Dask scheduler address such as "
@@ -208,9 +214,9 @@ def _sigint_ignored_in_children() -> Iterator[None]:
 
 
 def _lost(tasks) -> DustsimError:
-    return DustsimError(f"every Dask worker was lost (none came back in {LOST_WORKERS_WAIT:g} "
-                        f"s; {len(tasks)} tasks); restart the workers and run again",
-                        field="--scheduler")
+    return DustsimError(f"every Dask worker was lost, with the run's data ({len(tasks)} tasks; "
+                        f"none came back within {LOST_WORKERS_WAIT:g} s); restart the workers "
+                        "and run again", field="--scheduler")
 
 
 @contextlib.contextmanager
