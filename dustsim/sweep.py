@@ -21,6 +21,7 @@ import hashlib
 import re
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import CancelledError
 from dataclasses import dataclass
@@ -136,8 +137,12 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
     from distributed import as_completed
 
     cards_future = client.scatter(edition_cards, broadcast=True, hash=False)
+    # keys unique to this run: an earlier sweep's keys of the same name may still be being
+    # released on the scheduler, which would cancel these ("already forgotten")
+    run = uuid.uuid4().hex[:12]
     futures = [client.submit(task_fn, t, cards_future, engine, trials, seed,
-                             key=f"dustsim-{t.kind}-{i}-{seed}", retries=retries, pure=False)
+                             key=f"dustsim-{t.kind}-{i}-{seed}-{run}", retries=retries,
+                             pure=False)
                for i, t in enumerate(tasks)]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(tasks)
@@ -168,9 +173,11 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
             results[index[fut.key]] = fut.result()
             if bar is not None:
                 bar.update(1)
-    except CancelledError:  # the scheduler dropped the run (its workers and data are gone)
+    except CancelledError as exc:  # the scheduler dropped the run (workers and data gone)
         client.cancel(futures)
-        raise _lost(tasks) from None
+        raise DustsimError(f"the Dask scheduler dropped the run's tasks ({exc}); if its "
+                           "workers were lost, restart them; run again",
+                           field="--scheduler") from None
     except BaseException:
         client.cancel(futures)
         if lost.is_set():
