@@ -72,29 +72,29 @@ def test_attack_bad_input_exits_2(args, capsys):
     assert err.startswith("dustsim: error:") and "\n" not in err
 
 
-def test_report_small_bundle(tmp_path):
-    out = tmp_path / "rep"
-    code, _, stderr = run("report", "--units", "Pounder,Heavy Laser Grenadier Squad,"
-                               "Ludwig", "--out", str(out), "--format", "png,svg",
-                               "--confirm", "20", "--trials", "4000", "--quiet")
-    assert code == 0, stderr
-    html = (out / "index.html").read_text(encoding="utf-8")
+def test_report_small_bundle(small_report):
+    out = small_report
+    index = (out / "index.html").read_text(encoding="utf-8")
+    pages = {p.stem: p.read_text(encoding="utf-8") for p in (out / "sections").glob("*.html")}
+    site = index + "".join(pages.values())
     charts = sorted(p.stem for p in (out / "charts").glob("*.png"))
-    assert charts and all(f"charts/{c}.png" in html for c in charts)
+    assert charts and all(f"charts/{c}.png" in site for c in charts)
     assert all((out / "charts" / f"{c}.svg").exists() for c in charts)
     for t in ("unit_column", "unit_unit", "scores", "fair_points", "reference_targets",
               "platoons", "platoon_advantages", "platoon_matches", "epic_battles", "epic_mixes",
               "duels"):
         assert (out / "tables" / f"{t}.csv").exists() and (out / "tables" / f"{t}.parquet").exists()
-        assert f"tables/{t}.csv" in html
-    assert "516c407" in html  # the data's source revision
+        assert f"tables/{t}.csv" in site
+    for section in ("rankings", "fair-points", "platoons", "duels", "epic", "method"):
+        assert f"sections/{section}.html" in index
+    assert "516c407" in index  # the data's source revision
     assert "epic_mixes" in charts and "platoons" in charts and "duels" in charts
     import pandas as pd
 
     duels = pd.read_csv(out / "tables" / "duels.csv")
     assert len(duels) == 9 and duels["playable"].all()  # 3 cards, each against each
     assert (duels[["p_a_wins", "p_b_wins", "p_draw"]].sum(axis=1) - 1).abs().max() < 1e-9
-    assert "Heavy Grenadier Flak Squad" in html  # unmatched platoon names listed
+    assert "Heavy Grenadier Flak Squad" in pages["platoons"]  # unmatched platoon names listed
     # an existing report is not overwritten without --force
     code, _, stderr = run("report", "--units", "Pounder", "--out", str(out), "--quiet")
     assert code == 2 and "--force" in stderr
