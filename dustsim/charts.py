@@ -195,7 +195,8 @@ def reliability_scatter(unit_column: pd.DataFrame, column: str, title: str = "",
         return fig
 
 
-def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "") -> Figure:
+def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
+                        xlabel: str = "suggested AP") -> Figure:
     """Actual AP against suggested (fair) AP; the ``label`` most over- and under-costed
     units named (labels pushed apart so that none overlaps)."""
     with matplotlib.rc_context(STYLE):
@@ -223,7 +224,7 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "") -> 
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_major_formatter(fmt)
             axis.set_minor_formatter(fmt)
-        ax.set_xlabel("suggested AP (fit of log AP on log offence x durability)")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("printed AP")
         ax.set_title(title or "Fair points: above the line = over-costed")
         present = [b for b in BLOC_COLOURS if b in set(d["bloc"])]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from .cli import command
+from . import DEFAULT_TRIALS
+from .cli import command, progress_wanted, refuse_unused
 from .errors import DustsimError
 
 
@@ -65,7 +66,8 @@ def _register_attack(sub) -> None:
     p.add_argument("--vs", help="target card name")
     p.add_argument("--edition", help="edition of the cards (when a name is ambiguous)")
     p.add_argument("--engine", default="exact", choices=("exact", "mc"))
-    p.add_argument("--trials", type=int, default=200_000)
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"Monte Carlo trials (default {DEFAULT_TRIALS:,})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -224,6 +226,16 @@ def cmd_report(args) -> int:
     from .report import ReportSettings, build_report
 
     _check_trials(args)
+    unused = {}
+    if args.duel_units < 2:
+        unused["--duel-trials"] = "no duel section with --duel-units below 2"
+    if args.engine == "exact" and args.confirm <= 0:
+        unused["--trials"] = "the exact engine samples nothing and --confirm is 0"
+    if args.scheduler:
+        unused["--workers"] = "--scheduler uses an existing cluster's workers"
+    if args.edition != "dust-1947":
+        unused["--platoon-budget"] = f"{args.edition} has no platoon charts"
+    refuse_unused(args, unused)
     formats = tuple(f.strip().lower() for f in args.format.split(",") if f.strip())
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad or not formats:
@@ -234,7 +246,7 @@ def cmd_report(args) -> int:
     units = tuple(u.strip() for u in (args.units or "").split(",") if u.strip())
     settings = ReportSettings(edition=args.edition, units=units, engine=args.engine,
                               trials=args.trials, seed=args.seed, formats=formats,
-                              confirm=args.confirm, progress=not args.quiet,
+                              confirm=args.confirm, progress=progress_wanted(args),
                               platoon_budget=args.platoon_budget, workers=args.workers,
                               scheduler=args.scheduler, duel_units=args.duel_units,
                               duel_trials=args.duel_trials)
@@ -340,6 +352,11 @@ def cmd_platoons(args) -> int:
     from .io import atomic_write_text, check_writable
     from .platoons import advantages, best_builds, load_platoons, matches, platoon_table
 
+    if args.unmatched or args.advantages:
+        why = f"--{'unmatched' if args.unmatched else 'advantages'} only lists and stops"
+        refuse_unused(args, {o: why for o in ("--budget", "--support", "--top", "--csv")})
+    if not args.csv:
+        refuse_unused(args, {"--force": "it replaces an existing --csv file; no --csv given"})
     if args.budget <= 0:
         raise DustsimError("--budget must be > 0", field="--budget")
     if args.support < 0:
@@ -350,8 +367,12 @@ def cmd_platoons(args) -> int:
     pls = [p for p in load_platoons() if p.edition == args.edition
            and (not args.platoon or args.platoon.lower() in p.name.lower())]
     if not pls:
+        from .names import did_you_mean
+
+        known = [p.name for p in load_platoons() if p.edition == args.edition]
         raise DustsimError(f"no {args.edition} platoon"
-                           + (f" matching {args.platoon!r}" if args.platoon else ""),
+                           + (f" matching {args.platoon!r}{did_you_mean(args.platoon, known)}"
+                              if args.platoon else ""),
                            field="--platoon" if args.platoon else "--edition")
 
     def show(df) -> None:
@@ -366,10 +387,10 @@ def cmd_platoons(args) -> int:
         show(advantages(pls)[["platoon", "advantage", "lines", "modelled", "model",
                               "buildable"]])
         return 0
-    uc = unit_column_table(cards, progress=not args.quiet)
-    uu = unit_unit_table(cards, progress=not args.quiet)
+    uc = unit_column_table(cards, progress=progress_wanted(args))
+    uu = unit_unit_table(cards, progress=progress_wanted(args))
     table = platoon_table(pls, cards, scores(uc, uu, cards), budget=args.budget,
-                          max_support=args.support, progress=not args.quiet)
+                          max_support=args.support, progress=progress_wanted(args))
     if table.empty:
         raise DustsimError(f"no legal build within {args.budget:g} AP", field="--budget")
     if args.csv:
@@ -415,7 +436,8 @@ def _register_epic(sub) -> None:
     b.add_argument("defender", help="e.g. '3 tank'")
     b.add_argument("--engine", default="auto", choices=("auto", "exact", "mc"),
                    help="auto: exact up to 30 figures a side, else Monte Carlo")
-    b.add_argument("--trials", type=int, default=200_000)
+    b.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"Monte Carlo trials (default {DEFAULT_TRIALS:,})")
     b.add_argument("--seed", type=int, default=0)
     common(b)
     b.set_defaults(func=cmd_epic_battle)
@@ -445,6 +467,9 @@ def _epic_setting(args) -> dict:
 def cmd_epic_battle(args) -> int:
     from .epic import TYPES, battle
 
+    if args.engine == "exact":
+        why = "the exact engine samples nothing (--engine mc or auto)"
+        refuse_unused(args, {"--trials": why, "--seed": why})
     _check_trials(args)
     r = battle(args.attacker, args.defender, engine=args.engine, trials=args.trials,
                seed=args.seed, **_epic_setting(args))
@@ -475,12 +500,14 @@ def cmd_epic_optimize(args) -> int:
 
     from .epic import optimize
 
+    if not args.chart:
+        refuse_unused(args, {"--force": "it replaces an existing --chart file; no --chart given"})
     if args.chart:
         from .io import check_writable
 
         check_writable(Path(args.chart), args.force)
     rows = optimize(args.budget, args.vs, side=args.side, objective=args.objective,
-                    progress=not args.json, **_epic_setting(args))
+                    progress=progress_wanted(args), **_epic_setting(args))
     if args.chart:
         import tempfile
 
@@ -532,7 +559,8 @@ def _register_duel(sub) -> None:
         default = getattr(DuelPolicy(), name)
         p.add_argument(f"--{name}", default=default, choices=choices,
                        help=f"{name} policy (default {default})")
-    p.add_argument("--trials", type=int, default=100_000)
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"duels to play (default {DEFAULT_TRIALS:,})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
@@ -564,7 +592,7 @@ def cmd_duel(args) -> int:
     spec = compile_duel(side_a, side_b, ruleset=args.ruleset, distance=args.distance,
                         turns=args.turns, policy=policy, options=_parse_options(args.option))
     r = simulate_duel(spec, args.trials, args.seed, threads=args.threads,
-                      progress=not args.json and sys.stderr.isatty())
+                      progress=progress_wanted(args))
     d = r.summary()
     if args.json:
         print(json.dumps(d, indent=1))

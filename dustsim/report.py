@@ -70,12 +70,16 @@ def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card
                            field="--edition")
     if not s.units:
         return ed, ed
+    from .names import did_you_mean, fold
+
     names = {c.name.lower(): c for c in ed}
-    missing = [u for u in s.units if u.lower() not in names]
+    folded = {fold(c.name): c for c in ed}
+    missing = [u for u in s.units if u.lower() not in names and fold(u) not in folded]
     if missing:
-        raise DustsimError(f"no {s.edition} card named {', '.join(map(repr, missing))}",
+        hint = did_you_mean(missing[0], (c.name for c in ed))
+        raise DustsimError(f"no {s.edition} card named {', '.join(map(repr, missing))}{hint}",
                            field="--units")
-    return ed, [names[u.lower()] for u in s.units]
+    return ed, [names.get(u.lower()) or folded[fold(u)] for u in s.units]
 
 
 def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> pd.DataFrame:
@@ -303,7 +307,9 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
                 f"damage_{col}", f"Damage distributions of the three best per AP against "
                                  f"{col}")
     if fp["fair_ap"].notna().any():
-        put(fair_points_scatter(fp, title=f"{s.edition}: printed vs suggested AP"),
+        put(fair_points_scatter(fp, title=f"{s.edition}: printed vs suggested AP",
+                                xlabel="suggested AP (fit of log AP on log offence x "
+                                       "durability)"),
             "fair_points", "Printed against suggested cost (over-costed above the line)")
     return out
 
