@@ -662,27 +662,42 @@ def _mc_sea(att, dfd, rank, sig_a, sig_d, nurse_a, nurse_d, trials, seed):
 
 def simulate(battle: Battle, trials: int = DEFAULT_TRIALS, seed: int = 0) -> BattleResult:
     """Monte Carlo outcome of a battle (Numba; same seed, same numbers)."""
-    if trials < 1:
-        raise DustsimError("--trials must be >= 1", field="--trials")
+    from .limits import check_int
+
+    check_int(trials, "trials", "--trials")
+    check_int(seed, "seed", "--seed")
     f = figures()
     costs = np.array([f[t].cost for t in TYPES], float)
     rank = _priority(battle.casualties)
     ab = (battle.abilities_attacker, battle.abilities_defender)
-    seed32 = int(np.random.SeedSequence(seed).generate_state(1)[0])
     att = np.array(battle.attacker, np.int64)
     dfd = np.array(battle.defender, np.int64)
-    if battle.kind == "sea":
-        out, surv = _mc_sea(att, dfd, rank, "sigrid" in ab[0], "sigrid" in ab[1],
-                            "nurse" in ab[0], "nurse" in ab[1], trials, seed32)
+    sea = battle.kind == "sea"
+    out = surv = None
+    # chunks in this Python loop (not inside the kernel): Ctrl-C and SIGTERM stop a run
+    # within one chunk; chunk i draws from the i-th child of SeedSequence(seed), built
+    # lazily, so memory is flat in trials and the numbers do not depend on anything else
+    for i, start in enumerate(range(0, trials, MC_CHUNK)):
+        n = min(MC_CHUNK, trials - start)
+        seq = np.random.SeedSequence(seed, spawn_key=(i,))
+        seed32 = int(seq.generate_state(1)[0])
+        if sea:
+            o, s = _mc_sea(att, dfd, rank, "sigrid" in ab[0], "sigrid" in ab[1],
+                           "nurse" in ab[0], "nurse" in ab[1], n, seed32)
+        else:
+            o, s = _mc_land(att, dfd, battle.combat_values(0), battle.combat_values(1),
+                            battle.bonus, battle.defender_first(),
+                            battle.kind == "amphibious",
+                            RETREAT_POLICIES.index(battle.retreat), rank,
+                            "sigrid" in ab[0], "sigrid" in ab[1], "nurse" in ab[0],
+                            "nurse" in ab[1], costs, n, seed32)
+        out = o.astype(np.float64) if out is None else out + o
+        surv = [x.astype(np.float64) for x in s] if surv is None else [
+            a + b for a, b in zip(surv, s, strict=True)]
+    if sea:
         acc = {"aw": out[0] / trials, "dw": out[1] / trials, "cf": out[2] / trials,
                "draw": out[3] / trials, "rolls": out[4] / trials}
     else:
-        out, surv = _mc_land(att, dfd, battle.combat_values(0), battle.combat_values(1),
-                             battle.bonus, battle.defender_first(),
-                             battle.kind == "amphibious",
-                             RETREAT_POLICIES.index(battle.retreat), rank,
-                             "sigrid" in ab[0], "sigrid" in ab[1], "nurse" in ab[0],
-                             "nurse" in ab[1], costs, trials, seed32)
         acc = {"aw": out[0] / trials, "dw": out[1] / trials, "cf": out[2] / trials,
                "rolls": out[3] / trials}
     return _result(battle, "mc", acc, [surv[0] / trials, surv[1] / trials], costs,
@@ -690,6 +705,8 @@ def simulate(battle: Battle, trials: int = DEFAULT_TRIALS, seed: int = 0) -> Bat
 
 
 EXACT_LIMIT = 30  # figures per side the exact solver is used for by default
+PP_NOISE = 1e-9  # production points lost below this are floating-point noise, not a loss
+MC_CHUNK = 8192  # Monte Carlo battles per kernel call (well under a second each)
 
 
 def battle(attacker: str | Army, defender: str | Army, *, engine: str = "auto",
@@ -701,6 +718,13 @@ def battle(attacker: str | Army, defender: str | Army, *, engine: str = "auto",
     if engine == "auto":
         engine = "exact" if max(sum(a), sum(d)) <= EXACT_LIMIT else "mc"
     if engine == "exact":
+        from .limits import CAPS
+
+        cap = CAPS["epic_exact_figures"][1]
+        if max(sum(a), sum(d)) > cap:
+            raise DustsimError(f"{max(sum(a), sum(d))} figures a side is over the exact "
+                               f"solver's cap of {cap}: use --engine mc (or auto)",
+                               field="--engine")
         return solve(b)
     if engine == "mc":
         return simulate(b, trials, seed)
@@ -809,7 +833,8 @@ def optimize(budget: int, opponent: str | Army, *, side: str = "attacker",
                      "p_win": win, "p_attacker_wins": r.p_attacker_wins,
                      "p_ceasefire": r.p_ceasefire, "pp_lost": mine_lost,
                      "pp_destroyed": theirs_lost,
-                     "efficiency": theirs_lost / mine_lost if mine_lost else math.inf})
+                     "efficiency": (theirs_lost / mine_lost if mine_lost > PP_NOISE
+                                    else math.inf)})
     key = "p_win" if objective == "win" else "efficiency"
     rows.sort(key=lambda r: (-r[key], -r["p_win"], r["cost"]))
     return rows

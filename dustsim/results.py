@@ -34,6 +34,8 @@ class AttackResult:
     seed: int | None = None
     p_destroyed_se: float | None = None
     notes: tuple[str, ...] = field(default=())
+    #: the hit allocation that ran (:data:`dustsim.attack.ALLOCATIONS`)
+    allocation: str | None = None
 
     def _items(self) -> list[tuple[str, str]]:
         from .display import num, with_se
@@ -72,6 +74,8 @@ class AttackResult:
             "p_destroyed": self.p_destroyed,
             "pmf_damage": self.damage.to_list(),
         }
+        if self.allocation is not None:
+            d["allocation"] = self.allocation
         if self.token is not None:
             d["p_token"] = dict(self.token)
         if self.engine == "exact":
