@@ -191,7 +191,8 @@ def reliability_scatter(unit_column: pd.DataFrame, column: str, title: str = "",
         ax.set_ylabel("P(destroy the reference target in one Sustained Attack)")
         ax.set_title(title or f"Reliability vs mean against {column} (reference size {ref}); "
                               f"the {len(top)} best per AP named")
-        _bloc_legend(ax, d["bloc"], loc="lower right", fontsize=7)
+        _bloc_legend(ax, d["bloc"], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
+        fig.tight_layout()
         return fig
 
 
@@ -268,7 +269,9 @@ def platoon_comparison(table: pd.DataFrame, title: str = "") -> Figure:
         axes[0].set_yticks(y, labels, fontsize=7)
         axes[0].set_xlabel("composite per AP of the best build (offence/AP x durability/AP)")
         axes[0].set_title("Best legal build of each platoon")
-        handles = [Patch(facecolor="#999", label="without the platoon advantage")]
+        present = [b for b in BLOC_COLOURS if b in set(best["bloc"])]
+        handles = [Patch(facecolor=_colour(b), label=b) for b in present]
+        handles.append(Patch(facecolor="#999", label="without the platoon advantage"))
         if has_adv:
             handles.append(Patch(facecolor="#999", alpha=0.45, hatch="//",
                                  label="modelled platoon advantage"))
@@ -321,6 +324,11 @@ def epic_mixes(rows: list[dict], budget: int, opponent: str, side: str = "attack
         for i, (p, m, pl) in enumerate(zip(t["p_win"], miss, lost, strict=True)):
             axes[1].text(m, i, f"  P(win) {p:.4f}, {pl:.1f} PP lost", va="center", fontsize=6.5)
         axes[1].set_xlim(miss.min() / 3, min(1.0, miss.max() * 30))
+        from matplotlib.ticker import FuncFormatter, LogLocator
+
+        axes[1].xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        axes[1].xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axes[1].xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
         axes[1].set_xlabel("chance of not winning, 1 - P(win) (log scale; shorter is better)")
         axes[1].set_title(f"Best {len(t)}")
         role = "attacking" if side == "attacker" else "defending against"

@@ -541,7 +541,7 @@ def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> 
                      "expected_actions", "partial"]]
             tables.append(Table("targets", "This card against every card", a, links=link,
                                 order=("ap_destroyed", "desc"), page_length=10))
-            hurt = a.dropna(subset=["ap_destroyed"]).nlargest(5, "ap_destroyed")
+            hurt = a[a["ap_destroyed"] > 0].sort_values("ap_destroyed", ascending=False)[:5]
             best = [(r.target, slugs.get(r.target), format_number(r.ap_destroyed))
                     for r in hurt.itertuples()]
         if tgt is not None and len(tgt):
@@ -549,7 +549,7 @@ def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> 
                      "expected_actions", "partial"]]
             tables.append(Table("attackers", "Every card against this card", d, links=link,
                                 order=("ap_destroyed", "desc"), page_length=10))
-            danger = d.dropna(subset=["expected_actions"]).nsmallest(5, "expected_actions")
+            danger = d[d["expected_actions"].notna()].sort_values("expected_actions")[:5]
             worst = [(r.attacker, slugs.get(r.attacker), format_number(r.expected_actions))
                      for r in danger.itertuples()]
         best = [(n, s or "index", v) for n, s, v in best]

@@ -137,6 +137,20 @@ def _cell(v):
     return str(v)
 
 
+def _values(col: pd.Series) -> list:
+    """A column's JSON values (as :func:`_cell`), vectorised for the common dtypes."""
+    kind = col.dtype.kind
+    if kind == "b":
+        return ["yes" if v else "no" for v in col.tolist()]
+    if kind in "iu":
+        return col.tolist()
+    if kind == "f":
+        a = col.to_numpy(float)
+        ok = np.isfinite(a).tolist()
+        return [v if f else None for v, f in zip(a.tolist(), ok, strict=True)]
+    return [_cell(v) for v in col.tolist()]
+
+
 @dataclass(frozen=True)
 class Table:
     """One interactive table: every row of ``frame`` (columns: ``columns`` or all)."""
@@ -166,7 +180,8 @@ class Table:
         keys = list(dict.fromkeys(keys))
         for s in spec:
             s["se"] = keys.index(s["se_key"]) if s["se_key"] else None
-        data = [[_cell(v) for v in row] for row in df[keys].itertuples(index=False, name=None)]
+        data = [list(r) for r in zip(*(_values(df[k]) for k in keys), strict=True)] \
+            if keys else []
         order = None
         if self.order and self.order[0] in shown:
             order = [shown.index(self.order[0]), self.order[1]]
