@@ -436,7 +436,7 @@ def cmd_whatif(args) -> int:
         wanted = {u.strip().lower() for u in args.units.split(",")} | {args.unit.lower()}
         pool = [c for c in ed if c.name.lower() in wanted]
     df = whatif(pool, ed, args.unit, ap=args.ap, cells=cells or None, add_die=args.add_die,
-                remove_die=args.remove_die)
+                remove_die=args.remove_die, progress=progress_wanted(args))
     if args.json:
         print(df.to_json(orient="records", indent=1))
     else:

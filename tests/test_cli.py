@@ -136,3 +136,83 @@ def test_platoons_command(tmp_path):
     assert code == 2 and "--budget" in err and "\n" not in err.strip()
     code, _, err = run("platoons", "--platoon", "no such platoon")
     assert code == 2 and "--platoon" in err
+
+
+@pytest.mark.parametrize("args, found", [
+    (["cards", "Poundr"], "did you mean 'Pounder'"),
+    (["cards", "--bloc", "Alies"], "did you mean 'Allies'"),
+    (["attack", "--unit", "Konigsluthr", "--vs", "Pounder"], "'Königsluther'"),
+    (["report", "--units", "Guai-lp", "--out", "never-written"], "'Guaï-lo'"),
+    (["platoons", "--platoon", "Rangr"], "'Allied Ranger Platoon'"),
+])
+def test_unknown_names_get_the_closest(args, found, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert found in err and "\n" not in err
+    assert not (tmp_path / "never-written").exists()
+
+
+def test_names_without_accents_resolve(capsys):
+    assert main(["cards", "Guai-lo", "--edition", "dust-1947"]) == 0
+    assert "Guaï-lo" in capsys.readouterr().out
+    assert main(["cards", "Konigsluther", "--edition", "dust-1947"]) == 0
+    assert "Königsluther" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, option", [
+    (["epic", "battle", "4 tank", "vs", "3 tank", "--engine", "exact", "--trials", "5"],
+     "--trials"),
+    (["platoons", "--unmatched", "--top", "3"], "--top"),
+    (["platoons", "--force"], "--force"),
+    (["epic", "optimize", "--budget", "10", "--vs", "3 tank", "--force"], "--force"),
+    (["report", "--duel-units", "0", "--duel-trials", "9", "--out", "x"], "--duel-trials"),
+])
+def test_an_option_that_does_nothing_is_refused(args, option, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert option in err and "does nothing" in err and "\n" not in err
+
+
+def test_every_command_takes_quiet_and_progress_needs_a_terminal(monkeypatch):
+    import argparse
+
+    from dustsim import cli
+
+    def leaves(sub):
+        for p in sub.choices.values():
+            nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+            if nested:
+                yield from (x for a in nested for x in leaves(a))
+            else:
+                yield p
+
+    import dustsim.commands  # noqa: F401
+
+    parser = cli.build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    commands = list(leaves(sub))
+    assert len(commands) >= 10
+    assert all("--quiet" in p._option_string_actions for p in commands)
+    ns = argparse.Namespace(quiet=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert not cli.progress_wanted(ns)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert cli.progress_wanted(ns)
+    assert not cli.progress_wanted(argparse.Namespace(quiet=True))
+
+
+def test_one_default_trial_count():
+    import inspect
+
+    from dustsim import DEFAULT_TRIALS, api, duel, epic
+    from dustsim.cli import build_parser
+
+    assert inspect.signature(api.attack).parameters["trials"].default == DEFAULT_TRIALS
+    assert inspect.signature(duel.duel).parameters["trials"].default == DEFAULT_TRIALS
+    assert inspect.signature(epic.battle).parameters["trials"].default == DEFAULT_TRIALS
+    p = build_parser()
+    for argv in (["attack", "--weapon", "3/1", "--target", "I2"],
+                 ["duel", "--side-a", "A", "--side-b", "B"],
+                 ["epic", "battle", "1 tank", "vs", "1 tank"]):
+        assert p.parse_args(argv).trials == DEFAULT_TRIALS
