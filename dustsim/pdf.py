@@ -36,9 +36,15 @@ def _text_page(title: str, lines: list[str]) -> Figure:
 def _table_page(t: Table, section: str) -> Figure:
     df = t.frame
     cols = [c for c in (t.columns or df.columns) if c in df.columns
-            and not (c.endswith("_se") or c.startswith("se_"))][:MAX_COLUMNS]
-    if t.order and t.order[0] in df.columns:
-        df = df.sort_values(t.order[0], ascending=t.order[1] == "asc")
+            and not (c.endswith("_se") or c.startswith("se_"))]
+    if len(df) > 1:  # a column with one value says nothing row by row
+        cols = [c for c in cols if df[c].astype(str).nunique() > 1]
+    key = t.order[0] if t.order and t.order[0] in df.columns else None
+    if key and key not in cols[:MAX_COLUMNS]:
+        cols = [*cols[: MAX_COLUMNS - 1], key]
+    cols = cols[:MAX_COLUMNS]
+    if key:
+        df = df.sort_values(key, ascending=t.order[1] == "asc")
     head = df[cols].head(ROWS_PER_PAGE)
     cells = [[textwrap.shorten(format_number(None if _na(v) else v), 38, placeholder="…")
               for v in row] for row in head.itertuples(index=False, name=None)]
