@@ -8,6 +8,7 @@ confirmed by Monte Carlo, and the agreement (z-scores) is part of the report.
 
 from __future__ import annotations
 
+import html
 import json
 import platform
 import time
@@ -601,6 +602,27 @@ def _cards_table(pages: list[dict], chosen: list[Card], frames: dict):
         rows.append(r)
     return Table("cards", f"{len(rows)} cards", pd.DataFrame(rows), links={"unit": "card"},
                  order=("unit", "asc"), page_length=25)
+
+
+def _table_html(df: pd.DataFrame, cols: list[str], n: int = 10) -> str:
+    """A small static HTML table (readable headers and numbers) for a section's ``html``;
+    the interactive tables are :class:`dustsim.site.Table`."""
+    from .site import column_label, format_number
+
+    d = df[[c for c in cols if c in df.columns]].head(n)
+    e = html.escape
+    head = "".join(f"<th>{e(column_label(c)[0])}</th>" for c in d.columns)
+    body = "".join("<tr>" + "".join(f"<td>{e(format_number(None if _na(v) else v))}</td>"
+                                    for v in row) + "</tr>"
+                   for row in d.itertuples(index=False, name=None))
+    return f"<table class='kv'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _na(v) -> bool:
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
 
 
 def _meta(settings_doc: dict, s: ReportSettings) -> dict:

@@ -207,6 +207,7 @@ class Section:
     tables: tuple[Table, ...] = ()
     charts: tuple[tuple[str, str], ...] = ()  # (chart file stem, caption)
     downloads: tuple[str, ...] = ()  # table names under tables/ (CSV + Parquet)
+    html: str = ""  # ready-made HTML (trusted: produced by dustsim, escaped there)
 
 
 def slugify(name: str) -> str:

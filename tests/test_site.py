@@ -115,12 +115,16 @@ def test_section_from_any_table_renders(tmp_path):
     from dustsim.site import Section, write_site
 
     df = pd.DataFrame({"unit": ["A"], "list_strength_per_ap": [0.5], "legal": [True]})
-    sec = Section("lists", "Army lists", "intro", (Table("lists", "Lists", df),))
+    from dustsim.report import _table_html
+
+    sec = Section("lists", "Army lists", "intro", (Table("lists", "Lists", df),),
+                  html=_table_html(df, ["unit", "legal"]))
     write_site(tmp_path, meta={"title": "T", "lead": "", "confirmation": "", "edition": "e",
                                "engine": "exact", "seed": 0, "dustsim": "0", "sources": [],
                                "settings_json": "{}"},
                sections=[sec], cards=[], headline=[], card_table=None)
     page = (tmp_path / "sections" / "lists.html").read_text(encoding="utf-8")
     assert "List strength per AP" in page and '"yes"' in page
+    assert "<td>yes</td>" in page and "True" not in page
     assert "sections/lists.html" in (tmp_path / "index.html").read_text(encoding="utf-8")
     assert Path(tmp_path / "assets" / "datatables.js").stat().st_size > 100_000
