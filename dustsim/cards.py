@@ -188,7 +188,24 @@ class Weapon:
 
 
 @dataclass(frozen=True)
+class Conflict:
+    """Two sources disagree on one number: the value used, the other, and where each is from."""
+
+    field: str
+    used: str
+    other: str
+    used_source: str
+    other_source: str
+
+
+@dataclass(frozen=True)
 class Card:
+    """One printed card. ``bloc`` and ``faction`` are display names ("Axis",
+    "Blutkreuz Korps"); an empty ``faction`` is a bloc card. ``sources`` cites every source
+    that has the card; ``conflicts`` keeps both values where they disagree; ``errata`` lists
+    the sourced corrections applied over the imports; ``capturable`` marks the vehicles
+    another bloc may field as a captured vehicle."""
+
     name: str
     edition: str
     kind: str | None
@@ -209,6 +226,10 @@ class Card:
     max_per_army: int | None = None
     flags: tuple[str, ...] = ()
     file: str | None = None
+    sources: tuple[str, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    errata: tuple[str, ...] = ()
+    capturable: bool = False
     #: 2009 printed cover values (001:L489-499): (("soft"|"hard", save), ...), save one of
     #: COVER_SAVES; a cover type not listed is unknown ("?")
     cover: tuple[tuple[str, str], ...] = ()
@@ -461,6 +482,19 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     flags = _str_list(raw, "flags", problems, where)
     for key in ("bloc", "faction", "source", "revision", "models_source", "cover_source"):
         _opt_str(raw, key, problems, where)
+    sources = _str_list(raw, "sources", problems, where)
+    errata = _str_list(raw, "errata", problems, where)
+    capturable = raw.get("capturable", False)
+    if not isinstance(capturable, bool):
+        problems.append(Problem(**where, field="capturable", message="must be true or false"))
+    conflicts = []
+    for cf in raw.get("conflict", []) or []:
+        keys = ("field", "used", "other", "used_source", "other_source")
+        if not isinstance(cf, dict) or any(not isinstance(cf.get(k), str) for k in keys):
+            problems.append(Problem(**where, field="conflict",
+                                    message=f"each conflict needs the strings {', '.join(keys)}"))
+            continue
+        conflicts.append(Conflict(*(cf[k] for k in keys)))
     cover = _cover_field(raw, problems, where)
     weapons_raw = raw.get("weapon", []) or []
     if not isinstance(weapons_raw, list):
@@ -490,6 +524,10 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         max_per_army=mpa,
         flags=tuple(flags),
         file=file,
+        sources=tuple(sources),
+        conflicts=tuple(conflicts),
+        errata=tuple(errata),
+        capturable=capturable is True,
         cover=cover,
         cover_source=raw.get("cover_source"),
     )
@@ -564,7 +602,11 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
 def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
     for p in paths:
         p = Path(p)
-        if p.is_dir():
+        try:
+            is_dir = p.is_dir()
+        except OSError:  # a name too long: parse_unit_file reports it
+            is_dir = False
+        if is_dir:
             yield from sorted(p.rglob("*.toml"))
         else:
             yield p
@@ -692,14 +734,24 @@ def card_to_dict(c: Card, *, file_defaults: dict | None = None) -> dict:
         d["skills"] = list(c.skills)
     if c.max_per_army is not None:
         d["max_per_army"] = c.max_per_army
+    if c.capturable:
+        d["capturable"] = True
     if c.flags:
         d["flags"] = list(c.flags)
     if c.cover:
         d["cover"] = dict(c.cover)
         d["cover_source"] = c.cover_source
     d["source"] = c.source
+    if c.sources:
+        d["sources"] = list(c.sources)
+    if c.errata:
+        d["errata"] = list(c.errata)
     if c.revision and fd.get("revision") != c.revision:
         d["revision"] = c.revision
+    if c.conflicts:
+        d["conflict"] = [{"field": x.field, "used": x.used, "other": x.other,
+                          "used_source": x.used_source, "other_source": x.other_source}
+                         for x in c.conflicts]
     if c.weapons:
         d["weapon"] = [weapon_to_dict(w) for w in c.weapons]
     return d

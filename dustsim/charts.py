@@ -22,7 +22,7 @@ from .cards import COLUMNS
 
 BLOC_COLOURS = {
     "Allies": "#1f5fa8", "Axis": "#7a7a7a", "SSU": "#b22222", "Mercenaries": "#8b6d2e",
-    "Mythos": "#5b2a86", "Captured Vehicles": "#3f8f5f",
+    "Mythos": "#5b2a86", "IJN": "#c28a1e", "Captured Vehicles": "#3f8f5f",
 }
 OTHER_COLOUR = "#444444"
 STYLE = {

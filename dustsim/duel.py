@@ -411,7 +411,10 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 else:
                     gdice[w_i, t] = cell.dice
     notes.extend(sorted(unusable))
-    value = _values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
+    # one unit a side: the target and reactor choices have a single candidate, so the
+    # value matrix that orders them is not needed (zeros behave the same)
+    value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
+             if U > 2 else np.zeros((U, U), float))
     config = np.zeros(K.N_CONFIG, np.int64)
     config[K.C_TURNS] = turns
     config[K.C_DIST] = distance

@@ -21,7 +21,6 @@ import pandas as pd
 from . import __version__
 from .analytics import (
     column_weights,
-    fair_points,
     reference_targets,
     scores,
 )
@@ -36,7 +35,7 @@ from .charts import (
     save,
 )
 from .errors import DustsimError
-from .io import atomic_dir, check_writable
+from .io import atomic_dir, check_output_dir
 from .sweep import dask_client, sweep
 
 PLATOON_ROWS = 250
@@ -61,6 +60,8 @@ class ReportSettings:
     duel_trials: int = 4_000
     duel_distance: int = 8
     duel_turns: int = 5
+    value_trials: int = 32  # value model: engagements per pairing and distance
+    patch: str | None = None  # balance proposal (TOML): before/after section
 
 
 def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card]]:
@@ -85,7 +86,7 @@ def _select(cards: list[Card], s: ReportSettings) -> tuple[list[Card], list[Card
 
 def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> pd.DataFrame:
     """Monte Carlo check of a random sample of exact unit x column figures."""
-    from .api import card_attack_spec
+    from .analytics import static_spec
     from .kernel import simulate_batch
 
     rows = uc.dropna(subset=["mean_damage"])
@@ -95,7 +96,7 @@ def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> 
     sample = rows.sample(n=min(s.confirm, len(rows)), random_state=s.seed)
     by_name = {c.name: c for c in edition_cards}
     refs = reference_targets(edition_cards)
-    specs = [card_attack_spec(by_name[r.unit], refs[r.column].target(r.cover), action=r.action)
+    specs = [static_spec(by_name[r.unit], refs[r.column].target(r.cover), r.action)
              for r in sample.itertuples()]
     mc = simulate_batch(specs, s.trials, s.seed, progress=s.progress)
     out = sample[["unit", "column", "action", "cover", "mean_damage", "p_destroy"]].copy()
@@ -111,9 +112,13 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     """Compute every table and chart and write the bundle atomically; return a summary."""
     t0 = time.perf_counter()
     out = Path(out)
-    check_writable(out, force)
+    check_output_dir(out, force)
     cards = load_cards(data)
     edition_cards, chosen = _select(cards, settings)
+    from .value import ValueSettings, load_patch
+
+    value_settings = ValueSettings(trials=settings.value_trials, seed=settings.seed)
+    changes = load_patch(settings.patch, edition_cards) if settings.patch else None
     with atomic_dir(out, force=force) as tmp:
         tables, charts = tmp / "tables", tmp / "charts"
         tables.mkdir()
@@ -122,14 +127,17 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
                            trials=settings.trials, seed=settings.seed, client=client,
                            progress=settings.progress)
         sc = scores(uc, uu, edition_cards)
-        fp = fair_points(sc)
+        value_frames, fp, value_html, patch_fig = _value(
+            edition_cards, chosen, value_settings, changes, charts, settings)
+        if not sc.empty:  # the roles no figure values, named in every table
+            sc["not_modelled"] = sc["unit"].map(fp.set_index("unit")["not_modelled"])
         refs = reference_targets(edition_cards)
         ref_df = pd.DataFrame([r.__dict__ for r in refs.values()])
         ref_df["weight"] = ref_df["column"].map(column_weights(edition_cards))
         confirm = _confirm(uc, edition_cards, settings) if settings.engine == "exact" else \
             pd.DataFrame()
         frames = {"unit_column": uc, "unit_unit": uu, "scores": sc, "fair_points": fp,
-                  "reference_targets": ref_df}
+                  "reference_targets": ref_df, **value_frames}
         if not confirm.empty:
             frames["mc_confirmation"] = confirm
         frames.update(_platoons(edition_cards, sc, settings))
@@ -145,6 +153,8 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             df.to_parquet(tables / f"{name}.parquet", index=False)
         chart_figs = _charts(charts, uc, sc, fp, edition_cards, chosen, settings,
                              platoons_all)
+        if patch_fig is not None:
+            chart_figs["patch"] = ("Balance patch: fair cost before and after", patch_fig)
         if "duels" in frames and frames["duels"]["playable"].sum() > 1:
             from .charts import duel_matrix_chart
 
@@ -174,10 +184,13 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
         settings_doc = {**summary, "units": list(settings.units),
                         "formats": list(settings.formats), "dustsim": __version__,
                         "python": platform.python_version(),
-                        "sources": sorted({f"{c.source.split(' L')[0]} @ {c.revision or '-'}"
-                                           for c in chosen})}
+                        "sources": sorted({f"{src.split(' L')[0]} @ {c.revision or '-'}"
+                                           if src == c.source else src.split(" L")[0]
+                                           for c in chosen
+                                           for src in (c.sources or (c.source,))})}
         (tmp / "settings.json").write_text(json.dumps(settings_doc, indent=1), encoding="utf-8")
-        _write_site(tmp, settings_doc, frames, chart_figs, chosen, edition_cards, settings)
+        _write_site(tmp, settings_doc, frames, chart_figs, chosen, edition_cards, settings,
+                    value_html)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     return summary
 
@@ -237,6 +250,37 @@ def _duels(chosen: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
     return {"duels": m}
 
 
+def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
+           charts: Path, s: ReportSettings) -> tuple[dict, pd.DataFrame, str, object]:
+    """The value model (:mod:`dustsim.value`) on the whole edition: tables for the chosen
+    cards, the section's HTML, and the before/after of a patch."""
+    from .value import (
+        html_section,
+        patch_chart,
+        roles_table,
+        run_patch,
+        value_model,
+    )
+
+    vm = value_model(edition_cards, vs, progress=s.progress)
+    names = {c.name for c in chosen}
+    fp = vm.table[vm.table["unit"].isin(names)].reset_index(drop=True)
+    frames = {"value_engagements": vm.engagements,
+              "value_field": pd.DataFrame([o.__dict__ for o in vm.field],
+                                          columns=["name", "column", "weight", "n_class",
+                                                   "class_ap"]),
+              "value_roles": roles_table(edition_cards)}
+    parts = [html_section(vm, _table_html, names)]
+    patch_fig = None
+    if changes:
+        _after, diff = run_patch(edition_cards, changes, vm, progress=s.progress)
+        frames["patch"] = diff
+        charts.mkdir(exist_ok=True)
+        patch_fig = patch_chart(diff, f"{s.edition}: balance patch {Path(s.patch).name}")
+        save(patch_fig, charts, "patch", s.formats)
+    return frames, fp, "\n".join(parts), patch_fig
+
+
 def _platoons(edition_cards: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
     """Platoon tables for editions with platoon charts (Dust 1947)."""
     from .platoons import advantages, load_platoons, matches, platoon_table
@@ -260,7 +304,7 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
             platoons: pd.DataFrame | None = None) -> dict[str, tuple[str, object]]:
     """Every chart of the review: name -> (caption, Figure); each is written in
     ``s.formats`` as it is made."""
-    from .api import card_attack_spec
+    from .analytics import static_spec
     from .exact import evaluate
 
     out: dict[str, tuple[str, object]] = {}
@@ -298,8 +342,8 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
     for col in ("V4", "I2"):
         d = uc[(uc["column"] == col) & (uc["action"] == "sustained") & (~uc["cover"])]
         d = d.dropna(subset=["ap_destroyed_per_ap"]).nlargest(3, "ap_destroyed_per_ap")
-        results = [(u, evaluate(card_attack_spec(by_name[u], refs[col].target(False),
-                                                 action="sustained")))
+        results = [(u, evaluate(static_spec(by_name[u], refs[col].target(False),
+                                            action="sustained")))
                    for u in d["unit"] if u in by_name]
         if results:
             put(damage_distributions(results, f"{s.edition}: best per AP against the {col} "
@@ -308,10 +352,12 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
                 f"damage_{col}", f"Damage distributions of the three best per AP against "
                                  f"{col}")
     if fp["fair_ap"].notna().any():
-        put(fair_points_scatter(fp, title=f"{s.edition}: printed vs suggested AP",
-                                xlabel="suggested AP (fit of log AP on log offence x "
-                                       "durability)"),
-            "fair_points", "Printed against suggested cost (over-costed above the line)")
+        put(fair_points_scatter(fp[fp["verdict"] != "not judged"],
+                                title=f"{s.edition}: printed vs suggested AP (value model)",
+                                xlabel="suggested AP (value model: engagements against the "
+                                       "reference field)"),
+            "fair_points", "Printed against suggested cost (over-costed above the line; "
+                           "cards not judged left out)")
     return out
 
 
@@ -321,7 +367,7 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
 SECTION_OF: dict[str, str] = {}
 
 
-def _sections(frames: dict, charts: dict, settings: dict) -> list:
+def _sections(frames: dict, charts: dict, settings: dict, value_html: str = "") -> list:
     """The review's sections, built from the tables and charts that exist."""
     from .site import Section, Table
 
@@ -354,16 +400,29 @@ def _sections(frames: dict, charts: dict, settings: dict) -> list:
             ("scores", "unit_column", "unit_unit")))
     if have("fair_points"):
         fp = frames["fair_points"]
-        cols = tuple(c for c in ("unit", "bloc", "kind", "ap", "fair_ap", "fair_low",
-                                 "fair_high", "residual", "verdict", "partial") if c in fp)
-        cols += tuple(c for c in fp.columns if c not in cols and c not in frames["scores"])
+        first = ("unit", "bloc", "kind", "ap", "fair_ap", "fair_low", "fair_high", "verdict",
+                 "strength", "value_per_ap", "rank_value_per_ap", "not_modelled")
+        cols = tuple(c for c in first if c in fp)
+        cols += tuple(c for c in fp.columns if c not in cols and c != "edition")
+        tabs = [t("fair_points", "Printed and suggested cost of every card", columns=cols,
+                  links=card, order=("residual", "desc") if "residual" in fp else None)]
+        for name, title in (("value_field", "Reference field"),
+                            ("value_roles", "Roles and skills the engagements do not play")):
+            if have(name):
+                tabs.append(t(name, title, links=card))
+        claimed.add("value_engagements")  # large: a download
         out.append(Section(
-            "fair-points", "Fair points",
-            "Suggested cost from the fit of log AP on log(offence × durability), its 90 % "
-            "band, and the verdict: above the band = over-costed.",
-            (t("fair_points", "Printed and suggested cost of every card", columns=cols,
-               links=card, order=("residual", "desc")),),
-            chart_list("fair_points"), ("fair_points",)))
+            "value", "Value from play: fair points and verdicts", "", tuple(tabs),
+            chart_list("fair_points"),
+            tuple(n for n in ("fair_points", "value_field", "value_roles",
+                              "value_engagements") if have(n)), html=value_html))
+    if have("patch"):
+        out.append(Section(
+            "patch", "Balance patch: before and after",
+            "Changed cards first, then verdict changes, then rank moves. The field and the "
+            "cost mapping are those of the unpatched edition.",
+            (t("patch", "Every card before and after the patch", links=card),),
+            chart_list("patch"), ("patch",)))
     rel = chart_list("reliability_I2", "reliability_V4", "damage_V4", "damage_I2")
     if rel:
         out.append(Section("reliability", "Reliability and damage distributions",
@@ -438,7 +497,7 @@ def _sections(frames: dict, charts: dict, settings: dict) -> list:
 
 def _distributions(card: Card, refs, action: str = "attack") -> list[dict]:
     """The card's damage distribution against each column's reference target (exact)."""
-    from .api import card_attack_spec
+    from .analytics import static_spec
     from .cards import COLUMNS
     from .exact import evaluate
     from .site import format_number
@@ -449,7 +508,7 @@ def _distributions(card: Card, refs, action: str = "attack") -> list[dict]:
         row = {"column": col, "ref": f"{ref.kind}, size {ref.size}, {ref.ap:g} AP",
                "mean": "-", "p_destroy": "-", "pmf": None, "why": ""}
         try:
-            r = evaluate(card_attack_spec(card, ref.target(False), action=action))
+            r = evaluate(static_spec(card, ref.target(False), action=action))
         except DustsimError as exc:
             row["why"] = str(exc).split(": ", 1)[-1][:120]
             rows.append(row)
@@ -568,6 +627,7 @@ def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> 
                    f"it ({format_number(srow.get('durability_per_ap'))} per AP, rank "
                    f"{format_number(srow.get('rank_durability_per_ap'))}).")
         sources = [f"{c.source}" + (f" (revision {c.revision})" if c.revision else "")]
+        sources += [x for x in getattr(c, "sources", ()) if x != c.source]
         if c.file:
             f = Path(c.file).as_posix()
             sources.append("unit file: " + (f.split("unit_data/", 1)[-1] if "unit_data/" in f
@@ -648,12 +708,13 @@ def _meta(settings_doc: dict, s: ReportSettings) -> dict:
 
 
 def _write_site(tmp: Path, settings_doc: dict, frames: dict, chart_figs: dict,
-                chosen: list[Card], edition_cards: list[Card], s: ReportSettings) -> None:
+                chosen: list[Card], edition_cards: list[Card], s: ReportSettings,
+                value_html: str = "") -> None:
     from .pdf import write_pdf
     from .site import Table, write_site
 
     meta = _meta(settings_doc, s)
-    sections = _sections(frames, chart_figs, settings_doc)
+    sections = _sections(frames, chart_figs, settings_doc, value_html)
     pages = _card_pages(chosen, frames, edition_cards)
     headline = []
     if len(frames["scores"]):

@@ -19,6 +19,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -30,6 +32,7 @@ from .cards import Card
 from .errors import DustsimError
 
 BATCH = 8  # cards per task
+LOST_WORKERS_WAIT = 30.0  # seconds with no worker at all before a sweep gives up
 
 
 @dataclass(frozen=True)
@@ -137,14 +140,42 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
                for i, t in enumerate(tasks)]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(tasks)
+    lost = threading.Event()
+    finished = threading.Event()
+
+    def watchdog() -> None:  # every worker gone for LOST_WORKERS_WAIT s: give up
+        since = None
+        while not finished.wait(2):
+            try:
+                workers = client.scheduler_info().get("workers")
+            except Exception:  # the scheduler itself is gone: the same answer
+                workers = None
+            if workers:
+                since = None
+                continue
+            since = since or time.monotonic()
+            if time.monotonic() - since > LOST_WORKERS_WAIT:
+                lost.set()
+                client.cancel(futures)
+                return
+
+    threading.Thread(target=watchdog, daemon=True, name="dustsim-dask-watchdog").start()
     try:
         for fut in as_completed(futures):
+            if lost.is_set():
+                break
             results[index[fut.key]] = fut.result()
             if bar is not None:
                 bar.update(1)
     except BaseException:
         client.cancel(futures)
+        if lost.is_set():
+            raise _lost(tasks) from None
         raise
+    finally:
+        finished.set()
+    if lost.is_set():
+        raise _lost(tasks)
     return results
 
 
@@ -159,6 +190,27 @@ def check_scheduler_address(address: str) -> str:
         raise DustsimError(f"--scheduler {address!r} is not a Dask scheduler address such as "
                            "tcp://host:8786", field="--scheduler")
     return address.strip()
+
+
+@contextlib.contextmanager
+def _sigint_ignored_in_children() -> Iterator[None]:
+    """SIGINT ignored while the body starts processes (they inherit it), then restored."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _lost(tasks) -> DustsimError:
+    return DustsimError(f"every Dask worker was lost (none came back in {LOST_WORKERS_WAIT:g} "
+                        f"s; {len(tasks)} tasks); restart the workers and run again",
+                        field="--scheduler")
 
 
 @contextlib.contextmanager
@@ -198,9 +250,12 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
         finally:
             client.close()
         return
-    # one thread per worker process: the kernel's own threads would oversubscribe the cores
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0", silence_logs=40,
-                      env={"DUSTSIM_THREADS": "1"}) as cluster, \
-            Client(cluster) as client:
-        yield client
+    # one thread per worker process: the kernel's own threads would oversubscribe the cores.
+    # The worker processes are started with SIGINT ignored (inherited): Ctrl-C reaches the
+    # whole process group, and only this process should answer it (it stops the cluster)
+    with contextlib.ExitStack() as stack:
+        with _sigint_ignored_in_children():
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=40, env={"DUSTSIM_THREADS": "1"}))
+        yield stack.enter_context(Client(cluster))

@@ -34,8 +34,10 @@ def test_validate_bundled_and_bad(tmp_path, capsys):
 def test_cards_json_lists_dust_1947(capsys):
     assert main(["cards", "--edition", "dust-1947", "--json"]) == 0
     cards = json.loads(capsys.readouterr().out)
-    assert 360 <= len(cards) <= 420
-    assert all(c["source"] and c["revision"] for c in cards)
+    assert 530 <= len(cards) <= 560  # BattleScribe and DUST ENLIST merged (issue 12)
+    assert all(c["source"] and c["revision"] and c["sources"] for c in cards)
+    assert {c["bloc"] for c in cards} == {"Allies", "Axis", "SSU", "Mercenaries", "Mythos",
+                                          "IJN"}
     assert main(["cards", "Pounder", "--edition", "dust-1947"]) == 0
     assert "Antitank Gun" in capsys.readouterr().out
 
@@ -85,7 +87,7 @@ def test_report_small_bundle(small_report):
               "duels"):
         assert (out / "tables" / f"{t}.csv").exists() and (out / "tables" / f"{t}.parquet").exists()
         assert f"tables/{t}.csv" in site
-    for section in ("rankings", "fair-points", "platoons", "duels", "epic", "method"):
+    for section in ("rankings", "value", "platoons", "duels", "epic", "method"):
         assert f"sections/{section}.html" in index
     assert "516c407" in index  # the data's source revision
     assert "epic_mixes" in charts and "platoons" in charts and "duels" in charts
@@ -94,7 +96,11 @@ def test_report_small_bundle(small_report):
     duels = pd.read_csv(out / "tables" / "duels.csv")
     assert len(duels) == 9 and duels["playable"].all()  # 3 cards, each against each
     assert (duels[["p_a_wins", "p_b_wins", "p_draw"]].sum(axis=1) - 1).abs().max() < 1e-9
-    assert "Heavy Grenadier Flak Squad" in pages["platoons"]  # unmatched platoon names listed
+    # printed platoon names and the cards they resolve to (issue 12: none unmatched)
+    matches = pd.read_csv(out / "tables" / "platoon_matches.csv")
+    assert (matches["matched_by"] != "unmatched").all()
+    flak = matches[matches["printed"] == "Heavy Grenadier Flak Squad"]
+    assert set(flak["card"]) == {"Heavy Grenadier Anti-Aircraft Squad"}
     # an existing report is not overwritten without --force
     code, _, stderr = run("report", "--units", "Pounder", "--out", str(out), "--quiet")
     assert code == 2 and "--force" in stderr
@@ -127,11 +133,14 @@ def test_import_refuses_overwrite(tmp_path, capsys):
 
 
 def test_platoons_command(tmp_path):
-    code, out, err = run("platoons", "--unmatched")
-    assert code == 0 and "Mortar Squad" in out
+    code, out, err = run("platoons", "--unmatched", "--json")
+    assert code == 0 and json.loads(out) == []  # every unit named resolves to a card
+    code, out, err = run("platoons", "--differences", "--json")
+    assert code == 0 and any(r["platoon"] == "Allied Medium Combat Walker Platoon"
+                             for r in json.loads(out))
     code, out, err = run("platoons", "--advantages", "--json")
     rows = json.loads(out)
-    assert len(rows) == 30 and sum(r["modelled"] for r in rows) == 4
+    assert len(rows) == 54 and sum(r["modelled"] for r in rows) == 4
     code, _, err = run("platoons", "--budget", "0")
     assert code == 2 and "--budget" in err and "\n" not in err.strip()
     code, _, err = run("platoons", "--platoon", "no such platoon")
@@ -149,13 +158,13 @@ def test_unknown_names_get_the_closest(args, found, capsys, tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
-    assert found in err and "\n" not in err
+    assert found.lower() in err.lower() and "\n" not in err
     assert not (tmp_path / "never-written").exists()
 
 
 def test_names_without_accents_resolve(capsys):
     assert main(["cards", "Guai-lo", "--edition", "dust-1947"]) == 0
-    assert "Guaï-lo" in capsys.readouterr().out
+    assert "guaï-lo" in capsys.readouterr().out.lower()
     assert main(["cards", "Konigsluther", "--edition", "dust-1947"]) == 0
     assert "Königsluther" in capsys.readouterr().out
 

@@ -376,3 +376,21 @@ def test_mc_matches_exact_on_new_situations():
         if e.token is not None:
             for k, p in e.token.items():
                 assert abs(p - m.token[k]) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-9, (name, k)
+
+
+# -- duels compile through the same rules ------------------------------------------------------
+def test_duels_use_the_corrected_rules(all_cards):
+    from dustsim import duel_kernel as K
+    from dustsim.duel import DuelPolicy, DuelUnit, compile_duel, join_hero
+
+    frank = find_card(all_cards, "Frank", "dust-1947")  # Nothin's Easy (003:L3611-3613)
+    squad = next(c for c in all_cards if c.edition == "dust-1947" and c.kind == "squad"
+                 and c.armour == frank.armour and c.models and c.move)
+    pounder = find_card(all_cards, "Pounder", "dust-1947")
+    sp = compile_duel([DuelUnit(pounder)], [join_hero(frank, squad), DuelUnit(frank)])
+    assert sp.units[1, K.U_IMMUNE] == 1 and sp.units[2, K.U_IMMUNE] == 0
+    assert sp.policy.allocation == "least-loss" == DuelPolicy().allocation
+    from dustsim.attack import ALLOCATIONS
+    from dustsim.kernel import S_POLICY
+
+    assert ALLOCATIONS[sp.tspec[1, S_POLICY]] == "least-loss"  # the joined squad's allocation
