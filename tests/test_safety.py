@@ -499,6 +499,6 @@ def test_dask_scheduler_without_workers_and_all_workers_lost(all_cards, monkeypa
             sw.dask_client(scheduler=cluster.scheduler_address) as client:
         threading.Timer(1.0, lambda: cluster.scale(0)).start()  # every worker gone
         t0 = time.monotonic()
-        with pytest.raises(DustsimError, match="every Dask worker was lost|dropped the run"):
+        with pytest.raises(DustsimError, match=r"every Dask worker was lost|dropped the run"):
             sw.sweep(d47, d47[:40], client=client, task_fn=_slow_task, batch=1)
         assert time.monotonic() - t0 < 60
