@@ -429,7 +429,8 @@ def modify_card(card: Card, *, ap: float | None = None,
     return _replace(card, weapons=tuple(weapons), ap=new_ap)
 
 
-def whatif(pool: list[Card], edition_cards: list[Card], unit: str, **changes) -> pd.DataFrame:
+def whatif(pool: list[Card], edition_cards: list[Card], unit: str, *, progress: bool = False,
+           **changes) -> pd.DataFrame:
     """Scores and ranks of ``unit`` within ``pool`` before and after a change (tidy)."""
     from .cards import find_card
 
@@ -437,8 +438,8 @@ def whatif(pool: list[Card], edition_cards: list[Card], unit: str, **changes) ->
     changed = modify_card(card, **changes)
 
     def run(cards_pool, ed):
-        uc = unit_column_table(cards_pool)
-        uu = unit_unit_table(ed, cards_pool)
+        uc = unit_column_table(cards_pool, progress=progress)
+        uu = unit_unit_table(ed, cards_pool, progress=progress)
         return scores(uc, uu, ed)
 
     before = run(pool, edition_cards)

@@ -671,7 +671,11 @@ def find_card(cards: Iterable[Card], name: str, edition: str | None = None,
 
     pool = [c for c in cards if (edition is None or c.edition == edition) and (
         ruleset is None or DEFAULT_RULESET_FOR_EDITION.get(c.edition) == ruleset)]
+    from .names import did_you_mean, fold
+
     exact = [c for c in pool if c.name.lower() == name.lower()]
+    if not exact:  # accents and case: 'Guai-lo' finds Guaï-lo
+        exact = [c for c in pool if fold(c.name) == fold(name)]
     if len(exact) > 1 and edition is None:
         exact = [c for c in exact if c.edition == "dust-1947"] or exact
     if len(exact) == 1:
@@ -679,9 +683,8 @@ def find_card(cards: Iterable[Card], name: str, edition: str | None = None,
     if len(exact) > 1:
         eds = ", ".join(sorted(c.edition for c in exact))
         raise DustsimError(f"unit {name!r} exists in several editions ({eds}); pass --edition")
-    close = [c.name for c in pool if name.lower() in c.name.lower()][:5]
-    hint = f"; did you mean {', '.join(repr(n) for n in close)}?" if close else ""
-    raise DustsimError(f"no unit named {name!r}{hint}", unit=name)
+    raise DustsimError(f"no unit named {name!r}{did_you_mean(name, (c.name for c in pool))}",
+                       unit=name)
 
 
 # -- writing ---------------------------------------------------------------------------------

@@ -50,15 +50,26 @@ def cmd_validate(args) -> int:
 
 def cmd_cards(args) -> int:
     from .cards import load_cards
+    from .names import did_you_mean, fold
     from .views import card_json, card_text, cards_table
 
     cards = load_cards(_data_paths(args.data))
+    if args.edition and not any(c.edition == args.edition for c in cards):
+        eds = sorted({c.edition for c in cards})
+        raise DustsimError(f"no cards of edition {args.edition!r}{did_you_mean(args.edition, eds)}"
+                           f" (editions: {', '.join(eds)})", field="--edition")
+    blocs = sorted({c.bloc for c in cards if args.edition is None or c.edition == args.edition})
+    if args.bloc is not None and fold(args.bloc) not in {fold(b) for b in blocs}:
+        raise DustsimError(f"no bloc {args.bloc!r}{did_you_mean(args.bloc, blocs)} (blocs: "
+                           f"{', '.join(blocs)})", field="--bloc")
     sel = [c for c in cards
            if (args.edition is None or c.edition == args.edition)
-           and (args.bloc is None or c.bloc.lower() == args.bloc.lower())
-           and (args.name is None or args.name.lower() in c.name.lower())]
-    if args.edition and not any(c.edition == args.edition for c in cards):
-        raise DustsimError(f"no cards of edition {args.edition!r}", field="--edition")
+           and (args.bloc is None or fold(c.bloc) == fold(args.bloc))
+           and (args.name is None or fold(args.name) in fold(c.name))]
+    if args.name and not sel:
+        pool = [c.name for c in cards if args.edition is None or c.edition == args.edition]
+        raise DustsimError(f"no card matches {args.name!r}{did_you_mean(args.name, pool)}",
+                           field="name")
     if args.json:
         json.dump([card_json(c) for c in sel], sys.stdout, indent=1, ensure_ascii=False)
         print()
@@ -66,8 +77,6 @@ def cmd_cards(args) -> int:
         for c in sel:
             print(card_text(c))
             print()
-        if not sel:
-            raise DustsimError(f"no card matches {args.name!r}", field="name")
     else:
         print(cards_table(sel))
     return 0
@@ -221,7 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("name", nargs="?", help="show cards whose name contains this")
     c.add_argument("--edition")
     c.add_argument("--bloc")
-    c.add_argument("--json", action="store_true", help="one JSON object per card")
+    c.add_argument("--json", action="store_true",
+                   help="a JSON array with one object per selected card (every field, the "
+                        "weapon lines as printed, source and revision)")
     c.add_argument("--data", nargs="*", help="unit files or folders")
     c.set_defaults(func=cmd_cards)
 
@@ -264,7 +275,37 @@ def build_parser() -> argparse.ArgumentParser:
 
     for register in _EXTRA_COMMANDS:
         register(sub)
+    _add_quiet(sub)
     return p
+
+
+def _add_quiet(sub) -> None:
+    """Every command (and sub-command) takes --quiet; a command that has its own keeps it."""
+    for parser in dict.fromkeys(sub.choices.values()):
+        nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        for a in nested:
+            _add_quiet(a)
+        if not nested and "--quiet" not in parser._option_string_actions:
+            parser.add_argument("--quiet", action="store_true",
+                                help="no progress bars (they are shown only on a terminal)")
+
+
+def given(args, option: str) -> bool:
+    """Whether the user typed ``option`` (not merely got its default)."""
+    return any(a == option or a.startswith(option + "=") for a in getattr(args, "argv_", ()))
+
+
+def refuse_unused(args, unused: dict[str, str]) -> None:
+    """One-line error for an option typed where it would do nothing: ``{option: why}``."""
+    for option, why in unused.items():
+        if given(args, option):
+            raise DustsimError(f"does nothing here: {why}", field=option)
+
+
+def progress_wanted(args) -> bool:
+    """Progress bars only on a terminal, and never with --quiet or --json."""
+    return (not getattr(args, "quiet", False) and not getattr(args, "json", False)
+            and sys.stderr.isatty())
 
 
 _EXTRA_COMMANDS: list = []
@@ -326,6 +367,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
         parser = build_parser()
         args = parser.parse_args(argv)
+        args.argv_ = tuple(argv)
         from .limits import check_args
 
         check_args(args)

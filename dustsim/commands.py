@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from .cli import command
+from . import DEFAULT_TRIALS
+from .cli import command, progress_wanted, refuse_unused
 from .errors import DustsimError
 
 
@@ -125,7 +126,8 @@ def _register_attack(sub) -> None:
     p.add_argument("--edition", help="edition of the cards (when a name is ambiguous); with "
                                      "--weapon, selects that edition's ruleset")
     p.add_argument("--engine", default="exact", metavar="{exact,mc}")
-    p.add_argument("--trials", type=int, default=200_000)
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"Monte Carlo trials (default {DEFAULT_TRIALS:,})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -345,6 +347,14 @@ def cmd_report(args) -> int:
     from .report import ReportSettings, build_report
 
     _check_trials(args)
+    unused = {}
+    if args.duel_units < 2:
+        unused["--duel-trials"] = "no duel section with --duel-units below 2"
+    if args.scheduler:
+        unused["--workers"] = "--scheduler uses an existing cluster's workers"
+    if args.edition != "dust-1947":
+        unused["--platoon-budget"] = f"{args.edition} has no platoon charts"
+    refuse_unused(args, unused)
     formats = tuple(f.strip().lower() for f in args.format.split(",") if f.strip())
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad or not formats:
@@ -368,7 +378,7 @@ def cmd_report(args) -> int:
     check_output_dir(Path(args.out), args.force, "--out")
     settings = ReportSettings(edition=args.edition, units=units, engine=args.engine,
                               trials=args.trials, seed=args.seed, formats=formats,
-                              confirm=args.confirm, progress=not args.quiet,
+                              confirm=args.confirm, progress=progress_wanted(args),
                               platoon_budget=args.platoon_budget, workers=args.workers,
                               scheduler=args.scheduler, duel_units=args.duel_units,
                               duel_trials=args.duel_trials, value_trials=args.value_trials,
@@ -460,7 +470,7 @@ def cmd_whatif(args) -> int:
                                field="--baseline")
         previous = pd.read_parquet(f)
     st = ValueSettings(trials=args.trials, seed=args.seed)
-    progress = not args.quiet and sys.stderr.isatty()
+    progress = progress_wanted(args)
     before = value_model(ed, st, previous=previous, progress=progress)
     _after, diff = run_patch(ed, {card.name: changed}, before, progress=progress)
     moved = diff[diff["changed"] | diff["verdict_changed"]]
@@ -511,6 +521,11 @@ def cmd_platoons(args) -> int:
     from .limits import PLATOON_BUDGET_MAX, check_float
     from .platoons import advantages, best_builds, load_platoons, matches, platoon_table
 
+    if args.unmatched or args.advantages:
+        why = f"--{'unmatched' if args.unmatched else 'advantages'} only lists and stops"
+        refuse_unused(args, {o: why for o in ("--budget", "--support", "--top", "--csv")})
+    if not args.csv:
+        refuse_unused(args, {"--force": "it replaces an existing --csv file; no --csv given"})
     check_float(args.budget, "--budget", lo=0, hi=PLATOON_BUDGET_MAX, lo_open=True)
     if args.support < 0:
         raise DustsimError("--support must be >= 0", field="--support")
@@ -520,8 +535,12 @@ def cmd_platoons(args) -> int:
     pls = [p for p in load_platoons() if p.edition == args.edition
            and (not args.platoon or args.platoon.lower() in p.name.lower())]
     if not pls:
+        from .names import did_you_mean
+
+        known = [p.name for p in load_platoons() if p.edition == args.edition]
         raise DustsimError(f"no {args.edition} platoon"
-                           + (f" matching {args.platoon!r}" if args.platoon else ""),
+                           + (f" matching {args.platoon!r}{did_you_mean(args.platoon, known)}"
+                              if args.platoon else ""),
                            field="--platoon" if args.platoon else "--edition")
 
     def show(df) -> None:
@@ -542,10 +561,10 @@ def cmd_platoons(args) -> int:
         d = chart_differences(cards=cards)
         show(d[d["platoon"].isin({p.name for p in pls})])
         return 0
-    uc = unit_column_table(cards, progress=not args.quiet)
-    uu = unit_unit_table(cards, progress=not args.quiet)
+    uc = unit_column_table(cards, progress=progress_wanted(args))
+    uu = unit_unit_table(cards, progress=progress_wanted(args))
     table = platoon_table(pls, cards, scores(uc, uu, cards), budget=args.budget,
-                          max_support=args.support, progress=not args.quiet)
+                          max_support=args.support, progress=progress_wanted(args))
     if table.empty:
         raise DustsimError(f"no legal build within {args.budget:g} AP", field="--budget")
     if args.csv:
@@ -592,7 +611,8 @@ def _register_epic(sub) -> None:
     b.add_argument("defender", help="e.g. '3 tank'")
     b.add_argument("--engine", default="auto", choices=("auto", "exact", "mc"),
                    help="auto: exact up to 30 figures a side, else Monte Carlo")
-    b.add_argument("--trials", type=int, default=200_000)
+    b.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"Monte Carlo trials (default {DEFAULT_TRIALS:,})")
     b.add_argument("--seed", type=int, default=0)
     common(b)
     b.set_defaults(func=cmd_epic_battle)
@@ -622,6 +642,9 @@ def _epic_setting(args) -> dict:
 def cmd_epic_battle(args) -> int:
     from .epic import TYPES, battle
 
+    if args.engine == "exact":
+        why = "the exact engine samples nothing (--engine mc or auto)"
+        refuse_unused(args, {"--trials": why, "--seed": why})
     _check_trials(args)
     r = battle(args.attacker, args.defender, engine=args.engine, trials=args.trials,
                seed=args.seed, **_epic_setting(args))
@@ -653,6 +676,8 @@ def cmd_epic_optimize(args) -> int:
     from .epic import optimize
     from .limits import check_int
 
+    if not args.chart:
+        refuse_unused(args, {"--force": "it replaces an existing --chart file; no --chart given"})
     check_int(args.budget, "epic_budget", "--budget")
     if args.chart:
         from .io import check_output_file
@@ -663,7 +688,7 @@ def cmd_epic_optimize(args) -> int:
             raise DustsimError(f"chart format {fmt or '(none)'!r}: name the file .png, .svg "
                                "or .pdf", field="--chart")
     rows = optimize(args.budget, args.vs, side=args.side, objective=args.objective,
-                    progress=not args.json, **_epic_setting(args))
+                    progress=progress_wanted(args), **_epic_setting(args))
     if args.chart:
         import tempfile
 
@@ -711,7 +736,8 @@ def _register_duel(sub) -> None:
         default = getattr(DuelPolicy(), name)
         p.add_argument(f"--{name}", default=default, choices=choices,
                        help=f"{name} policy (default {default})")
-    p.add_argument("--trials", type=int, default=100_000)
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"duels to play (default {DEFAULT_TRIALS:,})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
@@ -743,7 +769,7 @@ def cmd_duel(args) -> int:
     spec = compile_duel(side_a, side_b, ruleset=args.ruleset, distance=args.distance,
                         turns=args.turns, policy=policy, options=_parse_options(args.option))
     r = simulate_duel(spec, args.trials, args.seed, threads=args.threads,
-                      progress=not args.json and sys.stderr.isatty())
+                      progress=progress_wanted(args))
     d = r.summary()
     if args.json:
         print(json.dumps(d, indent=1))

@@ -55,6 +55,7 @@ import numpy as np
 from numba import njit
 from scipy import stats
 
+from . import DEFAULT_TRIALS
 from .cards import default_data_dir
 from .errors import DustsimError
 
@@ -219,6 +220,29 @@ class BattleResult:
 
     def se(self, p: float) -> float:
         return math.sqrt(p * (1 - p) / self.trials) if self.trials else 0.0
+
+    def _items(self) -> list[tuple[str, str]]:
+        from .display import num, with_se
+
+        se = (lambda p: self.se(p)) if self.trials else (lambda p: None)
+        return [("attacker", army_text(self.battle.attacker)),
+                ("defender", army_text(self.battle.defender)),
+                ("P(attacker wins)", with_se(self.p_attacker_wins, se(self.p_attacker_wins))),
+                ("P(defender wins)", with_se(self.p_defender_wins, se(self.p_defender_wins))),
+                ("P(cease-fire)", with_se(self.p_ceasefire, se(self.p_ceasefire))),
+                ("PP lost", f"attacker {num(self.pp_lost_attacker)}, defender "
+                            f"{num(self.pp_lost_defender)}"),
+                ("engine", self.engine + (f", {self.trials:,} trials" if self.trials else ""))]
+
+    def __repr__(self) -> str:
+        from .display import text
+
+        return text("BattleResult", self.battle.kind, self._items())
+
+    def _repr_html_(self) -> str:
+        from .display import table
+
+        return table(f"Dust Epic battle ({self.battle.kind})", self._items())
 
     def to_dict(self) -> dict:
         d = {
@@ -636,7 +660,7 @@ def _mc_sea(att, dfd, rank, sig_a, sig_d, nurse_a, nurse_d, trials, seed):
     return out, surv
 
 
-def simulate(battle: Battle, trials: int = 100_000, seed: int = 0) -> BattleResult:
+def simulate(battle: Battle, trials: int = DEFAULT_TRIALS, seed: int = 0) -> BattleResult:
     """Monte Carlo outcome of a battle (Numba; same seed, same numbers)."""
     from .limits import check_int
 
@@ -686,7 +710,7 @@ MC_CHUNK = 8192  # Monte Carlo battles per kernel call (well under a second each
 
 
 def battle(attacker: str | Army, defender: str | Army, *, engine: str = "auto",
-           trials: int = 100_000, seed: int = 0, **setting) -> BattleResult:
+           trials: int = DEFAULT_TRIALS, seed: int = 0, **setting) -> BattleResult:
     """Evaluate a battle. ``engine='auto'``: exact up to 30 figures a side, else MC."""
     a = parse_army(attacker, "attacker") if isinstance(attacker, str) else tuple(attacker)
     d = parse_army(defender, "defender") if isinstance(defender, str) else tuple(defender)

@@ -21,7 +21,9 @@ import hashlib
 import re
 import threading
 import time
+import uuid
 from collections.abc import Iterator
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 
 import numpy as np
@@ -135,8 +137,12 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
     from distributed import as_completed
 
     cards_future = client.scatter(edition_cards, broadcast=True, hash=False)
+    # keys unique to this run: an earlier sweep's keys of the same name may still be being
+    # released on the scheduler, which would cancel these ("already forgotten")
+    run = uuid.uuid4().hex[:12]
     futures = [client.submit(task_fn, t, cards_future, engine, trials, seed,
-                             key=f"dustsim-{t.kind}-{i}-{seed}", retries=retries, pure=False)
+                             key=f"dustsim-{t.kind}-{i}-{seed}-{run}", retries=retries,
+                             pure=False)
                for i, t in enumerate(tasks)]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(tasks)
@@ -167,6 +173,11 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
             results[index[fut.key]] = fut.result()
             if bar is not None:
                 bar.update(1)
+    except CancelledError as exc:  # the scheduler dropped the run (workers and data gone)
+        client.cancel(futures)
+        raise DustsimError(f"the Dask scheduler dropped the run's tasks ({exc}); if its "
+                           "workers were lost, restart them; run again",
+                           field="--scheduler") from None
     except BaseException:
         client.cancel(futures)
         if lost.is_set():
@@ -185,6 +196,8 @@ _ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-
 
 def check_scheduler_address(address: str) -> str:
     """``tcp://host:port`` (or ``host:port``, tls/ws/wss/ucx), else a one-line error."""
+    if re.fullmatch(r"inproc://[\w.:/-]+", address.strip()):  # a cluster in this process
+        return address.strip()
     m = _ADDRESS_RE.fullmatch(address.strip())
     if not address.strip() or not m or (m.group(2) and not 0 < int(m.group(2)) < 65536):
         raise DustsimError(f"--scheduler {address!r} is not a Dask scheduler address such as "
@@ -208,9 +221,9 @@ def _sigint_ignored_in_children() -> Iterator[None]:
 
 
 def _lost(tasks) -> DustsimError:
-    return DustsimError(f"every Dask worker was lost (none came back in {LOST_WORKERS_WAIT:g} "
-                        f"s; {len(tasks)} tasks); restart the workers and run again",
-                        field="--scheduler")
+    return DustsimError(f"every Dask worker was lost, with the run's data ({len(tasks)} tasks; "
+                        f"none came back within {LOST_WORKERS_WAIT:g} s); restart the workers "
+                        "and run again", field="--scheduler")
 
 
 @contextlib.contextmanager

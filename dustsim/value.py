@@ -99,14 +99,14 @@ ROLES: tuple[tuple[str, str, bool], ...] = (
     (r"sealifter", "sealifter", True),
     (r"medevac", "medevac", True),
     (r"officer", "Officer (command actions)", True),
-    (r"command squad", "command squad actions", True),
+    (r".*command squad", "command squad actions", True),
     (r"command vehicle", "command vehicle actions", True),
     (r"general", "General", True),
     (r"ace (air )?pilot", "Ace Pilot", True),
     (r"pilot", "pilot (hero piloting a vehicle)", True),
     (r"ace gunner", "Ace Gunner", True),
     (r"(combat )?medic", "Medic", True),
-    (r"mechanic( crew)?", "Mechanic", True),
+    (r"mechanic.*", "Mechanic", True),
     (r"spy", "Spy", True),
     (r"air traffic control", "air traffic control", True),
     (r"radar", "radar", True),
@@ -115,7 +115,7 @@ ROLES: tuple[tuple[str, str, bool], ...] = (
     (r"charge", "Charge", False),
     (r"first strike", "First Strike", False),
     (r"assassin", "Assassin", False),
-    (r"camouflage", "Camouflage", False),
+    (r"(improved )?camouflage", "Camouflage", False),
     (r"scout", "Scout", False),
     (r"airborne|air assault|air drop", "Airborne deployment", False),
     (r"smoke launchers", "Smoke Launchers", False),
@@ -130,15 +130,24 @@ ROLES: tuple[tuple[str, str, bool], ...] = (
      r"resurrection|blutkreuz|quick recovery|devour|sibling: .*|crazy jimmy|"
      r"lesser mythos creatures|mythos creature|possessed|mindless",
      "special rule", False),
-    (r"expert|fighting spirit|lucky|medal of honor|air alert|savage animal|spotter",
+    (r"(expert|fighting spirit|lucky|medal of honor|air alert|savage animal|spotter)([ :].*)?",
      "dice skill not played in engagements", False),
-    (r"strongpoint", "Strongpoint", False),
+    (r"strong ?point", "Strongpoint", False),
     (r"infantry ace", "Infantry Ace (third action)", False),
 )
 #: weapon keywords the engagement kernel fires as a plain attack (named, not valued)
 KEYWORD_ROLES = {"salvo": "Salvo", "volley": "Volley", "wire-guided": "wire-guided re-roll",
                  "smoke": "smoke", "tesla": "Tesla stun", "grapple": "Grapple stun"}
 NO_WEAPON = "no weapon of its own (worth in its special rules)"
+#: skills the engagements play (or that change nothing in them); any other skill is named
+PLAYED_SKILLS = frozenset({
+    "damage resilient", "defensive tactics", "steel guard", "zombie", "superhuman",
+    "super human", "cheat death", "killing spree", "berserk", "frenzy", "brave", "commissar",
+    "unflappable", "semper fi", "nothin' easy", "nothin's easy", "helicopter", "flying",
+    "support weapon", "loner", "mercenary", "wheeled", "tracked", "half tracked",
+    "large vehicle", "huge vehicle", "small vehicle", "large", "move and fire", "airmobile",
+    "gorilla", "naval unit", "amphibious", "and stay down", "power scope", "power scopes",
+    "huge", "small", "unique"})
 _ROLE_RE = [(re.compile(rf"^(?:{pat})$"), role, main) for pat, role, main in ROLES]
 
 
@@ -156,6 +165,9 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
             if rx.match(n):
                 found[role] = found.get(role, False) or main
                 break
+        else:
+            if n not in PLAYED_SKILLS:
+                found.setdefault(f"rule not played: {s.strip()}", False)
     standard = [w for w in card.weapons if not w.optional and w.count != 0]
     for w in standard:
         for k in w.keywords:
