@@ -527,7 +527,9 @@ class DuelResult:
 
 def _duel_chunk(args):
     seed_seq, n, spec = args
-    rng = np.random.Generator(np.random.PCG64(seed_seq))
+    from .rng import state
+
+    rng = state(seed_seq)
     U = len(spec.names)
     out = (np.zeros(3, np.int64), np.zeros((3, spec.turns + 1), np.int64),
            np.zeros((2, 2), float), np.zeros((U, max(spec.strength) + 1), np.int64),
@@ -573,7 +575,9 @@ def replay_duel(spec: DuelSpec, faces: str | list[int]) -> ScriptedDuel:
     U = len(spec.names)
     st = np.zeros((U, 7), np.int64)
     out = np.zeros(4, np.int64)
-    K._run_duel_scripted(np.random.default_rng(0), arr, spec.units, spec.weapons, spec.gdice,
+    from .rng import scripted_state
+
+    K._run_duel_scripted(scripted_state(), arr, spec.units, spec.weapons, spec.gdice,
                          spec.gblast, spec.groups, spec.tspec, spec.config, spec.value, st, out)
     if out[3]:
         raise DustsimError(f"the scripted dice ran out after {len(arr)} faces", field="dice")
