@@ -48,12 +48,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-import pandas as pd
 
-from . import duel_kernel as K
+from . import duel_layout as K  # the kernel itself (Numba) loads on first use
 from .attack import (
     POLICIES,
     TARGET_SKILLS,
@@ -70,6 +69,9 @@ from .dice import FaceSet, P
 from .distributions import Distribution
 from .errors import DustsimError
 from .rules import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 T = FaceSet.of("T")  # the initiative tie-break symbol (1947 L337)
 DUEL_RULESETS = ("tactics-2009", "tactics-2013", "dust-1947")
@@ -515,6 +517,8 @@ class DuelResult:
         return d
 
     def to_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         """Tidy: one row per unit and amount left (side, unit, left, probability)."""
         rows = []
         for u, name in enumerate(self.spec.names):
@@ -619,6 +623,8 @@ def duel_matrix(cards: list[Card], *, ruleset: str = "dust-1947", distance: int 
     and side A is the row unit; pairings that cannot be played (unknown move, size) are
     listed with ``playable = False`` and no figures.
     """
+    import pandas as pd
+
     pairs = [(a, b) for a in cards for b in cards]
     seeds = np.random.SeedSequence(seed).spawn(len(pairs))
     rows = []

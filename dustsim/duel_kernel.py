@@ -20,6 +20,57 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .duel_layout import (  # noqa: F401  (the layout, re-exported for the kernel's users)
+    C_APPROACH,
+    C_BURST,
+    C_DIST,
+    C_INIT,
+    C_INIT_DICE,
+    C_P,
+    C_PASS,
+    C_REACT_DICE,
+    C_SUPP,
+    C_T,
+    C_TIEBREAK,
+    C_TURNS,
+    FAR,
+    N_CONFIG,
+    N_UNIT_COLS,
+    N_WEAPON_COLS,
+    ST_ACT,
+    ST_HERO,
+    ST_MODELS,
+    ST_MOVED,
+    ST_SINGLE,
+    ST_TOK,
+    ST_X,
+    U_AIR,
+    U_HERO,
+    U_IMMUNE,
+    U_MARCH,
+    U_MODELS,
+    U_MOVE,
+    U_REACT_RANGE,
+    U_SIDE,
+    U_SINGLE,
+    U_SQUAD,
+    U_SUPP_DICE,
+    U_SUPPORT,
+    U_W0,
+    U_W1,
+    W_AMMO,
+    W_BURST,
+    W_CARRIERS,
+    W_CC,
+    W_HERO,
+    W_RELOAD,
+    W_RMAX,
+    W_RMIN,
+    W_SETUP,
+    W_UNIT,
+    WS_AMMO,
+    WS_LOADED,
+)
 from .kernel import (
     G_DICE,
     S_MODELS,
@@ -31,22 +82,6 @@ from .kernel import (
 )
 from .rng import faces
 
-# unit columns
-(U_SIDE, U_MODELS, U_HERO, U_SINGLE, U_MOVE, U_AIR, U_REACT_RANGE, U_SUPP_DICE, U_IMMUNE,
- U_W0, U_W1, U_SQUAD, U_SUPPORT, U_MARCH) = range(14)
-N_UNIT_COLS = 14
-# weapon columns
-W_UNIT, W_CARRIERS, W_HERO, W_RMIN, W_RMAX, W_CC, W_AMMO, W_RELOAD, W_SETUP, W_BURST = range(10)
-N_WEAPON_COLS = 10
-# configuration
-(C_TURNS, C_DIST, C_INIT, C_PASS, C_APPROACH, C_SUPP, C_TIEBREAK, C_INIT_DICE, C_REACT_DICE,
- C_P, C_T, C_BURST) = range(12)
-N_CONFIG = 12
-# state columns
-ST_MODELS, ST_HERO, ST_SINGLE, ST_TOK, ST_X, ST_ACT, ST_MOVED = range(7)
-# weapon state
-WS_AMMO, WS_LOADED = range(2)
-FAR = 1_000_000  # "U" range
 MAX_REROLLS = 64  # initiative ties: re-rolled at most this often, then side A (p < 1e-40)
 
 
