@@ -114,12 +114,29 @@ def binom(s, q, k):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def faces(s, k):
-    """Counts of the face classes (0, 1, 2) among ``k`` dice: two uniforms (multinomial)."""
-    n0 = invert(s, CDF_THIRD, k)
-    n1 = invert(s, CDF_HALF, k - n0)
-    return n0, n1, k - n0 - n1
-
-
+    """Counts of the face classes (0, 1, 2) among ``k`` dice, one uniform per KMAX dice:
+    n0 by inversion, then the uniform's position within n0's step, itself
+    uniform, picks n1 among the k - n0 others (multinomial)."""
+    n0 = 0
+    n1 = 0
+    total = k
+    while k > 0:
+        m = k if k < KMAX else KMAX
+        u = uniform(s)
+        a = 0
+        while u >= CDF_THIRD[m, a]:
+            a += 1
+        lo = CDF_THIRD[m, a - 1] if a > 0 else 0.0
+        v = (u - lo) / (CDF_THIRD[m, a] - lo)
+        if v >= 1.0:
+            v = 0.9999999999999999
+        b = 0
+        while v >= CDF_HALF[m - a, b]:
+            b += 1
+        n0 += a
+        n1 += b
+        k -= m
+    return n0, n1, total - n0 - n1
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def mask_faces(mask):
     """How many of the face classes 0-2 a success mask holds."""
