@@ -14,14 +14,14 @@ from .attack import (
     attacker_skills,
     compile_attack,
     target_from_card,
-    usable_weapons,
+    weapon_choices,
     weapon_from_cell,
 )
 from .cards import Card
 from .errors import DustsimError
 from .exact import evaluate as exact_evaluate
 from .results import AttackResult
-from .rules import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+from .rules import DEFAULT_RULESET_FOR_EDITION, Ruleset, get_ruleset
 
 ENGINES = ("exact", "mc")
 
@@ -49,6 +49,11 @@ def attack(
     reactive: bool = False,
     moved: bool = False,
     skills: tuple[str, ...] = (),
+    salvo: bool = False,
+    volley: int = 0,
+    aim: str = "none",
+    attacker_token: str = "none",
+    close_combat: bool = False,
     models: int | None = None,
     track: int | None = None,
     engine: str = "exact",
@@ -57,11 +62,18 @@ def attack(
     options: dict | None = None,
     **target_kw,
 ) -> AttackResult:
-    """One weapon line in card notation (``"3/1"``, ``"*/1"``, ``"2/#"``) against a column."""
+    """One weapon line in card notation (``"3/1"``, ``"*/1"``, ``"2/#"``) against a column.
+
+    Attacker: ``salvo``, ``volley`` (ammo boxes), ``aim`` (Sniper/Assassin: ``hero`` or
+    ``soldier``), ``attacker_token``; target keywords go to :class:`~dustsim.attack.Target`
+    (``cover``, ``policy``, ``hero_track``, ``hero_skills``, ``hero_damage_taken``,
+    ``small``...)."""
     rs = get_ruleset(ruleset, **(options or {}))
-    w, cell = weapon_from_cell(weapon, count=count, keywords=keywords, column=target)
+    w, cell = weapon_from_cell(weapon, count=count, keywords=keywords, column=target,
+                               range_="C" if close_combat else "6")
     action = "reactive" if reactive else ("sustained" if sustained else "attack")
-    sit = Situation(action=action, moved=moved, skills=frozenset(skills))
+    sit = Situation(action=action, moved=moved, skills=frozenset(skills), salvo=salvo,
+                    volley=volley, aim=aim, token=attacker_token, close_combat=close_combat)
     tgt = Target(column=target, models=models, track=track, **target_kw)
     return evaluate(compile_attack([(w, cell)], tgt, sit, rs), engine, trials=trials,
                     seed=seed)
@@ -69,17 +81,26 @@ def attack(
 
 def card_attack_spec(attacker: Card, target: Target, *, action: str = "attack",
                      moved: bool = False, close_combat: bool = False,
-                     ruleset: str | None = None, extra_skills: tuple[str, ...] = ()):
-    """Compile a card's whole attack action (every weapon that can hurt the target)."""
-    rs_id = ruleset or DEFAULT_RULESET_FOR_EDITION[attacker.edition]
-    weapons, skipped = usable_weapons(attacker, target.column, close_combat=close_combat)
+                     ruleset: str | Ruleset | None = None, extra_skills: tuple[str, ...] = (),
+                     distance: int | None = None, with_choices: bool = False,
+                     **situation):
+    """Compile a card's whole attack action (every weapon that can hurt the target, and is in
+    range at ``distance`` when given). ``situation``: more :class:`Situation` fields (salvo,
+    volley, aim, token). With ``with_choices``, also return the weapon lines fired and left
+    out, with why (:func:`~dustsim.attack.weapon_choices`)."""
+    rs = ruleset or DEFAULT_RULESET_FOR_EDITION[attacker.edition]
+    choices = weapon_choices(attacker, target.column, close_combat=close_combat,
+                             distance=distance)
+    weapons = [w for w, c in zip(attacker.weapons, choices, strict=True) if c.fired]
     if not weapons:
-        why = f" ({'; '.join(skipped)})" if skipped else ""
-        raise DustsimError(f"no weapon can damage a {target.column} target{why}",
+        why = "; ".join(f"{c.name}: {c.reason}" for c in choices)
+        raise DustsimError(f"no weapon can damage a {target.column} target"
+                           + (f" ({why})" if why else ""),
                            unit=attacker.name, field=target.column)
     sit = Situation(action=action, moved=moved, close_combat=close_combat,
-                    skills=attacker_skills(attacker) | frozenset(extra_skills))
-    return compile_attack(weapons, target, sit, rs_id)
+                    skills=attacker_skills(attacker) | frozenset(extra_skills), **situation)
+    spec = compile_attack(weapons, target, sit, rs)
+    return (spec, choices) if with_choices else spec
 
 
 def unit_attack(attacker: Card, defender: Card, *, action: str = "attack", cover: bool = False,

@@ -20,7 +20,30 @@ from .errors import DustsimError
 from .rules import Ruleset, fighting_spirit_faces, get_ruleset
 
 # -- codes shared with the kernels -------------------------------------------------------------
-POLICIES = ("squad-first", "hero-first")
+#: The target owner's hit-allocation policies (RULES.md §3), default first.
+#:
+#: ``least-loss`` (default): remove the models whose loss costs the owner least. Soldiers are
+#: removed before weapon specialists (engine states count soldiers only; the duels keep a
+#: weapon line's carriers to the last, ``min(carriers, survivors)``) and before a joined hero,
+#: *unless a hit would be wasted*: a hit is **wasted** on the joined hero when, allocated to
+#: him, it removes no miniature, i.e. its damage (an automatic kill counted at its full
+#: amount) is smaller than the damage the hero has left, before any Damage Resilient roll.
+#: Such a hit goes to the hero, because a soldier would be lost to it and the hero is not
+#: (hits are assigned one at a time, each resolved before the next, and each hit on an
+#: infantry unit removes one miniature of the owner's choice: 003:L731, L932; 000 hero rules;
+#: 001:L550 for 2009, where the choice is made per damage point). A hit that would eliminate
+#: the hero goes to a soldier while one is left.
+#: ``squad-first``: every hit to a soldier while one is left. ``hero-first``: every hit to the
+#: joined hero while he lives.
+POLICIES = ("least-loss", "squad-first", "hero-first")
+DEFAULT_POLICY = "least-loss"
+#: Kernel codes: the owner's policies, then the attacker's aim (Sniper 003:L3317, 001:L738-742;
+#: Assassin 003:L3429): every unsaved hit to the named miniature, wasted once it is gone.
+ALLOCATIONS = ("squad-first", "hero-first", "least-loss", "aimed-hero", "aimed-soldier")
+AIMS = ("none", "hero", "soldier")
+#: Token a weapon line's hit gives (003:L739, L3417): none (close combat), a step
+#: (none -> Under Fire -> Suppressed) or Suppressed at once (Flame, And Stay Down).
+TOKEN_NONE, TOKEN_STEP, TOKEN_SUPPRESS = 0, 1, 2
 #: Damage Resilient counting for a squad model: none, one die per hit, every point (model
 #: survives only if all are cancelled), or one die per point with one model per point (2009).
 SQUAD_DR = {"none": 0, "per-hit": 1, "all-points": 2, "per-point": 3}
@@ -33,18 +56,28 @@ ACTIONS = ("attack", "sustained", "reactive")
 ATTACKER_SKILLS = {
     "expert", "fighting spirit", "take aim", "power scope", "spotter", "savage animal",
     "killing spree", "berserk", "frenzy", "lucky", "medal of honor", "and stay down",
-    "air alert",
+    "air alert", "assassin", "sniper",
 }
 TARGET_SKILLS = {
     "damage resilient", "defensive tactics", "steel guard", "zombie", "superhuman",
-    "cheat death",
+    "cheat death", "nothin' easy",
 }
-SKILL_ALIASES = {"super human": "superhuman", "berzerk": "berserk"}
+
+SKILL_ALIASES = {"super human": "superhuman", "berzerk": "berserk",
+                 "nothin's easy": "nothin' easy", "nothins easy": "nothin' easy"}
 
 
 def _norm_skill(s: str) -> str:
     s = " ".join(s.strip().lower().replace("-", " ").replace("_", " ").split())
     return SKILL_ALIASES.get(s, s)
+
+
+def token_immune(target: Target) -> bool:
+    """The target never gains Under Fire / Suppression tokens: a Superhuman (003:L3675), or a
+    unit joined by a hero with Nothin's Easy (003:L3611-3613: "any Unit Joined by this Hero";
+    a lone hero with it is not covered by the text)."""
+    return ("superhuman" in target.skills or "nothin' easy" in target.hero_skills
+            or ("nothin' easy" in target.skills and target.kind == "squad"))
 
 
 def column_type(column: str) -> str:
@@ -64,11 +97,21 @@ class Situation:
     salvo: bool = False
     volley: int = 0
     skills: frozenset[str] = frozenset()
+    #: Sniper / Assassin: the miniature the attacker names (``hero`` or ``soldier``)
+    aim: str = "none"
+    #: the attacking unit's own token: a Suppressed unit reacts with one die (003:L747, L3333)
+    token: str = "none"
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
             raise DustsimError(f"action {self.action!r} is not one of {', '.join(ACTIONS)}",
                                field="action")
+        if self.aim not in AIMS:
+            raise DustsimError(f"aim {self.aim!r} is not one of {', '.join(AIMS)}",
+                               field="--aim")
+        if self.token not in TOKENS:
+            raise DustsimError(f"attacker token {self.token!r} is not one of "
+                               f"{', '.join(TOKENS)}", field="--attacker-token")
         object.__setattr__(self, "skills", frozenset(_norm_skill(s) for s in self.skills))
         unknown = self.skills - ATTACKER_SKILLS
         if unknown:
@@ -98,7 +141,7 @@ class Target:
     aircraft_moved: str = "none"
     small: bool = False
     moved: bool = False
-    policy: str = "squad-first"
+    policy: str = DEFAULT_POLICY
     token: str = "none"
 
     def __post_init__(self) -> None:
@@ -131,7 +174,7 @@ class Target:
                                    field="hero_damage_taken")
         if self.policy not in POLICIES:
             raise DustsimError(f"policy {self.policy!r} is not one of {', '.join(POLICIES)}",
-                               field="policy")
+                               field="--policy")
         if self.token not in TOKENS:
             raise DustsimError(f"token {self.token!r} is not one of {', '.join(TOKENS)}",
                                field="token")
@@ -167,7 +210,7 @@ class GroupSpec:
     squad_models_per_hit: int = 1
     resilient_squad: bool = False
     resilient_single: bool = False
-    suppress: bool = False
+    token: int = TOKEN_STEP
     medal: bool = False
 
 
@@ -186,6 +229,8 @@ class AttackSpec:
     auto_full: bool = True
     policy: int = 0
     token: int = 0
+    #: the allocation that ran (:data:`ALLOCATIONS`)
+    allocation: str = DEFAULT_POLICY
     suppression: bool = False
     reactive: int = 0
     reactive_dice: int = 0
@@ -214,8 +259,9 @@ def _hit_faces(rs: Ruleset, keywords, sit: Situation, sustained: bool,
         upgraded = True  # L3377
     if upgraded:
         faces = rs.hit_upgraded
-    if "fighting spirit" in s:
-        faces = faces | fighting_spirit_faces(rs)
+    if "fighting spirit" in s and (sit.moved or not rs.fighting_spirit_needs_move):
+        # 2013 000:L483 and 2009 001:L718: only after a Move this activation; 1947 L3521: none
+        faces = fighting_spirit_faces(rs, faces)
     return faces
 
 
@@ -295,10 +341,13 @@ def compile_attack(
             chain = rs.chain  # L3571
         if "berserk" in sit.skills and close and rs.id == "dust-1947":
             chain = rs.chain  # L3437
-        if "frenzy" in sit.skills and ttype == "infantry" and rs.id != "dust-1947":
-            chain = rs.chain  # 004:L396-400: only against soldiers
+        if "frenzy" in sit.skills and ttype == "infantry" and rs.frenzy:
+            chain = rs.chain  # 004:L396-400: only against soldiers (tactics-2013 only)
+        cover = target.cover
+        if target.kind == "hero" and not rs.lone_hero_cover:
+            cover = False  # 2009 001:L527: a hero has cover only while joined to a squad
         save = rs.save(
-            ttype, cover=target.cover, keywords=kw, close_combat=close, skills=target.skills,
+            ttype, cover=cover, keywords=kw, close_combat=close, skills=target.skills,
             height=target.height, fortification=target.fortification,
             aircraft_moved=target.aircraft_moved, small_vehicle=target.small,
             cover_2009=target.cover_2009,
@@ -329,11 +378,29 @@ def compile_attack(
             squad_models_per_hit=rs.models_per_hit(max(damage, 1)) if not cell.auto_kill else 1,
             resilient_squad=squad_res and target.kind == "squad" and not dr_exempt,
             resilient_single=single_res and not dr_exempt,
-            suppress=("flame" in kw) or ("and stay down" in sit.skills and not close),
+            token=(TOKEN_NONE if close else TOKEN_SUPPRESS
+                   if ("flame" in kw or "and stay down" in sit.skills) else TOKEN_STEP),
             medal=("medal of honor" in sit.skills and idx == 0),
         ))
     if not groups:
         raise DustsimError(f"no weapon can damage a {target.column} target", field="target")
+    if "frenzy" in sit.skills and not rs.frenzy:
+        notes.append(f"Frenzy does not exist under {rs.id}; ignored")
+    if "fighting spirit" in sit.skills and rs.fighting_spirit_needs_move and not sit.moved:
+        notes.append("Fighting Spirit needs a Move this activation; not used")
+    if rs.id == "tactics-2009" and target.cover and ttype == "infantry" and \
+            target.cover_2009 is None and (target.kind != "hero" or rs.lone_hero_cover):
+        notes.append(f"cover save not printed for this target: option cover_2009="
+                     f"{rs.options['cover_2009']} used (001:L489-499)")
+    allocation = _allocation(rs, pairs, target, sit)
+    immune = token_immune(target)
+    reactive_dice = rs.reactive_dice
+    if sit.token != "none":
+        if not rs.suppression:
+            raise DustsimError(f"{rs.id} has no Under Fire / Suppression tokens",
+                               field="--attacker-token")
+        if sit.token == "suppressed":
+            reactive_dice = 1  # 003:L747, L3333: a Suppressed unit reacts with one die
     # damage-resilience counting modes (RULES.md §2; rules.OPTIONS['resilience'])
     mode = rs.options.get("resilience", "none")
     squad_dr = {"per-damage-point": "per-point", "per-hit-marked": "per-hit",
@@ -364,14 +431,41 @@ def compile_attack(
         squad_dr=SQUAD_DR[squad_dr],
         single_dr=SINGLE_DR[single_dr],
         auto_full=rs.id == "dust-1947",  # L733: the full undamaged track; 2013: what is left
-        policy=POLICIES.index(target.policy),
+        policy=ALLOCATIONS.index(allocation),
         token=TOKENS.index(target.token),
-        suppression=rs.suppression and not sit.close_combat,
+        suppression=rs.suppression and not immune,  # Superhuman: never a token (L3675)
         reactive=P.mask if reactive else 0,
-        reactive_dice=rs.reactive_dice if reactive else 0,
+        reactive_dice=reactive_dice if reactive else 0,
         cheat_death=P.mask | (1 << 2) if cheat else 0,
+        allocation=allocation,
         notes=tuple(notes),
     )
+
+
+def _allocation(rs: Ruleset, pairs, target: Target, sit: Situation) -> str:
+    """The allocation that runs: the owner's policy, or the attacker's aim (Sniper weapons
+    003:L3317 and 001:L738-742; Assassin in close combat 003:L3429). 1947: every unsaved hit
+    goes to the named miniature and is wasted once it is gone. 2009: the Sniper picks the
+    miniatures that suffer the hits, so an aim at the hero sends him every hit while he lives
+    and an aim at soldiers sends them every hit while one is left."""
+    if sit.aim == "none":
+        return target.policy
+    if target.kind != "squad":
+        raise DustsimError("--aim names a miniature of a squad target", field="--aim")
+    if sit.aim == "hero" and target.hero_track is None:
+        raise DustsimError("--aim hero needs a joined hero (--hero-track)", field="--aim")
+    if rs.id not in ("dust-1947", "tactics-2009"):
+        raise DustsimError(f"no Sniper / Assassin aiming rule under {rs.id} (known: "
+                           "dust-1947, tactics-2009)", field="--aim")
+    for w, _cell in pairs:
+        sniper = "sniper" in w.keywords or (rs.id == "tactics-2009" and "sniper" in sit.skills)
+        assassin = "assassin" in sit.skills and w.close_combat and rs.id == "dust-1947"
+        if not (sniper or assassin):
+            raise DustsimError(f"only a Sniper weapon or an Assassin's close-combat weapon "
+                               f"may aim ({w.name} may not)", weapon=w.name, field="--aim")
+    if rs.id == "tactics-2009":
+        return "hero-first" if sit.aim == "hero" else "squad-first"
+    return f"aimed-{sit.aim}"
 
 
 def weapon_from_cell(text: str, *, count: int = 1, keywords=(), name: str | None = None,
@@ -397,21 +491,66 @@ def weapon_from_cell(text: str, *, count: int = 1, keywords=(), name: str | None
     return w, cell
 
 
+@dataclass(frozen=True)
+class WeaponChoice:
+    """One weapon line of a card in an attack: fired or left out, and why."""
+
+    name: str
+    fired: bool
+    reason: str = ""
+
+
+def weapon_reach(w: Weapon) -> tuple[int, int] | None:
+    """(shortest, longest) range of a weapon in squares; ``C`` = 1 (adjacent), ``U`` =
+    unlimited; None when the range is unknown (``?``)."""
+    r = w.range
+    if r == "C":
+        return 1, 1
+    if r == "U":
+        return 0, 10**6
+    if r.isdigit():
+        return 0, int(r)
+    if "-" in r:
+        lo, hi = r.split("-", 1)
+        if lo.isdigit() and (hi == "U" or hi.isdigit()):
+            return int(lo), (10**6 if hi == "U" else int(hi))
+    return None
+
+
+def weapon_choices(card: Card, column: str, *, close_combat: bool = False,
+                   include_optional: bool = False,
+                   distance: int | None = None) -> list[WeaponChoice]:
+    """Every weapon line of a card against an armour column: fired or left out, with the
+    reason (not fielded, close-combat weapon outside close combat, out of range at
+    ``distance``, cannot damage this target type, unknown cell)."""
+    out = []
+    for w in card.weapons:
+        cell = w.cell(column)
+        reason = ""
+        if (w.optional or w.count == 0) and not include_optional:
+            reason = "optional, not fielded" if w.optional else "no carrier"
+        elif w.close_combat and not close_combat:
+            reason = "close-combat weapon (give --close-combat)"
+        elif distance is not None and (reach := weapon_reach(w)) is None:
+            reason = "range unknown ('?')"
+        elif distance is not None and not reach[0] <= distance <= reach[1]:
+            reason = f"out of range (range {w.range}, distance {distance})"
+        elif not cell.known or (cell.can_damage and cell.damage is None):
+            reason = f"{column} cell unknown"
+        elif not cell.can_damage:
+            reason = f"cannot damage {column} ({cell.text})"
+        out.append(WeaponChoice(w.name, not reason, reason))
+    return out
+
+
 def usable_weapons(card: Card, column: str, *, close_combat: bool = False,
                    include_optional: bool = False) -> tuple[list[Weapon], list[str]]:
-    """Weapons of a card that can hurt a column; second value: why others were left out."""
-    out, skipped = [], []
-    for w in card.weapons:
-        if (w.optional or w.count == 0) and not include_optional:
-            continue
-        if w.close_combat and not close_combat:
-            continue
-        cell = w.cell(column)
-        if not cell.known or (cell.can_damage and cell.damage is None):
-            skipped.append(f"{w.name}: {column} cell unknown")
-            continue
-        if cell.can_damage:
-            out.append(w)
+    """Weapons of a card that can hurt a column; second value: those left out because their
+    cell is unknown (see :func:`weapon_choices` for every reason)."""
+    choices = weapon_choices(card, column, close_combat=close_combat,
+                             include_optional=include_optional)
+    out = [w for w, c in zip(card.weapons, choices, strict=True) if c.fired]
+    skipped = [f"{c.name}: {c.reason}" for c in choices if c.reason.endswith("cell unknown")]
     return out, skipped
 
 
@@ -422,6 +561,13 @@ def target_from_card(card: Card, **situation) -> Target:
                            field="armour")
     skills = frozenset(s for s in map(_norm_skill, card.skills) if s in TARGET_SKILLS)
     small = card.size == "small"
+    cover_kind = situation.pop("cover_kind", None)
+    if cover_kind is not None:
+        # 2009 soft / hard cover (001:L489-499, L525): the card's printed save, if known
+        situation["cover"] = True
+        printed = dict(card.cover).get(cover_kind, "?")
+        if printed != "?" and situation.get("cover_2009") is None:
+            situation["cover_2009"] = printed
     if card.kind == "squad":
         if card.models is None:
             raise DustsimError("model count unknown: cannot be a target", unit=card.name,

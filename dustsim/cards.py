@@ -82,8 +82,9 @@ WEAPON_KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 _KEYWORD_ALIASES = {a: k for k, aliases in WEAPON_KEYWORDS.items() for a in (k, *aliases)}
 
-_RANGE_RE = re.compile(r"^(C|U|\d+|\d+-(\d+|U))$")
-_CELL_RE = re.compile(r"^(\*{1,2}|\d+)/(\d+|[#N☠?])$")
+# ASCII digits only: int() would read Arabic-Indic or full-width digits too
+_RANGE_RE = re.compile(r"^(C|U|[0-9]+|[0-9]+-([0-9]+|U))$")
+_CELL_RE = re.compile(r"^(\*{1,2}|[0-9]{1,6})/([0-9]{1,6}|[#N☠?])$")
 
 
 def normalize_keyword(text: str) -> str | None:
@@ -144,6 +145,16 @@ def parse_cell(text: str) -> Cell:
     canonical = f"{left}/{'#' if auto else right}"
     if dice == 0 and not blast:
         raise ValueError(f"cell {text!r} rolls no dice; write '-' for a column it cannot hurt")
+    if damage == 0 and not auto:
+        raise ValueError(f"cell {text!r} does no damage; write '-' for a column it cannot hurt")
+    from .limits import CAPS
+
+    if dice is not None and dice > CAPS["dice"][1]:
+        raise ValueError(f"cell {text!r}: {dice} dice is over the cap of {CAPS['dice'][1]} "
+                         "per cell")
+    if damage is not None and damage > CAPS["damage"][1]:
+        raise ValueError(f"cell {text!r}: {damage} damage per hit is over the cap of "
+                         f"{CAPS['damage'][1]}")
     return Cell(canonical, known=True, can_damage=True, dice=dice, blast=blast,
                 damage=damage, auto_kill=auto)
 
@@ -198,6 +209,10 @@ class Card:
     max_per_army: int | None = None
     flags: tuple[str, ...] = ()
     file: str | None = None
+    #: 2009 printed cover values (001:L489-499): (("soft"|"hard", save), ...), save one of
+    #: COVER_SAVES; a cover type not listed is unknown ("?")
+    cover: tuple[tuple[str, str], ...] = ()
+    cover_source: str | None = None
 
     @property
     def armour_type(self) -> str | None:
@@ -251,18 +266,52 @@ class Problem:
         return str(self.error())
 
 
-def _int_field(raw: dict, name: str, problems: list, where: dict, *, minimum=0, required=False):
+def _int_field(raw: dict, name: str, problems: list, where: dict, *, minimum=0, required=False,
+               maximum=1000):
     v = raw.get(name)
     if v is None:
         if required:
             problems.append(Problem(**where, field=name, message="is required"))
         return None
-    if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= 1000:
+    if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= maximum:
         problems.append(Problem(**where, field=name,
-                                message=f"must be an integer from {minimum} to 1000, "
+                                message=f"must be an integer from {minimum} to {maximum}, "
                                         f"got {v!r}"))
         return None
     return v
+
+
+def _cap(knob: str) -> int:
+    from .limits import CAPS
+
+    return CAPS[knob][1]
+
+
+def _check_skills(skills: list[str], problems: list, where: dict) -> None:
+    """Unknown skills are errors (a typo would switch a rule off); see dustsim.skills."""
+    from .skills import classify, suggest
+
+    for sk in skills:
+        if not sk.strip():
+            problems.append(Problem(**where, field="skills", message="empty skill name"))
+        elif classify(sk) == "unknown":
+            problems.append(Problem(
+                **where, field="skills",
+                message=f"unknown skill {sk!r}{suggest(sk)} (a real skill dustsim does not "
+                        "model goes in dustsim.skills.KNOWN_UNMODELLED)"))
+
+
+def skill_warnings(cards: Iterable[Card]) -> list[str]:
+    """One line per card carrying skills the engines do not model (known, documented)."""
+    from .skills import classify
+
+    out = []
+    for c in cards:
+        unmodelled = [s for s in c.skills if classify(s) == "unmodelled"]
+        if unmodelled:
+            out.append(f"warning: {c.file}: unit {c.name!r}: skills not modelled: "
+                       + ", ".join(unmodelled))
+    return out
 
 
 def _str_list(raw: dict, name: str, problems: list, where: dict) -> list[str]:
@@ -317,7 +366,7 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
                                     message=f"unknown weapon keyword {k!r}"))
         else:
             keywords.append(canon)
-    count = _int_field(raw, "count", problems, where, minimum=0)
+    count = _int_field(raw, "count", problems, where, minimum=0, maximum=_cap("count"))
     ammo = _int_field(raw, "ammo", problems, where, minimum=0)
     mount = _opt_str(raw, "mount", problems, where)
     group = _opt_str(raw, "group", problems, where)
@@ -385,8 +434,8 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         ):
             problems.append(Problem(**where, field="armour",
                                     message=f"{armour!r} is not I1-I4, V1-V7 or A1-A3"))
-    models = _int_field(raw, "models", problems, where, minimum=1)
-    track = _int_field(raw, "damage_track", problems, where, minimum=1)
+    models = _int_field(raw, "models", problems, where, minimum=1, maximum=_cap("models"))
+    track = _int_field(raw, "damage_track", problems, where, minimum=1, maximum=_cap("track"))
     models_source = raw.get("models_source")
     if models is not None and models_source not in MODELS_SOURCES:
         problems.append(Problem(**where, field="models_source",
@@ -408,9 +457,11 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     march = _int_field(raw, "march_move", problems, where)
     mpa = _int_field(raw, "max_per_army", problems, where, minimum=1)
     skills = _str_list(raw, "skills", problems, where)
+    _check_skills(skills, problems, where)
     flags = _str_list(raw, "flags", problems, where)
-    for key in ("bloc", "faction", "source", "revision", "models_source"):
+    for key in ("bloc", "faction", "source", "revision", "models_source", "cover_source"):
         _opt_str(raw, key, problems, where)
+    cover = _cover_field(raw, problems, where)
     weapons_raw = raw.get("weapon", []) or []
     if not isinstance(weapons_raw, list):
         problems.append(Problem(**where, field="weapon", message="must be an array of tables"))
@@ -439,7 +490,35 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         max_per_army=mpa,
         flags=tuple(flags),
         file=file,
+        cover=cover,
+        cover_source=raw.get("cover_source"),
     )
+
+
+COVER_KINDS = ("soft", "hard")
+COVER_SAVES = ("hit-save", "miss-save", "no-save", "?")
+
+
+def _cover_field(raw: dict, problems: list, where: dict) -> tuple[tuple[str, str], ...]:
+    """The 2009 ``cover = {soft = ..., hard = ...}`` table of a card (001:L489-499)."""
+    table = raw.get("cover")
+    if table is None:
+        return ()
+    if not isinstance(table, dict):
+        problems.append(Problem(**where, field="cover", message="must be a table"))
+        return ()
+    out = []
+    for k, v in table.items():
+        if k not in COVER_KINDS or v not in COVER_SAVES:
+            problems.append(Problem(**where, field="cover",
+                                    message=f"{k} = {v!r}: cover kinds {', '.join(COVER_KINDS)}"
+                                            f", saves {', '.join(COVER_SAVES)}"))
+            continue
+        out.append((k, v))
+    if out and not raw.get("cover_source"):
+        problems.append(Problem(**where, field="cover_source",
+                                message="printed cover values need their source"))
+    return tuple(sorted(out))
 
 
 def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
@@ -454,10 +533,18 @@ def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
     except OSError as exc:
         problems.append(Problem(file, None, None, "file", exc.strerror or str(exc)))
         return []
+    return parse_unit_text(text, file, problems)
+
+
+def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]:
+    """Parse the TOML text of one unit file named ``file``; problems are appended."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         problems.append(Problem(file, None, None, "toml", f"malformed TOML: {exc}"))
+        return []
+    except RecursionError:
+        problems.append(Problem(file, None, None, "toml", "malformed TOML: nested too deeply"))
         return []
     if doc.get("schema", 1) != 1:
         problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
@@ -604,6 +691,9 @@ def card_to_dict(c: Card, *, file_defaults: dict | None = None) -> dict:
         d["max_per_army"] = c.max_per_army
     if c.flags:
         d["flags"] = list(c.flags)
+    if c.cover:
+        d["cover"] = dict(c.cover)
+        d["cover_source"] = c.cover_source
     d["source"] = c.source
     if c.revision and fd.get("revision") != c.revision:
         d["revision"] = c.revision

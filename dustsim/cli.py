@@ -1,4 +1,9 @@
-"""Command line: a thin shell over the library. Bad input: one line on stderr, exit 2."""
+"""Command line: a thin shell over the library, with one error boundary (:func:`main`).
+
+Exit codes: 0 done; 2 bad input or an impossible request (one line ``dustsim: error: ...``);
+130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM (``timeout``, CI, ``docker stop``), both
+with no partial output kept; 1 a bug in dustsim (one line; the traceback with ``--debug``).
+"""
 
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ def _data_paths(paths: Sequence[str] | None) -> list[Path]:
 
 # -- validate / cards -------------------------------------------------------------------------
 def cmd_validate(args) -> int:
-    from .cards import validate
+    from .cards import skill_warnings, validate
 
     cards, problems = validate(_data_paths(args.paths))
     for p in problems:
@@ -29,8 +34,14 @@ def cmd_validate(args) -> int:
     if problems:
         print(f"{len(problems)} problem(s) in unit data", file=sys.stderr)
         return EXIT_BAD_INPUT
+    warnings = skill_warnings(cards)
+    if args.warnings:
+        for w in warnings:
+            print(w, file=sys.stderr)
     complete = sum(c.complete for c in cards)
-    print(f"ok: {len(cards)} cards valid ({complete} complete, {len(cards) - complete} partial)")
+    print(f"ok: {len(cards)} cards valid ({complete} complete, {len(cards) - complete} partial)"
+          + (f"; {len(warnings)} carry skills the engines do not model (--warnings lists "
+             "them)" if warnings and not args.warnings else ""))
     return 0
 
 
@@ -64,15 +75,26 @@ def _write_tree(texts: dict[str, str], out: Path, force: bool) -> None:
     """Write all files or none: into a temporary folder, then moved into place."""
     from .io import atomic_dir
 
-    with atomic_dir(out, force=force) as tmp:
+    with atomic_dir(out, force=force, what="--output") as tmp:
         for rel, text in texts.items():
             dest = tmp / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(text, encoding="utf-8", newline="\n")
+        # the gate: nothing is written that `dustsim validate` would refuse
+        from .cards import validate
+
+        _, problems = validate([tmp])
+        if problems:
+            where = str(problems[0]).replace(str(tmp), str(out))
+            raise DustsimError(f"the import would write invalid data ({len(problems)} "
+                               f"problem(s)), nothing written; first: {where}")
 
 
 def cmd_import_battlescribe(args) -> int:
     from .importers.battlescribe import import_battlescribe
+    from .io import check_output_dir
+
+    check_output_dir(Path(args.output), args.force, "--output")
 
     texts, report = import_battlescribe(args.files)
     for line in report.unparsed:
@@ -86,6 +108,9 @@ def cmd_import_battlescribe(args) -> int:
 
 def cmd_import_facts(args) -> int:
     from .importers.facts import import_facts
+    from .io import check_output_dir
+
+    check_output_dir(Path(args.output), args.force, "--output")
 
     texts, notes, cards = import_facts(args.csv)
     if args.verbose:
@@ -97,18 +122,30 @@ def cmd_import_facts(args) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (exit 2) instead of the whole usage block."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"dustsim: error: {self.prog}: {' '.join(message.split())} "
+                                  f"(see {self.prog} --help)\n")
+
+
 # -- parser ---------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="dustsim",
         description="Monte Carlo and exact combat analytics for the Dust wargames.")
     p.add_argument("--version", action="version", version=f"dustsim {__version__}")
+    p.add_argument("--debug", action="store_true",
+                   help="print the traceback of an internal error (anywhere on the line)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     v = sub.add_parser("validate", help="check unit files; exit 2 on any problem")
     v.add_argument("paths", nargs="*", help="files or folders (default: bundled unit_data)")
+    v.add_argument("--warnings", action="store_true",
+                   help="list each card carrying a known skill the engines do not model")
     v.set_defaults(func=cmd_validate)
 
     c = sub.add_parser("cards", help="list cards or show one as printed")
@@ -141,8 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
 _EXTRA_COMMANDS: list = []
 
 
-class _LazyParser(argparse.ArgumentParser):
-    """A subcommand parser whose arguments are added on first use (see :func:`lazy_parser`)."""
+class _LazyParser:
+    """Mixin: a subcommand parser whose arguments are added on first use (see
+    :func:`lazy_parser`); combined with the subparsers' own parser class."""
 
     def __init__(self, *args, populate=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -167,7 +205,7 @@ def lazy_parser(sub, name: str, populate, **kwargs) -> argparse.ArgumentParser:
     subcommand is parsed: its imports (choices from heavy modules) stay out of ``--help`` and
     of every other command."""
     saved = sub._parser_class
-    sub._parser_class = _LazyParser
+    sub._parser_class = type("LazyParser", (_LazyParser, saved), {})
     try:
         return sub.add_parser(name, populate=populate, **kwargs)
     finally:
@@ -180,19 +218,86 @@ def command(register):
     return register
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from . import commands  # noqa: F401  (registers attack, bench, report)
+EXIT_BUG = 1
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every ``finally`` and temporary folder is cleaned."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated
+
+
+def _install_sigterm() -> None:
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _say(text: str) -> None:
+    with _suppress():
+        print(text, file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; never raises (except SystemExit from argparse: exit 2)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
+    _install_sigterm()
     try:
+        from . import (
+            commands,  # noqa: F401  (registers attack, bench, report)
+            list_commands,  # noqa: F401  (registers list)
+            rules_commands,  # noqa: F401  (registers options)
+        )
+
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        from .limits import check_args
+
+        check_args(args)
         return int(args.func(args) or 0)
     except DustsimError as exc:
-        print(f"dustsim: error: {exc}", file=sys.stderr)
+        _say(f"dustsim: error: {exc}")
         return EXIT_BAD_INPUT
+    except Terminated:
+        _say("dustsim: terminated; no partial output was kept")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
-        print("dustsim: interrupted; no partial output was kept", file=sys.stderr)
-        return 130
+        _say("dustsim: interrupted; no partial output was kept")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return 0
+        import os
 
+        with _suppress():  # stdout closed by the reader (| head): quietly done
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except MemoryError:
+        _say("dustsim: error: out of memory; ask for less (fewer trials, units or figures)")
+        return EXIT_BAD_INPUT
+    except RecursionError:
+        _say("dustsim: error: input nested too deeply")
+        return EXIT_BAD_INPUT
+    except SystemExit:
+        raise
+    except Exception as exc:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        msg = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        _say(f"dustsim: internal error (a bug, please report it): {msg}"
+             + ("" if debug else "; re-run with --debug for the traceback"))
+        return EXIT_BUG
+
+
+def _suppress():
+    import contextlib
+
+    return contextlib.suppress(OSError, ValueError)

@@ -15,6 +15,26 @@ def _check_trials(args) -> None:
         raise DustsimError("--trials must be >= 1", field="--trials")
 
 
+def _check_attack_size(args, cell) -> None:
+    """Dice in the whole attack and --damage-taken against the target, before any work."""
+    from .limits import check_int
+
+    per = cell.dice if cell.dice is not None else cell.blast * (args.models or 1)
+    check_int(args.count * (per or 0) or 1, "attack_dice",
+              f"--count {args.count} x {per} dice in {args.weapon!r} =")
+    if args.damage_taken < 0:
+        raise DustsimError("--damage-taken must be >= 0", field="--damage-taken")
+    if args.damage_taken:
+        if args.track is None:
+            raise DustsimError("--damage-taken counts boxes of a --track (hero, vehicle, "
+                               "support); for a squad give the models left with --models",
+                               field="--damage-taken")
+        if args.damage_taken >= args.track:
+            raise DustsimError(f"--damage-taken {args.damage_taken} leaves nothing of "
+                               f"--track {args.track}; use 0 to {args.track - 1}",
+                               field="--damage-taken")
+
+
 def _parse_options(items) -> dict:
     out = {}
     for it in items or []:
@@ -25,15 +45,26 @@ def _parse_options(items) -> dict:
     return out
 
 
+ATTACK_POLICIES = ("least-loss", "squad-first", "hero-first")  # = attack.POLICIES (no import)
+
+
+def _choice(value, valid, flag: str):
+    """One-line error (exit 2) naming the flag and its valid values."""
+    if value is not None and value not in valid:
+        raise DustsimError(f"{value!r} is not one of {', '.join(valid)}", field=flag)
+    return value
+
+
 @command
 def _register_attack(sub) -> None:
     p = sub.add_parser(
         "attack", help="expected kills and outcome distributions of one attack",
         description="Evaluate one attack action. Script a weapon line with --weapon CELL "
-                    "--target COLUMN, or fire a card at a card with --unit NAME --vs NAME.")
+                    "--target COLUMN, or fire a card at a card with --unit NAME --vs NAME. "
+                    "Rules options: `dustsim options`.")
     p.add_argument("--ruleset", default=None,
                    help="tactics-2009, tactics-2013 or dust-1947 (default: the card's "
-                        "edition, else dust-1947)")
+                        "edition, else --edition's ruleset, else dust-1947)")
     p.add_argument("--weapon", help="weapon cell in card notation: 3/1, */1, **/2, 2/#")
     p.add_argument("--count", type=int, default=1, help="carriers of the weapon")
     p.add_argument("--keyword", action="append", default=[],
@@ -43,28 +74,56 @@ def _register_attack(sub) -> None:
     act.add_argument("--reactive", action="store_true", help="reactive attack (2-dice roll)")
     p.add_argument("--moved", action="store_true", help="the attacker moved this activation")
     p.add_argument("--close-combat", action="store_true", help="include range-C weapons")
+    p.add_argument("--salvo", action="store_true",
+                   help="Salvo Attack: Salvo weapons roll twice the dice (1947 L3308-3312)")
+    p.add_argument("--volley", type=int, default=0, metavar="BOXES",
+                   help="Volley weapons: ammo boxes spent, dice x BOXES (1947 L3337-3341)")
+    p.add_argument("--aim", default="none", metavar="{hero,soldier}",
+                   help="Sniper / Assassin: the miniature the attacker names (1947 L3317, "
+                        "L3429; 2009 L738-742)")
+    p.add_argument("--attacker-token", default="none", metavar="{none,under-fire,suppressed}",
+                   help="the attacker's own token: a Suppressed unit reacts with one die "
+                        "(1947 L747, L3333)")
+    p.add_argument("--distance", type=int, help="squares to the target: weapons out of "
+                                                "range are left out (--unit/--vs)")
     p.add_argument("--skill", action="append", default=[], help="attacker skill")
     p.add_argument("--target", help="armour column I1-I4, V1-V7, A1-A3")
-    p.add_argument("--target-kind", choices=("squad", "hero", "vehicle", "aircraft", "support"))
+    p.add_argument("--target-kind", metavar="{squad,hero,vehicle,aircraft,support}")
     p.add_argument("--models", type=int, help="models in a squad target")
     p.add_argument("--track", type=int, help="damage track of a hero/vehicle/support target")
     p.add_argument("--damage-taken", type=int, default=0)
+    p.add_argument("--small", action="store_true",
+                   help="a small vehicle: always in cover (1947 L3649)")
     p.add_argument("--hero-track", type=int, help="track of a hero joined to the squad")
-    p.add_argument("--cover", action="store_true", help="target in cover")
-    p.add_argument("--fortification", default="none", choices=("none", "bunker", "strongpoint"))
+    p.add_argument("--hero-damage-taken", type=int, default=0,
+                   help="damage the joined hero has taken")
+    p.add_argument("--hero-skill", action="append", default=[],
+                   help="skill of the joined hero only (Damage Resilient, Cheat Death: not "
+                        "shared, 1947 L3487)")
+    p.add_argument("--cover", nargs="?", const="cover", default=None,
+                   metavar="{soft,hard}", help="target in cover; 2009: soft or hard cover "
+                                              "(two soft covers make hard, 2009 L525)")
+    p.add_argument("--cover-save", metavar="{hit-save,miss-save,no-save}",
+                   help="2009: the target card's printed save for this cover")
+    p.add_argument("--fortification", default="none", metavar="{none,bunker,strongpoint}")
     p.add_argument("--height", default="level",
-                   choices=("level", "attacker-higher", "target-higher"))
-    p.add_argument("--aircraft-moved", default="none", choices=("none", "move", "march"))
+                   metavar="{level,attacker-higher,target-higher}")
+    p.add_argument("--aircraft-moved", default="none", metavar="{none,move,march}")
     p.add_argument("--target-moved", action="store_true", help="target moved (no Burst bonus)")
     p.add_argument("--target-skill", action="append", default=[], help="target skill")
-    p.add_argument("--policy", default="squad-first", choices=("squad-first", "hero-first"),
-                   help="hit allocation to a joined hero")
-    p.add_argument("--token", default="none", choices=("none", "under-fire", "suppressed"))
-    p.add_argument("--option", action="append", help="ruleset option NAME=VALUE")
+    p.add_argument("--policy", default=ATTACK_POLICIES[0],
+                   metavar="{" + ",".join(ATTACK_POLICIES) + "}",
+                   help="hit allocation of the target's owner (default least-loss: soldiers "
+                        "first, a joined hero takes the hits he survives)")
+    p.add_argument("--token", default="none", metavar="{none,under-fire,suppressed}",
+                   help="the target's token before the attack")
+    p.add_argument("--option", action="append", help="ruleset option NAME=VALUE "
+                                                     "(see `dustsim options`)")
     p.add_argument("--unit", help="attacking card name")
     p.add_argument("--vs", help="target card name")
-    p.add_argument("--edition", help="edition of the cards (when a name is ambiguous)")
-    p.add_argument("--engine", default="exact", choices=("exact", "mc"))
+    p.add_argument("--edition", help="edition of the cards (when a name is ambiguous); with "
+                                     "--weapon, selects that edition's ruleset")
+    p.add_argument("--engine", default="exact", metavar="{exact,mc}")
     p.add_argument("--trials", type=int, default=200_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int)
@@ -73,15 +132,55 @@ def _register_attack(sub) -> None:
     p.set_defaults(func=cmd_attack)
 
 
+def _check_attack_flags(args) -> None:
+    """Every enumerated attack flag: one line naming the flag and its valid values."""
+    from .attack import AIMS, TOKENS
+    from .rules import EDITIONS, RULESET_IDS
+
+    _choice(args.ruleset, RULESET_IDS, "--ruleset")
+    _choice(args.edition, EDITIONS, "--edition")
+    _choice(args.policy, ATTACK_POLICIES, "--policy")
+    _choice(args.engine, ("exact", "mc"), "--engine")
+    _choice(args.aim, AIMS, "--aim")
+    _choice(args.token, TOKENS, "--token")
+    _choice(args.attacker_token, TOKENS, "--attacker-token")
+    _choice(args.target_kind, ("squad", "hero", "vehicle", "aircraft", "support"),
+            "--target-kind")
+    _choice(args.cover, ("cover", "soft", "hard"), "--cover")
+    _choice(args.cover_save, ("hit-save", "miss-save", "no-save"), "--cover-save")
+    _choice(args.fortification, ("none", "bunker", "strongpoint"), "--fortification")
+    _choice(args.height, ("level", "attacker-higher", "target-higher"), "--height")
+    _choice(args.aircraft_moved, ("none", "move", "march"), "--aircraft-moved")
+    if args.volley < 0:
+        raise DustsimError("--volley must be >= 0 ammo boxes", field="--volley")
+    if args.distance is not None and args.distance < 1:
+        raise DustsimError("--distance must be >= 1 square", field="--distance")
+
+
+def _attack_ruleset(args, options: dict, card_edition: str | None = None):
+    """The ruleset that runs: --ruleset, else the card's or --edition's, else dust-1947."""
+    from .rules import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+
+    by_edition = DEFAULT_RULESET_FOR_EDITION[card_edition or args.edition] \
+        if (card_edition or args.edition) else None
+    if args.ruleset and by_edition and args.ruleset != by_edition and not card_edition:
+        raise DustsimError(f"--edition {args.edition} plays under {by_edition}, not "
+                           f"--ruleset {args.ruleset}; give one of them", field="--edition")
+    return get_ruleset(args.ruleset or by_edition or "dust-1947", **options)
+
+
 def cmd_attack(args) -> int:
     from .api import card_attack_spec, evaluate
     from .attack import Situation, Target, compile_attack, target_from_card, weapon_from_cell
-    from .rules import get_ruleset
 
     _check_trials(args)
+    _check_attack_flags(args)
     action = "sustained" if args.sustained else ("reactive" if args.reactive else "attack")
     options = _parse_options(args.option)
+    sit_kw = dict(salvo=args.salvo, volley=args.volley, aim=args.aim, token=args.attacker_token)
+    cover_kind = args.cover if args.cover in ("soft", "hard") else None
     title = ""
+    choices = None
     if args.unit or args.vs:
         if not (args.unit and args.vs):
             raise DustsimError("--unit and --vs go together", field="--vs")
@@ -93,52 +192,55 @@ def cmd_attack(args) -> int:
         cards = load_cards(_data_paths(args.data))
         att = find_card(cards, args.unit, args.edition, args.ruleset)
         dfn = find_card(cards, args.vs, args.edition or att.edition)
-        target = target_from_card(dfn, cover=args.cover, fortification=args.fortification,
-                                  height=args.height, aircraft_moved=args.aircraft_moved,
-                                  moved=args.target_moved, token=args.token,
-                                  policy=args.policy)
-        ruleset = args.ruleset
-        if options:
-            from .rules import DEFAULT_RULESET_FOR_EDITION
-
-            ruleset = get_ruleset(ruleset or DEFAULT_RULESET_FOR_EDITION[att.edition],
-                                  **options)
-        spec = card_attack_spec(att, target, action=action, moved=args.moved,
-                                close_combat=args.close_combat,
-                                ruleset=ruleset.id if hasattr(ruleset, "id") else ruleset,
-                                extra_skills=tuple(args.skill))
-        title = f"{att.name} -> {dfn.name} ({target.column}{', cover' if args.cover else ''})"
+        rs = _attack_ruleset(args, options, att.edition)
+        target = target_from_card(dfn, cover=args.cover is not None, cover_kind=cover_kind,
+                                  cover_2009=args.cover_save,
+                                  fortification=args.fortification, height=args.height,
+                                  aircraft_moved=args.aircraft_moved, moved=args.target_moved,
+                                  token=args.token, policy=args.policy)
+        spec, choices = card_attack_spec(att, target, action=action, moved=args.moved,
+                                         close_combat=args.close_combat, ruleset=rs,
+                                         extra_skills=tuple(args.skill),
+                                         distance=args.distance, with_choices=True, **sit_kw)
+        title = f"{att.name} -> {dfn.name} ({target.column}{', cover' if target.cover else ''})"
     else:
         if not args.weapon or not args.target:
             raise DustsimError("give --weapon CELL and --target COLUMN, or --unit and --vs",
                                field="--weapon")
-        rs = get_ruleset(args.ruleset or "dust-1947", **options)
+        rs = _attack_ruleset(args, options)
         w, cell = weapon_from_cell(args.weapon, count=args.count, keywords=args.keyword,
                                    column=args.target,
                                    range_="C" if args.close_combat else "6")
+        _check_attack_size(args, cell)
         target = Target(
             column=args.target, models=args.models, track=args.track,
             damage_taken=args.damage_taken, kind=args.target_kind, hero_track=args.hero_track,
-            skills=frozenset(args.target_skill), cover=args.cover,
+            hero_damage_taken=args.hero_damage_taken, hero_skills=frozenset(args.hero_skill),
+            skills=frozenset(args.target_skill), cover=args.cover is not None,
+            cover_2009=args.cover_save, small=args.small,
             fortification=args.fortification, height=args.height,
             aircraft_moved=args.aircraft_moved, moved=args.target_moved, policy=args.policy,
             token=args.token)
         sit = Situation(action=action, moved=args.moved, close_combat=args.close_combat,
-                        skills=frozenset(args.skill))
+                        skills=frozenset(args.skill), **sit_kw)
         spec = compile_attack([(w, cell)], target, sit, rs)
         title = f"{args.count}x {args.weapon} -> {args.target}"
     result = evaluate(spec, args.engine, trials=args.trials, seed=args.seed,
                       threads=args.threads)
     if args.json:
-        out = {"attack": title, "ruleset": spec.ruleset, "action": action, **result.summary()}
+        out = {"attack": title, "ruleset": spec.ruleset, "action": action,
+               **result.summary()}
+        if choices is not None:
+            out["weapons"] = [{"name": c.name, "fired": c.fired, "left_out": c.reason or None}
+                              for c in choices]
         json.dump(out, sys.stdout, indent=1, default=float)
         print()
     else:
-        print(_render(title, spec, action, result))
+        print(_render(title, spec, action, result, choices))
     return 0
 
 
-def _render(title, spec, action, r) -> str:
+def _render(title, spec, action, r, choices=None) -> str:
     def fmt(dist, se=None):
         s = f"{dist.mean():.4f}"
         if r.engine == "mc":
@@ -147,6 +249,15 @@ def _render(title, spec, action, r) -> str:
 
     lines = [f"{title}  [{spec.ruleset}, {action}, engine {r.engine}"
              + (f", {r.trials:,} trials, seed {r.seed}]" if r.engine == "mc" else "]")]
+    lines.append(f"  allocation      {spec.allocation}")
+    if choices is not None:
+        fired = [c.name for c in choices if c.fired]
+        lines.append(f"  weapons fired   {', '.join(fired) or '(none)'}")
+        for c in choices:
+            if not c.fired:
+                lines.append(f"  left out        {c.name}: {c.reason}")
+    for note in spec.notes:
+        lines.append(f"  note: {note}")
     lines.append(f"  hits            {fmt(r.hits)}")
     lines.append(f"  unsaved hits    {fmt(r.unsaved)}")
     if spec.models:
@@ -232,6 +343,19 @@ def cmd_report(args) -> int:
     if "png" not in formats:
         formats = ("png", *formats)  # index.html shows the PNGs
     units = tuple(u.strip() for u in (args.units or "").split(",") if u.strip())
+    if args.units is not None and not units:
+        raise DustsimError("--units is empty; name cards (comma-separated) or leave the flag "
+                           "out for every card", field="--units")
+    from .limits import PLATOON_BUDGET_MAX, check_float
+    from .sweep import check_scheduler_address
+
+    check_float(args.platoon_budget, "--platoon-budget", lo=0, hi=PLATOON_BUDGET_MAX,
+                lo_open=True)
+    if args.scheduler is not None:
+        check_scheduler_address(args.scheduler)
+    from .io import check_output_dir
+
+    check_output_dir(Path(args.out), args.force, "--out")
     settings = ReportSettings(edition=args.edition, units=units, engine=args.engine,
                               trials=args.trials, seed=args.seed, formats=formats,
                               confirm=args.confirm, progress=not args.quiet,
@@ -287,6 +411,10 @@ def cmd_whatif(args) -> int:
         left, cell = spec.split("=", 1)
         weapon, col = left.rsplit(":", 1)
         cells[(weapon.strip(), col.strip())] = cell.strip()
+    if args.ap is not None:
+        from .limits import AP_MAX, check_float
+
+        check_float(args.ap, "--ap", lo=0, hi=AP_MAX)
     if args.ap is None and not cells and not args.add_die and not args.remove_die:
         raise DustsimError("nothing to change: give --ap, --cell, --add-die or --remove-die",
                            field="--ap")
@@ -337,15 +465,15 @@ def cmd_platoons(args) -> int:
     from .analytics import scores, unit_column_table, unit_unit_table
     from .cards import load_cards
     from .cli import _data_paths
-    from .io import atomic_write_text, check_writable
+    from .io import atomic_write_text, check_output_file
+    from .limits import PLATOON_BUDGET_MAX, check_float
     from .platoons import advantages, best_builds, load_platoons, matches, platoon_table
 
-    if args.budget <= 0:
-        raise DustsimError("--budget must be > 0", field="--budget")
+    check_float(args.budget, "--budget", lo=0, hi=PLATOON_BUDGET_MAX, lo_open=True)
     if args.support < 0:
         raise DustsimError("--support must be >= 0", field="--support")
     if args.csv:
-        check_writable(Path(args.csv), args.force)
+        check_output_file(Path(args.csv), args.force, "--csv")
     cards = [c for c in load_cards(_data_paths(args.data)) if c.edition == args.edition]
     pls = [p for p in load_platoons() if p.edition == args.edition
            and (not args.platoon or args.platoon.lower() in p.name.lower())]
@@ -373,7 +501,8 @@ def cmd_platoons(args) -> int:
     if table.empty:
         raise DustsimError(f"no legal build within {args.budget:g} AP", field="--budget")
     if args.csv:
-        atomic_write_text(Path(args.csv), table.to_csv(index=False), force=args.force)
+        atomic_write_text(Path(args.csv), table.to_csv(index=False), force=args.force,
+                          what="--csv")
     cols = ["rank", "platoon", "command", "required", "support", "ap_paid", "faction",
             "offence_per_ap", "durability_per_ap", "composite", "advantage_gain"]
     show(best_builds(table, args.top)[cols])
@@ -474,27 +603,29 @@ def cmd_epic_optimize(args) -> int:
     from pathlib import Path
 
     from .epic import optimize
+    from .limits import check_int
 
+    check_int(args.budget, "epic_budget", "--budget")
     if args.chart:
-        from .io import check_writable
+        from .io import check_output_file
 
-        check_writable(Path(args.chart), args.force)
+        path = check_output_file(Path(args.chart), args.force, "--chart")
+        fmt = path.suffix.lstrip(".").lower()
+        if fmt not in ("png", "svg", "pdf"):
+            raise DustsimError(f"chart format {fmt or '(none)'!r}: name the file .png, .svg "
+                               "or .pdf", field="--chart")
     rows = optimize(args.budget, args.vs, side=args.side, objective=args.objective,
                     progress=not args.json, **_epic_setting(args))
     if args.chart:
         import tempfile
 
         from .charts import epic_mixes, save
+        from .io import atomic_write_bytes
 
-        path = Path(args.chart)
-        fmt = path.suffix.lstrip(".").lower() or "png"
-        if fmt not in ("png", "svg", "pdf"):
-            raise DustsimError(f"chart format {fmt!r}: use .png, .svg or .pdf", field="--chart")
         fig = epic_mixes(rows, args.budget, args.vs, args.side)
-        with tempfile.TemporaryDirectory(dir=path.parent if path.parent.exists() else None) \
-                as tmp:
+        with tempfile.TemporaryDirectory() as tmp:
             (written,) = save(fig, Path(tmp), "chart", (fmt,))
-            written.replace(path)
+            atomic_write_bytes(path, written.read_bytes(), force=args.force, what="--chart")
     if args.json:
         print(json.dumps(rows[: args.top], indent=1))
         return 0
@@ -516,7 +647,7 @@ def _register_duel(sub) -> None:
     lazy_parser(
         sub, "duel", _duel_arguments,
         help="a small engagement played to the end: P(win), turns, AP exchanged",
-        description="Two sides of one to four units (comma-separated card names; 'Hero + "
+        description="Two sides of one to forty units (comma-separated card names; 'Hero + "
                     "Squad' joins a hero; 'Name@cover' puts a unit in cover) play up to "
                     "--turns turns from --distance squares apart. Monte Carlo; the policies "
                     "and the abstraction are documented in dustsim/duel.py.")

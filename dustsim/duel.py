@@ -1,7 +1,8 @@
 """Duels and small engagements (Dust Tactics 2009, 2013, Dust 1947): who wins, not only how
 much damage one attack does.
 
-Two sides of one to four units play up to N turns: the initiative roll, alternating
+Two sides of one to ``MAX_UNITS`` units (whole army lists: :mod:`dustsim.list_battles`) play
+up to N turns: the initiative roll, alternating
 activations (a side with fewer unactivated units may pass), two actions per activation chosen
 by a named policy, reactive attacks, Under Fire / Suppression tokens with their removal rolls,
 persistent damage, firepower that drops as models die, joined heroes, Damage Resilient,
@@ -35,9 +36,9 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.duel_kernel` (
 * ``reactive="when-able"`` (default): the best unactivated enemy in range 4 that can hurt the
   mover reacts to every Move + Attack and March Move (after the first Move); ``"never"``.
 * ``initiative="roll"`` (default), ``"a"`` or ``"b"``: the winner always activates first.
-* ``allocation``: ``squad-first`` (default) or ``hero-first`` (RULES.md §3). Within a squad the
-  owner removes plain soldiers first: a weapon line carried by ``c`` soldiers fires with
-  ``min(c, survivors)``.
+* ``allocation``: ``least-loss`` (default), ``squad-first`` or ``hero-first`` (RULES.md §3;
+  defined in :data:`dustsim.attack.POLICIES`). Within a squad the owner removes plain soldiers
+  first: a weapon line carried by ``c`` soldiers fires with ``min(c, survivors)``.
 
 Units activate in the order listed. Not modelled (listed in each result's ``notes`` when a
 card has them): officer and other special actions, Stunned tokens (Tesla, Grapple), critical
@@ -54,6 +55,7 @@ import numpy as np
 
 from . import duel_layout as K  # the kernel itself (Numba) loads on first use
 from .attack import (
+    DEFAULT_POLICY,
     POLICIES,
     TARGET_SKILLS,
     Situation,
@@ -62,6 +64,7 @@ from .attack import (
     attacker_skills,
     compile_attack,
     target_from_card,
+    token_immune,
     weapon_from_cell,
 )
 from .cards import Card, Weapon, find_card
@@ -75,7 +78,7 @@ if TYPE_CHECKING:
 
 T = FaceSet.of("T")  # the initiative tie-break symbol (1947 L337)
 DUEL_RULESETS = ("tactics-2009", "tactics-2013", "dust-1947")
-MAX_UNITS = 4
+MAX_UNITS = 40  # a side: a 75-AP list is 5-15 units; the kernel loops are O(units^2)
 MAX_DISTANCE = 200
 MAX_TURNS = 100
 CHUNK = 4096  # duels per chunk: part of the stream definition (results depend on it)
@@ -94,7 +97,7 @@ class DuelPolicy:
     passing: str = "when-allowed"
     reactive: str = "when-able"
     initiative: str = "roll"
-    allocation: str = "squad-first"
+    allocation: str = DEFAULT_POLICY
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "approach": ("longest-range", "close-in"),
@@ -114,21 +117,31 @@ class DuelPolicy:
 
 @dataclass(frozen=True)
 class DuelUnit:
-    """One unit of a side: a card, optionally a hero joined to it, and its cover state."""
+    """One unit of a side: a card, optionally a hero joined to it, and its cover state.
+
+    ``pilot``: a hero piloting the vehicle (1947 L936-948): it cannot be targeted and does
+    not fire (L944), so it only adds its AP (and its skills are not modelled);
+    ``extra_ap``: a surcharge on the card (a captured vehicle's +2 AP, L889)."""
 
     card: Card
     hero: Card | None = None
     cover: bool = False
+    pilot: Card | None = None
+    extra_ap: float = 0.0
 
     @property
     def name(self) -> str:
         base = f"{self.hero.name} + {self.card.name}" if self.hero else self.card.name
+        if self.pilot is not None:
+            base += f" (pilot {self.pilot.name})"
         return base + ("@cover" if self.cover else "")
 
     @property
     def ap(self) -> float:
-        parts = [self.card.ap] + ([self.hero.ap] if self.hero else [])
-        return float("nan") if any(p is None for p in parts) else float(sum(parts))
+        parts = [self.card.ap] + [c.ap for c in (self.hero, self.pilot) if c is not None]
+        if any(p is None for p in parts):
+            return float("nan")
+        return float(sum(parts)) + self.extra_ap
 
 
 def parse_side(text: str, cards: list[Card], ruleset: str, *, cover: bool = False,
@@ -332,9 +345,11 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         units[u, K.U_REACT_RANGE] = REACTION_RANGE if reacts else 0
         brave = bool(skills & {"brave", "commissar", "unflappable", "semper fi"})
         units[u, K.U_SUPP_DICE] = rs.suppression_dice + (1 if brave else 0)
-        units[u, K.U_IMMUNE] = int(bool(skills & {"superhuman", "nothin' easy"}))
+        units[u, K.U_IMMUNE] = int(token_immune(tg))  # the single-attack rule
         for s in sorted(skills & set(NOT_MODELLED_SKILLS)):
             notes.append(f"{du.name}: skill {s!r} not modelled in duels")
+        if du.pilot is not None:
+            notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
         units[u, K.U_W0] = len(wlist)
         carriers = [(card, False)] + ([(du.hero, True)] if du.hero else [])
         for carrier, is_hero in carriers:

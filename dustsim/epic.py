@@ -715,9 +715,10 @@ def simulate(battle: Battle, trials: int = 100_000, seed: int = 0, *,
     from its own child of ``SeedSequence(seed)``: same seed, same numbers for any thread
     count; Ctrl-C stops within a chunk or two)."""
     from .kernel import run_chunks
+    from .limits import check_int
 
-    if trials < 1:
-        raise DustsimError("--trials must be >= 1", field="--trials")
+    check_int(trials, "trials", "--trials")
+    check_int(seed, "seed", "--seed")
     f = figures()
     costs = np.array([f[t].cost for t in TYPES], float)
     rank = _priority(battle.casualties)
@@ -734,6 +735,7 @@ def simulate(battle: Battle, trials: int = 100_000, seed: int = 0, *,
 
 
 EXACT_LIMIT = 30  # figures per side the exact solver is used for by default
+PP_NOISE = 1e-9  # production points lost below this are floating-point noise, not a loss
 
 
 def battle(attacker: str | Army, defender: str | Army, *, engine: str = "auto",
@@ -746,6 +748,13 @@ def battle(attacker: str | Army, defender: str | Army, *, engine: str = "auto",
     if engine == "auto":
         engine = "exact" if max(sum(a), sum(d)) <= EXACT_LIMIT else "mc"
     if engine == "exact":
+        from .limits import CAPS
+
+        cap = CAPS["epic_exact_figures"][1]
+        if max(sum(a), sum(d)) > cap:
+            raise DustsimError(f"{max(sum(a), sum(d))} figures a side is over the exact "
+                               f"solver's cap of {cap}: use --engine mc (or auto)",
+                               field="--engine")
         return solve(b)
     if engine == "mc":
         return simulate(b, trials, seed, threads=threads)
@@ -854,7 +863,8 @@ def optimize(budget: int, opponent: str | Army, *, side: str = "attacker",
                      "p_win": win, "p_attacker_wins": r.p_attacker_wins,
                      "p_ceasefire": r.p_ceasefire, "pp_lost": mine_lost,
                      "pp_destroyed": theirs_lost,
-                     "efficiency": theirs_lost / mine_lost if mine_lost else math.inf})
+                     "efficiency": (theirs_lost / mine_lost if mine_lost > PP_NOISE
+                                    else math.inf)})
     key = "p_win" if objective == "win" else "efficiency"
     rows.sort(key=lambda r: (-r[key], -r["p_win"], r["cost"]))
     return rows

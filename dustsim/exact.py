@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import pmf as stats  # scipy.stats-compatible binom/nbinom without its import cost
-from .attack import AttackSpec, GroupSpec
+from .attack import TOKEN_NONE, TOKEN_SUPPRESS, AttackSpec, GroupSpec
 from .distributions import Distribution, mixture, point_mass
 from .results import TOKEN_NAMES, AttackResult
 
@@ -113,8 +113,12 @@ def _transition(A, B, single_full, policy, squad_dr, single_dr, auto_full, damag
             if a == 0 and b == 0:
                 T[s, s] = 1.0
                 continue
-            to_single = (policy == 1 and b > 0) or a == 0
-            if not to_single:
+            full = (single_full if auto_full else b) if auto_kill else damage
+            to_single = _target(policy, A, a, b, full)
+            if to_single < 0:  # aimed hit on a miniature already eliminated: wasted
+                T[s, s] = 1.0
+                continue
+            if to_single == 0:
                 mph = models_per_hit
                 if not resilient_squad or squad_dr == 0:
                     outcomes = {mph: 1.0}
@@ -129,7 +133,6 @@ def _transition(A, B, single_full, policy, squad_dr, single_dr, auto_full, damag
                 for r, pr in outcomes.items():
                     T[s, idx(max(a - r, 0), b)] += pr
             else:
-                full = (single_full if auto_full else b) if auto_kill else damage
                 if not resilient_single or single_dr == 0:
                     T[s, idx(a, b - min(full, b))] += 1.0
                 elif single_dr == 1:  # dice for the full damage, then capped
@@ -143,10 +146,41 @@ def _transition(A, B, single_full, policy, squad_dr, single_dr, auto_full, damag
     return _frozen(T)
 
 
+def _target(policy: int, A: int, a: int, b: int, full: int) -> int:
+    """Where one unsaved hit goes: 1 the single model, 0 a soldier, -1 wasted. The policy
+    codes and their sources are those of :data:`dustsim.attack.ALLOCATIONS`; the Monte Carlo
+    kernel takes the same decision (:func:`dustsim.kernel._to_single`)."""
+    if policy == 3:  # aimed at the hero
+        return 1 if b > 0 else -1
+    if policy == 4:  # aimed at one soldier
+        return 0 if a == A and a > 0 else -1
+    if a == 0:
+        return 1
+    if b == 0:
+        return 0
+    if policy == 1 or (policy == 2 and full < b):
+        return 1
+    return 0
+
+
 def _frozen(a: np.ndarray) -> np.ndarray:
     """Memoised arrays are shared between calls: make them read-only."""
     a.setflags(write=False)
     return a
+
+
+def apply_hits(v: np.ndarray, u: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """State distribution (or matrix rows) after X unsaved hits, X ~ ``u``, each hit one
+    step of ``T``: sum_k u[k] v T^k. The power of ``T`` advances for every k, also where
+    u[k] is zero (a count with no mass still lies between counts that have some)."""
+    cur = v
+    out = u[0] * cur
+    last = int(np.flatnonzero(u)[-1]) if np.any(u) else 0
+    for k in range(1, last + 1):
+        cur = cur @ T
+        if u[k] != 0.0:
+            out = out + u[k] * cur
+    return out
 
 
 def _state_marginals(spec: AttackSpec, v: np.ndarray):
@@ -176,22 +210,15 @@ def _evaluate_plain(spec: AttackSpec, tol: float) -> AttackResult:
     for g in spec.groups:
         h, dr = group_hits(g, tol)
         dropped += dr
-        p_no_hit *= h[0]
-        if g.suppress:
+        if g.token != TOKEN_NONE:  # close-combat hits give no token (003:L739)
+            p_no_hit *= h[0]
+        if g.token == TOKEN_SUPPRESS:
             p_no_suppress_hit *= h[0]
         u = _unsaved(g.dice, g.hit, g.reroll, g.reroll2, g.chain, g.medal, tol,
                      1.0 - save_probability(g))
         hits_total = np.convolve(hits_total, h)
         unsaved_total = np.convolve(unsaved_total, u)
-        T = _hit_transition(spec, g)
-        cur = v
-        out = u[0] * cur
-        for k in range(1, len(u)):
-            if u[k] < 1e-300:
-                continue
-            cur = cur @ T
-            out = out + u[k] * cur
-        v = out
+        v = apply_hits(v, u, _hit_transition(spec, g))
     if spec.cheat_death and spec.single_is_hero and B > 0:
         pc = _p(spec.cheat_death)
         grid = v.reshape(A + 1, B + 1).copy()
@@ -219,6 +246,7 @@ def _evaluate_plain(spec: AttackSpec, tol: float) -> AttackResult:
         token=token,
         dropped_mass=dropped,
         notes=spec.notes,
+        allocation=spec.allocation,
     )
 
 
@@ -227,7 +255,8 @@ def _nothing(spec: AttackSpec) -> AttackResult:
     token = None
     if spec.suppression:
         token = {n: float(i == spec.token) for i, n in enumerate(TOKEN_NAMES)}
-    return AttackResult("exact", zero, zero, zero, zero, zero, 0.0, token)
+    return AttackResult("exact", zero, zero, zero, zero, zero, 0.0, token,
+                        allocation=spec.allocation)
 
 
 def evaluate(spec: AttackSpec, tol: float = TOL) -> AttackResult:
@@ -257,24 +286,21 @@ def evaluate(spec: AttackSpec, tol: float = TOL) -> AttackResult:
         token=token,
         dropped_mass=sum(w * r.dropped_mass for w, r in parts),
         notes=spec.notes,
+        allocation=spec.allocation,
     )
 
 
 def action_matrix(spec: AttackSpec, tol: float = TOL) -> np.ndarray:
     """State-to-state matrix of one whole attack action (reactive and Cheat Death excluded):
     row = target state (models, track left) before, column = after."""
+    if spec.allocation == "aimed-soldier":  # the named soldier changes between actions
+        raise ValueError("repeated actions aimed at one soldier are not modelled")
     A, B = spec.models, spec.single
     M = np.eye((A + 1) * (B + 1))
     for g in spec.groups:
         u = _unsaved(g.dice, g.hit, g.reroll, g.reroll2, g.chain, g.medal, tol,
                      1.0 - save_probability(g))
-        T = _hit_transition(spec, g)
-        cur = M
-        out = u[0] * cur
-        for k in range(1, len(u)):
-            cur = cur @ T
-            out = out + u[k] * cur
-        M = out
+        M = apply_hits(M, u, _hit_transition(spec, g))
     return M
 
 

@@ -64,6 +64,27 @@ def _count(rng, buf, pos, scripted, mask, k):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _to_single(policy, A, a, b, full):
+    """Where one unsaved hit goes (codes of :data:`dustsim.attack.ALLOCATIONS`): 1 the
+    single model (joined hero, vehicle...), 0 a squad soldier, -1 nowhere (wasted).
+    ``A``/``a`` soldiers at the start of the attack / now, ``b`` track left, ``full`` the
+    hit's damage before Damage Resilient. Same decision as :func:`dustsim.exact._target`."""
+    if policy == 3:  # attacker aims at the hero: hits after his elimination are wasted
+        return 1 if b > 0 else -1
+    if policy == 4:  # attacker aims at one soldier: once he is gone the rest is wasted
+        return 0 if a == A and a > 0 else -1
+    if a == 0:
+        return 1
+    if b == 0:
+        return 0
+    if policy == 1:  # hero-first
+        return 1
+    if policy == 2 and full < b:  # least-loss: the hero survives the hit, no model lost
+        return 1
+    return 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     """One attack; returns the dice position.
 
@@ -111,10 +132,11 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                 h += r
                 pending = r
         hits_total += h
-        if h > 0:
-            any_hit = 1
-            if groups[gi, G_SUPP] != 0:
+        if h > 0:  # G_SUPP: 0 no token (close combat), 1 Under Fire step, 2 Suppression
+            if groups[gi, G_SUPP] == 2:
                 supp_hit = 1
+            elif groups[gi, G_SUPP] == 1:
+                any_hit = 1
         u = h
         if groups[gi, G_SAVE] != 0 and h > 0:
             r, pos = _count(rng, buf, pos, scripted, groups[gi, G_SAVE], h)
@@ -126,8 +148,13 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
         for _ in range(u):
             if a == 0 and b == 0:
                 break
-            to_single = (spec[S_POLICY] == 1 and b > 0) or a == 0
-            if not to_single:
+            full = groups[gi, G_DMG]
+            if groups[gi, G_AUTO]:
+                full = spec[S_FULL] if spec[S_AUTOFULL] else b
+            to_single = _to_single(spec[S_POLICY], A, a, b, full)
+            if to_single < 0:
+                continue  # aimed hit on a miniature already eliminated: wasted
+            if to_single == 0:
                 removed = groups[gi, G_MPH]
                 if groups[gi, G_RES_SQ] != 0:
                     mode = spec[S_SQDR]
@@ -144,9 +171,6 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                         removed = pts - r
                 a = a - removed if removed < a else 0
             else:
-                full = groups[gi, G_DMG]
-                if groups[gi, G_AUTO]:
-                    full = spec[S_FULL] if spec[S_AUTOFULL] else b
                 mode = spec[S_SGDR] if groups[gi, G_RES_SG] != 0 else 0
                 if mode == 0:
                     b -= full if full < b else b
@@ -234,7 +258,7 @@ def pack(specs: list[AttackSpec]) -> Packed:
         for g in sp.groups:
             rows.append([g.dice, g.hit, g.reroll, g.reroll2, g.chain, g.save, g.save_reroll,
                          g.damage, int(g.auto_kill), g.squad_models_per_hit,
-                         int(g.resilient_squad), int(g.resilient_single), int(g.suppress),
+                         int(g.resilient_squad), int(g.resilient_single), g.token,
                          int(g.medal)])
         goff.append(len(rows))
         srows.append([sp.models, sp.single, sp.single_full, int(sp.single_is_hero), sp.squad_dr,
@@ -283,9 +307,19 @@ def run_chunks(task, payload, trials: int, seed: int, *, chunk: int, threads: in
     """Run ``task((seed_seq, n, payload))`` over fixed chunks of ``trials`` on threads and sum
     the returned tuples of arrays in chunk order. Chunk *i* draws from the i-th child of
     ``SeedSequence(seed)``, so the sums are the same for any thread count."""
+    from .limits import check_int
+
+    check_int(trials, "trials", "trials")
+    check_int(seed, "seed", "seed")
+    check_int(threads, "threads", "threads")
     n_chunks = -(-trials // chunk)
-    seqs = np.random.SeedSequence(seed).spawn(n_chunks)
-    sizes = [min(chunk, trials - i * chunk) for i in range(n_chunks)]
+    # chunk i's SeedSequence (= the i-th child of SeedSequence(seed)) and size are built
+    # when it is submitted: memory stays flat for any trial count
+    def seq(i):
+        return np.random.SeedSequence(seed, spawn_key=(i,))
+
+    def size(i):
+        return min(chunk, trials - i * chunk)
     acc = None
     threads = threads or default_threads()
     bar = None
@@ -297,7 +331,7 @@ def run_chunks(task, payload, trials: int, seed: int, *, chunk: int, threads: in
         window = 2 * threads  # bounded look-ahead: memory stays flat for any trial count
         pending = []
         for i in range(n_chunks):
-            pending.append((sizes[i], ex.submit(task, (seqs[i], sizes[i], payload))))
+            pending.append((size(i), ex.submit(task, (seq(i), size(i), payload))))
             while pending and (len(pending) >= window or i == n_chunks - 1):
                 n, fut = pending.pop(0)
                 res = fut.result()
@@ -333,7 +367,7 @@ def _result(spec: AttackSpec, s: int, acc, trials: int, seed: int) -> AttackResu
         single_damage=_dist(hs[s, : spec.single + 1], trials),
         p_destroyed=float(p_dest), token=token, trials=trials, seed=seed,
         p_destroyed_se=float(np.sqrt(max(p_dest * (1 - p_dest), 0.0) / n)),
-        notes=spec.notes,
+        notes=spec.notes, allocation=spec.allocation,
     )
 
 

@@ -36,6 +36,8 @@ class AttackResult:
     seed: int | None = None
     p_destroyed_se: float | None = None
     notes: tuple[str, ...] = field(default=())
+    #: the hit allocation that ran (:data:`dustsim.attack.ALLOCATIONS`)
+    allocation: str | None = None
 
     def summary(self) -> dict:
         """Flat dict: the CLI's --json object and one row of the analytics tables."""
@@ -49,6 +51,8 @@ class AttackResult:
             "p_destroyed": self.p_destroyed,
             "pmf_damage": self.damage.to_list(),
         }
+        if self.allocation is not None:
+            d["allocation"] = self.allocation
         if self.token is not None:
             d["p_token"] = dict(self.token)
         if self.engine == "exact":

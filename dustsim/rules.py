@@ -17,6 +17,7 @@ from fractions import Fraction
 from types import MappingProxyType
 
 from .dice import ALL, NONE, PS, PT, TS, FaceSet, P, rerolled
+from .errors import DustsimError
 
 RULESET_IDS: tuple[str, ...] = ("tactics-2009", "tactics-2013", "dust-1947", "epic")
 #: Editions a card may carry; ``ffg-era`` cards (2010-2012 FFG) score with ``tactics-2013``.
@@ -138,6 +139,13 @@ class Ruleset:
     grenade_keeps_vehicle_cover: bool = True
     #: keywords that remove every infantry and cover save
     no_save_keywords: frozenset[str] = frozenset({"flame", "sniper"})
+    #: Fighting Spirit only after a Move this activation (2013 000:L483, 2009 001:L718;
+    #: not in 1947, 003:L3521)
+    fighting_spirit_needs_move: bool = True
+    #: the Frenzy skill exists (Operation Cerberus, 004:L396-400)
+    frenzy: bool = False
+    #: a hero alone takes cover saves (2009: only while joined to a squad, 001:L527)
+    lone_hero_cover: bool = True
     options: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     sources: str = ""
 
@@ -270,23 +278,28 @@ class Ruleset:
             return NO_SAVE  # artillery: infantry in the open lose the infantry save (L3224)
         if cover and kw & {"grenade", "phaser"}:
             cover = False  # grenade / phaser: infantry save only (L3274, L3296)
-        # height advantage (1947 L3092-3098)
+        faces = self.infantry_cover_save if cover else inf_save
         reroll = NONE
+        # height advantage changes the save level only (1947 L3094-3096)
         if self.id == "dust-1947" and height == "attacker-higher":
             if not cover:
-                return NO_SAVE
-            return SaveRoll(self.infantry_save)
-        if self.id == "dust-1947" and height == "target-higher":
-            if not cover:
-                return SaveRoll(self.infantry_cover_save)
-            return SaveRoll(self.infantry_cover_save, self.infantry_cover_save)
-        faces = self.infantry_cover_save if cover else inf_save
+                return NO_SAVE  # an infantry save becomes none: nothing left to re-roll
+            faces = inf_save  # a cover save becomes the (unit's) infantry save
+        elif self.id == "dust-1947" and height == "target-higher":
+            if cover:
+                reroll = self.infantry_cover_save  # cover save re-rolling failures
+            faces = self.infantry_cover_save  # an infantry save becomes a cover save
+        # bunker / strongpoint: failed infantry or cover saves re-rolled (1947 L3132)
         if fortification == "bunker":
-            reroll = PS
+            fort = PS
         elif fortification == "strongpoint":
-            reroll = P
-        elif fortification != "none":
+            fort = P
+        elif fortification == "none":
+            fort = NONE
+        else:
             raise ValueError(f"unknown fortification {fortification!r}")
+        if fort.p > reroll.p:
+            reroll = fort  # never more than one re-roll of a cover save (L3096): the best
         return SaveRoll(faces, reroll)
 
 
@@ -299,6 +312,7 @@ _BASE: dict[str, Ruleset] = {
         infantry_cover_save=TS,
         vehicle_cover_save=NONE,
         squad_removal="per-damage-point",
+        lone_hero_cover=False,
         resilience_exempt=frozenset({"flame", "artillery", "close-combat"}),
         no_save_keywords=frozenset({"flame"}),
         sources="rules/dust-tactics-2009.md §1, §3-§8",
@@ -308,6 +322,7 @@ _BASE: dict[str, Ruleset] = {
         title="Dust Tactics revised (2013) + Operation Cerberus",
         grenade_keeps_vehicle_cover=False,
         no_save_keywords=frozenset({"spray"}),
+        frenzy=True,
         sources="rules/dust-tactics-2013-cerberus.md §1.3, §3, §6, §8",
     ),
     "dust-1947": Ruleset(
@@ -316,6 +331,7 @@ _BASE: dict[str, Ruleset] = {
         evade_move=P,
         evade_march=PS,
         suppression=True,
+        fighting_spirit_needs_move=False,
         sources="rules/dust-1947.md §3, §6-§9",
     ),
     "epic": Ruleset(
@@ -331,11 +347,18 @@ _BASE: dict[str, Ruleset] = {
 }
 
 
+class RulesetError(DustsimError, ValueError):
+    """A ruleset id or rules option that does not exist (one line: flag and valid values)."""
+
+
 def get_ruleset(ruleset_id: str, **options: str) -> Ruleset:
-    """The ruleset for an id, with open-question options set (defaults from :data:`OPTIONS`)."""
+    """The ruleset for an id, with open-question options set (defaults from :data:`OPTIONS`).
+    Unknown ids, options or values raise :class:`RulesetError` naming ``--ruleset`` or
+    ``--option`` and listing the valid values."""
     if ruleset_id not in _BASE:
         known = ", ".join(RULESET_IDS)
-        raise ValueError(f"unknown ruleset {ruleset_id!r} (known: {known})")
+        raise RulesetError(f"unknown ruleset {ruleset_id!r} (known: {known})",
+                           field="--ruleset")
     chosen: dict[str, str] = {}
     for name, opt in OPTIONS.items():
         if ruleset_id in opt.default:
@@ -343,18 +366,24 @@ def get_ruleset(ruleset_id: str, **options: str) -> Ruleset:
     for name, value in options.items():
         name = name.replace("-", "_")
         if name not in OPTIONS or ruleset_id not in OPTIONS[name].default:
-            raise ValueError(f"ruleset {ruleset_id} has no option {name!r}")
+            valid = ", ".join(n for n, o in OPTIONS.items() if ruleset_id in o.default)
+            raise RulesetError(f"ruleset {ruleset_id} has no option {name!r} (its options: "
+                               f"{valid or 'none'})", field="--option")
         if value not in OPTIONS[name].choices:
-            raise ValueError(
-                f"option {name}={value!r} is not one of {', '.join(OPTIONS[name].choices)}"
-            )
+            raise RulesetError(
+                f"option {name}={value!r} is not one of {', '.join(OPTIONS[name].choices)}",
+                field="--option")
         chosen[name] = value
     rs = _BASE[ruleset_id]
     return replace(rs, options=MappingProxyType(chosen))
 
 
-def fighting_spirit_faces(rs: Ruleset) -> FaceSet:
-    """Fighting Spirit's to-hit faces: 2013/1947 P or T; 2009 all faces or the blanks."""
+def fighting_spirit_faces(rs: Ruleset, faces: FaceSet | None = None) -> FaceSet:
+    """To-hit faces with Fighting Spirit, given the faces without it (default: the base
+    roll). 2013/1947: "as well as" adds the upgraded faces (P or T; 000:L483, 003:L3521).
+    2009 (001:L714-720): every face hits (``all``) or, ``reversed``, the roll is read like a
+    Spotter's: the four blanks hit and the hit symbol does not (TS, 4/6)."""
+    faces = rs.hit if faces is None else faces
     if rs.id == "tactics-2009":
         return ALL if rs.options["fighting_spirit"] == "all" else TS
-    return rs.hit_upgraded
+    return faces | rs.hit_upgraded

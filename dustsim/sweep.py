@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -147,6 +148,19 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
     return results
 
 
+_ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
+                         r"(?::([0-9]{1,5}))?")
+
+
+def check_scheduler_address(address: str) -> str:
+    """``tcp://host:port`` (or ``host:port``, tls/ws/wss/ucx), else a one-line error."""
+    m = _ADDRESS_RE.fullmatch(address.strip())
+    if not address.strip() or not m or (m.group(2) and not 0 < int(m.group(2)) < 65536):
+        raise DustsimError(f"--scheduler {address!r} is not a Dask scheduler address such as "
+                           "tcp://host:8786", field="--scheduler")
+    return address.strip()
+
+
 @contextlib.contextmanager
 def dask_client(workers: int = 0, scheduler: str | None = None,
                 timeout: str = "10s") -> Iterator[object]:
@@ -165,10 +179,19 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
         raise DustsimError("Dask is not installed: pip install 'dustsim[dask]'",
                            field="--workers" if workers else "--scheduler") from None
     if scheduler:
+        scheduler = check_scheduler_address(scheduler)
         try:
             client = Client(scheduler, timeout=timeout)
-        except (OSError, TimeoutError) as exc:
-            raise DustsimError(f"cannot reach the Dask scheduler: {exc}",
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise DustsimError(f"cannot reach the Dask scheduler {scheduler!r}: "
+                               f"{' '.join(str(exc).split())[:200]}",
+                               field="--scheduler") from None
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError):
+            client.close()
+            raise DustsimError(f"the Dask scheduler {scheduler!r} has no workers (waited "
+                               f"{timeout}); start some with `dask worker {scheduler}`",
                                field="--scheduler") from None
         try:
             yield client

@@ -15,6 +15,9 @@ def card_json(c: Card) -> dict:
         "file": c.file, "flags": list(c.flags),
         "weapons": [weapon_to_dict(w) for w in c.weapons],
     }
+    if c.edition == "tactics-2009":  # printed cover saves (001:L489-499); '?' where unknown
+        d["cover"] = {k: dict(c.cover).get(k, "?") for k in ("soft", "hard")}
+        d["cover_source"] = c.cover_source
     return d
 
 
@@ -37,6 +40,10 @@ def card_text(c: Card) -> str:
     ]
     if c.skills:
         lines.append(f"  skills: {', '.join(c.skills)}")
+    if c.edition == "tactics-2009" and c.kind in (None, "squad"):
+        cov = dict(c.cover)
+        lines.append(f"  cover: soft {cov.get('soft', '?')}, hard {cov.get('hard', '?')}"
+                     + (f" ({c.cover_source})" if c.cover_source else ""))
     if c.weapons:
         name_w = max(12, *(len(w.name) for w in c.weapons)) + 4
         head = f"  {'weapon':<{name_w}} {'rng':>4} " + " ".join(f"{col:>5}" for col in COLUMNS)

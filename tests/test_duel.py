@@ -173,7 +173,7 @@ def test_hero_joined_and_resilient_matches_exact(all_cards):
     from dustsim.duel import _target
     from dustsim.exact import evaluate
 
-    tg = replace(_target(unit, "squad-first"))
+    tg = replace(_target(unit, spec.policy.allocation))  # the policy the duel ran
     ex = evaluate(card_attack_spec(lg, tg, action="sustained"))
     start = sq.models + hero.damage_track
     left = r.left(unit.name).probs
@@ -224,7 +224,7 @@ def test_invariants(all_cards):
     (["--side-a", "Ludwig", "--side-b", "Nobody"], "--side-b"),
     (["--side-a", "Ludwig", "--side-b", "Pounder", "--distance", "0"], "--distance"),
     (["--side-a", "Ludwig", "--side-b", "Pounder", "--turns", "0"], "--turns"),
-    (["--side-a", "Ludwig,Ludwig,Ludwig,Ludwig,Ludwig", "--side-b", "Pounder"], "--side-a"),
+    (["--side-a", ",".join(["Ludwig"] * 41), "--side-b", "Pounder"], "--side-a"),  # > 40
     (["--side-a", "Ludwig", "--side-b", "Pounder", "--trials", "0"], "--trials"),
     (["--side-a", "Ludwig + Ranger Combat Squad", "--side-b", "Pounder"], "--side-a"),
     (["--side-a", "Ludwig", "--side-b", ","], "--side-b"),

@@ -3,6 +3,7 @@ exactly, the optimiser and the CLI."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -133,7 +134,28 @@ def test_special_attacks():
 
 def test_optimiser_finds_the_best_mix():
     rows = epic.optimize(10, "2 tank")
-    assert rows == sorted(rows, key=lambda r: (-r["p_win"], -r["p_win"], r["cost"]))
+    # the mixes enumerated by hand from the figure costs (tank 2, mech 5, fighter 3,
+    # bomber 6): every land mix of 10 PP leaving less than 2 PP (the tank) unspent
+    costs = {"tank": 2, "mech": 5, "fighter": 3, "bomber": 6}
+    assert {n: epic.figures()[n].cost for n in costs} == costs
+    by_hand = set()
+    for t in range(6):
+        for m in range(3):
+            for f in range(4):
+                for b in range(2):
+                    c = 2 * t + 5 * m + 3 * f + 6 * b
+                    if c <= 10 and 10 - c < 2 and t + m + f + b:
+                        by_hand.add((t, m, f, b, 0))
+    assert {tuple(r[k] for k in epic.TYPES) for r in rows} == by_hand
+    # each P(win) from its own battle, and the order checked against those values:
+    # P(win) never increases down the list; equal P(win), the cheaper mix first
+    direct = {r["mix"]: epic.battle(r["mix"], "2 tank").p_attacker_wins for r in rows}
+    assert all(r["p_win"] == pytest.approx(direct[r["mix"]]) for r in rows)
+    assert max(direct.values()) == pytest.approx(rows[0]["p_win"])
+    for a, b in itertools.pairwise(rows):
+        assert direct[a["mix"]] >= direct[b["mix"]] - 1e-12
+        if abs(direct[a["mix"]] - direct[b["mix"]]) < 1e-12:
+            assert a["cost"] <= b["cost"]
     best = rows[0]
     direct = epic.battle(best["mix"], "2 tank")
     assert best["p_win"] == pytest.approx(direct.p_attacker_wins)

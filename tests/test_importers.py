@@ -204,7 +204,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 MUTATIONS = st.sampled_from(["truncate", "delete", "number", "drop-id", "retarget", "encoding",
-                             "duplicate-id", "garbage"])
+                             "duplicate-id", "garbage", "declared-encoding", "deep", "armour"])
 
 
 def _mutate(text: str, kind: str, data) -> bytes:
@@ -215,7 +215,7 @@ def _mutate(text: str, kind: str, data) -> bytes:
         return (text[:i] + text[i + data.draw(st.integers(1, 400)):]).encode("utf-8")
     if kind == "number":  # absurd numbers in characteristics and costs
         big = data.draw(st.sampled_from(["99999999999999999999", "-7", "1e308", "nan", "",
-                                         "3/1/1", "½"]))
+                                         "3/1/1", "½", "0", "٣", "３"]))
         return re.sub(r'(value=")[0-9.]+(")', lambda m: m.group(1) + big + m.group(2),
                       text, count=data.draw(st.integers(1, 50))).encode("utf-8")
     if kind == "drop-id":
@@ -228,6 +228,18 @@ def _mutate(text: str, kind: str, data) -> bytes:
         ids = re.findall(r' id="([^"]*)"', text)
         a = data.draw(st.sampled_from(ids))
         return text.replace(f' id="{ids[0]}"', f' id="{a}"').encode("utf-8")
+    if kind == "declared-encoding":  # an encoding expat does not know
+        enc = data.draw(st.sampled_from(["klingon", "utf-7", "x-unknown", ""]))
+        return text.replace('encoding="UTF-8"', f'encoding="{enc}"', 1).encode("utf-8")
+    if kind == "deep":  # nesting far beyond any catalogue
+        n = data.draw(st.integers(50, 5000))
+        i = text.index("<selectionEntries>")
+        return (text[:i] + "<x>" * n + "</x>" * n + text[i:]).encode("utf-8")
+    if kind == "armour":  # armour and tracks the game cannot have
+        bad = data.draw(st.sampled_from(["S5", "S6", "S7", "A4", "V8", "S٣", "0", "٣"]))
+        return re.sub(r'(name="(?:Armour|Damage Track)" value=")[^"]*(")',
+                      lambda m: m.group(1) + bad + m.group(2), text,
+                      count=data.draw(st.integers(1, 20))).encode("utf-8")
     if kind == "encoding":
         return text.encode(data.draw(st.sampled_from(["utf-16", "latin-1", "cp1252"])),
                            errors="replace")
@@ -291,13 +303,14 @@ _ATTRS = st.fixed_dictionaries({}, optional={
     "id": st.sampled_from(_IDS), "targetId": st.sampled_from([*_IDS, "nowhere"]),
     "name": st.sampled_from(["Armour", "Damage Track", "Move", "March Move", "Faction",
                              "Mount", "Pounder", "Rifle", "", "S1", "S2", "V4", "V7", "A3",
-                             "Range", "Limited Ammo", "Laser", "Sniper", "Small Vehicle"]),
+                             "Range", "Limited Ammo", "Laser", "Sniper", "Small Vehicle",
+                             "Damage Resiliant", "Flux Capacitor"]),
     "type": st.sampled_from(["unit", "model", "upgrade", "profile", "selectionEntry",
                              "rule"]),
     "typeName": st.sampled_from(["Unit", "Weapon", "Vehicle", "Soldier", "Hero"]),
     "value": st.sampled_from(["2/1", "*/1", "1/#", "-", "7/1/", "99999999999999999", "-3",
                               "1e308", "nan", "½", "", "S3", "V4", "A2", "I2", "6", "C",
-                              "4-12", "3"]),
+                              "4-12", "3", "S5", "S7", "A4", "0", "٣", "٣/١", "41/1", "3/0"]),
 })
 
 
@@ -309,7 +322,8 @@ def _xml_node(depth):
 
 
 _VALUES = st.sampled_from(["2/1", "*/1", "1/#", "-", "", "7/1/", "99999999999", "-3", "nan",
-                           "½", "S3", "V4", "A2", "1", "3", "6", "C", "4-12", "U"])
+                           "½", "S3", "V4", "A2", "1", "3", "6", "C", "4-12", "U", "0", "٣",
+                           "S5", "S7", "٣/١", "41/1", "3/0"])
 _COLS = ["S1", "S2", "S3", "S4", "V1", "V2", "V3", "V4", "V5", "V6", "V7", "A1", "A2", "A3"]
 
 
@@ -335,7 +349,8 @@ _WEAPON = st.tuples(
                           optional={"id": st.sampled_from(_IDS)}),
     st.lists(_profile([_PROFILE_TYPES[0], _PROFILE_TYPES[4]], [*_COLS, "Range", "Mount"],
                       st.sampled_from(["2/1", "*/1", "1/#", "-", "", "7/1/", "999/1",
-                                       "nan", "4", "C", "U", "2-U"])),
+                                       "nan", "4", "C", "U", "2-U", "٣/١", "41/1", "3/0",
+                                       "２/1", "3/21"])),
              max_size=2).map(lambda ps: [("profiles", {}, ps, "")]),
     st.just(""))
 
@@ -350,7 +365,8 @@ def _unit():
             st.lists(_profile(_PROFILE_TYPES[1:4] + _PROFILE_TYPES[5:],
                               ["Damage Track", "Move", "March Move", "Faction"],
                               first=[("Armour", st.sampled_from(["S1", "S4", "V4", "V7", "A2",
-                                                                 "V9", ""]))]),
+                                                                 "V9", "", "S5", "S7", "A4",
+                                                                 "S٣"]))]),
                      max_size=2),
             st.lists(_WEAPON, max_size=4),
             st.lists(st.sampled_from(["1", "7", "-2", "1e9", "x", ""]), max_size=2),

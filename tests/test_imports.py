@@ -27,7 +27,7 @@ print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))
 def _loaded(*args: str) -> set[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     p = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
-                       env=env, cwd=ROOT, timeout=120)
+                       env=env, cwd=ROOT, timeout=600)
     assert p.returncode == 0, p.stderr
     return set(json.loads(p.stdout.strip().splitlines()[-1]))
 
@@ -43,6 +43,6 @@ def test_light_commands_skip_heavy_imports(args):
 
 
 def test_the_probe_sees_heavy_imports():
-    # the same probe on a Monte Carlo attack does load Numba (so the check above can fail)
-    assert "numba" in _loaded("attack", "--weapon", "2/1", "--target", "I2", "--models", "5",
-                              "--engine", "mc", "--trials", "1000", "--threads", "1")
+    # the same probe sees Numba where a command does load it (so the check above can fail);
+    # an exact Epic battle imports the Monte Carlo module without compiling anything
+    assert "numba" in _loaded("epic", "battle", "1 tank", "vs", "1 tank", "--engine", "exact")

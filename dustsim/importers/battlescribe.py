@@ -35,6 +35,7 @@ from ..cards import (
     dumps_unit_file,
     normalize_keyword,
     parse_cell,
+    parse_unit_text,
 )
 from ..errors import DustsimError
 
@@ -79,6 +80,14 @@ class Node:
         return self.attrib.get("name", "")
 
 
+MAX_DEPTH = 100  # real catalogues nest about 15 elements deep
+_TRACK_MAX = 50  # dustsim.limits.CAPS["track"]
+
+
+class _TooDeep(Exception):
+    pass
+
+
 def parse_xml(path: Path) -> Node:
     """Parse XML into :class:`Node` s; malformed input raises a one-line DustsimError."""
     parser = xml.parsers.expat.ParserCreate()
@@ -96,7 +105,12 @@ def parse_xml(path: Path) -> Node:
     def end(tag):
         stack.pop()
 
-    parser.StartElementHandler = start
+    def start_checked(tag, attrs):
+        if len(stack) >= MAX_DEPTH:
+            raise _TooDeep
+        start(tag, attrs)
+
+    parser.StartElementHandler = start_checked
     parser.EndElementHandler = end
     try:
         data = path.read_bytes()
@@ -104,6 +118,12 @@ def parse_xml(path: Path) -> Node:
         raise DustsimError(exc.strerror or str(exc), file=str(path)) from None
     try:
         parser.Parse(data, True)
+    except _TooDeep:
+        raise DustsimError(f"XML nested more than {MAX_DEPTH} elements deep",
+                           file=str(path)) from None
+    except (LookupError, ValueError) as exc:  # unknown encoding declared
+        raise DustsimError(f"unreadable XML: {' '.join(str(exc).split())[:120]}",
+                           file=str(path)) from None
     except xml.parsers.expat.ExpatError as exc:
         raise DustsimError(f"malformed XML ({xml.parsers.expat.ErrorString(exc.code)}, "
                            f"line {exc.lineno})", file=str(path)) from None
@@ -307,18 +327,21 @@ class Importer:
         kind = PROFILE_KINDS[ptype]
         armour_raw = ch.get("Armour", "").strip()
         m = re.fullmatch(r"([SVA])([1-7])", armour_raw)
-        if not m:
+        if not m or int(m.group(2)) > {"S": 4, "V": 7, "A": 3}[m.group(1)]:
             raise DustsimError(f"armour {armour_raw!r} is not S1-S4, V1-V7 or A1-A3",
                                unit=name, field="Armour")
         armour = ("I" if m.group(1) == "S" else m.group(1)) + m.group(2)
 
         def num(key):
             v = ch.get(key, "").strip()
-            if re.fullmatch(r"\d{1,3}", v):
+            if re.fullmatch(r"[0-9]{1,3}", v):  # ASCII digits only
                 return int(v)
             return None
 
         track = num("Damage Track") if kind != "squad" else None
+        if track is not None and not 1 <= track <= _TRACK_MAX:
+            raise DustsimError(f"damage track {track} is not 1 to {_TRACK_MAX}", unit=name,
+                               field="Damage Track")
         skills = list(dict.fromkeys(s for s in skills if s))
         size = "standard"
         for s in skills:
@@ -536,6 +559,9 @@ def import_battlescribe(paths: Iterable[str | Path]) -> tuple[dict[str, str], Im
         bloc, cards = imp.cards_from_catalogue(p)
         if cards:
             key = _file_name(p)
+            if key in origin:
+                raise DustsimError(f"{origin[key]!r} and {p.name!r} would both be written as "
+                                   f"{key!r}; rename one", file=str(p))
             per_file[key] = cards
             blocs[key] = bloc
             origin[key] = p.name
@@ -551,9 +577,21 @@ def import_battlescribe(paths: Iterable[str | Path]) -> tuple[dict[str, str], Im
                    "catalogues.\nNames, numbers and rule names only. Re-run the importer "
                    "rather than editing by hand.")
         texts[key] = dumps_unit_file(cards, header, comment)
+        problems: list = []
+        parse_unit_text(texts[key], key, problems)
+        if problems:  # never write what `dustsim validate` refuses
+            p = problems[0]
+            raise DustsimError(f"would write invalid data: {p.message}", file=origin[key],
+                               unit=p.unit, weapon=p.weapon, field=p.field)
     report.files = sorted(texts)
     return texts, report
 
 
 def _file_name(p: Path) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", p.stem.lower()).strip("-") + ".toml"
+    """``Allies.cat`` -> ``allies.toml``; a name with no letter or digit is refused (it
+    would become the hidden file ``.toml``)."""
+    stem = re.sub(r"[^a-z0-9]+", "-", p.stem.lower()).strip("-")
+    if not stem:
+        raise DustsimError("the file name has no letter or digit to name the unit file; "
+                           "rename it", file=str(p))
+    return stem + ".toml"

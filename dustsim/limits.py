@@ -1,0 +1,96 @@
+"""Caps on every size knob, checked at the boundary before any work starts.
+
+One table, :data:`CAPS`: each entry is (lowest, highest, what to do when over). The caps are
+far above anything the games print (the largest card cell is 20 dice, the largest squad 5
+models, the longest damage track 11) and low enough that the worst request finishes in
+minutes in bounded memory. The README section "Limits" lists them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import DustsimError
+
+SEED_MAX = 2**63 - 1
+
+#: knob -> (lowest, highest, hint when over the cap)
+CAPS: dict[str, tuple[int, int, str]] = {
+    # unit files and scripted attacks
+    "dice": (1, 40, "a card cell rolls at most 40 dice"),
+    "damage": (1, 20, "a hit does at most 20 damage"),
+    "models": (1, 50, "a squad has at most 50 models"),
+    "track": (1, 50, "a damage track has at most 50 boxes"),
+    "count": (1, 100, "at most 100 carriers of one weapon"),
+    "attack_dice": (1, 1000, "at most 1000 dice in one attack (carriers x dice per cell)"),
+    # Monte Carlo and parallelism
+    "trials": (1, 1_000_000_000, "use at most 1e9 trials (the standard error is already "
+                                 "below 1e-4 at 1e8)"),
+    "threads": (1, 256, "give at most 256 threads (default: the cores)"),
+    "workers": (0, 64, "give at most 64 local Dask workers (about 150 MB each)"),
+    "seed": (0, SEED_MAX, "use a seed from 0 to 2**63-1"),
+    # report, platoons, duels
+    "confirm": (0, 100_000, "re-check at most 100000 figures"),
+    "duel_units": (0, 64, "duel at most 64 cards each against each"),
+    "support": (0, 2, "at most 2 support units per build (3 needs many GB)"),
+    "top": (1, 1_000_000, "show at least one row"),
+    "distance": (0, 100, "sides at most 100 squares apart"),
+    "turns": (1, 100, "at most 100 turns"),
+    # Dust Epic
+    "epic_budget": (1, 40, "optimise budgets up to 40 PP (the exact solver runs once per mix; "
+                           "larger budgets take many minutes)"),
+    "epic_exact_figures": (1, 40, "use --engine mc for armies of more than 40 figures a side"),
+}
+
+PLATOON_BUDGET_MAX = 1000.0
+AP_MAX = 10_000.0
+
+
+def check_int(value: int | None, knob: str, flag: str) -> int | None:
+    """``value`` within ``CAPS[knob]`` (None passes), else a one-line DustsimError."""
+    if value is None:
+        return None
+    lo, hi, hint = CAPS[knob]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DustsimError(f"{flag} must be an integer, got {value!r}")
+    if value < lo:
+        raise DustsimError(f"{flag} must be >= {lo}, got {value}")
+    if value > hi:
+        raise DustsimError(f"{flag} {value} is over the cap of {hi:,}: {hint}")
+    return value
+
+
+def check_float(value: float | None, flag: str, *, lo: float, hi: float,
+                lo_open: bool = False) -> float | None:
+    """A finite number in [lo, hi] (or (lo, hi]); NaN and infinities refused in one line."""
+    if value is None:
+        return None
+    if not math.isfinite(value):
+        raise DustsimError(f"{flag} must be a finite number, got {value!r}")
+    if value < lo or (lo_open and value == lo):
+        raise DustsimError(f"{flag} must be {'>' if lo_open else '>='} {lo:g}, got {value:g}")
+    if value > hi:
+        raise DustsimError(f"{flag} {value:g} is over the cap of {hi:g}")
+    return value
+
+
+#: command-line attribute -> knob of :data:`CAPS`, checked for every command by ``cli.main``
+ARG_KNOBS: dict[str, str] = {
+    "trials": "trials", "duel_trials": "trials", "seed": "seed", "threads": "threads",
+    "workers": "workers", "count": "count", "models": "models", "track": "track",
+    "hero_track": "track", "confirm": "confirm", "duel_units": "duel_units",
+    "support": "support", "top": "top", "distance": "distance", "turns": "turns",
+}
+
+
+def check_args(args) -> None:
+    """Every size knob a command has, against its cap, before the command runs."""
+    for attr, knob in ARG_KNOBS.items():
+        value = getattr(args, attr, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            check_int(value, knob, "--" + attr.replace("_", "-"))
+    for attr in ("ap", "budget", "platoon_budget"):
+        value = getattr(args, attr, None)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise DustsimError(f"--{attr.replace('_', '-')} must be a finite number, "
+                               f"got {value!r}")
