@@ -1,7 +1,21 @@
-"""``python -m dustsim``: the command line."""
+"""``python -m dustsim``: the command line.
 
+Ctrl-C or SIGTERM while Python is still loading dustsim exits quietly (130 / 143) instead
+of printing a traceback; from then on :func:`dustsim.cli.main` handles them.
+"""
+
+import signal
 import sys
 
-from dustsim.cli import main
+
+def _terminated(signum, frame):
+    raise SystemExit(143)
+
+
+signal.signal(signal.SIGTERM, _terminated)
+try:
+    from dustsim.cli import main
+except KeyboardInterrupt:
+    sys.exit(130)
 
 sys.exit(main())

@@ -8,12 +8,17 @@ Definitions (documented here, used by ``dustsim report`` and the notebooks):
   *reference AP* is the median AP of the edition's cards of that armour. Both are stated in
   the tables (``ref_size``, ``ref_ap``).
 * **Situations**: Attack or Sustained Attack, target in the open or in cover. A card fires
-  every ranged weapon it carries as standard (close-combat weapons and optional extras are
-  left out) that can hurt the column.
+  every weapon it carries as standard (ranged and close-combat; optional extras are left out)
+  that can hurt the column; ``weapons`` names the lines each figure used. Rows with a
+  close-combat weapon are compiled as close combat (no suppression tokens in their token
+  figures).
+* **Reach** of a row: the share of the value model's starting distances
+  (:data:`dustsim.value.DISTANCES`) from which its longest-reaching weapon can fire after one
+  Move (distance <= Move + range; close combat: range 1).
 * **AP destroyed per action** against a column: expected damage / reference size x reference
   AP.
-* **Offence**: AP destroyed per Attack action, averaged over open and cover, weighted over the
-  14 columns by the share of the edition's army points that sits in each column
+* **Offence**: AP destroyed per Attack action times its reach, averaged over open and cover,
+  weighted over the 14 columns by the share of the edition's army points that sits in each column
   (:func:`column_weights`; pass ``weights=`` to override). ``offence_per_ap`` divides by cost.
 * **Durability**: expected actions of the edition's attacker mix (every scoreable card,
   weighted by its AP) to destroy the card at full strength in the open, damage persisting
@@ -22,8 +27,9 @@ Definitions (documented here, used by ``dustsim report`` and the notebooks):
 * **Composite** (Lanchester square law): a force of C points has C/AP units, and its fighting
   strength grows with firepower x numbers², so per point the value is
   ``offence_per_ap x durability_per_ap``.
-* **Fair points**: log AP regressed on log(offence x durability) across the edition (OLS);
-  suggested cost, log residual and a 90 % prediction band per card.
+* **Fair points** (:func:`fair_points`, static): log AP on log(offence x durability) across
+  the edition by reduced major axis (no shrinkage toward the mean); the report's fair points
+  and verdicts come from the value model (:mod:`dustsim.value`).
 
 Cards with ``?`` cells or inferred model counts are scored where the data suffice; the
 ``partial`` column and ``notes`` say which figures are partial.
@@ -110,11 +116,33 @@ def scoreable(card: Card) -> bool:
 
 
 def _attack_notes(card: Card, column: str) -> tuple[list, list[str]]:
-    weapons, skipped = usable_weapons(card, column)
+    weapons, skipped = usable_weapons(card, column, close_combat=True)
     notes = list(skipped)
     if card.models_source == "inferred":
         notes.append("squad size inferred")
     return weapons, notes
+
+
+def static_spec(card: Card, target: Target, action: str = "attack", weapons=None):
+    """The static tables' attack: every standard weapon that can hurt the target, close
+    combat included (compiled as close combat when a close-combat weapon takes part)."""
+    weapons = weapons if weapons is not None else _attack_notes(card, target.column)[0]
+    cc = any(w.close_combat for w in weapons)
+    return card_attack_spec(card, target, action=action, close_combat=cc)
+
+
+def reach(card: Card, weapons) -> float:
+    """Share of the starting distances from which the longest-reaching weapon fires after
+    one Move."""
+    from .value import DISTANCES
+
+    best = 0.0
+    for w in weapons:
+        r = w.range
+        rng = 1 if r == "C" else math.inf if r.endswith("U") else (
+            int(r.split("-")[-1]) if r != "?" else 0)
+        best = max(best, rng)
+    return sum(d <= (card.move or 0) + best for d in DISTANCES) / len(DISTANCES)
 
 
 def unit_column_table(cards: list[Card], *, progress: bool = False,
@@ -149,14 +177,15 @@ def unit_column_table(cards: list[Card], *, progress: bool = False,
         row = {"edition": edition, "unit": card.name, "bloc": card.bloc,
                "faction": card.faction, "kind": card.kind, "ap": card.ap, "column": col,
                "action": action, "cover": cover, "ref_kind": ref.kind, "ref_size": ref.size,
-               "ref_ap": ref.ap}
+               "ref_ap": ref.ap, "weapons": "; ".join(w.name for w in weapons),
+               "reach": reach(card, weapons)}
         unknown = [n for n in notes if "unknown" in n]
         if not weapons:
             value = math.nan if unknown else 0.0
             row.update(mean_hits=value, mean_unsaved=value, mean_damage=value,
                        mean_models_killed=value, p_destroy=value)
         else:
-            spec = card_attack_spec(card, ref.target(cover), action=action)
+            spec = static_spec(card, ref.target(cover), action, weapons)
             specs.append((len(rows), spec))
         row["partial"] = bool(notes)
         row["notes"] = "; ".join(notes)
@@ -180,10 +209,11 @@ def unit_column_table(cards: list[Card], *, progress: bool = False,
     if df.empty:
         return df
     df["ap_destroyed"] = df["mean_damage"] / df["ref_size"] * df["ref_ap"]
+    df["ap_destroyed_reach"] = df["ap_destroyed"] * df["reach"]
     for k in ("mean_damage", "mean_models_killed", "p_destroy", "ap_destroyed"):
         df[f"{k}_per_ap"] = df[k] / df["ap"]
     if "se_damage" in df:
-        df["se_ap_destroyed"] = df["se_damage"] / df["ref_size"] * df["ref_ap"]
+        df["se_ap_destroyed"] = df["se_damage"] / df["ref_size"] * df["ref_ap"] * df["reach"]
     return df
 
 
@@ -214,10 +244,10 @@ def unit_unit_table(cards: list[Card], targets: list[Card] | None = None, *,
         fig = by_pair.get(key)
         if fig is None:
             fig = by_pair[key] = _pair_figures(a, tgt)
-        partial, per_figure, p_destroy, actions = fig
+        weapon_names, partial, per_figure, p_destroy, actions = fig
         row = {"edition": a.edition, "attacker": a.name, "attacker_ap": a.ap,
                "target": t.name, "target_ap": t.ap, "target_column": tgt.column,
-               "partial": partial}
+               "weapons": weapon_names, "partial": partial}
         if per_figure is None:  # no weapon: p_destroy is 0 (none can hurt) or nan (unknown)
             row.update(ap_destroyed=p_destroy, p_destroy=p_destroy, expected_actions=actions)
         else:
@@ -228,15 +258,16 @@ def unit_unit_table(cards: list[Card], targets: list[Card] | None = None, *,
 
 
 def _pair_figures(a: Card, tgt) -> tuple:
-    """(partial, mean damage per figure or None without weapons, P(destroy), expected
-    actions) of card ``a`` attacking ``tgt``."""
+    """(weapon names, partial, mean damage per figure or None without weapons, P(destroy),
+    expected actions) of card ``a`` attacking ``tgt``."""
     weapons, notes = _attack_notes(a, tgt.column)
+    names = "; ".join(w.name for w in weapons)
     if not weapons:
         nan_or_zero = math.nan if any("unknown" in n for n in notes) else 0.0
-        return (bool(notes), None, nan_or_zero,
+        return (names, bool(notes), None, nan_or_zero,
                 math.inf if nan_or_zero == 0.0 else math.nan)
-    spec = card_attack_spec(a, tgt)
-    return (bool(notes), *_spec_figures(replace(spec, notes=())))
+    spec = static_spec(a, tgt, "attack", weapons)
+    return (names, bool(notes), *_spec_figures(replace(spec, notes=())))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -257,12 +288,13 @@ def scores(unit_column: pd.DataFrame, unit_unit: pd.DataFrame, cards: list[Card]
         ed_cards = [c for c in cards if c.edition == edition]
         w = weights or column_weights(ed_cards)
         att = uc[uc["action"] == "attack"]
-        per_col = att.groupby(["unit", "column"])["ap_destroyed"].mean().unstack("column")
+        per_col = att.groupby(["unit", "column"])["ap_destroyed_reach"].mean().unstack("column")
         partial = uc.groupby("unit")["partial"].any()
         wv = pd.Series(w).reindex(per_col.columns).fillna(0.0)
         offence = (per_col.fillna(0.0) * wv).sum(axis=1)
         sus = uc[uc["action"] == "sustained"]
-        per_col_s = sus.groupby(["unit", "column"])["ap_destroyed"].mean().unstack("column")
+        per_col_s = sus.groupby(["unit", "column"])["ap_destroyed_reach"].mean().unstack(
+            "column")
         offence_s = (per_col_s.fillna(0.0) * wv.reindex(per_col_s.columns).fillna(0.0)).sum(
             axis=1)
         offence_se = None
@@ -323,19 +355,20 @@ def durability(target: Card, attackers: Iterable[Card], **situation) -> float:
     for a in attackers:
         if a.edition != target.edition or not scoreable(a):
             continue
-        weapons, notes = usable_weapons(a, tgt.column)
+        weapons, notes = _attack_notes(a, tgt.column)
         if not weapons:
             if not any("unknown" in n for n in notes):  # as in unit_unit_table
                 aps.append(a.ap)
                 actions.append(math.inf)
             continue
         aps.append(a.ap)
-        actions.append(expected_actions_to_destroy(card_attack_spec(a, tgt)))
+        actions.append(expected_actions_to_destroy(static_spec(a, tgt, "attack", weapons)))
     return harmonic_actions(aps, actions)
 
 
 def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
-    """Regress log AP on log(offence x durability) per edition; suggested cost and residual."""
+    """Static fair points: log AP on log(offence x durability) per edition by reduced major
+    axis; suggested cost, residual and a 90 % band (the OLS prediction band's width)."""
     parts = []
     for _edition, g in score_table.groupby("edition"):
         g = g.copy()
@@ -349,8 +382,11 @@ def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
             x = np.log(strength[ok].to_numpy(float))
             y = np.log(g.loc[ok, "ap"].to_numpy(float))
             fit = stats.linregress(x, y)
+            from .value import _rma
+
+            intercept, slope = _rma(x, y)  # reduced major axis: no shrinkage to the mean
             n = len(x)
-            yhat = fit.intercept + fit.slope * x
+            yhat = intercept + slope * x
             s = np.sqrt(((y - yhat) ** 2).sum() / (n - 2))
             sxx = ((x - x.mean()) ** 2).sum()
             t = stats.t.ppf(0.5 + band / 2, n - 2)
@@ -359,8 +395,8 @@ def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
             g.loc[ok, "residual"] = y - yhat
             g.loc[ok, "fair_low"] = np.exp(yhat - half)
             g.loc[ok, "fair_high"] = np.exp(yhat + half)
-            g["fit_slope"] = fit.slope
-            g["fit_intercept"] = fit.intercept
+            g["fit_slope"] = slope
+            g["fit_intercept"] = intercept
             g["fit_r2"] = fit.rvalue**2
         parts.append(g)
     df = pd.concat(parts) if parts else score_table.copy()
@@ -416,7 +452,8 @@ def modify_card(card: Card, *, ap: float | None = None,
     return _replace(card, weapons=tuple(weapons), ap=new_ap)
 
 
-def whatif(pool: list[Card], edition_cards: list[Card], unit: str, **changes) -> pd.DataFrame:
+def whatif(pool: list[Card], edition_cards: list[Card], unit: str, *, progress: bool = False,
+           **changes) -> pd.DataFrame:
     """Scores and ranks of ``unit`` within ``pool`` before and after a change (tidy)."""
     from .cards import find_card
 
@@ -424,8 +461,8 @@ def whatif(pool: list[Card], edition_cards: list[Card], unit: str, **changes) ->
     changed = modify_card(card, **changes)
 
     def run(cards_pool, ed):
-        uc = unit_column_table(cards_pool)
-        uu = unit_unit_table(ed, cards_pool)
+        uc = unit_column_table(cards_pool, progress=progress)
+        uu = unit_unit_table(ed, cards_pool, progress=progress)
         return scores(uc, uu, ed)
 
     before = run(pool, edition_cards)

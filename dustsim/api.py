@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from . import DEFAULT_TRIALS
 from .attack import (
     Situation,
     Target,
@@ -26,7 +27,7 @@ from .rules import DEFAULT_RULESET_FOR_EDITION, Ruleset, get_ruleset
 ENGINES = ("exact", "mc")
 
 
-def evaluate(spec, engine: str = "exact", *, trials: int = 100_000, seed: int = 0,
+def evaluate(spec, engine: str = "exact", *, trials: int = DEFAULT_TRIALS, seed: int = 0,
              threads: int | None = None) -> AttackResult:
     """Evaluate a compiled :class:`~dustsim.attack.AttackSpec` with the chosen engine."""
     if engine == "exact":
@@ -57,7 +58,7 @@ def attack(
     models: int | None = None,
     track: int | None = None,
     engine: str = "exact",
-    trials: int = 100_000,
+    trials: int = DEFAULT_TRIALS,
     seed: int = 0,
     options: dict | None = None,
     **target_kw,
@@ -104,7 +105,7 @@ def card_attack_spec(attacker: Card, target: Target, *, action: str = "attack",
 
 
 def unit_attack(attacker: Card, defender: Card, *, action: str = "attack", cover: bool = False,
-                engine: str = "exact", trials: int = 100_000, seed: int = 0,
+                engine: str = "exact", trials: int = DEFAULT_TRIALS, seed: int = 0,
                 close_combat: bool = False, ruleset: str | None = None) -> AttackResult:
     """Fire every weapon of ``attacker`` that can hurt ``defender`` (at full strength)."""
     if attacker.edition != defender.edition:

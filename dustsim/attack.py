@@ -30,9 +30,10 @@ from .rules import Ruleset, fighting_spirit_faces, get_ruleset
 #: amount) is smaller than the damage the hero has left, before any Damage Resilient roll.
 #: Such a hit goes to the hero, because a soldier would be lost to it and the hero is not
 #: (hits are assigned one at a time, each resolved before the next, and each hit on an
-#: infantry unit removes one miniature of the owner's choice: 003:L731, L932; 000 hero rules;
-#: 001:L550 for 2009, where the choice is made per damage point). A hit that would eliminate
-#: the hero goes to a soldier while one is left.
+#: infantry unit removes one miniature of the owner's choice: 003:L731, L932; 2013 000:L487,
+#: the owner assigning each of three hits in turn; 001:L550 for 2009, where the choice is made
+#: per damage point). A hit that would eliminate the hero goes to a soldier while one is left.
+#: RULES.md §3 names the policy but not "wasted"; this reading is ours (see the README).
 #: ``squad-first``: every hit to a soldier while one is left. ``hero-first``: every hit to the
 #: joined hero while he lives.
 POLICIES = ("least-loss", "squad-first", "hero-first")
@@ -64,7 +65,9 @@ TARGET_SKILLS = {
 }
 
 SKILL_ALIASES = {"super human": "superhuman", "berzerk": "berserk",
-                 "nothin's easy": "nothin' easy", "nothins easy": "nothin' easy"}
+                 "nothin's easy": "nothin' easy", "nothins easy": "nothin' easy",
+                 # DUST ENLIST spellings (issue 12)
+                 "power scopes": "power scope", "strong point": "strongpoint"}
 
 
 def _norm_skill(s: str) -> str:

@@ -188,7 +188,24 @@ class Weapon:
 
 
 @dataclass(frozen=True)
+class Conflict:
+    """Two sources disagree on one number: the value used, the other, and where each is from."""
+
+    field: str
+    used: str
+    other: str
+    used_source: str
+    other_source: str
+
+
+@dataclass(frozen=True)
 class Card:
+    """One printed card. ``bloc`` and ``faction`` are display names ("Axis",
+    "Blutkreuz Korps"); an empty ``faction`` is a bloc card. ``sources`` cites every source
+    that has the card; ``conflicts`` keeps both values where they disagree; ``errata`` lists
+    the sourced corrections applied over the imports; ``capturable`` marks the vehicles
+    another bloc may field as a captured vehicle."""
+
     name: str
     edition: str
     kind: str | None
@@ -209,6 +226,10 @@ class Card:
     max_per_army: int | None = None
     flags: tuple[str, ...] = ()
     file: str | None = None
+    sources: tuple[str, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    errata: tuple[str, ...] = ()
+    capturable: bool = False
     #: 2009 printed cover values (001:L489-499): (("soft"|"hard", save), ...), save one of
     #: COVER_SAVES; a cover type not listed is unknown ("?")
     cover: tuple[tuple[str, str], ...] = ()
@@ -461,6 +482,19 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     flags = _str_list(raw, "flags", problems, where)
     for key in ("bloc", "faction", "source", "revision", "models_source", "cover_source"):
         _opt_str(raw, key, problems, where)
+    sources = _str_list(raw, "sources", problems, where)
+    errata = _str_list(raw, "errata", problems, where)
+    capturable = raw.get("capturable", False)
+    if not isinstance(capturable, bool):
+        problems.append(Problem(**where, field="capturable", message="must be true or false"))
+    conflicts = []
+    for cf in raw.get("conflict", []) or []:
+        keys = ("field", "used", "other", "used_source", "other_source")
+        if not isinstance(cf, dict) or any(not isinstance(cf.get(k), str) for k in keys):
+            problems.append(Problem(**where, field="conflict",
+                                    message=f"each conflict needs the strings {', '.join(keys)}"))
+            continue
+        conflicts.append(Conflict(*(cf[k] for k in keys)))
     cover = _cover_field(raw, problems, where)
     weapons_raw = raw.get("weapon", []) or []
     if not isinstance(weapons_raw, list):
@@ -490,6 +524,10 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         max_per_army=mpa,
         flags=tuple(flags),
         file=file,
+        sources=tuple(sources),
+        conflicts=tuple(conflicts),
+        errata=tuple(errata),
+        capturable=capturable is True,
         cover=cover,
         cover_source=raw.get("cover_source"),
     )
@@ -549,8 +587,14 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     if doc.get("schema", 1) != 1:
         problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
         return []
-    defaults = {k: doc[k] for k in ("edition", "bloc", "source", "revision")
-                if isinstance(doc.get(k), str)}
+    defaults = {}
+    for k in ("edition", "bloc", "source", "revision"):
+        if k not in doc:
+            continue
+        if isinstance(doc[k], str):
+            defaults[k] = doc[k]
+        else:  # a file-wide default of the wrong type would silently drop out of every card
+            problems.append(Problem(file, None, None, k, f"must be a string, not {doc[k]!r}"))
     if ("figure" in doc or "platoon" in doc) and "card" not in doc:
         return []  # Epic figures and platoon charts: read by dustsim.epic / dustsim.platoons
     cards_raw = doc.get("card", [])
@@ -564,7 +608,11 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
 def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
     for p in paths:
         p = Path(p)
-        if p.is_dir():
+        try:
+            is_dir = p.is_dir()
+        except OSError:  # a name too long: parse_unit_file reports it
+            is_dir = False
+        if is_dir:
             yield from sorted(p.rglob("*.toml"))
         else:
             yield p
@@ -623,7 +671,11 @@ def find_card(cards: Iterable[Card], name: str, edition: str | None = None,
 
     pool = [c for c in cards if (edition is None or c.edition == edition) and (
         ruleset is None or DEFAULT_RULESET_FOR_EDITION.get(c.edition) == ruleset)]
+    from .names import did_you_mean, fold
+
     exact = [c for c in pool if c.name.lower() == name.lower()]
+    if not exact:  # accents and case: 'Guai-lo' finds Guaï-lo
+        exact = [c for c in pool if fold(c.name) == fold(name)]
     if len(exact) > 1 and edition is None:
         exact = [c for c in exact if c.edition == "dust-1947"] or exact
     if len(exact) == 1:
@@ -631,9 +683,8 @@ def find_card(cards: Iterable[Card], name: str, edition: str | None = None,
     if len(exact) > 1:
         eds = ", ".join(sorted(c.edition for c in exact))
         raise DustsimError(f"unit {name!r} exists in several editions ({eds}); pass --edition")
-    close = [c.name for c in pool if name.lower() in c.name.lower()][:5]
-    hint = f"; did you mean {', '.join(repr(n) for n in close)}?" if close else ""
-    raise DustsimError(f"no unit named {name!r}{hint}", unit=name)
+    raise DustsimError(f"no unit named {name!r}{did_you_mean(name, (c.name for c in pool))}",
+                       unit=name)
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -689,14 +740,24 @@ def card_to_dict(c: Card, *, file_defaults: dict | None = None) -> dict:
         d["skills"] = list(c.skills)
     if c.max_per_army is not None:
         d["max_per_army"] = c.max_per_army
+    if c.capturable:
+        d["capturable"] = True
     if c.flags:
         d["flags"] = list(c.flags)
     if c.cover:
         d["cover"] = dict(c.cover)
         d["cover_source"] = c.cover_source
     d["source"] = c.source
+    if c.sources:
+        d["sources"] = list(c.sources)
+    if c.errata:
+        d["errata"] = list(c.errata)
     if c.revision and fd.get("revision") != c.revision:
         d["revision"] = c.revision
+    if c.conflicts:
+        d["conflict"] = [{"field": x.field, "used": x.used, "other": x.other,
+                          "used_source": x.used_source, "other_source": x.other_source}
+                         for x in c.conflicts]
     if c.weapons:
         d["weapon"] = [weapon_to_dict(w) for w in c.weapons]
     return d

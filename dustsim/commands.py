@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from .cli import command
+from . import DEFAULT_TRIALS
+from .cli import command, progress_wanted, refuse_unused
 from .errors import DustsimError
 
 
@@ -81,7 +82,8 @@ def _register_attack(sub) -> None:
     p.add_argument("--aim", default="none", metavar="{hero,soldier}",
                    help="Sniper / Assassin: the miniature the attacker names (1947 L3317, "
                         "L3429; 2009 L738-742)")
-    p.add_argument("--attacker-token", default="none", metavar="{none,under-fire,suppressed}",
+    p.add_argument("--attacker-token", "--own-token", dest="attacker_token", default="none",
+                   metavar="{none,under-fire,suppressed}",
                    help="the attacker's own token: a Suppressed unit reacts with one die "
                         "(1947 L747, L3333)")
     p.add_argument("--distance", type=int, help="squares to the target: weapons out of "
@@ -124,7 +126,8 @@ def _register_attack(sub) -> None:
     p.add_argument("--edition", help="edition of the cards (when a name is ambiguous); with "
                                      "--weapon, selects that edition's ruleset")
     p.add_argument("--engine", default="exact", metavar="{exact,mc}")
-    p.add_argument("--trials", type=int, default=200_000)
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"Monte Carlo trials (default {DEFAULT_TRIALS:,})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -225,6 +228,10 @@ def cmd_attack(args) -> int:
                         skills=frozenset(args.skill), **sit_kw)
         spec = compile_attack([(w, cell)], target, sit, rs)
         title = f"{args.count}x {args.weapon} -> {args.target}"
+    from .limits import check_int
+
+    check_int(sum(g.dice for g in spec.groups), "attack_dice",  # Salvo / Volley included
+              "dice in the whole attack (--count, --salvo, --volley) =")
     result = evaluate(spec, args.engine, trials=args.trials, seed=args.seed,
                       threads=args.threads)
     if args.json:
@@ -323,6 +330,11 @@ def _register_report(sub) -> None:
     p.add_argument("--duel-units", type=int, default=8,
                    help="duel section: the best N cards, each against each (0: none)")
     p.add_argument("--duel-trials", type=int, default=4_000, help="duels per pairing")
+    p.add_argument("--value-trials", type=int, default=32,
+                   help="value model: engagements per pairing and starting distance")
+    p.add_argument("--patch", metavar="TOML",
+                   help="balance proposal (costs, cells, weapons, skills): adds a "
+                        "before/after section (format: dustsim.value.load_patch)")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--data", nargs="*", help="unit files or folders")
@@ -335,6 +347,14 @@ def cmd_report(args) -> int:
     from .report import ReportSettings, build_report
 
     _check_trials(args)
+    unused = {}
+    if args.duel_units < 2:
+        unused["--duel-trials"] = "no duel section with --duel-units below 2"
+    if args.scheduler:
+        unused["--workers"] = "--scheduler uses an existing cluster's workers"
+    if args.edition != "dust-1947":
+        unused["--platoon-budget"] = f"{args.edition} has no platoon charts"
+    refuse_unused(args, unused)
     formats = tuple(f.strip().lower() for f in args.format.split(",") if f.strip())
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad or not formats:
@@ -358,10 +378,13 @@ def cmd_report(args) -> int:
     check_output_dir(Path(args.out), args.force, "--out")
     settings = ReportSettings(edition=args.edition, units=units, engine=args.engine,
                               trials=args.trials, seed=args.seed, formats=formats,
-                              confirm=args.confirm, progress=not args.quiet,
+                              confirm=args.confirm, progress=progress_wanted(args),
                               platoon_budget=args.platoon_budget, workers=args.workers,
                               scheduler=args.scheduler, duel_units=args.duel_units,
-                              duel_trials=args.duel_trials)
+                              duel_trials=args.duel_trials, value_trials=args.value_trials,
+                              patch=args.patch)
+    if args.value_trials < 1:
+        raise DustsimError("--value-trials must be >= 1", field="--value-trials")
     if args.duel_trials < 1:
         raise DustsimError("--duel-trials must be >= 1", field="--duel-trials")
     if args.workers < 0:
@@ -383,26 +406,35 @@ def cmd_report(args) -> int:
 
 @command
 def _register_whatif(sub) -> None:
-    p = sub.add_parser("whatif", help="change a card's cost or weapons; see scores and rank move",
-                       description="Recompute a card's offence, durability and composite score "
-                                   "and its rank in the edition after a change.")
+    p = sub.add_parser("whatif", help="change one card; see its fair cost, verdict and rank move",
+                       description="Re-run the value model (dustsim.value) for one changed "
+                                   "card: only its own engagements are played again; the "
+                                   "reference field and the cost mapping of the unchanged "
+                                   "edition are re-applied. With --baseline (a report folder) "
+                                   "everything else is read back, so this takes seconds.")
     p.add_argument("--unit", required=True)
     p.add_argument("--edition", default="dust-1947")
     p.add_argument("--ap", type=float, help="new army-point cost")
     p.add_argument("--cell", action="append", default=[],
-                   help="WEAPON:COLUMN=CELL, e.g. 'Antitank Gun (Turret):V4=2/4'")
+                   help="WEAPON:COLUMN=CELL, e.g. 'Antitank Gun:V4=2/4'")
     p.add_argument("--add-die", metavar="WEAPON", help="one more die in every column")
     p.add_argument("--remove-die", metavar="WEAPON", help="one die less in every column")
-    p.add_argument("--units", help="rank within these cards only (comma-separated)")
+    p.add_argument("--baseline", metavar="REPORT",
+                   help="a report folder whose tables/value_engagements.parquet is reused")
+    p.add_argument("--trials", type=int, default=32,
+                   help="engagements per pairing and distance (as the baseline's)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true")
     p.add_argument("--data", nargs="*")
     p.set_defaults(func=cmd_whatif)
 
 
 def cmd_whatif(args) -> int:
-    from .analytics import whatif
-    from .cards import load_cards
+    from .analytics import modify_card
+    from .cards import find_card, load_cards
     from .cli import _data_paths
+    from .value import ValueSettings, run_patch, value_model
 
     cells = {}
     for spec in args.cell:
@@ -418,19 +450,37 @@ def cmd_whatif(args) -> int:
     if args.ap is None and not cells and not args.add_die and not args.remove_die:
         raise DustsimError("nothing to change: give --ap, --cell, --add-die or --remove-die",
                            field="--ap")
+    _check_trials(args)
     ed = [c for c in load_cards(_data_paths(args.data)) if c.edition == args.edition]
     if not ed:
         raise DustsimError(f"no cards of edition {args.edition!r}", field="--edition")
-    pool = ed
-    if args.units:
-        wanted = {u.strip().lower() for u in args.units.split(",")} | {args.unit.lower()}
-        pool = [c for c in ed if c.name.lower() in wanted]
-    df = whatif(pool, ed, args.unit, ap=args.ap, cells=cells or None, add_die=args.add_die,
-                remove_die=args.remove_die)
+    card = find_card(ed, args.unit)
+    changed = modify_card(card, ap=args.ap, cells=cells or None, add_die=args.add_die,
+                          remove_die=args.remove_die)
+    previous = None
+    if args.baseline:
+        from pathlib import Path
+
+        import pandas as pd
+
+        f = Path(args.baseline) / "tables" / "value_engagements.parquet"
+        if not f.is_file():
+            raise DustsimError("no tables/value_engagements.parquet in that folder (write one "
+                               "with dustsim report)", file=str(args.baseline),
+                               field="--baseline")
+        previous = pd.read_parquet(f)
+    st = ValueSettings(trials=args.trials, seed=args.seed)
+    progress = progress_wanted(args)
+    before = value_model(ed, st, previous=previous, progress=progress)
+    _after, diff = run_patch(ed, {card.name: changed}, before, progress=progress)
+    moved = diff[diff["changed"] | diff["verdict_changed"]]
+    cols = ["unit", "ap_before", "ap_after", "strength_before", "strength_after",
+            "fair_ap_before", "fair_ap_after", "verdict_before", "verdict_after",
+            "rank_value_per_ap_before", "rank_value_per_ap_after"]
     if args.json:
-        print(df.to_json(orient="records", indent=1))
+        print(moved[cols].to_json(orient="records", indent=1))
     else:
-        print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(moved[cols].T.to_string(header=False, float_format=lambda v: f"{v:.4g}"))
     return 0
 
 
@@ -451,6 +501,8 @@ def _register_platoons(sub) -> None:
                    help="list the printed unit names that match no card, and stop")
     p.add_argument("--advantages", action="store_true",
                    help="list the advantages (modelled or not), and stop")
+    p.add_argument("--differences", action="store_true",
+                   help="list where the rulebook and DUST ENLIST charts differ, and stop")
     p.add_argument("--csv", metavar="FILE", help="write every build to a CSV file")
     p.add_argument("--force", action="store_true", help="replace an existing --csv file")
     p.add_argument("--json", action="store_true")
@@ -469,6 +521,11 @@ def cmd_platoons(args) -> int:
     from .limits import PLATOON_BUDGET_MAX, check_float
     from .platoons import advantages, best_builds, load_platoons, matches, platoon_table
 
+    if args.unmatched or args.advantages:
+        why = f"--{'unmatched' if args.unmatched else 'advantages'} only lists and stops"
+        refuse_unused(args, {o: why for o in ("--budget", "--support", "--top", "--csv")})
+    if not args.csv:
+        refuse_unused(args, {"--force": "it replaces an existing --csv file; no --csv given"})
     check_float(args.budget, "--budget", lo=0, hi=PLATOON_BUDGET_MAX, lo_open=True)
     if args.support < 0:
         raise DustsimError("--support must be >= 0", field="--support")
@@ -478,8 +535,12 @@ def cmd_platoons(args) -> int:
     pls = [p for p in load_platoons() if p.edition == args.edition
            and (not args.platoon or args.platoon.lower() in p.name.lower())]
     if not pls:
+        from .names import did_you_mean
+
+        known = [p.name for p in load_platoons() if p.edition == args.edition]
         raise DustsimError(f"no {args.edition} platoon"
-                           + (f" matching {args.platoon!r}" if args.platoon else ""),
+                           + (f" matching {args.platoon!r}{did_you_mean(args.platoon, known)}"
+                              if args.platoon else ""),
                            field="--platoon" if args.platoon else "--edition")
 
     def show(df) -> None:
@@ -492,12 +553,18 @@ def cmd_platoons(args) -> int:
         return 0
     if args.advantages:
         show(advantages(pls)[["platoon", "advantage", "lines", "modelled", "model",
-                              "buildable"]])
+                              "origin", "buildable"]])
         return 0
-    uc = unit_column_table(cards, progress=not args.quiet)
-    uu = unit_unit_table(cards, progress=not args.quiet)
+    if args.differences:
+        from .platoons import chart_differences
+
+        d = chart_differences(cards=cards)
+        show(d[d["platoon"].isin({p.name for p in pls})])
+        return 0
+    uc = unit_column_table(cards, progress=progress_wanted(args))
+    uu = unit_unit_table(cards, progress=progress_wanted(args))
     table = platoon_table(pls, cards, scores(uc, uu, cards), budget=args.budget,
-                          max_support=args.support, progress=not args.quiet)
+                          max_support=args.support, progress=progress_wanted(args))
     if table.empty:
         raise DustsimError(f"no legal build within {args.budget:g} AP", field="--budget")
     if args.csv:
@@ -544,7 +611,8 @@ def _register_epic(sub) -> None:
     b.add_argument("defender", help="e.g. '3 tank'")
     b.add_argument("--engine", default="auto", choices=("auto", "exact", "mc"),
                    help="auto: exact up to 30 figures a side, else Monte Carlo")
-    b.add_argument("--trials", type=int, default=200_000)
+    b.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"Monte Carlo trials (default {DEFAULT_TRIALS:,})")
     b.add_argument("--seed", type=int, default=0)
     common(b)
     b.set_defaults(func=cmd_epic_battle)
@@ -574,6 +642,9 @@ def _epic_setting(args) -> dict:
 def cmd_epic_battle(args) -> int:
     from .epic import TYPES, battle
 
+    if args.engine == "exact":
+        why = "the exact engine samples nothing (--engine mc or auto)"
+        refuse_unused(args, {"--trials": why, "--seed": why})
     _check_trials(args)
     r = battle(args.attacker, args.defender, engine=args.engine, trials=args.trials,
                seed=args.seed, **_epic_setting(args))
@@ -605,6 +676,8 @@ def cmd_epic_optimize(args) -> int:
     from .epic import optimize
     from .limits import check_int
 
+    if not args.chart:
+        refuse_unused(args, {"--force": "it replaces an existing --chart file; no --chart given"})
     check_int(args.budget, "epic_budget", "--budget")
     if args.chart:
         from .io import check_output_file
@@ -615,7 +688,7 @@ def cmd_epic_optimize(args) -> int:
             raise DustsimError(f"chart format {fmt or '(none)'!r}: name the file .png, .svg "
                                "or .pdf", field="--chart")
     rows = optimize(args.budget, args.vs, side=args.side, objective=args.objective,
-                    progress=not args.json, **_epic_setting(args))
+                    progress=progress_wanted(args), **_epic_setting(args))
     if args.chart:
         import tempfile
 
@@ -669,7 +742,8 @@ def _duel_arguments(p) -> None:
         default = getattr(DuelPolicy(), name)
         p.add_argument(f"--{name}", default=default, choices=choices,
                        help=f"{name} policy (default {default})")
-    p.add_argument("--trials", type=int, default=100_000)
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"duels to play (default {DEFAULT_TRIALS:,})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
@@ -701,7 +775,7 @@ def cmd_duel(args) -> int:
     spec = compile_duel(side_a, side_b, ruleset=args.ruleset, distance=args.distance,
                         turns=args.turns, policy=policy, options=_parse_options(args.option))
     r = simulate_duel(spec, args.trials, args.seed, threads=args.threads,
-                      progress=not args.json and sys.stderr.isatty())
+                      progress=progress_wanted(args))
     d = r.summary()
     if args.json:
         print(json.dumps(d, indent=1))

@@ -29,6 +29,12 @@ class Distribution:
         object.__setattr__(self, "probs", p)
         object.__setattr__(self, "_support", np.arange(len(p)))
 
+    def _repr_html_(self) -> str:
+        from .display import num, table
+
+        return table("Distribution", [("mean", num(self.mean())), ("sd", num(self.std()))],
+                     list(map(float, self.probs)))
+
     # -- scipy.stats-like ----------------------------------------------------------------
     def pmf(self, k) -> np.ndarray | float:
         k = np.asarray(k)

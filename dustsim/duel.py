@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from . import DEFAULT_TRIALS
 from . import duel_layout as K  # the kernel itself (Numba) loads on first use
 from .attack import (
     DEFAULT_POLICY,
@@ -412,7 +413,10 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 else:
                     gdice[w_i, t] = cell.dice
     notes.extend(sorted(unusable))
-    value = _values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
+    # one unit a side: the target and reactor choices have a single candidate, so the
+    # value matrix that orders them is not needed (zeros behave the same)
+    value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
+             if U > 2 else np.zeros((U, U), float))
     config = np.zeros(K.N_CONFIG, np.int64)
     config[K.C_TURNS] = turns
     config[K.C_DIST] = distance
@@ -504,6 +508,33 @@ class DuelResult:
         n = sum(1 for s in self.spec.sides if s == i)
         return Distribution(self.alive_hist[i, : n + 1] / self.trials, trials=self.trials)
 
+    def _items(self) -> list[tuple[str, str]]:
+        from .display import num, with_se
+
+        sp = self.spec
+        sides = {s: ", ".join(n for n, x in zip(sp.names, sp.sides, strict=True)
+                              if OUTCOMES[x] == s) for s in ("a", "b")}
+        items = [("A", sides["a"]), ("B", sides["b"]),
+                 ("P(A wins)", with_se(self.p_a_wins, self.se("a"))),
+                 ("P(B wins)", with_se(self.p_b_wins, self.se("b"))),
+                 ("P(no result)", with_se(self.p_draw, self.se("none")))]
+        for s in ("a", "b"):
+            m, _ = self.ap_lost(s)
+            items.append((f"AP lost by {s.upper()}", num(m)))
+        items.append(("duels", f"{self.trials:,}, seed {self.seed}, {sp.ruleset}, "
+                               f"{sp.distance} squares, up to {sp.turns} turns"))
+        return items
+
+    def __repr__(self) -> str:
+        from .display import text
+
+        return text("DuelResult", "", self._items())
+
+    def _repr_html_(self) -> str:
+        from .display import table
+
+        return table("Duel", self._items())
+
     def summary(self) -> dict:
         """Flat dict (the CLI's ``--json`` object)."""
         sp = self.spec
@@ -558,7 +589,7 @@ def _duel_chunk(args):
     return out
 
 
-def simulate_duel(spec: DuelSpec, trials: int = 20_000, seed: int = 0, *,
+def simulate_duel(spec: DuelSpec, trials: int = DEFAULT_TRIALS, seed: int = 0, *,
                   threads: int | None = None, progress: bool = False) -> DuelResult:
     """Monte Carlo over ``trials`` engagements, in fixed chunks seeded from one SeedSequence
     (the same numbers for any thread count)."""
@@ -608,7 +639,7 @@ def replay_duel(spec: DuelSpec, faces: str | list[int]) -> ScriptedDuel:
 
 
 def duel(side_a, side_b, *, ruleset: str = "dust-1947", distance: int = 6, turns: int = 5,
-         trials: int = 20_000, seed: int = 0, threads: int | None = None,
+         trials: int = DEFAULT_TRIALS, seed: int = 0, threads: int | None = None,
          cards: list[Card] | None = None, policy: DuelPolicy | None = None,
          options: dict | None = None, progress: bool = False, **policy_kw) -> DuelResult:
     """Play an engagement: sides as strings (``"Pounder, Ranger Combat Squad"``) or sequences

@@ -54,6 +54,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from . import DEFAULT_TRIALS
 from .cards import default_data_dir
 from .errors import DustsimError
 from .rng import cdf_table, invert, uniform
@@ -220,6 +221,29 @@ class BattleResult:
 
     def se(self, p: float) -> float:
         return math.sqrt(p * (1 - p) / self.trials) if self.trials else 0.0
+
+    def _items(self) -> list[tuple[str, str]]:
+        from .display import num, with_se
+
+        se = (lambda p: self.se(p)) if self.trials else (lambda p: None)
+        return [("attacker", army_text(self.battle.attacker)),
+                ("defender", army_text(self.battle.defender)),
+                ("P(attacker wins)", with_se(self.p_attacker_wins, se(self.p_attacker_wins))),
+                ("P(defender wins)", with_se(self.p_defender_wins, se(self.p_defender_wins))),
+                ("P(cease-fire)", with_se(self.p_ceasefire, se(self.p_ceasefire))),
+                ("PP lost", f"attacker {num(self.pp_lost_attacker)}, defender "
+                            f"{num(self.pp_lost_defender)}"),
+                ("engine", self.engine + (f", {self.trials:,} trials" if self.trials else ""))]
+
+    def __repr__(self) -> str:
+        from .display import text
+
+        return text("BattleResult", self.battle.kind, self._items())
+
+    def _repr_html_(self) -> str:
+        from .display import table
+
+        return table(f"Dust Epic battle ({self.battle.kind})", self._items())
 
     def to_dict(self) -> dict:
         d = {
@@ -709,7 +733,7 @@ def _mc_chunk(args):
     return out, surv
 
 
-def simulate(battle: Battle, trials: int = 100_000, seed: int = 0, *,
+def simulate(battle: Battle, trials: int = DEFAULT_TRIALS, seed: int = 0, *,
              threads: int | None = None) -> BattleResult:
     """Monte Carlo outcome of a battle (Numba, parallel over fixed chunks of battles, each
     from its own child of ``SeedSequence(seed)``: same seed, same numbers for any thread
@@ -739,7 +763,7 @@ PP_NOISE = 1e-9  # production points lost below this are floating-point noise, n
 
 
 def battle(attacker: str | Army, defender: str | Army, *, engine: str = "auto",
-           trials: int = 100_000, seed: int = 0, threads: int | None = None,
+           trials: int = DEFAULT_TRIALS, seed: int = 0, threads: int | None = None,
            **setting) -> BattleResult:
     """Evaluate a battle. ``engine='auto'``: exact up to 30 figures a side, else MC."""
     a = parse_army(attacker, "attacker") if isinstance(attacker, str) else tuple(attacker)

@@ -140,9 +140,13 @@ def check_output_file(path: str | Path, force: bool, what: str = "--csv") -> Pat
     return path
 
 
-def check_writable(path: Path, force: bool) -> None:
-    """Backward-compatible name: the folder check."""
-    check_output_dir(path, force)
+def check_writable(path: Path, force: bool, what: str = "output") -> None:
+    """The folder check for an existing folder, else the file check."""
+    path = Path(path)
+    if path.is_dir() and not path.is_symlink():
+        check_output_dir(path, force, what)
+    else:
+        check_output_file(path, force, what)
 
 
 # -- stale temporary siblings -------------------------------------------------------------------

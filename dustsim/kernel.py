@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from . import DEFAULT_TRIALS
 from .attack import AttackSpec
 from .dice import parse_faces
 from .distributions import Distribution
@@ -371,7 +372,7 @@ def _result(spec: AttackSpec, s: int, acc, trials: int, seed: int) -> AttackResu
     )
 
 
-def simulate(spec: AttackSpec, trials: int = 100_000, seed: int = 0, **kw) -> AttackResult:
+def simulate(spec: AttackSpec, trials: int = DEFAULT_TRIALS, seed: int = 0, **kw) -> AttackResult:
     return simulate_batch([spec], trials, seed, **kw)[0]
 
 

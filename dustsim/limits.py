@@ -32,7 +32,8 @@ CAPS: dict[str, tuple[int, int, str]] = {
     # report, platoons, duels
     "confirm": (0, 100_000, "re-check at most 100000 figures"),
     "duel_units": (0, 64, "duel at most 64 cards each against each"),
-    "support": (0, 2, "at most 2 support units per build (3 needs many GB)"),
+    "support": (0, 1, "at most 1 support unit per build: 2 means about 2e8 candidate builds "
+                      "(hours), 3 about 1e10"),
     "top": (1, 1_000_000, "show at least one row"),
     "distance": (0, 100, "sides at most 100 squares apart"),
     "turns": (1, 100, "at most 100 turns"),
@@ -76,11 +77,17 @@ def check_float(value: float | None, flag: str, *, lo: float, hi: float,
 
 #: command-line attribute -> knob of :data:`CAPS`, checked for every command by ``cli.main``
 ARG_KNOBS: dict[str, str] = {
-    "trials": "trials", "duel_trials": "trials", "seed": "seed", "threads": "threads",
-    "workers": "workers", "count": "count", "models": "models", "track": "track",
+    "trials": "trials", "duel_trials": "trials", "curve_trials": "trials", "seed": "seed",
+    "threads": "threads", "workers": "workers", "count": "count", "models": "models",
+    "track": "track",
     "hero_track": "track", "confirm": "confirm", "duel_units": "duel_units",
     "support": "support", "top": "top", "distance": "distance", "turns": "turns",
 }
+
+
+#: text flags where an empty value is a mistake (it would silently mean "everything")
+_NAME_ARGS = ("edition", "bloc", "name", "unit", "vs", "units", "weapon", "target", "ruleset",
+              "platoon", "side_a", "side_b", "scheduler", "output", "out", "csv", "chart")
 
 
 def check_args(args) -> None:
@@ -89,8 +96,36 @@ def check_args(args) -> None:
         value = getattr(args, attr, None)
         if isinstance(value, int) and not isinstance(value, bool):
             check_int(value, knob, "--" + attr.replace("_", "-"))
-    for attr in ("ap", "budget", "platoon_budget"):
+    for attr in _NAME_ARGS:
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and not value.strip():
+            raise DustsimError(f"--{attr.replace('_', '-')} is empty; give a value or leave "
+                               "the flag out")
+    for attr in ("ap", "budget", "platoon_budget", "points"):
         value = getattr(args, attr, None)
         if isinstance(value, float) and not math.isfinite(value):
             raise DustsimError(f"--{attr.replace('_', '-')} must be a finite number, "
                                f"got {value!r}")
+    _check_output_paths(args)
+
+
+#: commands whose output paths are checked here, before their heavy imports and any work
+_DIR_OUTPUTS = {"cmd_report": "out", "cmd_import_battlescribe": "output",
+                "cmd_import_facts": "output"}
+_FILE_OUTPUTS = {"cmd_platoons": "csv", "cmd_epic_optimize": "chart", "cmd_list_show": "chart",
+                 "cmd_list_vs": "chart", "cmd_list_meta": "chart"}
+
+
+def _check_output_paths(args) -> None:
+    from pathlib import Path
+
+    from .io import check_output_dir, check_output_file
+
+    name = getattr(getattr(args, "func", None), "__name__", "")
+    force = bool(getattr(args, "force", False))
+    if name in _DIR_OUTPUTS and getattr(args, _DIR_OUTPUTS[name], None) is not None:
+        attr = _DIR_OUTPUTS[name]
+        check_output_dir(Path(getattr(args, attr)), force, "--" + attr)
+    if name in _FILE_OUTPUTS and getattr(args, _FILE_OUTPUTS[name], None):
+        attr = _FILE_OUTPUTS[name]
+        check_output_file(Path(getattr(args, attr)), force, "--" + attr)

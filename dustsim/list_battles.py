@@ -29,11 +29,9 @@ import pandas as pd
 from . import duel_kernel as K
 from .duel import DuelPolicy, DuelSpec, DuelUnit, compile_duel
 from .errors import DustsimError
-from .lists import CAPTURED, ArmyList
+from .lists import CAPTURED, DEFAULT_DISTANCE, DEFAULT_TURNS, ArmyList
 
 CHUNK = 2048  # games per chunk: part of the stream definition (results depend on it)
-DEFAULT_DISTANCE = 12  # squares between the armies at the start
-DEFAULT_TURNS = 6
 MAX_TRIALS = 10_000_000
 
 
@@ -95,11 +93,19 @@ def _play(rng, n, units, wpn, gdice, gblast, groups, tspec, cfg, value, ap, acc)
         acc[10] += (lost_b - lost_a) * (lost_b - lost_a)
 
 
+def _generator(seed_seq):
+    """The engagement kernel's random state for one chunk: the generator the duel kernel
+    itself is driven by (its own state where :mod:`dustsim.rng` exists, else NumPy's)."""
+    try:
+        from .rng import state
+    except ImportError:
+        return np.random.Generator(np.random.PCG64(seed_seq))
+    return state(seed_seq)
+
+
 def _chunk(args):
     seed_seq, n, spec = args
-    from .rng import state
-
-    rng = state(seed_seq)  # the kernels' own generator state (dustsim.rng)
+    rng = _generator(seed_seq)
     acc = np.zeros(11, float)
     _play(rng, n, spec.units, spec.weapons, spec.gdice, spec.gblast, spec.groups, spec.tspec,
           spec.config, spec.value, np.nan_to_num(spec.ap), acc)
@@ -219,6 +225,9 @@ def play_lists(a: ArmyList, b: ArmyList, *, trials: int = 10_000, seed: int = 0,
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
             raise DustsimError(f"must be an integer from 1 to {hi:,}, got {v!r}",
                                field=f"--{name.replace('_', '-')}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise DustsimError(f"the seed must be an integer from 0 to 2**63-1, got {seed!r}",
+                           field="--seed")
     spec = spec or compile_lists(a, b, distance=distance, turns=turns, policy=policy,
                                  options=options)
     acc = _run(spec, trials, seed, threads, progress)

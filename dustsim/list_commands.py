@@ -23,18 +23,17 @@ def _common(p, *, data: bool = True) -> None:
         p.add_argument("--data", nargs="*", help="unit files or folders")
 
 
+POLICY_FIELDS = ("approach", "passing", "reactive", "initiative", "allocation")
 def _battle_options(p) -> None:
-    from .duel import DuelPolicy
-    from .list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS
+    from .lists import DEFAULT_DISTANCE, DEFAULT_TURNS
 
     p.add_argument("--distance", type=int, default=DEFAULT_DISTANCE,
                    help=f"squares between the armies at the start ({DEFAULT_DISTANCE})")
     p.add_argument("--turns", type=int, default=DEFAULT_TURNS,
                    help=f"turn limit ({DEFAULT_TURNS})")
-    for name, choices in DuelPolicy.CHOICES.items():
-        default = getattr(DuelPolicy(), name)
-        p.add_argument(f"--{name}", default=default, choices=choices,
-                       help=f"{name} policy (default {default})")
+    for name in POLICY_FIELDS:
+        p.add_argument(f"--{name}", help=f"{name} policy of both sides (as `dustsim duel`; "
+                                         f"default: the duel default)")
     p.add_argument("--seed", type=int, default=0)
 
 
@@ -94,6 +93,17 @@ def _meta_arguments(m) -> None:
     m.set_defaults(func=cmd_list_meta)
 
 
+def _check_knobs(args) -> None:
+    """Every size knob within dustsim.limits' caps, before any work starts."""
+    from .limits import check_int
+
+    for knob, flag in (("trials", "trials"), ("trials", "curve_trials"), ("threads", "threads"),
+                       ("workers", "workers"), ("seed", "seed"), ("distance", "distance"),
+                       ("turns", "turns")):
+        if hasattr(args, flag):
+            check_int(getattr(args, flag), knob, "--" + flag.replace("_", "-"))
+
+
 def _cards(args):
     from .cards import load_cards
     from .cli import _data_paths
@@ -121,31 +131,26 @@ def _check_chart_path(args) -> Path | None:
 
 
 def _save_chart(fig, path: Path) -> None:
-    """Write a figure through a temporary sibling (no half-written file)."""
-    import contextlib
-    import os
-    import tempfile
+    """Write a figure through a temporary sibling (no half-written file; dustsim.io)."""
+    import io as _io
 
     import matplotlib.pyplot as plt
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
+    from .io import atomic_write_bytes
+
+    buf = _io.BytesIO()
     try:
-        fig.savefig(tmp, bbox_inches="tight")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        fig.savefig(buf, format=path.suffix.lstrip(".").lower(), bbox_inches="tight")
     finally:
         plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue(), force=True, what="--chart")  # checked before
 
 
 def _policy(args):
     from .duel import DuelPolicy
 
-    return DuelPolicy(**{k: getattr(args, k) for k in DuelPolicy.CHOICES})
+    return DuelPolicy(**{k: getattr(args, k) for k in POLICY_FIELDS
+                         if getattr(args, k) is not None})
 
 
 def cmd_list_check(args) -> int:
@@ -175,7 +180,8 @@ def cmd_list_check(args) -> int:
         for p in c.platoons:
             if p.found:
                 act = "active" if p.advantage_active else "not active"
-                print(f"{f}: platoon {p.id!r} ({p.chart}): advantage {p.advantage} {act}")
+                adv = p.advantage or "(not named in the chart)"
+                print(f"{f}: platoon {p.id!r} ({p.chart}): advantage {adv} {act}")
         for n in c.notes:
             print(f"{f}: note: {n}", file=sys.stderr)
     if args.json:
@@ -186,6 +192,7 @@ def cmd_list_check(args) -> int:
 def cmd_list_show(args) -> int:
     from .list_summary import summarize
 
+    _check_knobs(args)
     chart = _check_chart_path(args)
     cards = _cards(args)
     s = summarize(_load(args.file, cards, args), cards, durability=not args.no_durability)
@@ -203,6 +210,7 @@ def cmd_list_show(args) -> int:
 def cmd_list_vs(args) -> int:
     from .list_battles import play_lists
 
+    _check_knobs(args)
     chart = _check_chart_path(args)
     cards = _cards(args)
     a, b = _load(args.list_a, cards, args), _load(args.list_b, cards, args)
@@ -241,6 +249,7 @@ def cmd_list_meta(args) -> int:
     from .lists import list_files
     from .sweep import dask_client
 
+    _check_knobs(args)
     chart = _check_chart_path(args)
     cards = _cards(args)
     files = list_files(args.folder)

@@ -221,7 +221,7 @@ class ListSummary:
         for p in lg.platoons:
             state = ("advantage active" if p.advantage_active else
                      "cannot be checked" if not p.checkable else "incomplete")
-            out.append(f"platoon {p.id}: {p.chart} - {p.advantage}: {state}")
+            out.append(f"platoon {p.id}: {p.chart} - {p.advantage or 'advantage'}: {state}")
         for key in ("kind", "armour", "faction"):
             df = self.ap_by(key)
             out.append(f"AP by {key}: " + ", ".join(

@@ -53,8 +53,20 @@ LIST_SUFFIXES = (".toml", ".ros", ".rosz")
 MAX_UNITS = 60
 MAX_COUNT = 20
 MAX_POINTS = 10_000
+DEFAULT_DISTANCE = 12  # list against list: squares between the armies at the start
+DEFAULT_TURNS = 6  # and the turn limit
 UNIT_FIELDS = ("card", "count", "hero", "pilot", "captured", "platoon", "cover")
 TOP_FIELDS = ("name", "points", "bloc", "edition", "unit", "platoon", "description")
+# the captured vehicle availability chart (L897-922, by the bloc that built them), as card names
+CAPTURE_CHART = {
+    "Allies": ("Wildfire", "Mickey", "Mickey (Light)", "Pounder", "Pounder (Light)",
+               "Skysweeper"),
+    "Axis": ("Heinrich", "Heinrich Tropical (NDAK)", "Heinrich Tropical (Blutkreuz)", "Loth",
+             "Luther", "Ludwig", "Flammluther", "Jagdluther"),
+    "SSU": ("Nadya", "Natalya", "Natasha", "Natasha (TSh)", "Nikita", "Aleksei (TSh)",
+            "Red Fury"),
+}
+BS_SOURCE = re.compile(r"BSData/dust1947@\w+ \S+\.cat L\d+ \((.+)\)$")
 PILOT_SKILLS = {"vehicle": ("pilot", "ace pilot"), "aircraft": ("air pilot", "ace air pilot")}
 JOIN_KIN = ("steel guard", "gorilla", "zombie")  # heroes of these kinds join only their kind
 
@@ -129,7 +141,11 @@ class ArmyList:
 
 # -- reading ---------------------------------------------------------------------------------------
 def _norm(s: str) -> str:
-    return re.sub(r"[^0-9a-z]", "", s.casefold())
+    """Names compared without case, punctuation and accents; "&" reads "and"."""
+    import unicodedata
+
+    s = unicodedata.normalize("NFKD", s.casefold().replace("&", " and "))
+    return re.sub(r"[^0-9a-z]", "", s)
 
 
 class _Cards:
@@ -139,8 +155,25 @@ class _Cards:
         self.cards = [c for c in cards if c.edition == EDITION]
         self.by_name = {c.name: c for c in self.cards}
         self.by_norm: dict[str, Card] = {}
+        self.by_bs: dict[str, Card] = {}  # the BattleScribe names a card's sources cite
         for c in self.cards:
             self.by_norm.setdefault(_norm(c.name), c)
+            for src in getattr(c, "sources", ()) or ():
+                m = BS_SOURCE.search(src)
+                if m:
+                    self.by_bs.setdefault(m.group(1), c)
+
+    def from_battlescribe(self, name: str) -> tuple[Card | None, bool]:
+        """The card a BattleScribe entry name stands for, and whether it is the captured
+        copy (the Captured Vehicles catalogue's "X (Captured)")."""
+        base = name[: -len(" (Captured)")] if name.endswith(" (Captured)") else None
+        c = self.by_name.get(name) or self.by_bs.get(name)
+        if c is not None:
+            return c, base is not None
+        if base is not None:
+            c = self.by_name.get(base) or self.by_bs.get(base)
+            return c, c is not None
+        return self.by_norm.get(_norm(name)), False
 
     def get(self, name: str, file: str, unit: str, fld: str) -> Card:
         c = self.by_name.get(name) or self.by_norm.get(_norm(name))
@@ -265,16 +298,23 @@ def list_from_roster(path: str | Path, cards: list[Card], *, points: float | Non
     from .rosters import read_roster
 
     idx = _Cards(cards)
-    kinds = {c.name: c.kind or "" for c in idx.cards}
-    ros = read_roster(path, catalogues, kinds)
+
+    def kind_of(name: str) -> str:
+        c = idx.from_battlescribe(name)[0]
+        return (c.kind or "") if c is not None else ""
+
+    ros = read_roster(path, catalogues, kind_of)
     units: list[ListUnit] = []
+    unresolved = list(ros.unresolved)
     for s in ros.selections:
-        card = idx.get(s.card, ros.file, s.where, "entryId")
-        if card.kind == "hero" and s.nested_heroes:
+        card, captured = idx.from_battlescribe(s.card)
+        if card is None:
+            unresolved.append(f"{s.card} ({s.where}: no such card in the unit data)")
             continue
+        captured = captured or card.bloc == CAPTURED or s.catalogue == CAPTURED
         hero = pilot = None
         for h in s.nested_heroes:
-            hc = idx.get(h, ros.file, s.where, "entryId")
+            hc = idx.from_battlescribe(h)[0]
             if card.kind == "squad" and hero is None:
                 hero = hc
             elif card.kind in ("vehicle", "aircraft") and pilot is None:
@@ -282,14 +322,13 @@ def list_from_roster(path: str | Path, cards: list[Card], *, points: float | Non
             else:
                 units.append(ListUnit(hc, where=s.where))
         for _ in range(s.count):
-            units.append(ListUnit(card, hero, pilot, card.bloc == CAPTURED,
-                                  where=f"{s.card} ({s.where})"))
+            units.append(ListUnit(card, hero, pilot, captured, where=f"{s.card} ({s.where})"))
     pts = points or ros.points
     if not pts:
         raise DustsimError("the roster has no points limit (costLimits); pass --points",
                            file=ros.file, field="costLimits")
     return ArmyList(ros.name, float(pts), tuple(units), (), infer_bloc(units), ros.file,
-                    ros.unresolved)
+                    tuple(unresolved))
 
 
 def load_list(path: str | Path, cards: list[Card] | None = None, *,
@@ -298,6 +337,10 @@ def load_list(path: str | Path, cards: list[Card] | None = None, *,
     from .cards import load_cards
 
     path = Path(path)
+    if points is not None and (isinstance(points, bool) or not isinstance(points, int | float)
+                               or not 0 < points <= MAX_POINTS):
+        raise DustsimError(f"the points limit must be a number from 1 to {MAX_POINTS}, got "
+                           f"{points!r}", field="--points")
     cards = cards if cards is not None else load_cards()
     suffix = path.suffix.lower()
     if suffix not in LIST_SUFFIXES:
@@ -403,7 +446,9 @@ def _force_points(lst: ArmyList, by_name: dict[str, Card]) -> dict:
     members = []
     table = dict(by_name)
     for u in lst.units:
-        if u.captured and u.card.bloc != CAPTURED:
+        if u.captured and u.card.kind != "vehicle":  # illegal (reported); priced as printed
+            members.append(Member(u.card.name, "support"))
+        elif u.captured and u.card.bloc != CAPTURED:
             # a base card marked captured: price it as the Captured Vehicles card would be
             cap = table.get(f"{u.card.name} (Captured)")
             members.append(Member(cap.name if cap else u.card.name, "support",
@@ -437,23 +482,37 @@ def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, cha
                            tuple(u.name for u in members))
         return st, viol
     idx = _index(cards, chart.edition)
-    slot_cards = []
+    slot_cards: list[set[str]] = []
+    slot_joined: list[dict[str, list[set[str]]]] = []  # card -> the joins an option asks
     for s in chart.slots:
-        names = set()
+        names: set[str] = set()
+        joins: dict[str, list[set[str]]] = {}
         for o in s.options:
             c, _ = resolve(o, idx, strict=False)
             if c is not None:
                 names.add(c.name)
+                joins.setdefault(c.name, []).append({_norm(j) for j in
+                                                     getattr(o, "joined", ()) or ()})
         slot_cards.append(names)
+        slot_joined.append(joins)
     # pieces: each card of each member unit may fill one slot (a joined hero and its squad
     # are one unit in play but two entries of the chart)
     pieces = [(i, c) for i, u in enumerate(members) for c in u.cards]
     n_slots = len(chart.slots)
     best: list = [None, -1, None]  # assignment, filled, merc used
 
-    def fits(slot: int, card: Card, merc_used: bool) -> tuple[bool, bool]:
+    def joins_ok(slot: int, k: int) -> bool:
+        """An option that names heroes joined to (or piloting) its unit asks for them."""
+        ui, card = pieces[k]
+        unit = members[ui]
+        have = {_norm(c.name) for c in (unit.hero, unit.pilot) if c is not None} \
+            if card is unit.card else set()
+        return any(want <= have for want in slot_joined[slot][card.name])
+
+    def fits(slot: int, k: int, merc_used: bool) -> tuple[bool, bool]:
+        card = pieces[k][1]
         if card.name in slot_cards[slot]:
-            return True, False
+            return joins_ok(slot, k), False
         if (chart.slots[slot].role == "required" and not merc_used
                 and card.bloc == MERCENARIES and card.armour):
             # L966: one combat unit replaced by a mercenary of the same type, armour >=
@@ -470,10 +529,10 @@ def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, cha
         if slot == n_slots:
             best[:] = [assign, filled, merc]
             return
-        for k, (_ui, card) in enumerate(pieces):
+        for k in range(len(pieces)):
             if k in used:
                 continue
-            ok, m = fits(slot, card, merc)
+            ok, m = fits(slot, k, merc)
             if ok:
                 dfs(slot + 1, used | {k}, (*assign, k), merc or m, filled + 1)
         dfs(slot + 1, used, (*assign, None), merc, filled)
@@ -491,6 +550,14 @@ def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, cha
             filled.append((role, pieces[k][1].name))
             used_units.add(pieces[k][0])
     support = tuple(u.name for i, u in enumerate(members) if i not in used_units)
+    if getattr(chart, "only_combat_support", False):
+        combat = set().union(*(slot_cards[i] for i, sl in enumerate(chart.slots)
+                               if sl.role == "required"))
+        for i, u in enumerate(members):
+            if i not in used_units and u.card.name not in combat:
+                viol.append(Violation(u.name, "Platoons (DUST ENLIST chart)", "",
+                                      f"{chart.name} takes its support units only from its "
+                                      f"combat units' cards"))
     for m in missing:
         viol.append(Violation(label, "Platoons", "L950-958",
                               f"{chart.name} lacks its {m}: a platoon is fielded only with "
@@ -545,7 +612,10 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
             v.append(Violation(u.name, "Captured vehicles", "L889",
                                f"only vehicles can be captured, not a {u.card.kind}"))
             continue
-        on_chart = u.card.bloc == CAPTURED or f"{u.card.name} (Captured)" in by_name
+        on_chart = (u.card.bloc == CAPTURED or getattr(u.card, "capturable", False)
+                    or f"{u.card.name} (Captured)" in by_name
+                    or any(_norm(base.name) == _norm(n) for names in CAPTURE_CHART.values()
+                           for n in names))
         if not on_chart:
             v.append(Violation(u.name, "Captured vehicles", "L897-922",
                                "not on the captured vehicle availability chart"))

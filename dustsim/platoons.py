@@ -48,6 +48,7 @@ HERO_BONUS = 0.10
 CAPTURED_EXTRA_AP = 2
 GET_MOVING = 1 / 3  # Officer: Get Moving You Bunch of Monkeys, 2 faces (L3725)
 ROLES = ("command", "required")
+SUPPORT_CORES = 20  # support units are tried on each platoon's best cores (platoon_table)
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Option:
     card: str | None = None  # explicit card name where the printed name differs
     why: str | None = None
     fortification: str = "none"
+    joined: tuple[str, ...] = ()  # fielded with it as one option (a hero joined or piloting)
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,9 @@ class Platoon:
     eligible: tuple[str, ...] = ()
     note: str = ""
     file: str = ""
+    only_combat_support: bool = False  # support units only from the chart's combat slots
+    origin: str = "book"  # "book" (rulebook transcription), "enlist", or "book+enlist"
+    enlist_id: str | None = None
 
     @property
     def buildable(self) -> bool:
@@ -93,6 +98,7 @@ class Member:
     captured: bool = False
     mercenary: bool = False
     replaces: str | None = None  # the required card a mercenary stands in for
+    joined_to: str | None = None  # fielded with that member's card as one chart option
 
     @property
     def label(self) -> str:
@@ -163,7 +169,11 @@ def parse_platoon_file(path: str | Path) -> list[Platoon]:
                 if card and not why:
                     raise _err(file, name, f"slot {i}.why",
                                f"an explicit card ({card!r}) needs a reason")
-                options.append(Option(_str(o, "name", file, name), card, why, fort))
+                joined = o.get("joined", [])
+                if not isinstance(joined, list) or not all(isinstance(j, str) for j in joined):
+                    raise _err(file, name, f"slot {i}.joined", "must be a list of unit names")
+                options.append(Option(_str(o, "name", file, name), card, why, fort,
+                                      tuple(joined)))
             slots.append(Slot(role, tuple(options)))
         if slots and slots[0].role != "command":
             raise _err(file, name, "slot 1.role", "the first slot must be the command unit")
@@ -176,7 +186,10 @@ def parse_platoon_file(path: str | Path) -> list[Platoon]:
             advantage_lines=_str(p, "advantage_lines", file, name),
             advantage_text=_str(p, "advantage_text", file, name), slots=tuple(slots),
             slots_lost=lost, advantage_model=p.get("advantage_model"),
-            eligible=tuple(p.get("eligible", ())), note=p.get("note", ""), file=file))
+            eligible=tuple(p.get("eligible", ())), note=p.get("note", ""), file=file,
+            only_combat_support=p.get("only_combat_support", False) is True,
+            origin=str(doc.get("origin", "book")),
+            enlist_id=p.get("enlist") if doc.get("origin", "book") == "book" else p.get("id")))
         if out[-1].advantage_model and out[-1].advantage_model not in ADVANTAGE_MODELS:
             raise _err(file, name, "advantage_model",
                        f"unknown {out[-1].advantage_model!r} (known: "
@@ -185,10 +198,95 @@ def parse_platoon_file(path: str | Path) -> list[Platoon]:
 
 
 def load_platoons(paths: Iterable[str | Path] | None = None) -> list[Platoon]:
-    """Every platoon chart under ``unit_data/platoons`` (or the given files)."""
+    """Every platoon chart under ``unit_data/platoons`` (or the given files), the rulebook
+    charts merged with the DUST ENLIST ones (:func:`merge_charts`)."""
     if paths is None:
         paths = sorted((default_data_dir() / "platoons").glob("*.toml"))
-    return [p for f in paths for p in parse_platoon_file(f)]
+    return merge_charts([p for f in paths for p in parse_platoon_file(f)])
+
+
+def _chart_key(p: Platoon) -> tuple[str, str]:
+    return (p.edition, p.enlist_id or _norm(p.name))
+
+
+def merge_charts(charts: list[Platoon]) -> list[Platoon]:
+    """One chart per platoon. A rulebook chart and an ENLIST chart are the same platoon when
+    the book's ``enlist`` id names it, or their names normalise alike. The book wins where
+    it has the unit boxes (its slots, advantage and model); where the conversion lost them,
+    the ENLIST slots are used. ENLIST-only charts are kept, their advantage not modelled."""
+    enlist = {_chart_key(p): p for p in charts if p.origin == "enlist"}
+    by_name = {(p.edition, _norm(p.name)): p for p in enlist.values()}
+    out = []
+    used = set()
+    for p in charts:
+        if p.origin == "enlist":
+            continue
+        e = enlist.get((p.edition, p.enlist_id)) if p.enlist_id else \
+            by_name.get((p.edition, _norm(p.name)))
+        if e is None:
+            out.append(p)
+            continue
+        used.add(e.enlist_id)
+        from dataclasses import replace
+
+        if p.buildable:
+            out.append(replace(p, origin="book+enlist", enlist_id=e.enlist_id,
+                               only_combat_support=p.only_combat_support
+                               or e.only_combat_support))
+        else:
+            note = (p.note + " " if p.note else "") + (
+                f"Unit boxes lost in the rulebook conversion: slots from DUST ENLIST "
+                f"({e.lines}).")
+            out.append(replace(p, slots=e.slots, slots_lost=False, origin="book+enlist",
+                               enlist_id=e.enlist_id, note=note,
+                               only_combat_support=e.only_combat_support))
+    out += [p for p in enlist.values() if p.enlist_id not in used]
+    return out
+
+
+def _slot_cards(slot: Slot) -> frozenset[tuple[str, ...]]:
+    return frozenset((o.card or o.name, *o.joined) for o in slot.options)
+
+
+def chart_differences(paths: Iterable[str | Path] | None = None,
+                      cards: list[Card] | None = None) -> pd.DataFrame:
+    """Where a rulebook chart with unit boxes and its ENLIST chart differ: slot counts and
+    the options of each slot (card names, resolved by name)."""
+    if paths is None:
+        paths = sorted((default_data_dir() / "platoons").glob("*.toml"))
+    charts = [p for f in paths for p in parse_platoon_file(f)]
+    enlist = {_chart_key(p): p for p in charts if p.origin == "enlist"}
+    by_name = {(p.edition, _norm(p.name)): p for p in enlist.values()}
+    idx = _index(cards, "dust-1947") if cards is not None else None
+    rows = []
+
+    def names(slot: Slot) -> set[str]:
+        out = set()
+        for o in slot.options:
+            c = resolve(o, idx, strict=False)[0] if idx is not None else None
+            out.add(c.name if c is not None else o.card or o.name)
+        return out
+
+    for p in charts:
+        if p.origin == "enlist" or not p.buildable:
+            continue
+        e = enlist.get((p.edition, p.enlist_id)) if p.enlist_id else \
+            by_name.get((p.edition, _norm(p.name)))
+        if e is None:
+            continue
+        for role in ROLES:
+            bs = [s for s in p.slots if s.role == role]
+            es = [s for s in e.slots if s.role == role]
+            if len(bs) != len(es):
+                rows.append({"platoon": p.name, "role": role, "slot": "",
+                             "book": f"{len(bs)} slots", "enlist": f"{len(es)} slots"})
+            for i, (b, x) in enumerate(zip(bs, es, strict=False), start=1):
+                nb, ne = names(b), names(x)
+                if nb != ne:
+                    rows.append({"platoon": p.name, "role": role, "slot": str(i),
+                                 "book": ", ".join(sorted(nb - ne)) or "-",
+                                 "enlist": ", ".join(sorted(ne - nb)) or "-"})
+    return pd.DataFrame(rows, columns=["platoon", "role", "slot", "book", "enlist"])
 
 
 # ---------------------------------------------------------------------------- matching
@@ -238,6 +336,12 @@ def matches(platoons: list[Platoon], cards: list[Card]) -> pd.DataFrame:
                 rows.append({"platoon": p.name, "slot": i, "role": s.role, "printed": o.name,
                              "card": c.name if c else None, "matched_by": how,
                              "why": o.why or "", "fortification": o.fortification})
+                for j in o.joined:
+                    jc = idx.get(_norm(j))
+                    rows.append({"platoon": p.name, "slot": i, "role": s.role, "printed": j,
+                                 "card": jc.name if jc else None,
+                                 "matched_by": "joined" if jc else "unmatched",
+                                 "why": f"joined to {o.name}", "fortification": "none"})
     return pd.DataFrame(rows, columns=["platoon", "slot", "role", "printed", "card",
                                        "matched_by", "why", "fortification"])
 
@@ -307,7 +411,9 @@ def advantages(platoons: list[Platoon]) -> pd.DataFrame:
         rows.append({"platoon": p.name, "bloc": p.bloc, "advantage": p.advantage,
                      "lines": p.advantage_lines, "rule": p.advantage_text,
                      "modelled": m is not None, "model": m[1] if m else
-                     "not modelled (no numeric effect on the per-action figures)",
+                     "advantage not modelled" + ("" if p.advantage else
+                                                 " (not named in the DUST ENLIST extract)"),
+                     "origin": p.origin,
                      "buildable": p.buildable,
                      "why_not_buildable": "" if p.buildable else
                      "unit boxes lost in the rulebook conversion"})
@@ -323,17 +429,11 @@ def captured_cost(base: Card) -> float:
     return float(base.ap) + CAPTURED_EXTRA_AP
 
 
-def captured_base_name(card: Card) -> str | None:
-    m = re.fullmatch(r"(.*) \(Captured\)", card.name)
-    return m.group(1) if m and card.bloc == "Captured Vehicles" else None
-
-
 def member_cost(m: Member, by_name: dict[str, Card]) -> float:
+    """A member's AP: a captured vehicle +2 (a list may mark another unit captured: that is
+    a legality violation, reported by the list checker, priced the same)."""
     c = by_name[m.card]
-    if m.captured:
-        base = by_name.get(captured_base_name(c) or "")
-        return captured_cost(base) if base is not None else float(c.ap)
-    return float(c.ap)
+    return float(c.ap) + (CAPTURED_EXTRA_AP if m.captured else 0)
 
 
 def force_points(members: Iterable[Member], by_name: dict[str, Card], budget: float) -> dict:
@@ -392,68 +492,114 @@ def _legal_counts(members: list[Member], by_name: dict[str, Card]) -> bool:
 
 
 def support_pool(platoon: Platoon, cards: list[Card]) -> list[Member]:
-    """Units that may support a platoon: its bloc's cards, mercenaries, and captured
-    vehicles built by another bloc (at most one per force)."""
+    """Units that may support a platoon: its bloc's cards, mercenaries, and the capturable
+    vehicles of another bloc (captured: +2 AP, at most one per force). A chart with "only
+    combat units as support" takes its support from its combat slots' cards."""
     ed = [c for c in cards if c.edition == platoon.edition and c.ap]
-    by_name = {c.name: c for c in ed}
+    if platoon.only_combat_support:
+        idx = _index(ed, platoon.edition)
+        names = {c.name for s in platoon.slots if s.role == "required" for o in s.options
+                 for c in [resolve(o, idx, strict=False)[0]] if c is not None}
+        return [Member(n, "support") for n in sorted(names)]
     out = []
     for c in ed:
         if c.bloc == platoon.bloc or c.bloc == "Mercenaries":
             out.append(Member(c.name, "support", mercenary=c.bloc == "Mercenaries"
                               and platoon.bloc != "Mercenaries"))
-        else:
-            base = by_name.get(captured_base_name(c) or "")
-            if base is not None and base.bloc != platoon.bloc:
-                out.append(Member(c.name, "support", captured=True))
+        elif c.capturable and c.kind == "vehicle":
+            out.append(Member(c.name, "support", captured=True))
     return out
+
+
+def _slot_choices(platoon: Platoon, cards: list[Card]) -> list[list[tuple[Member, ...]]] | None:
+    idx = _index(cards, platoon.edition)
+    choices = []
+    for s in platoon.slots:
+        opts = []
+        for o in s.options:
+            c, _ = resolve(o, idx, strict=False)
+            joined = [idx.get(_norm(j)) for j in o.joined]
+            if c is not None and c.ap and all(j is not None for j in joined):
+                opts.append((Member(c.name, s.role, o.fortification),
+                             *(Member(j.name, s.role, joined_to=c.name) for j in joined)))
+        if not opts:
+            return None  # a slot with no matched card: the platoon cannot be built
+        choices.append(opts)
+    return choices
+
+
+def _picks(choices: list[list[tuple[Member, ...]]]) -> Iterator[tuple[Member, ...]]:
+    """Every choice of one option per slot; runs of slots with the same options are taken
+    as multisets (the order of identical slots does not make another build)."""
+    groups: list[tuple[list, int]] = []
+    for opts in choices:
+        if groups and groups[-1][0] == opts:
+            groups[-1] = (opts, groups[-1][1] + 1)
+        else:
+            groups.append((opts, 1))
+    for picked in itertools.product(*(itertools.combinations_with_replacement(o, k)
+                                      for o, k in groups)):
+        yield tuple(m for group in picked for option in group for m in option)
+
+
+def core_builds(platoon: Platoon, cards: list[Card], budget: float, *,
+                mercenary: bool = True) -> Iterator[list[Member]]:
+    """Command + required units (and each mercenary replacement) that may fit the budget,
+    before support units."""
+    if not platoon.buildable:
+        return
+    by_name = {c.name: c for c in cards if c.edition == platoon.edition}
+    choices = _slot_choices(platoon, cards)
+    if choices is None:
+        return
+    mercs = [c for c in cards if c.edition == platoon.edition and c.bloc == "Mercenaries"
+             and c.ap and c.armour] if mercenary and platoon.bloc != "Mercenaries" else []
+    for core in _picks(choices):
+        yield list(core)
+        for i, m in enumerate(core):
+            if m.role != "required" or m.joined_to:
+                continue
+            rc = by_name[m.card]
+            for mc in mercs:
+                if rc.armour and mc.armour and mc.armour_type == rc.armour_type and \
+                        mc.armour_value >= rc.armour_value:
+                    yield [*core[:i], Member(mc.name, "required", mercenary=True,
+                                             replaces=m.card), *core[i + 1:]]
+
+
+def extend(platoon: Platoon, bases: Iterable[list[Member]], cards: list[Card], budget: float,
+           max_support: int, seen: set | None = None) -> Iterator[Build]:
+    """Legal builds of the given cores with 0 to ``max_support`` support units; a set of
+    members too dear even with the largest hero bonus is skipped before the faction test."""
+    by_name = {c.name: c for c in cards if c.edition == platoon.edition}
+    pool = support_pool(platoon, cards)
+    seen = set() if seen is None else seen
+    ceiling = budget * (1 + HERO_BONUS) + 1e-9
+    for base in bases:
+        base_ap = sum(member_cost(m, by_name) for m in base)
+        if base_ap > ceiling:
+            continue
+        for k in range(max_support + 1):
+            for sup in itertools.combinations_with_replacement(pool, k):
+                if base_ap + sum(member_cost(m, by_name) for m in sup) > ceiling:
+                    continue
+                members = [*base, *sup]
+                key = (base[0], tuple(sorted(map(repr, base[1:]))),
+                       tuple(sorted(map(repr, sup))))
+                if key in seen or not _legal_counts(members, by_name):
+                    continue
+                seen.add(key)
+                pts = force_points(members, by_name, budget)
+                if pts["ap_paid"] <= budget + 1e-9:
+                    yield Build(platoon.name, tuple(members), pts)
 
 
 def builds(platoon: Platoon, cards: list[Card], budget: float, *, max_support: int = 1,
            mercenary: bool = True) -> Iterator[Build]:
     """Every legal build (command + required units, optionally one mercenary replacement and
     up to ``max_support`` support units) whose paid AP fits the budget; each build once."""
-    if not platoon.buildable:
-        return
-    idx = _index(cards, platoon.edition)
-    by_name = {c.name: c for c in cards if c.edition == platoon.edition}
-    choices = []
-    for s in platoon.slots:
-        opts = []
-        for o in s.options:
-            c, _ = resolve(o, idx, strict=False)
-            if c is not None and c.ap:
-                opts.append(Member(c.name, s.role, o.fortification))
-        if not opts:
-            return  # a slot with no matched card: the platoon cannot be built
-        choices.append(opts)
-    mercs = [c for c in cards if c.edition == platoon.edition and c.bloc == "Mercenaries"
-             and c.ap and c.armour] if mercenary and platoon.bloc != "Mercenaries" else []
-    pool = support_pool(platoon, cards)
-    seen = set()
-    for core in itertools.product(*choices):
-        cores = [list(core)]
-        for i, m in enumerate(core):
-            if m.role != "required":
-                continue
-            rc = by_name[m.card]
-            for mc in mercs:
-                if rc.armour and mc.armour and mc.armour_type == rc.armour_type and \
-                        mc.armour_value >= rc.armour_value:
-                    cores.append([*core[:i], Member(mc.name, "required", mercenary=True,
-                                                    replaces=m.card),
-                                  *core[i + 1:]])
-        for base in cores:
-            for k in range(max_support + 1):
-                for sup in itertools.combinations_with_replacement(pool, k):
-                    members = [*base, *sup]
-                    key = (base[0], tuple(sorted(map(repr, base[1:]))),
-                           tuple(sorted(map(repr, sup))))
-                    if key in seen or not _legal_counts(members, by_name):
-                        continue
-                    seen.add(key)
-                    pts = force_points(members, by_name, budget)
-                    if pts["ap_paid"] <= budget + 1e-9:
-                        yield Build(platoon.name, tuple(members), pts)
+    yield from extend(platoon, core_builds(platoon, cards, budget, mercenary=mercenary),
+                      cards, budget, max_support)
 
 
 # ---------------------------------------------------------------------------- scoring
@@ -519,10 +665,15 @@ def score_build(build: Build, platoon: Platoon, metrics: dict,
 
 
 def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.DataFrame, *,
-                  budget: float = 75, max_support: int = 1, progress: bool = False
-                  ) -> pd.DataFrame:
-    """Every legal build of every buildable platoon within ``budget``, scored and ranked
-    per AP (tidy: one row per build)."""
+                  budget: float = 75, max_support: int = 1, progress: bool = False,
+                  support_cores: int | None = SUPPORT_CORES) -> pd.DataFrame:
+    """Legal builds of every buildable platoon within ``budget``, scored and ranked per AP
+    (tidy: one row per build).
+
+    Every core (command + required units, mercenary replacements included) is scored; the
+    support units (up to ``max_support``) are tried on the ``support_cores`` best cores of
+    each platoon (``None``: on every core, exhaustive). With 54 charts the exhaustive
+    search runs to tens of millions of builds, so the tables are "best found" that way."""
     rows = []
     todo = [p for p in platoons if p.buildable]
     it = todo
@@ -544,10 +695,21 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
         metrics = by_ed[p.edition]
         # only cards with figures can be scored (cards without weapons or AP are not)
         scored = [c for c in ed_cards if (c.name, "none") in metrics]
-        for b in builds(p, scored, budget, max_support=max_support):
+        seen: set = set()
+        found = []
+        for b in extend(p, core_builds(p, scored, budget), scored, budget, 0, seen):
             s = score_build(b, p, metrics, by_name)
-            if s is None:
-                continue
+            if s is not None:
+                found.append((b, s))
+        if max_support:
+            best = sorted(found, key=lambda bs: -bs[1]["composite"])
+            best = best if support_cores is None else best[:support_cores]
+            for b in extend(p, [list(b.members) for b, _ in best], scored, budget,
+                            max_support, seen):
+                s = score_build(b, p, metrics, by_name)
+                if s is not None:
+                    found.append((b, s))
+        for b, s in found:
             cmd = b.members[0]
             rows.append({
                 "edition": p.edition, "platoon": p.name, "bloc": p.bloc,

@@ -39,6 +39,31 @@ class AttackResult:
     #: the hit allocation that ran (:data:`dustsim.attack.ALLOCATIONS`)
     allocation: str | None = None
 
+    def _items(self) -> list[tuple[str, str]]:
+        from .display import num, with_se
+
+        se = (lambda d: d.mean_se) if self.engine == "mc" else (lambda d: None)
+        items = [("mean damage", with_se(self.damage.mean(), se(self.damage))),
+                 ("P(destroyed)", with_se(self.p_destroyed, self.p_destroyed_se)),
+                 ("mean hits", with_se(self.hits.mean(), se(self.hits))),
+                 ("mean unsaved hits", with_se(self.unsaved.mean(), se(self.unsaved)))]
+        if self.engine == "mc":
+            items.append(("trials", f"{self.trials:,}, seed {self.seed}"))
+        elif self.dropped_mass:
+            items.append(("mass dropped", num(self.dropped_mass, 2)))
+        return items
+
+    def __repr__(self) -> str:
+        from .display import text
+
+        return text("AttackResult", self.engine, self._items())
+
+    def _repr_html_(self) -> str:
+        from .display import table
+
+        return table(f"Attack ({self.engine} engine)", self._items(), self.damage.to_list(),
+                     "damage")
+
     def summary(self) -> dict:
         """Flat dict: the CLI's --json object and one row of the analytics tables."""
         d = {

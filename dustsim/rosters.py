@@ -25,6 +25,7 @@ import functools
 import os
 import xml.parsers.expat
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -233,11 +234,11 @@ def _roster_points(root: XNode) -> float | None:
 
 
 def read_roster(path: str | Path, catalogues: str | Path | None = None,
-                unit_kinds: dict[str, str] | None = None) -> Roster:
+                kind_of: Callable[[str], str] | None = None) -> Roster:
     """Read a ``.ros`` / ``.rosz`` and resolve its unit selections to card names.
 
-    ``unit_kinds`` (card name -> kind) tells heroes apart from upgrades when a hero is
-    nested in another unit's selection."""
+    ``kind_of`` (BattleScribe card name -> kind) tells heroes apart from upgrades when a
+    hero is nested in another unit's selection."""
     file = str(path)
     root = parse_xml_bytes(read_roster_bytes(path), file)
     if root.tag != "roster":
@@ -248,7 +249,7 @@ def read_roster(path: str | Path, catalogues: str | Path | None = None,
         raise DustsimError("cannot resolve entry ids: BattleScribe catalogues not found "
                            "(pass --catalogues DIR or set DUSTSIM_BSDATA)", file=file)
     index = catalogue_index(str(Path(folder).resolve()))
-    kinds = unit_kinds or {}
+    kinds = kind_of or (lambda _name: "")
     out: list[Selection] = []
     unresolved: list[str] = []
     count = 0
@@ -284,7 +285,7 @@ def read_roster(path: str | Path, catalogues: str | Path | None = None,
             heroes = []
             for child in sel.kids("selections"):
                 sub = card_of(child, bloc)
-                if sub is not None and kinds.get(sub) == "hero" and sub != card:
+                if sub is not None and kinds(sub) == "hero" and sub != card:
                     heroes.append(sub)
             out.append(Selection(card, _number(sel, file), bloc, f"line {sel.line}",
                                  tuple(heroes)))

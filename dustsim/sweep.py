@@ -19,7 +19,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import threading
+import time
+import uuid
 from collections.abc import Iterator
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +34,7 @@ from .cards import Card
 from .errors import DustsimError
 
 BATCH = 8  # cards per task
+LOST_WORKERS_WAIT = 30.0  # seconds with no worker at all before a sweep gives up
 
 
 @dataclass(frozen=True)
@@ -132,19 +137,56 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
     from distributed import as_completed
 
     cards_future = client.scatter(edition_cards, broadcast=True, hash=False)
+    # keys unique to this run: an earlier sweep's keys of the same name may still be being
+    # released on the scheduler, which would cancel these ("already forgotten")
+    run = uuid.uuid4().hex[:12]
     futures = [client.submit(task_fn, t, cards_future, engine, trials, seed,
-                             key=f"dustsim-{t.kind}-{i}-{seed}", retries=retries, pure=False)
+                             key=f"dustsim-{t.kind}-{i}-{seed}-{run}", retries=retries,
+                             pure=False)
                for i, t in enumerate(tasks)]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(tasks)
+    lost = threading.Event()
+    finished = threading.Event()
+
+    def watchdog() -> None:  # every worker gone for LOST_WORKERS_WAIT s: give up
+        since = None
+        while not finished.wait(2):
+            try:
+                workers = client.scheduler_info().get("workers")
+            except Exception:  # the scheduler itself is gone: the same answer
+                workers = None
+            if workers:
+                since = None
+                continue
+            since = since or time.monotonic()
+            if time.monotonic() - since > LOST_WORKERS_WAIT:
+                lost.set()
+                client.cancel(futures)
+                return
+
+    threading.Thread(target=watchdog, daemon=True, name="dustsim-dask-watchdog").start()
     try:
         for fut in as_completed(futures):
+            if lost.is_set():
+                break
             results[index[fut.key]] = fut.result()
             if bar is not None:
                 bar.update(1)
+    except CancelledError as exc:  # the scheduler dropped the run (workers and data gone)
+        client.cancel(futures)
+        raise DustsimError(f"the Dask scheduler dropped the run's tasks ({exc}); if its "
+                           "workers were lost, restart them; run again",
+                           field="--scheduler") from None
     except BaseException:
         client.cancel(futures)
+        if lost.is_set():
+            raise _lost(tasks) from None
         raise
+    finally:
+        finished.set()
+    if lost.is_set():
+        raise _lost(tasks)
     return results
 
 
@@ -154,11 +196,34 @@ _ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-
 
 def check_scheduler_address(address: str) -> str:
     """``tcp://host:port`` (or ``host:port``, tls/ws/wss/ucx), else a one-line error."""
+    if re.fullmatch(r"inproc://[\w.:/-]+", address.strip()):  # a cluster in this process
+        return address.strip()
     m = _ADDRESS_RE.fullmatch(address.strip())
     if not address.strip() or not m or (m.group(2) and not 0 < int(m.group(2)) < 65536):
         raise DustsimError(f"--scheduler {address!r} is not a Dask scheduler address such as "
                            "tcp://host:8786", field="--scheduler")
     return address.strip()
+
+
+@contextlib.contextmanager
+def _sigint_ignored_in_children() -> Iterator[None]:
+    """SIGINT ignored while the body starts processes (they inherit it), then restored."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _lost(tasks) -> DustsimError:
+    return DustsimError(f"every Dask worker was lost, with the run's data ({len(tasks)} tasks; "
+                        f"none came back within {LOST_WORKERS_WAIT:g} s); restart the workers "
+                        "and run again", field="--scheduler")
 
 
 @contextlib.contextmanager
@@ -198,9 +263,12 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
         finally:
             client.close()
         return
-    # one thread per worker process: the kernel's own threads would oversubscribe the cores
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0", silence_logs=40,
-                      env={"DUSTSIM_THREADS": "1"}) as cluster, \
-            Client(cluster) as client:
-        yield client
+    # one thread per worker process: the kernel's own threads would oversubscribe the cores.
+    # The worker processes are started with SIGINT ignored (inherited): Ctrl-C reaches the
+    # whole process group, and only this process should answer it (it stops the cluster)
+    with contextlib.ExitStack() as stack:
+        with _sigint_ignored_in_children():
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=40, env={"DUSTSIM_THREADS": "1"}))
+        yield stack.enter_context(Client(cluster))

@@ -40,3 +40,22 @@ def all_cards():
     from dustsim.cards import load_cards
 
     return load_cards([UNIT_DATA])
+
+
+SMALL_REPORT_UNITS = "Pounder,Heavy Laser Grenadier Squad,Ludwig"
+
+
+@pytest.fixture(scope="session")
+def small_report(tmp_path_factory):
+    """One small report (three cards, every section) shared by the report, site and browser
+    tests: built once per session through the command line, as a user runs it."""
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("report") / "rep"
+    p = subprocess.run([sys.executable, "-m", "dustsim", "report", "--units", SMALL_REPORT_UNITS,
+                        "--out", str(out), "--format", "png,svg", "--confirm", "20",
+                        "--trials", "4000", "--quiet"], capture_output=True, text=True,
+                       timeout=600, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    return out

@@ -59,8 +59,9 @@ def test_cannot_hurt_scores_zero_and_per_ap_scales(d47):
     pounder = find_card(d47, "Heavy Laser Grenadier Squad")
     t = unit_column_table([pounder])
     cannot = [c for c in COLUMNS if all(not w.cell(c).can_damage for w in pounder.weapons
-                                        if not w.close_combat)]
-    assert cannot == ["V7", "A1", "A2", "A3"]
+                                        if not w.optional)]  # close combat included
+    # V7 is 1/1 in DUST ENLIST ('-' in BattleScribe): the merged card uses ENLIST (issue 12)
+    assert cannot == ["A1", "A2", "A3"]
     assert (t[t["column"].isin(cannot)]["mean_damage"] == 0).all()
     dear = replace(pounder, ap=pounder.ap * 2)
     t2 = unit_column_table([dear])

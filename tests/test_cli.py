@@ -34,8 +34,10 @@ def test_validate_bundled_and_bad(tmp_path, capsys):
 def test_cards_json_lists_dust_1947(capsys):
     assert main(["cards", "--edition", "dust-1947", "--json"]) == 0
     cards = json.loads(capsys.readouterr().out)
-    assert 360 <= len(cards) <= 420
-    assert all(c["source"] and c["revision"] for c in cards)
+    assert 530 <= len(cards) <= 560  # BattleScribe and DUST ENLIST merged (issue 12)
+    assert all(c["source"] and c["revision"] and c["sources"] for c in cards)
+    assert {c["bloc"] for c in cards} == {"Allies", "Axis", "SSU", "Mercenaries", "Mythos",
+                                          "IJN"}
     assert main(["cards", "Pounder", "--edition", "dust-1947"]) == 0
     assert "Antitank Gun" in capsys.readouterr().out
 
@@ -72,29 +74,33 @@ def test_attack_bad_input_exits_2(args, capsys):
     assert err.startswith("dustsim: error:") and "\n" not in err
 
 
-def test_report_small_bundle(tmp_path):
-    out = tmp_path / "rep"
-    code, _, stderr = run("report", "--units", "Pounder,Heavy Laser Grenadier Squad,"
-                               "Ludwig", "--out", str(out), "--format", "png,svg",
-                               "--confirm", "20", "--trials", "4000", "--quiet")
-    assert code == 0, stderr
-    html = (out / "index.html").read_text(encoding="utf-8")
+def test_report_small_bundle(small_report):
+    out = small_report
+    index = (out / "index.html").read_text(encoding="utf-8")
+    pages = {p.stem: p.read_text(encoding="utf-8") for p in (out / "sections").glob("*.html")}
+    site = index + "".join(pages.values())
     charts = sorted(p.stem for p in (out / "charts").glob("*.png"))
-    assert charts and all(f"charts/{c}.png" in html for c in charts)
+    assert charts and all(f"charts/{c}.png" in site for c in charts)
     assert all((out / "charts" / f"{c}.svg").exists() for c in charts)
     for t in ("unit_column", "unit_unit", "scores", "fair_points", "reference_targets",
               "platoons", "platoon_advantages", "platoon_matches", "epic_battles", "epic_mixes",
               "duels"):
         assert (out / "tables" / f"{t}.csv").exists() and (out / "tables" / f"{t}.parquet").exists()
-        assert f"tables/{t}.csv" in html
-    assert "516c407" in html  # the data's source revision
+        assert f"tables/{t}.csv" in site
+    for section in ("rankings", "value", "platoons", "duels", "epic", "method"):
+        assert f"sections/{section}.html" in index
+    assert "516c407" in index  # the data's source revision
     assert "epic_mixes" in charts and "platoons" in charts and "duels" in charts
     import pandas as pd
 
     duels = pd.read_csv(out / "tables" / "duels.csv")
     assert len(duels) == 9 and duels["playable"].all()  # 3 cards, each against each
     assert (duels[["p_a_wins", "p_b_wins", "p_draw"]].sum(axis=1) - 1).abs().max() < 1e-9
-    assert "Heavy Grenadier Flak Squad" in html  # unmatched platoon names listed
+    # printed platoon names and the cards they resolve to (issue 12: none unmatched)
+    matches = pd.read_csv(out / "tables" / "platoon_matches.csv")
+    assert (matches["matched_by"] != "unmatched").all()
+    flak = matches[matches["printed"] == "Heavy Grenadier Flak Squad"]
+    assert set(flak["card"]) == {"Heavy Grenadier Anti-Aircraft Squad"}
     # an existing report is not overwritten without --force
     code, _, stderr = run("report", "--units", "Pounder", "--out", str(out), "--quiet")
     assert code == 2 and "--force" in stderr
@@ -127,12 +133,95 @@ def test_import_refuses_overwrite(tmp_path, capsys):
 
 
 def test_platoons_command(tmp_path):
-    code, out, err = run("platoons", "--unmatched")
-    assert code == 0 and "Mortar Squad" in out
+    code, out, err = run("platoons", "--unmatched", "--json")
+    assert code == 0 and json.loads(out) == []  # every unit named resolves to a card
+    code, out, err = run("platoons", "--differences", "--json")
+    assert code == 0 and any(r["platoon"] == "Allied Medium Combat Walker Platoon"
+                             for r in json.loads(out))
     code, out, err = run("platoons", "--advantages", "--json")
     rows = json.loads(out)
-    assert len(rows) == 30 and sum(r["modelled"] for r in rows) == 4
+    assert len(rows) == 54 and sum(r["modelled"] for r in rows) == 4
     code, _, err = run("platoons", "--budget", "0")
     assert code == 2 and "--budget" in err and "\n" not in err.strip()
     code, _, err = run("platoons", "--platoon", "no such platoon")
     assert code == 2 and "--platoon" in err
+
+
+@pytest.mark.parametrize("args, found", [
+    (["cards", "Poundr"], "did you mean 'Pounder'"),
+    (["cards", "--bloc", "Alies"], "did you mean 'Allies'"),
+    (["attack", "--unit", "Konigsluthr", "--vs", "Pounder"], "'Königsluther'"),
+    (["report", "--units", "Guai-lp", "--out", "never-written"], "'Guaï-lo'"),
+    (["platoons", "--platoon", "Rangr"], "'Allied Ranger Platoon'"),
+])
+def test_unknown_names_get_the_closest(args, found, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert found.lower() in err.lower() and "\n" not in err
+    assert not (tmp_path / "never-written").exists()
+
+
+def test_names_without_accents_resolve(capsys):
+    assert main(["cards", "Guai-lo", "--edition", "dust-1947"]) == 0
+    assert "guaï-lo" in capsys.readouterr().out.lower()
+    assert main(["cards", "Konigsluther", "--edition", "dust-1947"]) == 0
+    assert "Königsluther" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, option", [
+    (["epic", "battle", "4 tank", "vs", "3 tank", "--engine", "exact", "--trials", "5"],
+     "--trials"),
+    (["platoons", "--unmatched", "--top", "3"], "--top"),
+    (["platoons", "--force"], "--force"),
+    (["epic", "optimize", "--budget", "10", "--vs", "3 tank", "--force"], "--force"),
+    (["report", "--duel-units", "0", "--duel-trials", "9", "--out", "x"], "--duel-trials"),
+])
+def test_an_option_that_does_nothing_is_refused(args, option, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert option in err and "does nothing" in err and "\n" not in err
+
+
+def test_every_command_takes_quiet_and_progress_needs_a_terminal(monkeypatch):
+    import argparse
+
+    from dustsim import cli
+
+    def leaves(sub):
+        for p in sub.choices.values():
+            nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+            if nested:
+                yield from (x for a in nested for x in leaves(a))
+            else:
+                yield p
+
+    import dustsim.commands  # noqa: F401
+
+    parser = cli.build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    commands = list(leaves(sub))
+    assert len(commands) >= 10
+    assert all("--quiet" in p._option_string_actions for p in commands)
+    ns = argparse.Namespace(quiet=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert not cli.progress_wanted(ns)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert cli.progress_wanted(ns)
+    assert not cli.progress_wanted(argparse.Namespace(quiet=True))
+
+
+def test_one_default_trial_count():
+    import inspect
+
+    from dustsim import DEFAULT_TRIALS, api, duel, epic
+    from dustsim.cli import build_parser
+
+    assert inspect.signature(api.attack).parameters["trials"].default == DEFAULT_TRIALS
+    assert inspect.signature(duel.duel).parameters["trials"].default == DEFAULT_TRIALS
+    assert inspect.signature(epic.battle).parameters["trials"].default == DEFAULT_TRIALS
+    p = build_parser()
+    for argv in (["attack", "--weapon", "3/1", "--target", "I2"],
+                 ["duel", "--side-a", "A", "--side-b", "B"],
+                 ["epic", "battle", "1 tank", "vs", "1 tank"]):
+        assert p.parse_args(argv).trials == DEFAULT_TRIALS

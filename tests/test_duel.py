@@ -160,7 +160,7 @@ def test_hero_joined_and_resilient_matches_exact(all_cards):
     lg = find_card(all_cards, "Heavy Laser Grenadier Squad", "dust-1947")
     hero = next(c for c in all_cards if c.edition == "dust-1947" and c.kind == "hero"
                 and c.armour == "I3" and c.damage_track and c.move
-                and not {"Loner", "Superhuman"} & set(c.skills))
+                and not {"Loner", "Superhuman", "Super Human"} & set(c.skills))
     sq = next(c for c in all_cards if c.edition == "dust-1947" and c.kind == "squad"
               and c.armour == "I3" and c.models and c.move)
     unit = join_hero(hero, sq, cover=True)

@@ -7,7 +7,7 @@ from collections import defaultdict
 import pytest
 from conftest import SHARED, UNIT_DATA, needs_shared
 
-from dustsim.cards import COLUMNS, load_cards, parse_unit_file
+from dustsim.cards import COLUMNS, parse_unit_file
 from dustsim.errors import DustsimError
 from dustsim.importers.battlescribe import import_battlescribe, infer_models
 from dustsim.importers.facts import import_facts
@@ -15,16 +15,35 @@ from dustsim.importers.facts import import_facts
 BS = SHARED / "data" / "bsdata-dust1947"
 
 
-@needs_shared
-def test_battlescribe_import_reproduces_bundled_files_byte_for_byte():
+@pytest.fixture(scope="module")
+def bs_import(tmp_path_factory):
+    """The BattleScribe side alone, written and re-read (the merged data is checked in
+    test_dust1947.py)."""
     texts, report = import_battlescribe([BS])
-    committed = {p.name: p.read_text(encoding="utf-8")
-                 for p in (UNIT_DATA / "dust-1947").glob("*.toml")}
-    assert set(texts) == set(committed)
+    tmp = tmp_path_factory.mktemp("bs")
+    cards = []
     for name, text in texts.items():
-        assert text == committed[name], name
-    assert report.cards == sum(text.count("[[card]]") for text in texts.values())
+        (tmp / name).write_text(text, encoding="utf-8")
+        problems = []
+        cards += parse_unit_file(tmp / name, problems)
+        assert not problems, problems[:3]
+    return texts, report, cards
+
+
+@needs_shared
+def test_battlescribe_import_alone(bs_import):
+    texts, report, cards = bs_import
+    assert report.cards == sum(text.count("[[card]]") for text in texts.values()) == len(cards)
     assert len(report.unparsed) == 2  # Raketenmann '7/1/' and Falke '*/¤'
+    by = {c.name: c for c in cards}
+    # a weapon selection without its own profile takes the catalogue's profile by name
+    punch = [w for w in by["Wilfried"].weapons if w.name == "Deadly Punch"]
+    assert punch and "no profile in BattleScribe" in " ".join(punch[0].flags)
+    gloves = by["Zombie Squad"].weapons
+    assert [w.name for w in gloves] == ["Panzer Gloves"] and gloves[0].count == 5
+    assert by["Zombie Squad"].models == 5
+    # a skill keeps its parameter
+    assert "Expert - Flamethrower" in by["Stefan"].skills
 
 
 @needs_shared
@@ -35,10 +54,10 @@ def test_facts_import_reproduces_bundled_files():
 
 
 @needs_shared
-def test_battlescribe_cards_agree_with_documented_facts():
+def test_battlescribe_cards_agree_with_documented_facts(bs_import):
     """Every AP, armour, damage track and cell of unit-facts.csv (BSData rows) matches."""
     cards = {(c.name.removesuffix(" (Captured)"), "Captured" in c.bloc): c
-             for c in load_cards([UNIT_DATA / "dust-1947"])}
+             for c in bs_import[2]}
     checked = defaultdict(int)
     with (SHARED / "data" / "unit-facts.csv").open(encoding="utf-8") as fh:
         for r in csv.DictReader(fh):
@@ -68,15 +87,13 @@ def test_battlescribe_cards_agree_with_documented_facts():
     assert checked["weapon"] > 10000 and checked["ap"] > 350
 
 
-@needs_shared
 def test_counts(all_cards):
     d47 = [c for c in all_cards if c.edition == "dust-1947"]
-    assert 360 <= len(d47) <= 420
-    assert {c.bloc for c in d47} == {"Allies", "Axis", "SSU", "Mercenaries", "Mythos",
-                                    "Captured Vehicles"}
+    assert 530 <= len(d47) <= 560
+    assert {c.bloc for c in d47} == {"Allies", "Axis", "SSU", "Mercenaries", "Mythos", "IJN"}
     squads = [c for c in d47 if c.kind == "squad"]
     assert all(c.models_source == "inferred" for c in squads if c.models is not None)
-    assert all(c.revision and c.revision.startswith("516c407") for c in d47)
+    assert all(c.sources for c in d47)
 
 
 # -- edge cases on small synthetic documents --------------------------------------------------
@@ -197,6 +214,42 @@ def test_infer_models_rules():
     assert infer_models(ws) == 5
     assert infer_models([Weapon("Phaser", line, 3, "6"), Weapon("Punch", line, 3, "C")]) == 3
     assert infer_models([]) is None
+
+
+def _w(name, count, rng="6", keywords=()):
+    from dustsim.cards import CANNOT, Weapon
+
+    return Weapon(name, (CANNOT,) * len(COLUMNS), count, rng, keywords=tuple(keywords))
+
+
+#: Squads as printed (weapon name, count, range, keywords) and the size the rule must give.
+#: Each row exercises one clause of the rule (issue 12, item 3).
+SQUADS = [
+    # a Bazooka (rule "Grenade": no cover save in 1947, seed 003 L3272-3274) is its
+    # carrier's weapon: 4 rifles + 1 Bazooka = 5; under-barrel launchers ride on the rifles
+    ("Ranger Combat Squad", [("Automatic Rifle", 4, "6", ()), ("Bazooka", 1, "4", ("grenade",)),
+                             ("Under-Barrel Grenade Launcher", 4, "3", ("grenade",))], 5),
+    # an automatic grenade launcher is its carrier's weapon too
+    ("AGL squad", [("Assault Rifle", 4, "6", ()), ("Auto Grenade Launcher", 1, "6",
+                                                   ("grenade",))], 5),
+    # a lone officer's pistol is his weapon
+    ("Command Squad", [("Pistol", 1, "2", ()), ("Submachine Gun", 3, "3", ()),
+                       ("Machinegun", 1, "6", ())], 5),
+    # a Panzerfaust or RPG is carried by a rifleman: not another model (2013 seed L360)
+    ("Sturmgrenadier Assault Squad", [("Assault Rifle", 4, "6", ()), ("Submachine Gun", 1, "3", ()),
+                                      ("Panzerfaust", 2, "2", ("grenade",))], 5),
+    ("RPG squad", [("Submachine Gun", 5, "3", ()), ("RPG", 1, "4", ("grenade",))], 5),
+    # thrown grenades and close-combat weapons are carried beside the main weapon
+    ("Grenades", [("Rifle", 4, "6", ()), ("Hand Grenades", 4, "2", ("grenade",)),
+                  ("Knife", 4, "C", ())], 4),
+    # a per-soldier close-combat weapon is a lower bound
+    ("Zombie Squad", [("Panzer Gloves", 5, "C", ())], 5),
+]
+
+
+@pytest.mark.parametrize("name,weapons,size", SQUADS, ids=[s[0] for s in SQUADS])
+def test_squad_size_rule_on_a_table_of_squads(name, weapons, size):
+    assert infer_models([_w(*w) for w in weapons]) == size
 
 
 # -- fuzzing: mutated real catalogues and random documents ---------------------------------

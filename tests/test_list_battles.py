@@ -164,3 +164,13 @@ def test_cli_vs_and_meta(tmp_path, capsys):
     assert "P(row list wins)" in out and chart.stat().st_size > 0
     (folder / "x.toml").write_text("points = 75\n[[unit]]\ncard = 'Nobody'\n")
     assert main(["list", "meta", str(folder), "--trials", "10"]) == 2
+
+
+@pytest.mark.parametrize("flags", [["--trials", "0"], ["--seed", "-1"], ["--turns", "0"],
+                                   ["--distance", "500"], ["--threads", "999"],
+                                   ["--curve-trials", "0"]])
+def test_cli_vs_knobs_are_capped(flags, capsys):
+    a = str(EXAMPLES / "ssu-red-army.toml")
+    assert main(["list", "vs", a, a, *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and flags[0] in err

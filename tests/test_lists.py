@@ -45,7 +45,7 @@ def units(*specs: str) -> str:
 # -- the bundled examples ----------------------------------------------------------------------
 def test_one_example_per_bloc():
     blocs = {load_list(p).bloc for p in TOML_EXAMPLES}
-    assert {"Allies", "Axis", "SSU", "Mercenaries"} <= blocs
+    assert {"Allies", "Axis", "SSU", "IJN", "Mercenaries"} <= blocs
     assert len(ROSTERS) >= 2 and {p.suffix for p in ROSTERS} == {".ros", ".rosz"}
 
 
@@ -115,9 +115,10 @@ def test_captured_costs_two_more(d47):
     lst = toml_list(d47, units("Pounder", "Ludwig|captured=true"))
     ludwig = next(c for c in d47 if c.name == "Ludwig")
     assert lst.units[1].ap == ludwig.ap + 2
-    # the Captured Vehicles catalogue's card already prints the +2
-    lst2 = toml_list(d47, units("Pounder", "Ludwig (Captured)"))
-    assert lst2.units[1].captured and lst2.units[1].ap == ludwig.ap + 2
+    if any(c.name == "Ludwig (Captured)" for c in d47):
+        # the Captured Vehicles catalogue's card already prints the +2
+        lst2 = toml_list(d47, units("Pounder", "Ludwig (Captured)"))
+        assert lst2.units[1].captured and lst2.units[1].ap == ludwig.ap + 2
 
 
 def test_unique_heroes_and_pilots(d47):
@@ -178,9 +179,17 @@ def test_platoons(d47):
     infantry = toml_list(d47, walkers + units("Mickey|platoon='p'", "Hotdog|platoon='p'",
                                               "Justine & Co|platoon='p'"))
     assert not check(infantry, d47).platoons[0].advantage_active
+    # a chart whose unit boxes were lost in the rulebook conversion: noted, never assumed
+    from dataclasses import replace
+
+    from dustsim.platoons import load_platoons
+
+    charts = load_platoons()
+    rifle = next(p for p in charts if p.name == "USMC Rifle Platoon")
+    charts = [replace(rifle, slots=(), slots_lost=True) if p is rifle else p for p in charts]
     lost = toml_list(d47, "[[platoon]]\nid = 'p'\nchart = 'USMC Rifle Platoon'\n" + units(
         "USMC Rifle Squad|platoon='p'"))
-    c = check(lost, d47)
+    c = check(lost, d47, charts)
     assert c.legal and not c.platoons[0].advantage_active
     assert any("cannot check it" in n for n in c.notes)
 
@@ -335,3 +344,49 @@ def test_list_show_cli(tmp_path, capsys):
 
 def test_examples_folder_is_path(tmp_path):
     assert isinstance(EXAMPLES, Path) and EXAMPLES.is_dir()
+
+
+@pytest.mark.parametrize("points", ["0", "-5", "1e9", "nan"])
+def test_points_override_is_checked(points, capsys):
+    assert main(["list", "check", str(EXAMPLES / "mercenaries.toml"), "--points", points]) == 2
+    err = capsys.readouterr().err
+    assert "--points" in err and err.count("\n") == 1
+
+
+def test_platoon_options_with_joined_heroes_and_combat_only_support(d47):
+    """Chart options may ask for a hero joined to (or piloting) the unit, and a chart may
+    take its support units only from its combat slots' cards (DUST ENLIST charts)."""
+    from dataclasses import dataclass
+
+    from dustsim.platoons import Option, Platoon, Slot
+
+    @dataclass(frozen=True)
+    class JoinedOption(Option):
+        joined: tuple[str, ...] = ()
+
+    @dataclass(frozen=True)
+    class EnlistChart(Platoon):
+        only_combat_support: bool = False
+
+    chart = EnlistChart(
+        name="Test Platoon", edition="dust-1947", bloc="SSU", lines="-", advantage="Test",
+        advantage_lines="-", advantage_text="-", only_combat_support=True,
+        slots=(Slot("command", (JoinedOption("Grand'Ma", joined=("Koshka",)),)),
+               Slot("required", (Option("Red Army Battle Squad"),))))
+    head = "[[platoon]]\nid = 'p'\nchart = 'Test Platoon'\n"
+    ok = toml_list(d47, head + units("Grand'Ma|pilot='Koshka'|platoon='p'",
+                                     "Red Army Battle Squad|platoon='p'|count=2"))
+    c = check(ok, d47, [chart])
+    assert c.legal and c.platoons[0].advantage_active
+    assert c.platoons[0].support == ("Red Army Battle Squad",)
+    alone = toml_list(d47, head + units("Grand'Ma|platoon='p'",
+                                        "Red Army Battle Squad|platoon='p'"))
+    c = check(alone, d47, [chart])
+    assert not c.platoons[0].advantage_active
+    assert any("lacks its command (Grand'Ma)" in x for x in c.lines())
+    extra = toml_list(d47, head + units("Grand'Ma|pilot='Koshka'|platoon='p'",
+                                        "Red Army Battle Squad|platoon='p'",
+                                        "Nadya|platoon='p'"))
+    assert check(extra, d47, [chart]).lines() == [
+        "Nadya: Test Platoon takes its support units only from its combat units' cards "
+        "[Platoons (DUST ENLIST chart)]"]

@@ -24,12 +24,27 @@ def test_notebook_is_stored_without_outputs(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path, tmp_path, monkeypatch):
+    """Run with Jupyter's own (inline) backend: chart cells must show an image, the
+    calculator its widget."""
     monkeypatch.setenv("DUSTSIM_QUICK", "1")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.delenv("MPLBACKEND", raising=False)
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-              if o.output_type == "error"]
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    errors = [o for c in code for o in c.outputs if o.output_type == "error"]
     assert not errors
+    charts = [c for c in code if "chart" in c.metadata.get("tags", [])]
+    assert charts, "every notebook shows at least one chart"
+    for c in charts:
+        kinds = {k for o in c.outputs for k in o.get("data", {})}
+        assert "image/png" in kinds, c.source
+    for c in code:
+        if "widget" in c.metadata.get("tags", []):
+            kinds = {k for o in c.outputs for k in o.get("data", {})}
+            assert "application/vnd.jupyter.widget-view+json" in kinds, c.source
+    results = [o for c in code for o in c.outputs if "text/html" in o.get("data", {})
+               and "AttackResult" in o["data"].get("text/plain", "")]
+    for o in results:  # a result shows its headline, not its arrays
+        assert len(o["data"]["text/plain"]) < 400

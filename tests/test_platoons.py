@@ -25,14 +25,25 @@ def charts():
     return P.load_platoons()
 
 
-def test_all_thirty_charts_load_and_the_lost_ones_are_flagged(charts):
-    assert len(charts) == 30  # the index confirms 30 platoons (digest section 17)
-    assert len({p.name for p in charts}) == 30
-    buildable = [p for p in charts if p.buildable]
-    assert all(p.slots[0].role == "command" for p in buildable)
-    assert all(not p.slots for p in charts if p.slots_lost)
-    assert {p.name for p in buildable} >= {"Allied Ranger Platoon", "NDAK Grenadier Platoon",
-                                          "Yakov's Stormwall Platoon"}
+def test_all_charts_load_merged_book_first_and_every_one_is_buildable(charts):
+    # 30 rulebook charts (digest section 17) merged with the 54 of DUST ENLIST
+    assert len(charts) == 54 and len({p.name for p in charts}) == 54
+    origins = {p.origin for p in charts}
+    assert origins == {"book+enlist", "enlist"}
+    assert sum(p.origin == "book+enlist" for p in charts) == 30
+    assert all(p.buildable and p.slots[0].role == "command" for p in charts)
+    by = {p.name: p for p in charts}
+    # the book wins where it kept its unit boxes; lost boxes come from ENLIST
+    assert by["NDAK Grenadier Platoon"].file.endswith("dust-1947.toml")
+    assert by["NDAK Grenadier Platoon"].advantage_model == "blitzkrieg-tactics"
+    assert "DUST ENLIST" in by["USMC Rifle Platoon"].note
+    assert by["Cadet Support Platoon"].only_combat_support
+    # a hero joined to a unit is one option of the slot
+    kg = by["Axis Kampfgruppe Platoon"]
+    assert any(o.joined for s in kg.slots for o in s.options)
+    # never the source's advantage prose: not modelled, by name only
+    adv = P.advantages(charts)
+    assert (adv.loc[~adv["modelled"], "model"].str.startswith("advantage not modelled")).all()
 
 
 def test_names_are_matched_exactly_or_explicitly_never_guessed(charts, d47):
@@ -40,15 +51,42 @@ def test_names_are_matched_exactly_or_explicitly_never_guessed(charts, d47):
     norm = {re.sub(r"[^0-9a-z]", "", c.name.casefold()): c.name for c in d47}
     for r in m.itertuples():
         key = re.sub(r"[^0-9a-z]", "", r.printed.casefold())
-        if r.matched_by == "name":
+        if r.matched_by in ("name", "joined"):
             assert norm[key] == r.card
         elif r.matched_by == "explicit":
             assert r.why  # every explicit match carries its reason
         else:
             assert key not in norm and pd.isna(r.card)
-    unmatched = set(m.loc[m["matched_by"] == "unmatched", "printed"])
-    assert "Heavy Grenadier Flak Squad" in unmatched  # not silently mapped to the AA squad
-    assert "Mortar Squad" in unmatched  # ambiguous: several mortar squads
+    assert (m["matched_by"] != "unmatched").all()  # every unit named resolves to a card
+    explicit = m[m["matched_by"] == "explicit"].set_index("printed")["card"]
+    # resolved by the reviewed table with the ENLIST chart as evidence, not by similarity
+    assert explicit["Heavy Grenadier Flak Squad"] == "Heavy Grenadier Anti-Aircraft Squad"
+    assert explicit["Mortar Squad"] == "Red Army Heavy Mortar Squad"
+
+
+def test_book_and_enlist_chart_differences_are_listed(d47):
+    d = P.chart_differences(cards=d47)
+    assert set(d.columns) == {"platoon", "role", "slot", "book", "enlist"}
+    walker = d[d["platoon"] == "Allied Medium Combat Walker Platoon"]
+    assert walker["book"].str.contains("Cobra \\(AMP\\)").any()  # the book's option only
+
+
+def test_builds_of_a_joined_hero_option_field_both_cards(charts, d47):
+    kg = next(p for p in charts if p.name == "Axis Kampfgruppe Platoon")
+    out = []
+    for b in P.builds(kg, d47, 75, max_support=0):
+        out.append(b)
+        if len(out) > 200:
+            break
+    joined = [m for b in out for m in b.members if m.joined_to]
+    assert joined and all(m.role in P.ROLES for m in joined)
+
+
+def test_only_combat_units_as_support(charts, d47):
+    cadet = next(p for p in charts if p.name == "Cadet Support Platoon")
+    pool = {m.card for m in P.support_pool(cadet, d47)}
+    combat = {o.name for s in cadet.slots if s.role == "required" for o in s.options}
+    assert pool and pool <= combat
 
 
 def test_a_bad_chart_is_a_one_line_error_naming_file_platoon_and_field(tmp_path):
@@ -106,14 +144,15 @@ def test_faction_bonus_worked_example_L875():
 
 def test_captured_vehicles_cost_plus_two_and_only_vehicles(d47):
     by = {c.name: c for c in d47}
-    captured = [c for c in d47 if P.captured_base_name(c)]
-    assert captured
-    for c in captured:
-        base = by[P.captured_base_name(c)]
-        # the catalogue's captured entries agree with the rule
-        assert c.ap == P.captured_cost(base), c.name
+    capturable = [c for c in d47 if c.capturable]
+    # ENLIST's 22 capturable vehicles and BattleScribe's captured-vehicle catalogue
+    assert len(capturable) >= 22 and all(c.kind == "vehicle" for c in capturable)
+    for c in capturable:
+        assert P.captured_cost(c) == c.ap + 2
     with pytest.raises(DustsimError, match="only vehicles"):
         P.captured_cost(by["Markus"])
+    # no captured copies are cards of their own
+    assert not any("(Captured)" in c.name for c in d47)
 
 
 def _subset_scores(cards):
@@ -125,11 +164,11 @@ def _subset_scores(cards):
 @pytest.fixture(scope="module")
 def grenadiers(d47):
     """The NDAK Grenadier chart's cards plus a few support candidates (small, fast)."""
-    names = {"The Desert Fox", "Grenadier Command Squad", "Tina and Hyäne",
+    names = {"The Desert Fox", "Grenadier Command Squad", "Tina And Hyäne",
              "Grenadier Battle Squad", "Grenadier Tank-Hunter Squad",
              "Heavy Grenadier Engineer Squad", "Heavy Grenadier Assault Squad",
-             "Heavy Grenadier Antiaircraft Squad", "Heavy Grenadier Anti-Tank Squad",
-             "Flammluther", "Pounder (Captured)", "Pounder", "Mickey (Captured)", "Mickey"}
+             "Heavy Grenadier Anti-Aircraft Squad", "Heavy Grenadier Anti-Tank Squad",
+             "Flammluther", "Pounder", "Mickey"}
     merc = [c for c in d47 if c.bloc == "Mercenaries"][:4]
     cards = [c for c in d47 if c.name in names] + merc
     return cards, _subset_scores(cards)
@@ -141,7 +180,7 @@ def test_every_build_is_legal(charts, grenadiers):
     ndak = next(p for p in charts if p.name == "NDAK Grenadier Platoon")
     out = list(P.builds(ndak, cards, 60, max_support=1))
     assert out
-    cmd_opts = {"The Desert Fox", "Grenadier Command Squad", "Tina and Hyäne"}
+    cmd_opts = {"The Desert Fox", "Grenadier Command Squad", "Tina And Hyäne"}
     keys = set()
     for b in out:
         roles = [m.role for m in b.members]
@@ -153,12 +192,13 @@ def test_every_build_is_legal(charts, grenadiers):
         heroes = [m.card for m in b.members if by[m.card].kind == "hero"]
         assert len(heroes) == len(set(heroes))
         for m in b.members:
-            if m.captured:  # captured from another bloc only
-                assert by[P.captured_base_name(by[m.card])].bloc != "Axis"
+            if m.captured:  # captured from another bloc only, a capturable vehicle
+                assert by[m.card].bloc != "Axis" and by[m.card].capturable
         key = (b.members[0], tuple(sorted(map(repr, b.members[1:]))))
         assert key not in keys  # each build once
         keys.add(key)
-    assert not any(m.card in ("Pounder", "Mickey") for b in out for m in b.members)
+    # Allied vehicles only as captured ones (+2 AP)
+    assert all(m.captured for b in out for m in b.members if m.card in ("Pounder", "Mickey"))
     assert any(m.captured for b in out for m in b.members)
     # a tighter budget gives a subset
     tight = list(P.builds(ndak, cards, 35, max_support=1))

@@ -262,16 +262,21 @@ def test_2009_printed_cover():
 # -- expressible 8: which weapons fired ------------------------------------------------------------
 def test_weapon_choices_say_why():
     cards = load_cards()
+
+    def by_name(choices):  # weapon names as the bundled data spells them today
+        return {"Dual MG" if c.name.startswith("Dual") else c.name.split()[0]: c
+                for c in choices}
+
     ras = find_card(cards, "Ranger Attack Squad", "dust-1947")  # Shotgun range 2, Flame 1
-    got = {c.name: (c.fired, c.reason) for c in weapon_choices(ras, "I2", distance=2)}
-    assert got["Shotgun"] == (True, "")
-    assert not got["Flamethrower"][0] and "out of range" in got["Flamethrower"][1]
+    got = by_name(weapon_choices(ras, "I2", distance=2))
+    assert (got["Shotgun"].fired, got["Shotgun"].reason) == (True, "")
+    assert not got["Flamethrower"].fired and "out of range" in got["Flamethrower"].reason
     hras = find_card(cards, "Heavy Ranger Attack Squad", "dust-1947")  # MG '-' vs V3
-    got = {c.name: (c.fired, c.reason) for c in weapon_choices(hras, "V3")}
-    assert "cannot damage" in got["Dual Machinegun"][1]
-    assert "close-combat" in got["Rocket Punch"][1]
-    got = {c.name: c.fired for c in weapon_choices(hras, "V3", close_combat=True, distance=1)}
-    assert got == {"Dual Machinegun": False, "Rocket Punch": True}
+    got = by_name(weapon_choices(hras, "V3"))
+    assert "cannot damage" in got["Dual MG"].reason
+    assert "close-combat" in got["Rocket"].reason
+    got = by_name(weapon_choices(hras, "V3", close_combat=True, distance=1))
+    assert not got["Dual MG"].fired and got["Rocket"].fired
     tg = target_from_card(find_card(cards, "Ranger Combat Squad", "dust-1947"))
     s, choices = card_attack_spec(ras, tg, distance=2, with_choices=True)
     assert [g.name for g in s.groups] == ["Shotgun"] and len(choices) == 2
@@ -376,3 +381,21 @@ def test_mc_matches_exact_on_new_situations():
         if e.token is not None:
             for k, p in e.token.items():
                 assert abs(p - m.token[k]) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-9, (name, k)
+
+
+# -- duels compile through the same rules ------------------------------------------------------
+def test_duels_use_the_corrected_rules(all_cards):
+    from dustsim import duel_kernel as K
+    from dustsim.duel import DuelPolicy, DuelUnit, compile_duel, join_hero
+
+    frank = find_card(all_cards, "Frank", "dust-1947")  # Nothin's Easy (003:L3611-3613)
+    squad = next(c for c in all_cards if c.edition == "dust-1947" and c.kind == "squad"
+                 and c.armour == frank.armour and c.models and c.move)
+    pounder = find_card(all_cards, "Pounder", "dust-1947")
+    sp = compile_duel([DuelUnit(pounder)], [join_hero(frank, squad), DuelUnit(frank)])
+    assert sp.units[1, K.U_IMMUNE] == 1 and sp.units[2, K.U_IMMUNE] == 0
+    assert sp.policy.allocation == "least-loss" == DuelPolicy().allocation
+    from dustsim.attack import ALLOCATIONS
+    from dustsim.kernel import S_POLICY
+
+    assert ALLOCATIONS[sp.tspec[1, S_POLICY]] == "least-loss"  # the joined squad's allocation

@@ -196,6 +196,7 @@ def test_a_bug_is_exit_1_with_the_traceback_only_under_debug(monkeypatch, capsys
     ["report", "--units", "Pounder", "--out", "."],
     ["report", "--units", "Pounder", "--out", "x" * 5000],
     ["platoons", "--support", "3"],
+    ["platoons", "--support", "2"],
     ["platoons", "--budget", "inf"],
     ["platoons", "--csv", "."],
     ["duel", "--side-a", "Pounder", "--side-b", "Pounder", "--trials", "0"],
@@ -277,7 +278,8 @@ def test_known_unmodelled_skill_is_a_warning_naming_the_card(tmp_path, capsys):
                                                  '"Expert - Flamethrower", "Lucky"]')
     assert not problems and len(cards) == 1
     assert skill_base("Expert - Flamethrower") == "expert" and classify("Lucky") == "modelled"
-    assert not MODELLED & set(KNOWN_UNMODELLED)
+    assert all(classify(s) == "modelled" for s in MODELLED)  # modelled wins over the table
+    assert all(classify(s) != "unknown" for s in KNOWN_UNMODELLED)
     (w,) = skill_warnings(cards)
     assert "unit 'X'" in w and "Scout" in w and "Passengers (12)" in w and "Lucky" not in w
     assert main(["validate", str(tmp_path / "u.toml"), "--warnings"]) == 0
@@ -469,3 +471,34 @@ def test_a_skill_is_classified_and_unknown_ones_refused(skill):
     base = skill_base(skill)
     assert kind == ("modelled" if base in MODELLED else "unmodelled"
                     if base in KNOWN_UNMODELLED else "unknown")
+
+
+# -- Dask faults -------------------------------------------------------------------------------
+def _slow_task(task, cards, engine, trials, seed):
+    time.sleep(0.5)
+    return task.kind
+
+
+def test_dask_scheduler_without_workers_and_all_workers_lost(all_cards, monkeypatch):
+    pytest.importorskip("distributed")
+    import threading
+
+    from distributed import LocalCluster
+
+    from dustsim import sweep as sw
+
+    d47 = [c for c in all_cards if c.edition == "dust-1947"]
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp://", dashboard_address=":0",
+                      silence_logs=50) as empty, \
+            pytest.raises(DustsimError, match="has no workers"), \
+            sw.dask_client(scheduler=empty.scheduler_address, timeout="2s"):
+        pass
+    monkeypatch.setattr(sw, "LOST_WORKERS_WAIT", 2.0)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=":0", silence_logs=50) as cluster, \
+            sw.dask_client(scheduler=cluster.scheduler_address) as client:
+        threading.Timer(1.0, lambda: cluster.scale(0)).start()  # every worker gone
+        t0 = time.monotonic()
+        with pytest.raises(DustsimError, match=r"every Dask worker was lost|dropped the run"):
+            sw.sweep(d47, d47[:40], client=client, task_fn=_slow_task, batch=1)
+        assert time.monotonic() - t0 < 60

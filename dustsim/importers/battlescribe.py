@@ -139,6 +139,7 @@ class Index:
     profiles: dict[str, Node] = field(default_factory=dict)
     entries: dict[str, Node] = field(default_factory=dict)
     profile_types: dict[str, str] = field(default_factory=dict)
+    weapon_profiles: dict[str, list[Node]] = field(default_factory=dict)  # by normalised name
 
     def add(self, root: Node) -> None:
         for n in root.iter():
@@ -149,6 +150,9 @@ class Index:
                 self.rules.setdefault(nid, n.name)
             elif n.tag == "profile":
                 self.profiles.setdefault(nid, n)
+                self.weapon_profiles.setdefault(_norm_name(n.name), [])
+                if n not in self.weapon_profiles[_norm_name(n.name)]:
+                    self.weapon_profiles[_norm_name(n.name)].append(n)
             elif n.tag in ("selectionEntry", "selectionEntryGroup"):
                 self.entries.setdefault(nid, n)
             elif n.tag == "profileType":
@@ -160,6 +164,7 @@ class ImportReport:
     """What the importer noticed: unparsed cells, inferred models, blank cells."""
 
     unparsed: list[str] = field(default_factory=list)
+    no_profile: list[str] = field(default_factory=list)
     blank_cells: int = 0
     inferred: int = 0
     cards: int = 0
@@ -202,6 +207,19 @@ def _constraint(node: Node, kind: str, scope: str = "parent") -> int | None:
     return None
 
 
+def _norm_name(name: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", name.casefold())
+
+
+def _appended(node: Node, name: str) -> str:
+    """``name`` with the node's unconditional ``append`` modifiers on its name."""
+    for m in node.kids("modifiers"):
+        if (m.attrib.get("type") == "append" and m.attrib.get("field") == "name"
+                and not m.kids("conditions") and not m.kids("conditionGroups")):
+            name = f"{name} {m.attrib.get('value', '').strip()}".strip()
+    return name
+
+
 def _chars(profile: Node) -> dict[str, str]:
     return {c.attrib.get("name", ""): (c.attrib.get("value") if c.attrib.get("value") is not None
                                        else "") for c in profile.kids("characteristics")}
@@ -228,12 +246,14 @@ class Importer:
         return out
 
     def _rule_names(self, node: Node) -> list[str]:
-        names = [r.name for r in node.kids("rules") if r.name]
+        """Rule names of a node: its own rules and rule links, with a link's unconditional
+        ``append`` modifier on the name kept ("Expert" + "- Flamethrower")."""
+        names = [_appended(r, r.name) for r in node.kids("rules") if r.name]
         for link in node.kids("infoLinks"):
             if link.attrib.get("type") == "rule":
                 name = self.index.rules.get(link.attrib.get("targetId", "")) or link.name
                 if name:
-                    names.append(name)
+                    names.append(_appended(link, name))
         return names
 
     def _users(self, entry: Node) -> list[Node]:
@@ -399,6 +419,18 @@ class Importer:
 
     def _weapon_entry(self, node, unit, path, group, optional) -> list[Weapon]:
         profiles = [p for p in self._linked(node, "profile") if self._ptype(p) in WEAPON_PROFILES]
+        by_name = False
+        if not profiles and not self._children(node) and not self.unit_profile(node):
+            # a weapon selection without its own profile (Wilfried's Deadly Punch): the
+            # catalogue's weapon profile of the same name, flagged; else reported
+            same = [p for p in self.index.weapon_profiles.get(_norm_name(node.name), [])
+                    if self._ptype(p) in WEAPON_PROFILES]
+            if len(same) == 1:
+                profiles, by_name = same, True
+            elif node.name and not self._rule_names(node):
+                self.report.no_profile.append(
+                    f"{path.name} L{node.line}: unit {unit!r}: selection {node.name!r} has "
+                    "no profile and no rule; not imported")
         if not profiles:
             return []
         lo = _constraint(node, "min")
@@ -444,7 +476,9 @@ class Importer:
                 cost=cost if cost else None,
                 group=group,
                 source=f"{path.name} L{prof.line}",
-                flags=tuple(flags + [f"rule not modelled: {r}" for r in unknown_rules]),
+                flags=tuple(flags + [f"rule not modelled: {r}" for r in unknown_rules]
+                            + ([f"selection L{node.line} has no profile in BattleScribe; "
+                                f"profile {prof.name!r} taken by name"] if by_name else [])),
             ))
             if hi is not None and lo is not None and hi > lo:
                 out[-1] = replace(out[-1], flags=(*out[-1].flags, f"up to {hi} may be taken"))
@@ -466,22 +500,29 @@ class Importer:
             return UNKNOWN
 
 
-SECONDARY_NAMES = re.compile(r"under-barrel|molotov|grenade|pistol|knife|rocket punch", re.I)
+#: Weapons a soldier carries beside his own: under-barrel launchers on rifles, thrown grenades
+#: and Molotovs, knives and fists, and the Panzerfaust or RPG a rifleman carries (2013 seed
+#: L360). A Bazooka or (automatic) grenade launcher is its carrier's own weapon, and so is a
+#: lone officer's pistol: those count. In Dust 1947 the *Grenade* rule means "no cover save"
+#: (seed 003 L3272-3274), not "a second weapon", so the rule is not used here.
+SECONDARY_NAMES = re.compile(
+    r"under-?barrel|molotov|\bgrenades?\b(?!\s*launcher)|\bhand grenade|knife|knives|"
+    r"rocket punch|panzerfaust|\brpg\b|panzer ?gloves|bayonet", re.I)
 
 
 def infer_models(weapons: Iterable[Weapon]) -> int | None:
-    """Squad size from the standard weapon counts (BattleScribe gives none).
+    """Squad size from the standard weapon counts (neither source gives it).
 
-    Every soldier carries one main ranged weapon, so the sum of the counts of the standard
-    ranged weapons that are not secondary (under-barrel launchers, grenades, pistols) is the
-    model count; per-soldier close-combat or secondary weapons set a lower bound. The result
-    is marked ``models_source = "inferred"``.
+    Every soldier carries one main weapon, so the model count is the sum of the counts of
+    the standard ranged weapons that are not carried beside another
+    (:data:`SECONDARY_NAMES`); a per-soldier secondary or close-combat weapon sets a lower
+    bound. The result is marked ``models_source = "inferred"``.
     """
     ws = [w for w in weapons if not w.optional and w.count > 0]
     if not ws:
         return None
     main = sum(w.count for w in ws if not w.close_combat and not SECONDARY_NAMES.search(w.name)
-               and "grenade" not in w.keywords and "under-barrel" not in w.keywords)
+               and "under-barrel" not in w.keywords)
     most = max(w.count for w in ws)
     n = max(main, most)
     return n or None
@@ -516,8 +557,20 @@ def _dedupe(all_cards: dict[str, list[Card]]) -> None:
                 cards[i] = replace(c, name=name, flags=(*c.flags, f"BattleScribe name {c.name!r}"))
 
 
-def import_battlescribe(paths: Iterable[str | Path]) -> tuple[dict[str, str], ImportReport]:
-    """Convert catalogues to TOML texts: {file name: text}. Nothing is written here."""
+@dataclass
+class BattleScribeData:
+    """Cards per output file, with the bloc and catalogue of each file."""
+
+    cards: dict[str, list[Card]]
+    blocs: dict[str, str]
+    origin: dict[str, str]
+    revision: str | None
+    report: ImportReport
+
+
+def read_battlescribe(paths: Iterable[str | Path]) -> BattleScribeData:
+    """Read the game system and catalogues into cards (names made unique). Nothing is
+    written here."""
     expanded: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
@@ -566,12 +619,19 @@ def import_battlescribe(paths: Iterable[str | Path]) -> tuple[dict[str, str], Im
             blocs[key] = bloc
             origin[key] = p.name
     _dedupe(per_file)
+    return BattleScribeData(per_file, blocs, origin, revision, report)
+
+
+def import_battlescribe(paths: Iterable[str | Path]) -> tuple[dict[str, str], ImportReport]:
+    """Convert catalogues to TOML texts: {file name: text}. Nothing is written here."""
+    data = read_battlescribe(paths)
+    report, revision = data.report, data.revision
     texts = {}
     src_rev = (revision or "unknown")[:7]
-    for key, cards in per_file.items():
+    for key, cards in data.cards.items():
         report.cards += len(cards)
-        header = {"edition": EDITION, "bloc": blocs[key],
-                  "source": f"github:BSData/dust1947@{src_rev} {origin[key]}",
+        header = {"edition": EDITION, "bloc": data.blocs[key],
+                  "source": f"github:BSData/dust1947@{src_rev} {data.origin[key]}",
                   "revision": revision or "unknown"}
         comment = ("Generated by `dustsim import battlescribe` from the BSData Dust 1947 "
                    "catalogues.\nNames, numbers and rule names only. Re-run the importer "
@@ -581,7 +641,7 @@ def import_battlescribe(paths: Iterable[str | Path]) -> tuple[dict[str, str], Im
         parse_unit_text(texts[key], key, problems)
         if problems:  # never write what `dustsim validate` refuses
             p = problems[0]
-            raise DustsimError(f"would write invalid data: {p.message}", file=origin[key],
+            raise DustsimError(f"would write invalid data: {p.message}", file=data.origin[key],
                                unit=p.unit, weapon=p.weapon, field=p.field)
     report.files = sorted(texts)
     return texts, report

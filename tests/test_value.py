@@ -1,0 +1,206 @@
+"""The value model (dustsim.value): monotone in the card, reproducible, the mapping does not
+shrink, whatif and patches touch only what they change, roles named."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dustsim import value as V
+from dustsim.analytics import modify_card
+from dustsim.cards import find_card
+from dustsim.errors import DustsimError
+
+
+@pytest.fixture(scope="module")
+def d47(all_cards):
+    return [c for c in all_cards if c.edition == "dust-1947"]
+
+
+@pytest.fixture(scope="module")
+def small_field(d47):
+    """Three representatives of the real field (infantry, tank, aircraft)."""
+    full = {o.column: o for o in V.reference_field(d47, per_class=1)}
+    return tuple(replace(full[c], weight=1 / 3) for c in ("I1", "V4", "A2"))
+
+
+def _strength(cards, field_, d47, **kw):
+    st = V.ValueSettings(**{"trials": 100, **kw})
+    eng = V.engagements(cards, field_, d47 + [c for c in cards if c not in d47], st)
+    return V.strengths(eng, field_, st.eps).set_index("unit")
+
+
+def test_strictly_better_card_is_stronger(d47, small_field):
+    base = find_card(d47, "Pounder")
+    better = modify_card(base, add_die=base.weapons[0].name)
+    better = replace(better, name="Pounder (one die more)")
+    s = _strength([base, better], small_field, d47)
+    diff = s.loc[better.name, "strength"] - s.loc[base.name, "strength"]
+    se = math.hypot(s.loc[better.name, "strength_se"], s.loc[base.name, "strength_se"])
+    assert diff > 3 * se, (diff, se)
+    # more health is better too (one more point of damage track)
+    tougher = replace(base, name="Pounder (tougher)", damage_track=base.damage_track + 2)
+    s2 = _strength([base, tougher], small_field, d47)
+    diff2 = s2.loc[tougher.name, "strength"] - s2.loc[base.name, "strength"]
+    assert diff2 > 3 * math.hypot(*s2["strength_se"]), diff2
+
+
+def test_reproducible_per_seed_any_batch_and_threads(d47, small_field):
+    cards = [find_card(d47, n) for n in ("Pounder", "Ranger Combat Squad", "Rhino")]
+    V.clear_cache()
+    a = V.engagements(cards, small_field, d47, V.ValueSettings(trials=20, threads=1))
+    V.clear_cache()
+    b = V.engagements(cards[::-1], small_field, d47, V.ValueSettings(trials=20, threads=2))
+    V.clear_cache()
+    one = V.engagements(cards[1:2], small_field, d47, V.ValueSettings(trials=20))
+    key = ["unit", "opponent", "distance"]
+    cols = ["s_lost_unit", "s_lost_opp", "wins_unit"]
+    a, b = a.set_index(key).sort_index(), b.set_index(key).sort_index()
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+    pd.testing.assert_frame_equal(one.set_index(key).sort_index()[cols],
+                                  a.loc[[cards[1].name]][cols])
+    V.clear_cache()
+    c = V.engagements(cards, small_field, d47, V.ValueSettings(trials=20, seed=1))
+    assert not np.allclose(c.set_index(key).sort_index()["s_lost_opp"], a["s_lost_opp"])
+
+
+def test_mapping_is_monotone_and_does_not_shrink():
+    rng = np.random.default_rng(3)
+    s = rng.normal(0, 1, 200)
+    ap = np.exp(2 + 0.5 * s + rng.normal(0, 0.3, 200))  # R² well below 1
+    m = V.fit_mapping(s, ap, boot=50)
+    assert m.b > 0
+    grid = np.linspace(-3, 3, 50)
+    assert (np.diff(m.fair(grid)) > 0).all()
+    # reduced major axis: the suggested costs spread as widely as the printed ones
+    assert np.log(m.fair(s)).std() == pytest.approx(np.log(ap).std(), rel=1e-9)
+    # ordinary least squares would shrink them by r
+    r = np.corrcoef(s, np.log(ap))[0, 1]
+    assert r < 0.9 and m.r2 == pytest.approx(r**2)
+    lo, hi = m.band(s[:5], np.full(5, 0.05))
+    assert (lo < m.fair(s[:5])).all() and (m.fair(s[:5]) < hi).all()
+    with pytest.raises(DustsimError):
+        V.fit_mapping([1, 2], [3, 4])
+
+
+def test_not_modelled_roles_are_named(d47):
+    roles = dict(V.not_modelled(find_card(d47, "Carrier")))
+    assert roles.get("airlifter") is True
+    assert V.main_roles(find_card(d47, "Ranger Observer Squad")) == ("Artillery Observer",)
+    assert "Officer (command actions)" in V.main_roles(find_card(d47, "Panzerprinz"))
+    assert "Ace Pilot" in V.main_roles(find_card(d47, "Panzerprinz"))
+    assert V.main_roles(find_card(d47, "Pounder")) == ()
+    rhino = dict(V.not_modelled(find_card(d47, "Rhino")))
+    assert all(not main for main in rhino.values())
+
+
+@pytest.fixture(scope="module")
+def small_model(d47):
+    """The model on a 40-card slice of the edition (cheap; the report runs the whole)."""
+    cards = [c for c in d47 if V.why_unplayable(c) is None][:40]
+    return V.value_model(cards, V.ValueSettings(trials=4, per_class=1)), cards
+
+
+def test_model_table_and_verdicts(small_model):
+    vm, cards = small_model
+    t = vm.table
+    assert len(t) == len(cards) and vm.mapping is not None and vm.mapping.b > 0
+    judged = t[t["verdict"].isin(("over-costed", "under-costed", "in band"))]
+    assert (judged["mainly_unmodelled"] == "").all()
+    nj = t[t["verdict"] == "not judged"]
+    assert (nj["mainly_unmodelled"] != "").all()
+    assert not t.loc[t["mainly_unmodelled"] != "", "in_fit"].any()
+    ok = t.dropna(subset=["fair_ap"])
+    assert ((ok["fair_low"] <= ok["fair_ap"]) & (ok["fair_ap"] <= ok["fair_high"])).all()
+    # a higher strength always maps to a higher fair cost
+    alone = ok[ok["host"] == ""].sort_values("strength")
+    assert alone["fair_ap"].is_monotonic_increasing
+    html = V.html_section(vm, lambda df, cols, n: df[cols].head(n).to_html())
+    assert "Spearman" in html and "Reference field" in html
+
+
+def test_cost_change_moves_only_that_card(small_model, monkeypatch):
+    vm, cards = small_model
+    judged = vm.table[vm.table["verdict"] == "in band"]
+    name = judged["unit"].iloc[0]
+    card = next(c for c in cards if c.name == name)
+    calls = []
+    real = V._card_row
+    monkeypatch.setattr(V, "_card_row", lambda *a, **k: calls.append(a[0].name) or real(*a, **k))
+    _after, diff = V.run_patch(cards, {name: replace(card, ap=card.ap * 10)}, vm)
+    assert calls == []  # a cost change plays no engagement again
+    d = diff.set_index("unit")
+    assert d.loc[name, "verdict_after"] == "over-costed"
+    others = d.drop(index=name)
+    assert not others["verdict_changed"].any()
+    assert (others["fair_ap_before"].fillna(-1) == others["fair_ap_after"].fillna(-1)).all()
+    # a weapon change replays only that card's engagements
+    w = card.weapons[0].name
+    V.run_patch(cards, {name: modify_card(card, add_die=w)}, vm)
+    assert calls == [name]
+
+
+def test_patch_file_is_validated(tmp_path, d47):
+    good = tmp_path / "p.toml"
+    good.write_text('[[change]]\nunit = "Pounder"\nap = 11\n\n[[change]]\nunit = "Rhino"\n'
+                    'add_skills = ["Lucky"]\n', encoding="utf-8")
+    ch = V.load_patch(good, d47)
+    assert ch["Pounder"].ap == 11 and "Lucky" in ch["Rhino"].skills
+    bad = tmp_path / "b.toml"
+    w = find_card(d47, "Pounder").weapons[0].name
+    bad.write_text(f'[[change]]\nunit = "Pounder"\nap = 11\n\n[[change]]\nunit = "Pounder"\n'
+                   f'cells = {{ "{w}:V4" = "3/x" }}\n', encoding="utf-8")
+    with pytest.raises(DustsimError) as e:
+        V.load_patch(bad, d47)
+    assert "b.toml:5" in str(e.value) and "V4" in str(e.value)
+    for text, needle in (('[[change]]\nunit = "Nobody"\n', "Nobody"),
+                         ('[[change]]\nunit = "Pounder"\ncost = 3\n', "unknown key"),
+                         ('[[change]]\nunit = "Pounder"\nmove = -1\n', "move"),
+                         ("not toml [", "TOML")):
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(DustsimError) as e:
+            V.load_patch(bad, d47)
+        assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+def test_heuristic_baseline_grows_with_dice(d47):
+    base = find_card(d47, "Pounder")
+    more = modify_card(base, add_die=base.weapons[0].name)
+    assert V.heuristic_strength(more) > V.heuristic_strength(base) > 0
+
+
+def test_report_patch_section_and_bad_patch(tmp_path):
+    from dustsim.cli import main
+
+    patch = tmp_path / "proposal.toml"
+    patch.write_text('[[change]]\nunit = "Pounder"\nap = 30\n', encoding="utf-8")
+    out = tmp_path / "rep"
+    common = ["--units", "Pounder,Rhino", "--format", "png", "--confirm", "0",
+              "--duel-units", "0", "--quiet"]
+    assert main(["report", "--out", str(out), "--patch", str(patch), *common]) == 0
+    diff = pd.read_csv(out / "tables" / "patch.csv")
+    row = diff.set_index("unit").loc["Pounder"]
+    assert row["ap_after"] == 30 and row["verdict_after"] == "over-costed"
+    assert diff["changed"].sum() == 1
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "Balance patch" in html and "charts/patch.png" in html
+    fp = pd.read_csv(out / "tables" / "fair_points.csv")
+    assert set(fp["unit"]) == {"Pounder", "Rhino"} and "not_modelled" in fp
+    bad = tmp_path / "bad.toml"
+    bad.write_text('# x\n\n[[change]]\nunit = "Pounder"\nmove = "fast"\n', encoding="utf-8")
+    out2 = tmp_path / "rep2"
+    assert main(["report", "--out", str(out2), "--patch", str(bad), *common]) == 2
+    assert not out2.exists()
+
+
+def test_editions_without_costs_get_no_value(all_cards):
+    for ed in ("tactics-2009", "tactics-2013"):
+        cards = [c for c in all_cards if c.edition == ed]
+        vm = V.value_model(cards, V.ValueSettings(trials=2))
+        assert vm.mapping is None and (vm.table["verdict"] == "no value").all()
+        assert (vm.table["why"] != "").all()
+        assert "Reference field" in V.html_section(vm, lambda df, cols, n: df[cols].to_html())
