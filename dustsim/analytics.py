@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -237,24 +238,46 @@ def unit_unit_table(cards: list[Card], targets: list[Card] | None = None, *,
         from tqdm import tqdm
 
         it = tqdm(pairs, desc="unit x unit", unit="pair", leave=False)
+    by_pair: dict = {}  # (attacker, target profile) -> figures: targets alike share them
     for a, t, tgt in it:
-        weapons, notes = _attack_notes(a, tgt.column)
+        key = (id(a), tgt)
+        fig = by_pair.get(key)
+        if fig is None:
+            fig = by_pair[key] = _pair_figures(a, tgt)
+        weapon_names, partial, per_figure, p_destroy, actions = fig
         row = {"edition": a.edition, "attacker": a.name, "attacker_ap": a.ap,
                "target": t.name, "target_ap": t.ap, "target_column": tgt.column,
-               "weapons": "; ".join(w.name for w in weapons), "partial": bool(notes)}
-        if not weapons:
-            nan_or_zero = math.nan if any("unknown" in n for n in notes) else 0.0
-            row.update(ap_destroyed=nan_or_zero, p_destroy=nan_or_zero,
-                       expected_actions=math.inf if nan_or_zero == 0.0 else math.nan)
+               "weapons": weapon_names, "partial": partial}
+        if per_figure is None:  # no weapon: p_destroy is 0 (none can hurt) or nan (unknown)
+            row.update(ap_destroyed=p_destroy, p_destroy=p_destroy, expected_actions=actions)
         else:
-            spec = static_spec(a, tgt, "attack", weapons)
-            r = evaluate(spec)
-            size = spec.models + spec.single
-            row.update(ap_destroyed=r.damage.mean() / size * (t.ap or math.nan),
-                       p_destroy=r.p_destroyed,
-                       expected_actions=expected_actions_to_destroy(spec))
+            row.update(ap_destroyed=per_figure * (t.ap or math.nan), p_destroy=p_destroy,
+                       expected_actions=actions)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _pair_figures(a: Card, tgt) -> tuple:
+    """(weapon names, partial, mean damage per figure or None without weapons, P(destroy),
+    expected actions) of card ``a`` attacking ``tgt``."""
+    weapons, notes = _attack_notes(a, tgt.column)
+    names = "; ".join(w.name for w in weapons)
+    if not weapons:
+        nan_or_zero = math.nan if any("unknown" in n for n in notes) else 0.0
+        return (names, bool(notes), None, nan_or_zero,
+                math.inf if nan_or_zero == 0.0 else math.nan)
+    spec = static_spec(a, tgt, "attack", weapons)
+    return (names, bool(notes), *_spec_figures(replace(spec, notes=())))
+
+
+@lru_cache(maxsize=1 << 16)
+def _spec_figures(spec) -> tuple[float, float, float]:
+    """(mean damage per figure, P(destroy), expected actions) of one attack spec, memoised
+    for the whole process: attackers and targets with the same profiles share one exact
+    evaluation (the unit x unit sweep has about five pairs per distinct spec)."""
+    r = evaluate(spec)
+    return (r.damage.mean() / (spec.models + spec.single), r.p_destroyed,
+            expected_actions_to_destroy(spec))
 
 
 def scores(unit_column: pd.DataFrame, unit_unit: pd.DataFrame, cards: list[Card],

@@ -311,6 +311,40 @@ def progress_wanted(args) -> bool:
 _EXTRA_COMMANDS: list = []
 
 
+class _LazyParser:
+    """Mixin: a subcommand parser whose arguments are added on first use (see
+    :func:`lazy_parser`); combined with the subparsers' own parser class."""
+
+    def __init__(self, *args, populate=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._populate = populate
+
+    def _ensure(self) -> None:
+        populate, self._populate = self._populate, None
+        if populate is not None:
+            populate(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._ensure()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self._ensure()
+        return super().format_help()
+
+
+def lazy_parser(sub, name: str, populate, **kwargs) -> argparse.ArgumentParser:
+    """Register subcommand ``name`` whose arguments ``populate(parser)`` adds only when that
+    subcommand is parsed: its imports (choices from heavy modules) stay out of ``--help`` and
+    of every other command."""
+    saved = sub._parser_class
+    sub._parser_class = type("LazyParser", (_LazyParser, saved), {})
+    try:
+        return sub.add_parser(name, populate=populate, **kwargs)
+    finally:
+        sub._parser_class = saved
+
+
 def command(register):
     """Decorator for modules that add subcommands."""
     _EXTRA_COMMANDS.append(register)

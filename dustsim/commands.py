@@ -715,14 +715,20 @@ def cmd_epic_optimize(args) -> int:
 # -- duel -----------------------------------------------------------------------------------------
 @command
 def _register_duel(sub) -> None:
-    from .duel import DUEL_RULESETS, DuelPolicy
+    from .cli import lazy_parser
 
-    p = sub.add_parser(
-        "duel", help="a small engagement played to the end: P(win), turns, AP exchanged",
+    lazy_parser(
+        sub, "duel", _duel_arguments,
+        help="a small engagement played to the end: P(win), turns, AP exchanged",
         description="Two sides of one to forty units (comma-separated card names; 'Hero + "
                     "Squad' joins a hero; 'Name@cover' puts a unit in cover) play up to "
                     "--turns turns from --distance squares apart. Monte Carlo; the policies "
                     "and the abstraction are documented in dustsim/duel.py.")
+
+
+def _duel_arguments(p) -> None:
+    from .duel import DUEL_RULESETS, DuelPolicy
+
     p.add_argument("--ruleset", choices=DUEL_RULESETS,
                    help="default: the edition's ruleset, else dust-1947")
     p.add_argument("--edition", help="look the names up in this edition only")

@@ -49,13 +49,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from . import DEFAULT_TRIALS
-from . import duel_kernel as K
+from . import duel_layout as K  # the kernel itself (Numba) loads on first use
 from .attack import (
     DEFAULT_POLICY,
     POLICIES,
@@ -74,6 +73,9 @@ from .dice import FaceSet, P
 from .distributions import Distribution
 from .errors import DustsimError
 from .rules import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 T = FaceSet.of("T")  # the initiative tie-break symbol (1947 L337)
 DUEL_RULESETS = ("tactics-2009", "tactics-2013", "dust-1947")
@@ -561,6 +563,8 @@ class DuelResult:
         return d
 
     def to_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         """Tidy: one row per unit and amount left (side, unit, left, probability)."""
         rows = []
         for u, name in enumerate(self.spec.names):
@@ -573,7 +577,9 @@ class DuelResult:
 
 def _duel_chunk(args):
     seed_seq, n, spec = args
-    rng = np.random.Generator(np.random.PCG64(seed_seq))
+    from .rng import state
+
+    rng = state(seed_seq)
     U = len(spec.names)
     out = (np.zeros(3, np.int64), np.zeros((3, spec.turns + 1), np.int64),
            np.zeros((2, 2), float), np.zeros((U, max(spec.strength) + 1), np.int64),
@@ -619,7 +625,9 @@ def replay_duel(spec: DuelSpec, faces: str | list[int]) -> ScriptedDuel:
     U = len(spec.names)
     st = np.zeros((U, 7), np.int64)
     out = np.zeros(4, np.int64)
-    K._run_duel_scripted(np.random.default_rng(0), arr, spec.units, spec.weapons, spec.gdice,
+    from .rng import scripted_state
+
+    K._run_duel_scripted(scripted_state(), arr, spec.units, spec.weapons, spec.gdice,
                          spec.gblast, spec.groups, spec.tspec, spec.config, spec.value, st, out)
     if out[3]:
         raise DustsimError(f"the scripted dice ran out after {len(arr)} faces", field="dice")
@@ -661,6 +669,8 @@ def duel_matrix(cards: list[Card], *, ruleset: str = "dust-1947", distance: int 
     and side A is the row unit; pairings that cannot be played (unknown move, size) are
     listed with ``playable = False`` and no figures.
     """
+    import pandas as pd
+
     pairs = [(a, b) for a in cards for b in cards]
     seeds = np.random.SeedSequence(seed).spawn(len(pairs))
     rows = []

@@ -20,6 +20,57 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .duel_layout import (  # noqa: F401  (the layout, re-exported for the kernel's users)
+    C_APPROACH,
+    C_BURST,
+    C_DIST,
+    C_INIT,
+    C_INIT_DICE,
+    C_P,
+    C_PASS,
+    C_REACT_DICE,
+    C_SUPP,
+    C_T,
+    C_TIEBREAK,
+    C_TURNS,
+    FAR,
+    N_CONFIG,
+    N_UNIT_COLS,
+    N_WEAPON_COLS,
+    ST_ACT,
+    ST_HERO,
+    ST_MODELS,
+    ST_MOVED,
+    ST_SINGLE,
+    ST_TOK,
+    ST_X,
+    U_AIR,
+    U_HERO,
+    U_IMMUNE,
+    U_MARCH,
+    U_MODELS,
+    U_MOVE,
+    U_REACT_RANGE,
+    U_SIDE,
+    U_SINGLE,
+    U_SQUAD,
+    U_SUPP_DICE,
+    U_SUPPORT,
+    U_W0,
+    U_W1,
+    W_AMMO,
+    W_BURST,
+    W_CARRIERS,
+    W_CC,
+    W_HERO,
+    W_RELOAD,
+    W_RMAX,
+    W_RMIN,
+    W_SETUP,
+    W_UNIT,
+    WS_AMMO,
+    WS_LOADED,
+)
 from .kernel import (
     G_DICE,
     S_MODELS,
@@ -27,56 +78,41 @@ from .kernel import (
     S_SUPP,
     S_TOKEN,
     _count,
-    _refill,
     _trial,
 )
+from .rng import faces
 
-# unit columns
-(U_SIDE, U_MODELS, U_HERO, U_SINGLE, U_MOVE, U_AIR, U_REACT_RANGE, U_SUPP_DICE, U_IMMUNE,
- U_W0, U_W1, U_SQUAD, U_SUPPORT, U_MARCH) = range(14)
-N_UNIT_COLS = 14
-# weapon columns
-W_UNIT, W_CARRIERS, W_HERO, W_RMIN, W_RMAX, W_CC, W_AMMO, W_RELOAD, W_SETUP, W_BURST = range(10)
-N_WEAPON_COLS = 10
-# configuration
-(C_TURNS, C_DIST, C_INIT, C_PASS, C_APPROACH, C_SUPP, C_TIEBREAK, C_INIT_DICE, C_REACT_DICE,
- C_P, C_T, C_BURST) = range(12)
-N_CONFIG = 12
-# state columns
-ST_MODELS, ST_HERO, ST_SINGLE, ST_TOK, ST_X, ST_ACT, ST_MOVED = range(7)
-# weapon state
-WS_AMMO, WS_LOADED = range(2)
-FAR = 1_000_000  # "U" range
 MAX_REROLLS = 64  # initiative ties: re-rolled at most this often, then side A (p < 1e-40)
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _roll_pt(rng, buf, pos, scripted, k, pmask, tmask):
     """Roll ``k`` dice; count the faces in ``pmask`` and in ``tmask`` from the same dice
-    (initiative: most of the first symbol, ties by the second). Otherwise as ``_count``."""
+    (initiative: most of the first symbol, ties by the second). Random: the face counts are
+    one multinomial draw (:func:`dustsim.rng.faces`). Otherwise as ``_count``."""
+    if not scripted:
+        n0, n1, n2 = faces(rng, k)
+        p = n0 * (pmask & 1) + n1 * ((pmask >> 1) & 1) + n2 * ((pmask >> 2) & 1)
+        t = n0 * (tmask & 1) + n1 * ((tmask >> 1) & 1) + n2 * ((tmask >> 2) & 1)
+        return p, t, pos
     p = 0
     t = 0
     n = buf.shape[0]
     for _ in range(k):
-        if pos >= n:
-            if scripted:
-                pos += 1
-                continue
-            _refill(rng, buf)
-            pos = 0
-        f = np.int64(buf[pos])
-        p += (pmask >> f) & 1
-        t += (tmask >> f) & 1
+        if pos < n:
+            f = np.int64(buf[pos])
+            p += (pmask >> f) & 1
+            t += (tmask >> f) & 1
         pos += 1
     return p, t, pos
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _alive(st, u):
     return st[u, ST_MODELS] + st[u, ST_HERO] + st[u, ST_SINGLE] > 0
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _side_alive(units, st, side):
     n = 0
     for u in range(units.shape[0]):
@@ -85,7 +121,7 @@ def _side_alive(units, st, side):
     return n
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _carriers(units, wpn, st, w):
     """Carriers still firing weapon line ``w``: squads lose plain soldiers first, so a line of
     c carriers fires with min(c, survivors); a joined hero's weapon fires while the hero lives."""
@@ -98,17 +134,17 @@ def _carriers(units, wpn, st, w):
     return wpn[w, W_CARRIERS] if st[u, ST_SINGLE] > 0 else 0
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _hurts(gdice, gblast, w, t):
     return gdice[w, t] > 0 or gblast[w, t] > 0
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _has_ammo(wpn, ws, w):
     return ws[w, WS_AMMO] != 0
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _can_fire(units, wpn, ws, st, gdice, gblast, w, t, d, cc):
     if (wpn[w, W_CC] != 0) != cc:
         return False
@@ -121,7 +157,7 @@ def _can_fire(units, wpn, ws, st, gdice, gblast, w, t, d, cc):
     return _carriers(units, wpn, st, w) > 0
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _useful_ranges(units, wpn, ws, st, gdice, gblast, u, t):
     """(longest, shortest) range of u's weapons that can hurt t (ammo left, carriers alive);
     (-1, -1) when none can."""
@@ -140,13 +176,13 @@ def _useful_ranges(units, wpn, ws, st, gdice, gblast, u, t):
     return longest, shortest
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _dist(st, u, t):
     d = st[u, ST_X] - st[t, ST_X]
     return d if d >= 0 else -d
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _choose_target(units, wpn, ws, st, gdice, gblast, value, u):
     """Best enemy: first one reachable this activation, then highest value, then nearest."""
     best = -1
@@ -173,7 +209,7 @@ def _choose_target(units, wpn, ws, st, gdice, gblast, value, u):
     return best
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _move(units, st, u, t, squares, desired):
     """Move u up to ``squares`` toward t, stopping at ``desired`` range and one square short of
     the nearest enemy ahead. Returns True if it moved."""
@@ -196,7 +232,7 @@ def _move(units, st, u, t, squares, desired):
     return True
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _fire(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, tspec, cfg,
           u, t, variant, moved, cc, suppress, rows, spec, res):
     """Build and resolve one attack of u's weapons of one class (ranged or close combat) on t.
@@ -246,7 +282,7 @@ def _fire(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, ts
     return pos, True
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _apply(units, st, t, res, cfg):
     st[t, ST_MODELS] -= res[2]
     if units[t, U_SQUAD] != 0:
@@ -257,7 +293,7 @@ def _apply(units, st, t, res, cfg):
         st[t, ST_TOK] = res[4]
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _attack(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, tspec, cfg,
             u, t, sustained, moved, allow_cc, rows, spec, res, res2):
     """One Attack (or Sustained Attack) of u on t: ranged weapons, then close combat with the
@@ -283,7 +319,7 @@ def _attack(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, 
     return pos
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _removal_roll(rng, buf, pos, scripted, units, st, cfg, u):
     """Under Fire / Suppression removal at activation (1947 L741): 2+ successes clear all,
     one success steps down one level."""
@@ -297,7 +333,7 @@ def _removal_roll(rng, buf, pos, scripted, units, st, cfg, u):
     return pos
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _react(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, tspec, cfg,
            value, mover, rows, spec, res, res2):
     """A reactive attack on ``mover`` by the best unactivated enemy that can hurt it in
@@ -337,7 +373,7 @@ def _react(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, t
     return pos
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _activate(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups, tspec, cfg,
               value, u, rows, spec, res, res2):
     """Two actions of unit u under the approach policy (see :mod:`dustsim.duel`)."""
@@ -387,7 +423,7 @@ def _activate(rng, buf, pos, scripted, units, wpn, ws, st, gdice, gblast, groups
     return pos
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _unactivated(units, st, side):
     n = 0
     for u in range(units.shape[0]):
@@ -396,7 +432,7 @@ def _unactivated(units, st, side):
     return n
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _initiative(rng, buf, pos, scripted, cfg):
     """Side that activates first this turn: forced, or by the roll (ties: compare the second
     symbol where the ruleset has one, then re-roll)."""
@@ -416,7 +452,7 @@ def _initiative(rng, buf, pos, scripted, cfg):
     return 0, pos
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _engagement(rng, buf, pos, scripted, units, wpn, gdice, gblast, groups, tspec, cfg, value,
                 st, ws, rows, spec, res, res2, out):
     """One duel from the start. out: [winner (0 A, 1 B, 2 none), turn it ended]."""
@@ -480,8 +516,8 @@ def _run_duels(rng, n, units, wpn, gdice, gblast, groups, tspec, cfg, value, ap,
     """``n`` duels; accumulate: outcome[3], turns[3, T+1], ap_sums[2 sides, 2 (sum, sum sq)],
     strength[U, S+1] (models + hero + track left), alive[2, U+1] (units left per side)."""
     U = units.shape[0]
-    buf = np.empty(4096, np.uint8)
-    pos = buf.shape[0]
+    buf = np.zeros(1, np.uint8)  # scripted faces only
+    pos = 0
     st = np.zeros((U, 7), np.int64)
     ws, rows, spec, res, res2, out = _scratch(wpn, groups, tspec)
     for _ in range(n):

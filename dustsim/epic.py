@@ -53,11 +53,12 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit
-from scipy import stats
 
 from . import DEFAULT_TRIALS
 from .cards import default_data_dir
 from .errors import DustsimError
+from .rng import cdf_table, invert, uniform
+from .rng import state as rng_state
 
 P_HIT = 1 / 3
 TYPES = ("tank", "mech", "fighter", "bomber", "submarine")
@@ -300,21 +301,28 @@ def _pick(counts, rank):
     return best
 
 
+@lru_cache(maxsize=1 << 16)
 def remove(army, hits: int, policy: str = "firepower") -> tuple[tuple, tuple]:
     """Army after ``hits`` casualties chosen by ``policy`` under the ordering rules, and the
-    figures removed per type."""
-    counts = np.array(army, dtype=np.int64)
-    rank = _priority(policy)
+    figures removed per type (cached: the exact solver asks for the same removals often)."""
+    counts = [int(x) for x in army]
+    rank = [int(r) for r in _priority(policy)]
     removed = [0] * 5
     for _ in range(hits):
-        i = _pick(counts, rank)
-        if i < 0:
+        best, best_r = -1, 1 << 30  # as _pick: bomber only without fighters, mech without tanks
+        for i in range(5):
+            if counts[i] == 0 or (i == 3 and counts[2] > 0) or (i == 1 and counts[0] > 0):
+                continue
+            if rank[i] < best_r:
+                best, best_r = i, rank[i]
+        if best < 0:
             break
-        counts[i] -= 1
-        removed[i] += 1
-    return tuple(int(x) for x in counts), tuple(removed)
+        counts[best] -= 1
+        removed[best] += 1
+    return tuple(counts), tuple(removed)
 
 
+@lru_cache(maxsize=1 << 12)
 def _retreat_pick(army) -> tuple[tuple, tuple]:
     """Half of the figures, rounded up, the costliest first (retreat policy 'outgunned')."""
     n = -(-sum(army) // 2)
@@ -331,8 +339,11 @@ def _retreat_pick(army) -> tuple[tuple, tuple]:
 
 # ---------------------------------------------------------------------------- exact
 
-def _hit_pmf(n: int, p: float) -> np.ndarray:
-    return stats.binom.pmf(np.arange(n + 1), n, p)
+@lru_cache(maxsize=1024)
+def _hit_pmf(n: int, p: float) -> tuple[float, ...]:
+    from scipy import stats
+
+    return tuple(float(x) for x in stats.binom.pmf(np.arange(n + 1), n, p))
 
 
 def solve(battle: Battle, max_states: int = 2_000_000) -> BattleResult:
@@ -345,6 +356,7 @@ def solve(battle: Battle, max_states: int = 2_000_000) -> BattleResult:
     bonus = battle.bonus
     amph = battle.kind == "amphibious"
     costs = np.array([f[t].cost for t in TYPES], float)
+    cv = [[int(v) for v in c] for c in cvs]
     # state: (attacker, defender, roller, hitless, attacker_rolled, defender_rolled)
     start = (battle.attacker, battle.defender, 1 if battle.defender_first() else 0, 0,
              False, False)
@@ -352,8 +364,13 @@ def solve(battle: Battle, max_states: int = 2_000_000) -> BattleResult:
     heap = [(-(sum(battle.attacker) + sum(battle.defender)), 0, 0, start)]
     tick = 1
     acc = {"aw": 0.0, "dw": 0.0, "cf": 0.0, "rolls": 0.0}
-    surv = [np.zeros(5), np.zeros(5)]
+    surv = [[0.0] * 5, [0.0] * 5]  # plain floats: the same IEEE sums as arrays, faster
     visited = 0
+
+    def add(side, counts, q):
+        row = surv[side]
+        for i in range(5):
+            row[i] += counts[i] * q
 
     def push(state, p):
         nonlocal tick
@@ -365,7 +382,8 @@ def solve(battle: Battle, max_states: int = 2_000_000) -> BattleResult:
             tick += 1
 
     def dice(side, army):
-        return int(np.dot(cvs[side], army)) + (bonus if side == 1 else 0)
+        c = cv[side]
+        return sum(c[i] * army[i] for i in range(5)) + (bonus if side == 1 else 0)
 
     while heap:
         _, _, _, st = heapq.heappop(heap)
@@ -381,11 +399,11 @@ def solve(battle: Battle, max_states: int = 2_000_000) -> BattleResult:
         if battle.retreat == "outgunned" and not (x == 0 and amph) and not (
                 x == 1 and not rolled[1]) and dice(x, armies[x]) < dice(y, armies[y]):
             left, out = _retreat_pick(armies[x])
-            surv[x] += np.array(out) * p
+            add(x, out, p)
             armies[x] = left
             if sum(left) == 0:
                 acc["dw" if x == 0 else "aw"] += p
-                surv[y] += np.array(armies[y]) * p
+                add(y, armies[y], p)
                 continue
         n = dice(x, armies[x])
         p_hit = 5 / 9 if ("sigrid" in ab[x] and not rolled[x]) else P_HIT
@@ -400,23 +418,25 @@ def solve(battle: Battle, max_states: int = 2_000_000) -> BattleResult:
             if k == 0:
                 if hitless + 1 >= 3:  # cease-fire: every attacker retreats (or dies)
                     acc["cf"] += q
-                    surv[1] += np.array(armies[1]) * q
+                    add(1, armies[1], q)
                     if not amph:
-                        surv[0] += np.array(armies[0]) * q
+                        add(0, armies[0], q)
                     continue
                 push((armies[0], armies[1], y, hitless + 1, *new_rolled), q)
                 continue
             left, removed = remove(armies[y], k, battle.casualties)
             if "nurse" in ab[y]:  # every loss rolls, the first one included
-                surv[y] += np.array(removed, float) * (2 / 3) * q
+                row = surv[y]
+                for i in range(5):
+                    row[i] += removed[i] * (2 / 3) * q
             if sum(left) == 0:
                 acc["aw" if x == 0 else "dw"] += q
-                surv[x] += np.array(armies[x]) * q
+                add(x, armies[x], q)
                 continue
             new = [armies[0], armies[1]]
             new[y] = left
             push((new[0], new[1], y, 0, *new_rolled), q)
-    return _result(battle, "exact", acc, surv, costs, states=visited)
+    return _result(battle, "exact", acc, [np.array(v) for v in surv], costs, states=visited)
 
 
 def _result(battle, engine, acc, surv, costs, trials=None, states=None) -> BattleResult:
@@ -500,34 +520,59 @@ def _solve_sea(battle: Battle, max_states: int) -> BattleResult:
 
 # ---------------------------------------------------------------------------- Monte Carlo
 
-@njit(cache=True)
-def _binom(n, p):
-    k = 0
-    for _ in range(n):
-        if np.random.random() < p:
-            k += 1
-    return k
+CHUNK = 1 << 13  # battles per chunk: part of the stream definition (results depend on it)
 
 
-@njit(cache=True)
-def _mc_land(att, dfd, cv_a, cv_d, bonus, d_first, amph, retreat, rank, sig_a, sig_d,
-             nurse_a, nurse_d, costs, trials, seed):
-    np.random.seed(seed)
-    out = np.zeros(4, np.int64)  # attacker wins, defender wins, cease-fire, rolls
-    surv = np.zeros((2, 5), np.float64)
-    armies = np.empty((2, 5), np.int64)
-    cvs = np.empty((2, 5), np.int64)
-    cvs[0] = cv_a
-    cvs[1] = cv_d
-    sig = (sig_a, sig_d)
-    nur = (nurse_a, nurse_d)
+@njit(nogil=True, cache=True, _nrt=False)
+def _pick_row(armies, y, rank):
+    """``_pick`` on row ``y`` of ``armies`` (no view, no reference counting)."""
+    best, best_r = -1, 1 << 30
+    for i in range(5):
+        if armies[y, i] == 0:
+            continue
+        if i == 3 and armies[y, 2] > 0:
+            continue
+        if i == 1 and armies[y, 0] > 0:
+            continue
+        if rank[i] < best_r:
+            best, best_r = i, rank[i]
+    return best
+
+
+@njit(nogil=True, cache=True, _nrt=False)
+def _lose(rs, armies, retreated, y, hits, rank, nurse):
+    """Remove ``hits`` figures from side ``y`` (the roller's pick); with the Nurse each loss
+    survives and retreats on a blank (2/3). Returns the figures left."""
+    for _h in range(hits):
+        i = _pick_row(armies, y, rank)
+        if i < 0:
+            break
+        armies[y, i] -= 1
+        if nurse and uniform(rs) < 2.0 / 3.0:
+            retreated[y, i] += 1
+    left = 0
+    for i in range(5):
+        left += armies[y, i]
+    return left
+
+
+@njit(nogil=True, cache=True, _nrt=False)
+def _mc_land(rs, cdf, cdf_sig, att, dfd, cvs, bonus, d_first, amph, retreat, rank, sig_a,
+             sig_d, nurse_a, nurse_d, costs, trials, armies, retreated, out, surv):
+    """``trials`` land (or amphibious) battles; accumulates out = [attacker wins, defender
+    wins, cease-fire, rolls] and surv[side, type] (figures left or retreated). Work arrays
+    ``armies`` and ``retreated`` are (2, 5); nothing is allocated here. Each roll is one
+    binomial draw by inversion (``cdf``: p = 1/3, ``cdf_sig``: Sigrid's 5/9)."""
     for _ in range(trials):
-        armies[0] = att
-        armies[1] = dfd
+        for i in range(5):
+            armies[0, i] = att[i]
+            armies[1, i] = dfd[i]
+            retreated[0, i] = 0
+            retreated[1, i] = 0
         x = 1 if d_first else 0
         hitless = 0
-        rolled = np.zeros(2, np.bool_)
-        retreated = np.zeros((2, 5), np.int64)
+        rolled0 = False
+        rolled1 = False
         while True:
             y = 1 - x
             nx = 0
@@ -539,7 +584,7 @@ def _mc_land(att, dfd, cv_a, cv_d, bonus, d_first, amph, retreat, rank, sig_a, s
                 nx += bonus
             else:
                 ny += bonus
-            if retreat == 1 and not (x == 0 and amph) and not (x == 1 and not rolled[1]) \
+            if retreat == 1 and not (x == 0 and amph) and not (x == 1 and not rolled1) \
                     and nx < ny:
                 total = 0
                 for i in range(5):
@@ -566,10 +611,17 @@ def _mc_land(att, dfd, cv_a, cv_d, bonus, d_first, amph, retreat, rank, sig_a, s
                     for i in range(5):
                         surv[y, i] += armies[y, i]
                     break
-            p = 5.0 / 9.0 if (sig[x] and not rolled[x]) else 1.0 / 3.0
-            hits = _binom(nx, p)
+            rolled_x = rolled0 if x == 0 else rolled1
+            sig = sig_a if x == 0 else sig_d
+            if sig and not rolled_x:
+                hits = invert(rs, cdf_sig, nx)
+            else:
+                hits = invert(rs, cdf, nx)
             out[3] += 1
-            rolled[x] = True
+            if x == 0:
+                rolled0 = True
+            else:
+                rolled1 = True
             if hits == 0:
                 hitless += 1
                 if hitless >= 3:
@@ -582,86 +634,111 @@ def _mc_land(att, dfd, cv_a, cv_d, bonus, d_first, amph, retreat, rank, sig_a, s
                 x = y
                 continue
             hitless = 0
-            for _h in range(hits):
-                i = _pick(armies[y], rank)
-                if i < 0:
-                    break
-                armies[y, i] -= 1
-                if nur[y] and np.random.random() < 2.0 / 3.0:
-                    retreated[y, i] += 1
-            left = 0
-            for i in range(5):
-                left += armies[y, i]
+            left = _lose(rs, armies, retreated, y, hits, rank, nurse_a if y == 0 else nurse_d)
             if left == 0:
                 out[0 if x == 0 else 1] += 1
                 for i in range(5):
                     surv[x, i] += armies[x, i]
                 break
             x = y
-        for s in range(2):
+        for sd in range(2):
             for i in range(5):
-                surv[s, i] += retreated[s, i]
-    return out, surv
+                surv[sd, i] += retreated[sd, i]
 
 
-@njit(cache=True)
-def _mc_sea(att, dfd, rank, sig_a, sig_d, nurse_a, nurse_d, trials, seed):
-    np.random.seed(seed)
-    out = np.zeros(5, np.int64)  # attacker wins, defender wins, cease-fire, draw, rolls
-    surv = np.zeros((2, 5), np.float64)
+@njit(nogil=True, cache=True, _nrt=False)
+def _mc_sea(rs, cdf, cdf_sig, att, dfd, rank, sig_a, sig_d, nurse_a, nurse_d, trials, armies,
+            retreated, out, surv):
+    """``trials`` sea battles (both sides roll at once); out = [attacker wins, defender wins,
+    cease-fire, draw, rolls]; as ``_mc_land`` otherwise."""
     for _ in range(trials):
-        a = att.copy()
-        d = dfd.copy()
+        for i in range(5):
+            armies[0, i] = att[i]
+            armies[1, i] = dfd[i]
+            retreated[0, i] = 0
+            retreated[1, i] = 0
         hitless = 0
         first = True
-        ret = np.zeros((2, 5), np.int64)
         while True:
-            pa = 5.0 / 9.0 if (sig_a and first) else 1.0 / 3.0
-            pd = 5.0 / 9.0 if (sig_d and first) else 1.0 / 3.0
+            na = 0
+            nd = 0
+            for i in range(5):
+                na += armies[0, i]
+                nd += armies[1, i]
+            ka = invert(rs, cdf_sig if (sig_a and first) else cdf, na)
+            kd = invert(rs, cdf_sig if (sig_d and first) else cdf, nd)
             first = False
-            ka = _binom(a.sum(), pa)
-            kd = _binom(d.sum(), pd)
             out[4] += 2
             if ka == 0 and kd == 0:
                 hitless += 1
                 if hitless >= 3:
                     out[2] += 1
-                    surv[0] += a
-                    surv[1] += d
+                    for i in range(5):
+                        surv[0, i] += armies[0, i]
+                        surv[1, i] += armies[1, i]
                     break
                 continue
             hitless = 0
-            for _h in range(ka):
-                i = _pick(d, rank)
-                if i < 0:
-                    break
-                d[i] -= 1
-                if nurse_d and np.random.random() < 2.0 / 3.0:
-                    ret[1, i] += 1
-            for _h in range(kd):
-                i = _pick(a, rank)
-                if i < 0:
-                    break
-                a[i] -= 1
-                if nurse_a and np.random.random() < 2.0 / 3.0:
-                    ret[0, i] += 1
-            if a.sum() == 0 or d.sum() == 0:
-                if a.sum() == 0 and d.sum() == 0:
+            left_d = _lose(rs, armies, retreated, 1, ka, rank, nurse_d)
+            left_a = _lose(rs, armies, retreated, 0, kd, rank, nurse_a)
+            if left_a == 0 or left_d == 0:
+                if left_a == 0 and left_d == 0:
                     out[3] += 1
-                elif d.sum() == 0:
+                elif left_d == 0:
                     out[0] += 1
                 else:
                     out[1] += 1
-                surv[0] += a
-                surv[1] += d
+                for i in range(5):
+                    surv[0, i] += armies[0, i]
+                    surv[1, i] += armies[1, i]
                 break
-        surv[0] += ret[0]
-        surv[1] += ret[1]
+        for sd in range(2):
+            for i in range(5):
+                surv[sd, i] += retreated[sd, i]
+
+
+@lru_cache(maxsize=1)
+def _cdf_sigrid() -> np.ndarray:
+    return cdf_table(5 / 9, 128)
+
+
+@lru_cache(maxsize=1)
+def _cdf_hit() -> np.ndarray:
+    return cdf_table(P_HIT, 128)
+
+
+def _mc_chunk(args):
+    """One chunk of battles from its own generator state (the same for any thread count)."""
+    seed_seq, n, (battle, rank, costs) = args
+    rs = rng_state(seed_seq)
+    ab = (battle.abilities_attacker, battle.abilities_defender)
+    att = np.array(battle.attacker, np.int64)
+    dfd = np.array(battle.defender, np.int64)
+    armies = np.zeros((2, 5), np.int64)
+    retreated = np.zeros((2, 5), np.int64)
+    surv = np.zeros((2, 5), np.int64)
+    if battle.kind == "sea":
+        out = np.zeros(5, np.int64)
+        _mc_sea(rs, _cdf_hit(), _cdf_sigrid(), att, dfd, rank, "sigrid" in ab[0],
+                "sigrid" in ab[1], "nurse" in ab[0], "nurse" in ab[1], n, armies, retreated,
+                out, surv)
+    else:
+        out = np.zeros(4, np.int64)
+        cvs = np.stack([battle.combat_values(0), battle.combat_values(1)])
+        _mc_land(rs, _cdf_hit(), _cdf_sigrid(), att, dfd, cvs, battle.bonus,
+                 battle.defender_first(), battle.kind == "amphibious",
+                 RETREAT_POLICIES.index(battle.retreat), rank, "sigrid" in ab[0],
+                 "sigrid" in ab[1], "nurse" in ab[0], "nurse" in ab[1], costs, n, armies,
+                 retreated, out, surv)
     return out, surv
 
 
-def simulate(battle: Battle, trials: int = DEFAULT_TRIALS, seed: int = 0) -> BattleResult:
-    """Monte Carlo outcome of a battle (Numba; same seed, same numbers)."""
+def simulate(battle: Battle, trials: int = DEFAULT_TRIALS, seed: int = 0, *,
+             threads: int | None = None) -> BattleResult:
+    """Monte Carlo outcome of a battle (Numba, parallel over fixed chunks of battles, each
+    from its own child of ``SeedSequence(seed)``: same seed, same numbers for any thread
+    count; Ctrl-C stops within a chunk or two)."""
+    from .kernel import run_chunks
     from .limits import check_int
 
     check_int(trials, "trials", "--trials")
@@ -669,32 +746,9 @@ def simulate(battle: Battle, trials: int = DEFAULT_TRIALS, seed: int = 0) -> Bat
     f = figures()
     costs = np.array([f[t].cost for t in TYPES], float)
     rank = _priority(battle.casualties)
-    ab = (battle.abilities_attacker, battle.abilities_defender)
-    att = np.array(battle.attacker, np.int64)
-    dfd = np.array(battle.defender, np.int64)
-    sea = battle.kind == "sea"
-    out = surv = None
-    # chunks in this Python loop (not inside the kernel): Ctrl-C and SIGTERM stop a run
-    # within one chunk; chunk i draws from the i-th child of SeedSequence(seed), built
-    # lazily, so memory is flat in trials and the numbers do not depend on anything else
-    for i, start in enumerate(range(0, trials, MC_CHUNK)):
-        n = min(MC_CHUNK, trials - start)
-        seq = np.random.SeedSequence(seed, spawn_key=(i,))
-        seed32 = int(seq.generate_state(1)[0])
-        if sea:
-            o, s = _mc_sea(att, dfd, rank, "sigrid" in ab[0], "sigrid" in ab[1],
-                           "nurse" in ab[0], "nurse" in ab[1], n, seed32)
-        else:
-            o, s = _mc_land(att, dfd, battle.combat_values(0), battle.combat_values(1),
-                            battle.bonus, battle.defender_first(),
-                            battle.kind == "amphibious",
-                            RETREAT_POLICIES.index(battle.retreat), rank,
-                            "sigrid" in ab[0], "sigrid" in ab[1], "nurse" in ab[0],
-                            "nurse" in ab[1], costs, n, seed32)
-        out = o.astype(np.float64) if out is None else out + o
-        surv = [x.astype(np.float64) for x in s] if surv is None else [
-            a + b for a, b in zip(surv, s, strict=True)]
-    if sea:
+    out, surv = run_chunks(_mc_chunk, (battle, rank, costs), trials, seed, chunk=CHUNK,
+                           threads=threads, progress=False, desc="battles", unit="battle")
+    if battle.kind == "sea":
         acc = {"aw": out[0] / trials, "dw": out[1] / trials, "cf": out[2] / trials,
                "draw": out[3] / trials, "rolls": out[4] / trials}
     else:
@@ -706,11 +760,11 @@ def simulate(battle: Battle, trials: int = DEFAULT_TRIALS, seed: int = 0) -> Bat
 
 EXACT_LIMIT = 30  # figures per side the exact solver is used for by default
 PP_NOISE = 1e-9  # production points lost below this are floating-point noise, not a loss
-MC_CHUNK = 8192  # Monte Carlo battles per kernel call (well under a second each)
 
 
 def battle(attacker: str | Army, defender: str | Army, *, engine: str = "auto",
-           trials: int = DEFAULT_TRIALS, seed: int = 0, **setting) -> BattleResult:
+           trials: int = DEFAULT_TRIALS, seed: int = 0, threads: int | None = None,
+           **setting) -> BattleResult:
     """Evaluate a battle. ``engine='auto'``: exact up to 30 figures a side, else MC."""
     a = parse_army(attacker, "attacker") if isinstance(attacker, str) else tuple(attacker)
     d = parse_army(defender, "defender") if isinstance(defender, str) else tuple(defender)
@@ -727,7 +781,7 @@ def battle(attacker: str | Army, defender: str | Army, *, engine: str = "auto",
                                field="--engine")
         return solve(b)
     if engine == "mc":
-        return simulate(b, trials, seed)
+        return simulate(b, trials, seed, threads=threads)
     raise DustsimError(f"unknown engine {engine!r} (exact, mc, auto)", field="--engine")
 
 

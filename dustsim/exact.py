@@ -14,8 +14,8 @@ from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
+from . import pmf as stats  # scipy.stats-compatible binom/nbinom without its import cost
 from .attack import TOKEN_NONE, TOKEN_SUPPRESS, AttackSpec, GroupSpec
 from .distributions import Distribution, mixture, point_mass
 from .results import TOKEN_NAMES, AttackResult

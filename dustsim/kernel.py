@@ -3,9 +3,11 @@
 The kernel takes flat integer arrays (one row per weapon line, one per attack spec) and knows
 nothing of cards. Dice are face classes 0, 1, 2 (P, T, S); success sets are bit masks. A
 whole batch of specs is evaluated in one call. Trials are split into fixed-size chunks; each
-chunk draws from its own ``numpy.random.Generator`` spawned from one ``SeedSequence``, so the
-same seed gives the same numbers whatever the number of threads. Results are integer
-histograms and sums (no per-trial arrays): memory does not grow with the trial count.
+chunk draws from its own generator state (:mod:`dustsim.rng`) seeded from a child of one
+``SeedSequence``, so the same seed gives the same numbers whatever the number of threads. A
+roll of k dice is one binomial draw (one uniform), not k faces. The per-trial code takes
+plain arrays and is compiled without reference counting. Results are integer histograms and
+sums (no per-trial arrays): memory does not grow with the trial count.
 
 Scripted dice: the same resolution code reads given faces instead of random ones, in this
 order per weapon line (card order): to-hit dice, re-rolls of the misses, chain dice (one per
@@ -29,10 +31,11 @@ from .dice import parse_faces
 from .distributions import Distribution
 from .errors import DustsimError
 from .results import TOKEN_NAMES, AttackResult
+from .rng import binom, mask_faces, scripted_state
+from .rng import state as rng_state
 
 CHUNK = 1 << 15  # trials per chunk: part of the stream definition (results depend on it)
 HIT_BINS = 256  # hit histograms; the last bin collects overflow (means use exact sums)
-BUF = 4096  # dice buffer (face classes), refilled in bulk
 
 # group row columns
 G_DICE, G_HIT, G_RR, G_RR2, G_CHAIN, G_SAVE, G_SAVE_RR, G_DMG, G_AUTO, G_MPH, G_RES_SQ, \
@@ -42,45 +45,26 @@ S_MODELS, S_SINGLE, S_FULL, S_HERO, S_SQDR, S_SGDR, S_AUTOFULL, S_POLICY, S_TOKE
     S_REACT, S_REACT_N, S_CHEAT = range(13)
 
 
-@nb.njit(nogil=True, cache=True)
-def _refill(rng, buf):
-    """Fill the buffer with uniform face classes 0-2: 2-bit chunks of 52 random bits, the
-    value 3 rejected (exactly uniform; about 19.5 faces per draw)."""
-    n = buf.shape[0]
-    i = 0
-    while i < n:
-        x = np.uint64(rng.random() * 4503599627370496.0)  # 52 random bits
-        for _ in range(26):
-            v = x & np.uint64(3)
-            x >>= np.uint64(2)
-            if v != 3:
-                buf[i] = v
-                i += 1
-                if i == n:
-                    break
-
-
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _count(rng, buf, pos, scripted, mask, k):
-    """Roll ``k`` dice: (successes under ``mask``, next position). The position is threaded
-    through local variables so it stays in a register; dice are counted in one tight loop.
-    A scripted roll past the end counts as a failure and keeps counting, so the caller can
-    report the overrun."""
+    """Roll ``k`` dice: (successes under ``mask``, next position).
+
+    Random: one binomial draw from the generator state ``rng`` (:func:`dustsim.rng.binom`,
+    one uniform per roll); ``buf`` and ``pos`` are untouched. Scripted: the faces are read
+    from ``buf`` at ``pos``; a roll past the end counts as a failure and keeps counting, so
+    the caller can report the overrun."""
+    if not scripted:
+        return binom(rng, mask_faces(mask), k), pos
     s = 0
     n = buf.shape[0]
     for _ in range(k):
-        if pos >= n:
-            if scripted:
-                pos += 1
-                continue
-            _refill(rng, buf)
-            pos = 0
-        s += (mask >> np.int64(buf[pos])) & 1
+        if pos < n:
+            s += (mask >> np.int64(buf[pos])) & 1
         pos += 1
     return s, pos
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _to_single(policy, A, a, b, full):
     """Where one unsaved hit goes (codes of :data:`dustsim.attack.ALLOCATIONS`): 1 the
     single model (joined hero, vehicle...), 0 a squad soldier, -1 nowhere (wasted).
@@ -101,7 +85,7 @@ def _to_single(policy, A, a, b, full):
     return 0
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     """One attack; returns the dice position.
 
@@ -220,8 +204,8 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
 @nb.njit(nogil=True, cache=True)
 def _run_chunk(rng, n_trials, specs, goff, groups, hist_hits, hist_uns, sums, hist_killed,
                hist_single, hist_dmg, hist_tok):
-    buf = np.empty(BUF, np.uint8)
-    pos = BUF
+    buf = np.zeros(1, np.uint8)  # scripted faces only
+    pos = 0
     res = np.zeros(5, np.int64)
     nb_ = specs.shape[0]
     top = hist_hits.shape[1] - 1
@@ -289,7 +273,7 @@ def pack(specs: list[AttackSpec]) -> Packed:
 
 def _chunk_task(args):
     seed_seq, n, packed = args
-    rng = np.random.Generator(np.random.PCG64(seed_seq))
+    rng = rng_state(seed_seq)
     B = packed.specs.shape[0]
     D = packed.max_damage + 1
     out = (np.zeros((B, HIT_BINS), np.int64), np.zeros((B, HIT_BINS), np.int64),
@@ -407,7 +391,7 @@ def replay(spec: AttackSpec, faces: str | list[int]) -> ScriptedOutcome:
     arr = np.asarray(parse_faces(faces) if isinstance(faces, str) else faces, np.uint8)
     packed = pack([spec])
     out = np.zeros((1, 7), np.int64)
-    _run_scripted(np.random.default_rng(0), arr, packed.specs, packed.goff, packed.groups, out)
+    _run_scripted(scripted_state(), arr, packed.specs, packed.goff, packed.groups, out)
     r = out[0]
     if r[6]:
         raise DustsimError(f"the scripted dice ran out after {len(arr)} faces", field="dice")
@@ -419,17 +403,17 @@ def replay(spec: AttackSpec, faces: str | list[int]) -> ScriptedOutcome:
 
 
 def uniform_rate_kernel(n: int, seed: int = 0) -> float:
-    """Tight Numba loop drawing ``n`` dice with the kernel's own generator path (benchmarks)."""
-    rng = np.random.Generator(np.random.PCG64(seed))
-    return float(_draw_dice(rng, n))
+    """Rolls of one die through the kernel's own path, ``n`` times (benchmarks)."""
+    return float(_draw_dice(rng_state(np.random.SeedSequence(seed)), n))
 
 
 @nb.njit(nogil=True, cache=True)
 def _draw_dice(rng, n):
-    buf = np.empty(BUF, np.uint8)
-    pos = BUF
+    buf = np.zeros(1, np.uint8)
     s = 0
-    s, pos = _count(rng, buf, pos, False, 1, n)
+    for _ in range(n):
+        r, _p = _count(rng, buf, 0, False, 1, 1)
+        s += r
     return s
 
 

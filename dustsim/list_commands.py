@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from .cli import EXIT_BAD_INPUT, command
+from .cli import EXIT_BAD_INPUT, command, lazy_parser
 from .errors import DustsimError
 
 
@@ -57,8 +57,14 @@ def _register_list(sub) -> None:
     s.add_argument("--force", action="store_true", help="overwrite the chart file")
     s.add_argument("--json", action="store_true", help="tidy per unit x column table (JSON)")
     s.set_defaults(func=cmd_list_show)
-    v = ls.add_parser("vs", help="list A against list B: P(win), P(draw), AP exchanged, "
-                                 "points left per turn")
+    # vs and meta take their policy choices from the duel module: added on first use
+    lazy_parser(ls, "vs", _vs_arguments, help="list A against list B: P(win), P(draw), AP "
+                                              "exchanged, points left per turn")
+    lazy_parser(ls, "meta", _meta_arguments, help="every list of a folder against every "
+                                                  "other: matchup matrix and heatmap")
+
+
+def _vs_arguments(v) -> None:
     v.add_argument("list_a")
     v.add_argument("list_b")
     _common(v)
@@ -71,8 +77,9 @@ def _register_list(sub) -> None:
     v.add_argument("--force", action="store_true", help="overwrite the chart file")
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=cmd_list_vs)
-    m = ls.add_parser("meta", help="every list of a folder against every other: matchup "
-                                   "matrix and heatmap")
+
+
+def _meta_arguments(m) -> None:
     m.add_argument("folder")
     _common(m)
     _battle_options(m)

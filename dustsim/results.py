@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .distributions import Distribution
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TOKEN_NAMES = ("none", "under-fire", "suppressed")
 
@@ -94,6 +96,8 @@ class AttackResult:
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy long table: one row per (quantity, value) with its probability."""
+        import pandas as pd
+
         rows = []
         for q in ("hits", "unsaved", "damage", "models_killed", "single_damage"):
             dist: Distribution = getattr(self, q)
