@@ -21,6 +21,10 @@ import math
 import numba as nb
 import numpy as np
 
+from .kernel_cache import refresh
+
+refresh()  # before any kernel is compiled or loaded from the cache
+
 KMAX = 64  # dice per table row; larger rolls are split into pieces of KMAX
 
 
