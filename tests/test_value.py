@@ -186,8 +186,9 @@ def test_report_patch_section_and_bad_patch(tmp_path):
     row = diff.set_index("unit").loc["Pounder"]
     assert row["ap_after"] == 30 and row["verdict_after"] == "over-costed"
     assert diff["changed"].sum() == 1
-    html = (out / "index.html").read_text(encoding="utf-8")
-    assert "Balance patch" in html and "charts/patch.png" in html
+    html = " ".join(f.read_text(encoding="utf-8") for f in out.rglob("*.html"))
+    assert "Balance patch" in html and "patch" in html
+    assert (out / "charts" / "patch.png").exists()
     fp = pd.read_csv(out / "tables" / "fair_points.csv")
     assert set(fp["unit"]) == {"Pounder", "Rhino"} and "not_modelled" in fp
     bad = tmp_path / "bad.toml"
