@@ -23,58 +23,17 @@ from __future__ import annotations
 
 import functools
 import os
-import xml.parsers.expat
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DustsimError
+from .importers.battlescribe import Node, parse_xml_bytes
 
 MAX_ROSTER_BYTES = 8 * 1024 * 1024  # a roster is a few kB; refuse anything absurd
 MAX_SELECTIONS = 2_000
 UNIT_TYPES = ("model", "unit")
-
-
-@dataclass
-class XNode:
-    tag: str
-    attrib: dict[str, str]
-    line: int
-    children: list[XNode] = field(default_factory=list)
-
-    def kids(self, tag: str) -> list[XNode]:
-        """Children of the container child ``tag`` (e.g. ``kids('selections')``)."""
-        return [g for c in self.children if c.tag == tag for g in c.children]
-
-
-def parse_xml_bytes(data: bytes, file: str) -> XNode:
-    """Parse XML with expat, refusing DTDs, entity declarations and external entities."""
-    parser = xml.parsers.expat.ParserCreate()
-    stack: list[XNode] = []
-    root: list[XNode] = []
-
-    def refuse(*_args):
-        raise DustsimError("document type declarations and entities are refused", file=file)
-
-    def start(tag, attrs):
-        node = XNode(tag.split(":")[-1], dict(attrs), parser.CurrentLineNumber)
-        (stack[-1].children if stack else root).append(node)
-        stack.append(node)
-
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse
-    parser.StartElementHandler = start
-    parser.EndElementHandler = lambda tag: stack.pop()
-    try:
-        parser.Parse(data, True)
-    except xml.parsers.expat.ExpatError as exc:
-        raise DustsimError(f"malformed XML ({xml.parsers.expat.ErrorString(exc.code)}, "
-                           f"line {exc.lineno})", file=file) from None
-    if not root:
-        raise DustsimError("empty XML document", file=file)
-    return root[0]
 
 
 def read_roster_bytes(path: str | Path) -> bytes:
@@ -207,7 +166,7 @@ class Roster:
     file: str
 
 
-def _number(node: XNode, file: str) -> int:
+def _number(node: Node, file: str) -> int:
     raw = node.attrib.get("number", "1") or "1"
     try:
         n = int(float(raw))
@@ -220,7 +179,7 @@ def _number(node: XNode, file: str) -> int:
     return n
 
 
-def _roster_points(root: XNode) -> float | None:
+def _roster_points(root: Node) -> float | None:
     for tag in ("costLimits", "costs"):
         for c in root.kids(tag):
             if c.attrib.get("typeId") == "points" or "pt" in c.attrib.get("name", ""):
@@ -254,7 +213,7 @@ def read_roster(path: str | Path, catalogues: str | Path | None = None,
     unresolved: list[str] = []
     count = 0
 
-    def card_of(sel: XNode, bloc: str) -> str | None:
+    def card_of(sel: Node, bloc: str) -> str | None:
         names = index.lookup(sel.attrib.get("entryId", ""))
         if len(names) > 1:  # variants: the chosen one is a child selection
             for child in sel.kids("selections"):

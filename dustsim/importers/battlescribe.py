@@ -89,46 +89,49 @@ class _TooDeep(Exception):
 
 
 def parse_xml(path: Path) -> Node:
-    """Parse XML into :class:`Node` s; malformed input raises a one-line DustsimError."""
-    parser = xml.parsers.expat.ParserCreate()
-    stack: list[Node] = []
-    root: list[Node] = []
-
-    def start(tag, attrs):
-        node = Node(tag.split(":")[-1], dict(attrs), parser.CurrentLineNumber)
-        if stack:
-            stack[-1].children.append(node)
-        else:
-            root.append(node)
-        stack.append(node)
-
-    def end(tag):
-        stack.pop()
-
-    def start_checked(tag, attrs):
-        if len(stack) >= MAX_DEPTH:
-            raise _TooDeep
-        start(tag, attrs)
-
-    parser.StartElementHandler = start_checked
-    parser.EndElementHandler = end
+    """Parse an XML file into :class:`Node` s; malformed input raises a one-line DustsimError."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise DustsimError(exc.strerror or str(exc), file=str(path)) from None
+    return parse_xml_bytes(data, str(path))
+
+
+def parse_xml_bytes(data: bytes, file: str) -> Node:
+    """Parse XML with expat into :class:`Node` s (catalogues, rosters). Document type
+    declarations and entities (entity expansion, external entities) are refused, and so is
+    nesting deeper than ``MAX_DEPTH``; every problem is a one-line DustsimError."""
+    parser = xml.parsers.expat.ParserCreate()
+    stack: list[Node] = []
+    root: list[Node] = []
+
+    def refuse(*_args):
+        raise DustsimError("document type declarations and entities are refused", file=file)
+
+    def start(tag, attrs):
+        if len(stack) >= MAX_DEPTH:
+            raise _TooDeep
+        node = Node(tag.split(":")[-1], dict(attrs), parser.CurrentLineNumber)
+        (stack[-1].children if stack else root).append(node)
+        stack.append(node)
+
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse
+    parser.StartElementHandler = start
+    parser.EndElementHandler = lambda tag: stack.pop()
     try:
         parser.Parse(data, True)
     except _TooDeep:
-        raise DustsimError(f"XML nested more than {MAX_DEPTH} elements deep",
-                           file=str(path)) from None
+        raise DustsimError(f"XML nested more than {MAX_DEPTH} elements deep", file=file) from None
     except (LookupError, ValueError) as exc:  # unknown encoding declared
         raise DustsimError(f"unreadable XML: {' '.join(str(exc).split())[:120]}",
-                           file=str(path)) from None
+                           file=file) from None
     except xml.parsers.expat.ExpatError as exc:
         raise DustsimError(f"malformed XML ({xml.parsers.expat.ErrorString(exc.code)}, "
-                           f"line {exc.lineno})", file=str(path)) from None
+                           f"line {exc.lineno})", file=file) from None
     if not root:
-        raise DustsimError("empty XML document", file=str(path))
+        raise DustsimError("empty XML document", file=file)
     return root[0]
 
 
