@@ -263,13 +263,31 @@ def _publish(tmp: Path, path: Path) -> None:
             tmp.rename(path)
 
 
+def _temp_name(path: Path) -> Path:
+    """A free ``.NAME.XXXXXXXX`` sibling of ``path`` (the form ``clean_stale`` knows)."""
+    import secrets
+
+    chars = "abcdefghijklmnopqrstuvwxyz0123456789_"
+    parent = path.absolute().parent
+    while True:
+        tmp = parent / f".{path.name}.{''.join(secrets.choice(chars) for _ in range(8))}"
+        if not os.path.lexists(tmp):
+            return tmp
+
+
 @contextlib.contextmanager
 def atomic_dir(path: str | Path, *, force: bool = False, what: str = "--out") -> Iterator[Path]:
     """Yield a temporary folder that replaces ``path`` only if the block succeeds."""
     path = check_output_dir(path, force, what)
     clean_stale(path)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.absolute().parent))
-    try:
+    tmp: Path | None = _temp_name(path)  # named before it exists: an interrupt right after
+    try:                                  # the mkdir still finds it to clean
+        try:
+            os.mkdir(tmp, 0o700)
+        except FileExistsError:  # taken meanwhile: not ours to remove
+            taken, tmp = tmp, None
+            raise DustsimError(f"{str(taken)!r} appeared while dustsim was starting to write; "
+                               "run again") from None
         (tmp / PID_FILE).write_text(f"{os.getpid()}\n", encoding="ascii")
         (tmp / MARKER).write_text("written by dustsim; `--force` may replace this folder\n",
                                   encoding="utf-8")
@@ -281,7 +299,8 @@ def atomic_dir(path: str | Path, *, force: bool = False, what: str = "--out") ->
         check_output_dir(path, force, what)  # still ours to replace
         _publish(tmp, path)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 

@@ -492,6 +492,7 @@ def _sections(frames: dict, charts: dict, settings: dict, value_html: str = "") 
             "Definitions: dustsim/analytics.py. Partial figures (unknown cells, inferred "
             "squad sizes) are flagged; an unknown figure is shown as '?'.", tuple(method),
             (), tuple(x.key for x in method)))
+    out.sort(key=lambda sec: sec.slug != "value")  # the value from play leads
     return out
 
 
@@ -717,7 +718,23 @@ def _write_site(tmp: Path, settings_doc: dict, frames: dict, chart_figs: dict,
     sections = _sections(frames, chart_figs, settings_doc, value_html)
     pages = _card_pages(chosen, frames, edition_cards)
     headline = []
-    if len(frames["scores"]):
+    fp = frames.get("fair_points")
+    if fp is not None and len(fp) and "value_per_ap" in fp:
+        # the value from play leads: the static composite ignores range, movement and close
+        # combat, so it stays in its own section (issue 14)
+        cols = [c for c in ("unit", "bloc", "kind", "ap", "fair_ap", "fair_low", "fair_high",
+                            "verdict", "value_per_ap", "rank_value_per_ap", "not_modelled")
+                if c in fp]
+        judged = fp[fp["judged"].astype(bool)] if "judged" in fp else fp
+        headline.append(Table("headline", "Every judged card: printed and suggested cost from "
+                              "play", judged, columns=tuple(cols), links={"unit": "card"},
+                              order=("rank_value_per_ap", "asc"), page_length=10,
+                              note="Suggested cost: what the card is worth in engagements "
+                                   "against the reference field. Cards whose value lies mainly "
+                                   "in roles the model does not play are not judged; they are "
+                                   "listed under Value from play. Sort, filter or search; each "
+                                   "name opens the card's page."))
+    elif len(frames["scores"]):
         sc = frames["scores"]
         cols = [c for c in ("unit", "bloc", "kind", "ap", "offence_per_ap", "durability_per_ap",
                             "composite", "rank_composite", "partial") if c in sc]

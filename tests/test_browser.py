@@ -73,9 +73,12 @@ def test_tables_sort_filter_search(page, small_report):
     headers = page.eval_on_selector_all(f"{table} thead tr:first-child th",
                                         "ths => ths.map(t => t.innerText)")
     col = next(i for i, h in enumerate(headers) if h.startswith("Cost"))
-    page.click(f"{table} thead tr:first-child th:nth-child({col + 1})")
+    th = f"{table} thead tr:first-child th:nth-child({col + 1})"
+    page.click(th)
+    page.wait_for_selector(f"{th}[aria-sort=ascending]")  # the redraw is done
     asc = [float(v) for v in _column_values(page, table, col)]
-    page.click(f"{table} thead tr:first-child th:nth-child({col + 1})")
+    page.click(th)
+    page.wait_for_selector(f"{th}[aria-sort=descending]")
     desc = [float(v) for v in _column_values(page, table, col)]
     assert asc == sorted(asc) and desc == sorted(desc, reverse=True) and asc != desc
     # a column filter
