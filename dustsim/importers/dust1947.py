@@ -39,12 +39,10 @@ from ..cards import (
     Card,
     Conflict,
     Weapon,
-    dumps_unit_file,
     parse_cell,
-    parse_unit_text,
 )
 from ..errors import DustsimError
-from .battlescribe import infer_models, read_battlescribe
+from .battlescribe import infer_models, read_battlescribe, validated_unit_file
 from .enlist import EnlistData, enlist_cards, read_enlist
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -572,13 +570,7 @@ def merge_dust1947(bs_dir: str | Path, enlist_dir: str | Path, *, prefer: str = 
                    "and the BSData\nDust 1947 catalogues (merge rule: dustsim/importers/"
                    f"dust1947.py; conflicts use {prefer}).\nNames, numbers and rule names "
                    "only. Re-run the importer rather than editing by hand.")
-        texts[fname] = dumps_unit_file(cards, header, comment)
-        problems: list = []
-        parse_unit_text(texts[fname], fname, problems)
-        if problems:  # never write what `dustsim validate` refuses
-            p = problems[0]
-            raise DustsimError(f"would write invalid data: {p.message}", file=fname,
-                               unit=p.unit, weapon=p.weapon, field=p.field)
+        texts[fname] = validated_unit_file(cards, header, comment, fname, fname)
     report.cards = len(all_cards)
     report.files = sorted(texts)
     return Merged(texts, all_cards, report, en, id_to_name)
