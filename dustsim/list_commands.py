@@ -153,6 +153,14 @@ def _policy(args):
                          if getattr(args, k) is not None})
 
 
+def _prepare(args):
+    """What show, vs and meta do first: the knobs and the chart path checked before any
+    work, then the cards loaded."""
+    _check_knobs(args)
+    chart = _check_chart_path(args)
+    return chart, _cards(args)
+
+
 def cmd_list_check(args) -> int:
     from .lists import check
 
@@ -192,9 +200,7 @@ def cmd_list_check(args) -> int:
 def cmd_list_show(args) -> int:
     from .list_summary import summarize
 
-    _check_knobs(args)
-    chart = _check_chart_path(args)
-    cards = _cards(args)
+    chart, cards = _prepare(args)
     s = summarize(_load(args.file, cards, args), cards, durability=not args.no_durability)
     if args.json:
         print(s.to_frame().to_json(orient="records", indent=1))
@@ -210,9 +216,7 @@ def cmd_list_show(args) -> int:
 def cmd_list_vs(args) -> int:
     from .list_battles import play_lists
 
-    _check_knobs(args)
-    chart = _check_chart_path(args)
-    cards = _cards(args)
+    chart, cards = _prepare(args)
     a, b = _load(args.list_a, cards, args), _load(args.list_b, cards, args)
     r = play_lists(a, b, trials=args.trials, seed=args.seed, distance=args.distance,
                    turns=args.turns, policy=_policy(args), threads=args.threads,
@@ -249,9 +253,7 @@ def cmd_list_meta(args) -> int:
     from .lists import list_files
     from .sweep import dask_client
 
-    _check_knobs(args)
-    chart = _check_chart_path(args)
-    cards = _cards(args)
+    chart, cards = _prepare(args)
     files = list_files(args.folder)
     lists = [_load(str(f), cards, args) for f in files]
     with dask_client(args.workers, args.scheduler) as client:
