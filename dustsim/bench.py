@@ -318,7 +318,7 @@ def _icepool_queries():
         ("2 AT guns, no chain",
          spec("2/3", 1, "V4", track=6), plain(2, 1, 3, 3, 6), 6),
         ("40 rifle dice, no chain, cover",
-         spec("2/1", 20, "I2", models=10, cover=True), plain(40, 1, 2, 1, 10), 10),
+         spec("2/1", 20, "I2", models=10, cover=True), plain(40, 1, 1, 1, 10), 10),
     ]
 
 
