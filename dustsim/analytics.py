@@ -238,12 +238,8 @@ def unit_unit_table(cards: list[Card], targets: list[Card] | None = None, *,
         from tqdm import tqdm
 
         it = tqdm(pairs, desc="unit x unit", unit="pair", leave=False)
-    by_pair: dict = {}  # (attacker, target profile) -> figures: targets alike share them
     for a, t, tgt in it:
-        key = (id(a), tgt)
-        fig = by_pair.get(key)
-        if fig is None:
-            fig = by_pair[key] = _pair_figures(a, tgt)
+        fig = _pair_figures_cached(a, tgt)
         weapon_names, partial, per_figure, p_destroy, actions = fig
         row = {"edition": a.edition, "attacker": a.name, "attacker_ap": a.ap,
                "target": t.name, "target_ap": t.ap, "target_column": tgt.column,
@@ -255,6 +251,26 @@ def unit_unit_table(cards: list[Card], targets: list[Card] | None = None, *,
                        expected_actions=actions)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+_PAIRS: dict = {}  # (id(attacker), target profile) -> (attacker, figures), this process
+_PAIRS_MAX = 400_000
+
+
+def _pair_figures_cached(a: Card, tgt) -> tuple:
+    """:func:`_pair_figures` memoised for the process by (attacker, target profile): targets
+    alike share one compiled attack, also across the sweep's tasks (a pure function, so the
+    figures are those of a fresh call). The card is kept with its entry, so an ``id`` is never
+    mistaken for another card's."""
+    key = (id(a), tgt)
+    hit = _PAIRS.get(key)
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    fig = _pair_figures(a, tgt)
+    if len(_PAIRS) >= _PAIRS_MAX:
+        _PAIRS.clear()
+    _PAIRS[key] = (a, fig)
+    return fig
 
 
 def _pair_figures(a: Card, tgt) -> tuple:

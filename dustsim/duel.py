@@ -270,6 +270,167 @@ def _values(all_units, targets, sides, units, wlist, hurts, rs) -> np.ndarray:
     return value
 
 
+# compiled pieces memoised for the process: a pure function of their key, so a duel compiled
+# from the memo is the duel compiled afresh (the value model compiles every card against the
+# same few dozen opponents: each side's attacks are compiled once, then paired)
+_MEMO: dict = {}
+_MEMO_MAX = 200_000
+
+
+def _memo(key, keep, make):
+    """``make()`` memoised under ``key``; ``keep`` (held with the entry) is the object, or
+    tuple of objects, whose ``id`` is part of the key, so a recycled ``id`` never finds
+    another object's entry."""
+    hit = _MEMO.get(key)
+    if hit is not None and (hit[0] is keep or (
+            type(keep) is tuple and all(a is b for a, b in zip(hit[0], keep, strict=True)))):
+        return hit[1]
+    value = make()
+    if len(_MEMO) >= _MEMO_MAX:
+        _MEMO.clear()
+    _MEMO[key] = (keep, value)
+    return value
+
+
+def _tspec_row(tg: Target, rs, rs_key: tuple) -> np.ndarray:
+    """The kernel's target row of ``tg`` (its saves, size and tokens), memoised."""
+    from .kernel import pack
+
+    def make():
+        probe = weapon_from_cell("1/1", column=tg.column)
+        row = pack([compile_attack([probe], tg, Situation(), rs)]).specs[0]
+        row.setflags(write=False)
+        return row
+
+    return _memo(("tspec", tg, rs_key), None, make)
+
+
+def _weapon_vs(w: Weapon, skills: frozenset, tg: Target, rs, rs_key: tuple
+               ) -> tuple[tuple[np.ndarray, ...], int, int, bool]:
+    """One carrier of weapon ``w`` against ``tg``: the packed group of each variant (Attack,
+    Sustained) that compiles, the blast and dice numbers (0 unless both compile), and whether
+    the cell is unknown; memoised per (weapon as fired, skills, target, ruleset), so the same
+    weapon line on two cards is compiled once."""
+    from .kernel import pack
+
+    # one carrier's dice; the wire-guided re-roll needs the weapon fired alone. Its name and
+    # sources change no number (they only label the attack), so they are left out
+    # (interned: equal weapons on two cards are one object, keyed by its id below)
+    def canonical():
+        c = replace(w, count=1, keywords=tuple(k for k in w.keywords if k != "wire-guided"),
+                    name="", cost=None, group=None, source=None, cell_sources=(), flags=())
+        return _memo(("canonical", c), None, lambda: c)
+
+    single = _memo(("single", id(w)), w, canonical)
+
+    def make():
+        cell = single.cell(tg.column)
+        if not cell.usable:
+            return (), 0, 0, bool(not cell.known or (cell.can_damage and cell.damage is None))
+        rows = []
+        for action in ("attack", "sustained"):
+            sit = Situation(action=action, skills=skills, close_combat=single.close_combat)
+            try:
+                spec = compile_attack([(single, cell)], tg, sit, rs)
+            except DustsimError:
+                return tuple(rows), 0, 0, False
+            row = pack([spec]).groups[0]
+            row.setflags(write=False)
+            rows.append(row)
+        return tuple(rows), (cell.blast or 0), (0 if cell.blast else cell.dice), False
+
+    return _memo(("weapon", id(single), skills, tg, rs_key), single, make)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One unit compiled on its own (side, position and opponents left out): its row of the
+    kernel's unit table (``U_SIDE``, ``U_W0``, ``U_W1`` filled in when paired), its target,
+    the target row, its fired weapons ``(weapon, carrier, row without the unit index,
+    carrier's attacker skills)`` and its notes."""
+
+    row: np.ndarray
+    target: Target
+    tspec: np.ndarray
+    weapons: tuple[tuple[Weapon, Card, tuple[int, ...], frozenset], ...]
+    notes: tuple[str, ...]
+
+
+def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs,
+                  rs_key: tuple) -> _Unit:
+    """The side-free part of :func:`compile_duel` for one unit."""
+    notes: list[str] = []
+    row = np.zeros(K.N_UNIT_COLS, np.int64)
+    card = du.card
+    move = card.move
+    if du.hero is not None and du.hero.move is not None and move is not None:
+        move = min(move, du.hero.move)  # the lower move (1947 L932)
+    if move is None:
+        raise DustsimError("move unknown: the unit cannot take part in a duel",
+                           unit=card.name, field="move")
+    march = card.march_move
+    if du.hero is not None and du.hero.march_move is not None and march is not None:
+        march = min(march, du.hero.march_move)
+    if march is None:
+        march = 2 * move  # March Move = double Move (2013 L199, 2009 L243-245)
+        notes.append(f"{card.name}: march move not on the card, taken as 2 x move")
+    skills = {_norm_skill(s) for s in card.skills} | (
+        {_norm_skill(s) for s in du.hero.skills} if du.hero else set())
+    row[K.U_SQUAD] = int(card.kind == "squad")
+    row[K.U_SUPPORT] = int(card.kind == "support")
+    row[K.U_MODELS] = tg.models if card.kind == "squad" else 0
+    row[K.U_HERO] = tg.hero_track or 0
+    row[K.U_SINGLE] = 0 if card.kind == "squad" else tg.track
+    row[K.U_MOVE] = move
+    row[K.U_MARCH] = max(march, move)
+    # aircraft Move before anything else, helicopters excepted (1947 L516, L3551-3553)
+    row[K.U_AIR] = int(card.kind == "aircraft" and "helicopter" not in skills)
+    reacts = (policy.reactive == "when-able" and ruleset != "tactics-2009"
+              and card.kind != "aircraft")
+    row[K.U_REACT_RANGE] = REACTION_RANGE if reacts else 0
+    brave = bool(skills & {"brave", "commissar", "unflappable", "semper fi"})
+    row[K.U_SUPP_DICE] = rs.suppression_dice + (1 if brave else 0)
+    row[K.U_IMMUNE] = int(token_immune(tg))  # the single-attack rule
+    for s in sorted(skills & set(NOT_MODELLED_SKILLS)):
+        notes.append(f"{du.name}: skill {s!r} not modelled in duels")
+    if du.pilot is not None:
+        notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
+    weapons = []
+    carriers = [(card, False)] + ([(du.hero, True)] if du.hero else [])
+    for carrier, is_hero in carriers:
+        for w in carrier.weapons:
+            if w.optional or w.count == 0:
+                continue
+            rng = _range(w)
+            if rng is None:
+                notes.append(f"{carrier.name}: {w.name} has no known range; not fired")
+                continue
+            kw = set(w.keywords)
+            ammo = -1
+            if "limited-ammo" in kw or w.ammo is not None:
+                if w.ammo is None:
+                    notes.append(f"{carrier.name}: {w.name} has limited ammo of unknown "
+                                 f"boxes; not fired")
+                    continue
+                ammo = w.ammo
+            for k in ("salvo", "volley", "wire-guided"):
+                if k in kw:
+                    notes.append(f"{carrier.name}: {w.name} fires normally ({k} not used)")
+            weapons.append((w, carrier, (1 if is_hero else w.count, int(is_hero), rng[0],
+                                         rng[1], int(w.close_combat), ammo,
+                                         int("reload" in kw), int("set-up" in kw),
+                                         int("burst" in kw)),
+                            attacker_skills(carrier)))
+    row.setflags(write=False)
+    return _Unit(row, tg, _tspec_row(tg, rs, rs_key), tuple(weapons), tuple(notes))
+
+
+def _pair_block(cu: _Unit, ct: _Unit, rs, rs_key: tuple) -> tuple:
+    """Every fired weapon of ``cu`` against ``ct`` (:func:`_weapon_vs`, in weapon order)."""
+    return tuple(_weapon_vs(w, skills, ct.target, rs, rs_key)
+                 for w, _carrier, _row, skills in cu.weapons)
+
+
 def _check_int(v, name: str, lo: int, hi: int, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
         raise DustsimError(f"{what} must be an integer from {lo} to {hi}, got {v!r}",
@@ -282,14 +443,14 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                  ruleset: str = "dust-1947", distance: int = 6, turns: int = 5,
                  policy: DuelPolicy | None = None, options: dict | None = None) -> DuelSpec:
     """Compile two sides into the engagement kernel's arrays."""
-    from .kernel import pack
 
     policy = policy or DuelPolicy()
     if ruleset not in DUEL_RULESETS:
         raise DustsimError(f"duels are played under {', '.join(DUEL_RULESETS)}; "
                            f"{ruleset!r} is not one (Dust Epic: `dustsim epic battle`)",
                            field="--ruleset")
-    rs = get_ruleset(ruleset, **(options or {}))
+    rs_key = (ruleset, tuple(sorted((options or {}).items())))
+    rs = _memo(("ruleset", rs_key), None, lambda: get_ruleset(ruleset, **(options or {})))
     distance = _check_int(distance, "--distance", 1, MAX_DISTANCE, "the distance (squares)")
     turns = _check_int(turns, "--turns", 1, MAX_TURNS, "the number of turns")
     for label, side in (("--side-a", side_a), ("--side-b", side_b)):
@@ -308,110 +469,54 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     targets = []
     for du in all_units:
         try:
-            targets.append(_target(du, policy.allocation))
+            targets.append(_memo(("target", id(du.card), id(du.hero), du.cover,
+                                  policy.allocation), (du.card, du.hero),
+                                 lambda du=du: _target(du, policy.allocation)))
         except DustsimError as exc:
             raise DustsimError(exc.message, unit=exc.unit or du.card.name,
                                field=exc.field) from None
+    # each unit compiled on its own once (memoised), then the sides are paired
+    compiled = [_memo(("unit", id(du.card), id(du.hero), id(du.pilot), du.cover, policy,
+                       rs_key), (du.card, du.hero, du.pilot),
+                      lambda du=du, tg=tg: _compile_unit(du, tg, policy, ruleset, rs, rs_key))
+                for du, tg in zip(all_units, targets, strict=True)]
     units = np.zeros((U, K.N_UNIT_COLS), np.int64)
     wrows: list[list[int]] = []
     wlist: list[tuple[int, Weapon, Card]] = []
-    for u, (du, tg) in enumerate(zip(all_units, targets, strict=True)):
-        card = du.card
-        move = card.move
-        if du.hero is not None and du.hero.move is not None and move is not None:
-            move = min(move, du.hero.move)  # the lower move (1947 L932)
-        if move is None:
-            raise DustsimError("move unknown: the unit cannot take part in a duel",
-                               unit=card.name, field="move")
-        march = card.march_move
-        if du.hero is not None and du.hero.march_move is not None and march is not None:
-            march = min(march, du.hero.march_move)
-        if march is None:
-            march = 2 * move  # March Move = double Move (2013 L199, 2009 L243-245)
-            notes.append(f"{card.name}: march move not on the card, taken as 2 x move")
-        skills = {_norm_skill(s) for s in card.skills} | (
-            {_norm_skill(s) for s in du.hero.skills} if du.hero else set())
+    for u, cu in enumerate(compiled):
+        units[u] = cu.row
         units[u, K.U_SIDE] = sides[u]
-        units[u, K.U_SQUAD] = int(card.kind == "squad")
-        units[u, K.U_SUPPORT] = int(card.kind == "support")
-        units[u, K.U_MODELS] = tg.models if card.kind == "squad" else 0
-        units[u, K.U_HERO] = tg.hero_track or 0
-        units[u, K.U_SINGLE] = 0 if card.kind == "squad" else tg.track
-        units[u, K.U_MOVE] = move
-        units[u, K.U_MARCH] = max(march, move)
-        # aircraft Move before anything else, helicopters excepted (1947 L516, L3551-3553)
-        units[u, K.U_AIR] = int(card.kind == "aircraft" and "helicopter" not in skills)
-        reacts = (policy.reactive == "when-able" and ruleset != "tactics-2009"
-                  and card.kind != "aircraft")
-        units[u, K.U_REACT_RANGE] = REACTION_RANGE if reacts else 0
-        brave = bool(skills & {"brave", "commissar", "unflappable", "semper fi"})
-        units[u, K.U_SUPP_DICE] = rs.suppression_dice + (1 if brave else 0)
-        units[u, K.U_IMMUNE] = int(token_immune(tg))  # the single-attack rule
-        for s in sorted(skills & set(NOT_MODELLED_SKILLS)):
-            notes.append(f"{du.name}: skill {s!r} not modelled in duels")
-        if du.pilot is not None:
-            notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
         units[u, K.U_W0] = len(wlist)
-        carriers = [(card, False)] + ([(du.hero, True)] if du.hero else [])
-        for carrier, is_hero in carriers:
-            for w in carrier.weapons:
-                if w.optional or w.count == 0:
-                    continue
-                rng = _range(w)
-                if rng is None:
-                    notes.append(f"{carrier.name}: {w.name} has no known range; not fired")
-                    continue
-                kw = set(w.keywords)
-                ammo = -1
-                if "limited-ammo" in kw or w.ammo is not None:
-                    if w.ammo is None:
-                        notes.append(f"{carrier.name}: {w.name} has limited ammo of unknown "
-                                     f"boxes; not fired")
-                        continue
-                    ammo = w.ammo
-                for k in ("salvo", "volley", "wire-guided"):
-                    if k in kw:
-                        notes.append(f"{carrier.name}: {w.name} fires normally ({k} not used)")
-                wlist.append((u, w, carrier))
-                wrows.append([u, 1 if is_hero else w.count, int(is_hero), rng[0], rng[1],
-                              int(w.close_combat), ammo, int("reload" in kw),
-                              int("set-up" in kw), int("burst" in kw)])
+        for w, carrier, wrow, _skills in cu.weapons:
+            wlist.append((u, w, carrier))
+            wrows.append([u, *wrow])
         units[u, K.U_W1] = len(wlist)
+        notes.extend(cu.notes)
     W = len(wlist)
     weapons = np.asarray(wrows, np.int64).reshape(W, K.N_WEAPON_COLS)
     gdice = np.zeros((max(W, 1), U), np.int64)
     gblast = np.zeros((max(W, 1), U), np.int64)
     groups = np.zeros((max(W, 1), U, 2, 14), np.int64)
     tspec = np.zeros((U, 13), np.int64)
-    for t, tg in enumerate(targets):
-        probe = weapon_from_cell("1/1", column=tg.column)
-        tspec[t] = pack([compile_attack([probe], tg, Situation(), rs)]).specs[0]
+    for t, cu in enumerate(compiled):
+        tspec[t] = cu.tspec
     unusable: set[str] = set()
-    for w_i, (u, w, carrier) in enumerate(wlist):
-        skills = attacker_skills(carrier)
-        for t, tg in enumerate(targets):
+    for u, cu in enumerate(compiled):
+        w0 = int(units[u, K.U_W0])
+        for t, ct in enumerate(compiled):
             if sides[t] == sides[u]:
                 continue
-            cell = w.cell(tg.column)
-            if not cell.usable:
-                if not cell.known or (cell.can_damage and cell.damage is None):
-                    unusable.add(f"{carrier.name}: {w.name} vs {tg.column} unknown ('?')")
-                continue
-            # one carrier's dice; the wire-guided re-roll needs the weapon fired alone
-            single = replace(w, count=1,
-                             keywords=tuple(k for k in w.keywords if k != "wire-guided"))
-            for variant, action in enumerate(("attack", "sustained")):
-                sit = Situation(action=action, skills=skills, close_combat=w.close_combat)
-                try:
-                    spec = compile_attack([(single, cell)], tg, sit, rs)
-                except DustsimError:
-                    break
-                groups[w_i, t, variant] = pack([spec]).groups[0]
-            else:
-                if cell.blast:
-                    gblast[w_i, t] = cell.blast
-                else:
-                    gdice[w_i, t] = cell.dice
+            block = _memo(("pair", id(cu), id(ct), rs_key), (cu, ct),
+                          lambda cu=cu, ct=ct: _pair_block(cu, ct, rs, rs_key))
+            for k, (rows, blast, dice, unknown) in enumerate(block):
+                if unknown:
+                    w, carrier = cu.weapons[k][:2]
+                    unusable.add(f"{carrier.name}: {w.name} vs {ct.target.column} unknown "
+                                 "('?')")
+                for variant, row in enumerate(rows):
+                    groups[w0 + k, t, variant] = row
+                gblast[w0 + k, t] = blast
+                gdice[w0 + k, t] = dice
     notes.extend(sorted(unusable))
     # one unit a side: the target and reactor choices have a single candidate, so the
     # value matrix that orders them is not needed (zeros behave the same)
