@@ -65,13 +65,29 @@ def _repel(ax, texts) -> None:
                 expand=(1.1, 1.3))
 
 
+def tight_bbox(fig: Figure, dpi: float = STYLE["savefig.dpi"]):
+    """The figure's tight bounding box (inches, padded as ``bbox_inches="tight"`` pads it),
+    measured once at ``dpi``: every format then reuses it instead of laying the figure out
+    again (that layout pass is half of a tight save's time)."""
+    old = fig.dpi
+    fig.dpi = dpi
+    try:
+        fig.draw_without_rendering()
+        bbox = fig.get_tightbbox(fig.canvas.get_renderer())
+    finally:
+        fig.dpi = old
+    return bbox.padded(matplotlib.rcParams["savefig.pad_inches"])
+
+
 def save(fig: Figure, folder: Path, name: str, formats=("png",)) -> list[Path]:
-    """Write ``fig`` as ``folder/name.FORMAT`` for each format; return the paths."""
+    """Write ``fig`` as ``folder/name.FORMAT`` for each format (one tight bounding box for
+    all of them); return the paths."""
     folder.mkdir(parents=True, exist_ok=True)
     out = []
+    bbox = tight_bbox(fig) if formats else None
     for fmt in formats:
         p = folder / f"{name}.{fmt}"
-        fig.savefig(p, bbox_inches="tight", dpi=STYLE["savefig.dpi"])
+        fig.savefig(p, bbox_inches=bbox, dpi=STYLE["savefig.dpi"])
         out.append(p)
     return out
 

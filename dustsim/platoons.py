@@ -33,7 +33,6 @@ from __future__ import annotations
 import itertools
 import re
 import tomllib
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -440,25 +439,25 @@ def force_points(members: Iterable[Member], by_name: dict[str, Card], budget: fl
     """AP on the table, the faction (if the faction-force rule holds), the free hero points
     it allows and the AP paid from the budget."""
     members = list(members)
-    costs = [member_cost(m, by_name) for m in members]
+    cards = [by_name[m.card] for m in members]
+    costs = [float(card.ap) + (CAPTURED_EXTRA_AP if m.captured else 0)  # member_cost
+             for m, card in zip(members, cards, strict=True)]
     total = sum(costs)
-    counted = [(m, c) for m, c in zip(members, costs, strict=True)
-               if not m.captured and by_name[m.card].bloc != "Mercenaries"]
-    factions = {by_name[m.card].faction for m, _ in counted if by_name[m.card].faction}
-    blocs = {by_name[m.card].bloc for m, _ in counted}
+    counted = [(card, c) for m, card, c in zip(members, cards, costs, strict=True)
+               if not m.captured and card.bloc != "Mercenaries"]
+    factions = {card.faction for card, _ in counted if card.faction}
+    blocs = {card.bloc for card, _ in counted}
     if not counted and members:
         faction = "Mercenaries"  # all-mercenary force: bonus on mercenary heroes (L879-883)
     elif len(factions) == 1:
         faction = next(iter(factions))
     else:
         faction = None
+    heroes = [(card, c) for card, c in zip(cards, costs, strict=True) if card.kind == "hero"]
 
     def hero_ap(of_faction: bool) -> float:  # heroes of that faction, or of the bloc
         out = 0.0
-        for m, c in zip(members, costs, strict=True):
-            card = by_name[m.card]
-            if card.kind != "hero":
-                continue
+        for card, c in heroes:
             if faction == "Mercenaries":
                 out += c if card.bloc == "Mercenaries" and of_faction else 0.0
             elif (of_faction and card.faction == faction) or (
@@ -473,7 +472,7 @@ def force_points(members: Iterable[Member], by_name: dict[str, Card], budget: fl
         free = min(hero_ap(True) + hero_ap(False), HERO_BONUS * budget)
         if faction != "Mercenaries":
             free_f = free - min(free, hero_ap(False))
-            f_ap = sum(c for m, c in counted if by_name[m.card].faction == faction)
+            f_ap = sum(c for card, c in counted if card.faction == faction)
             basic = total - free
             if basic <= 0 or (f_ap - free_f) / basic < FACTION_SHARE - 1e-12:
                 faction, free = None, 0.0
@@ -482,13 +481,17 @@ def force_points(members: Iterable[Member], by_name: dict[str, Card], budget: fl
 
 
 def _legal_counts(members: list[Member], by_name: dict[str, Card]) -> bool:
-    n = Counter(m.card for m in members)
+    n: dict[str, int] = {}
+    captured = 0
+    for m in members:
+        n[m.card] = n.get(m.card, 0) + 1
+        captured += m.captured
     for name, k in n.items():
         c = by_name[name]
         limit = 1 if c.kind == "hero" else c.max_per_army
         if limit is not None and k > limit:
             return False
-    return sum(m.captured for m in members) <= 1
+    return captured <= 1
 
 
 def support_pool(platoon: Platoon, cards: list[Card]) -> list[Member]:
@@ -578,21 +581,25 @@ def extend(platoon: Platoon, bases: Iterable[list[Member]], cards: list[Card], b
     """Legal builds of the given cores with 0 to ``max_support`` support units; a set of
     members too dear even with the largest hero bonus is skipped before the faction test."""
     by_name = {c.name: c for c in cards if c.edition == platoon.edition}
-    pool = support_pool(platoon, cards)
+    pool = support_pool(platoon, cards) if max_support else []
+    pool_cost = [member_cost(m, by_name) for m in pool]
+    pool_key = [_member_key(m) for m in pool]
     seen = set() if seen is None else seen
     ceiling = budget * (1 + HERO_BONUS) + 1e-9
     for base in bases:
         base_ap = sum(member_cost(m, by_name) for m in base)
         if base_ap > ceiling:
             continue
+        base_key = (_member_key(base[0]), tuple(sorted(map(_member_key, base[1:]))))
         for k in range(max_support + 1):
-            for sup in itertools.combinations_with_replacement(pool, k):
-                if base_ap + sum(member_cost(m, by_name) for m in sup) > ceiling:
+            for idx in itertools.combinations_with_replacement(range(len(pool)), k):
+                if base_ap + sum(pool_cost[i] for i in idx) > ceiling:
                     continue
-                members = [*base, *sup]
-                key = (_member_key(base[0]), tuple(sorted(map(_member_key, base[1:]))),
-                       tuple(sorted(map(_member_key, sup))))
-                if key in seen or not _legal_counts(members, by_name):
+                key = (*base_key, tuple(sorted(pool_key[i] for i in idx)))
+                if key in seen:
+                    continue
+                members = [*base, *(pool[i] for i in idx)]
+                if not _legal_counts(members, by_name):
                     continue
                 seen.add(key)
                 pts = force_points(members, by_name, budget)
@@ -699,6 +706,7 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
             by_ed[p.edition] = unit_metrics(score_table[score_table["edition"] == p.edition],
                                             ed_cards, forts)
         metrics = by_ed[p.edition]
+        partial = {c.name: c.models_source == "inferred" or not c.complete for c in ed_cards}
         # only cards with figures can be scored (cards without weapons or AP are not)
         scored = [c for c in ed_cards if (c.name, "none") in metrics]
         seen: set = set()
@@ -728,8 +736,7 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
                 "mercenary": any(m.mercenary and m.role == "required" for m in b.members),
                 "advantage": p.advantage,
                 "advantage_modelled": p.advantage_model is not None,
-                "partial": any(by_name[m.card].models_source == "inferred" or
-                               not by_name[m.card].complete for m in b.members),
+                "partial": any(partial[m.card] for m in b.members),
                 **s,
             })
     df = pd.DataFrame(rows)
