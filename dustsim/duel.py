@@ -292,6 +292,11 @@ def _memo(key, keep, make):
     return value
 
 
+def _interned(x):
+    """One object per value (equal targets of two cards are one object, keyed by its id)."""
+    return _memo(("interned", x), None, lambda: x)
+
+
 def _tspec_row(tg: Target, rs, rs_key: tuple) -> np.ndarray:
     """The kernel's target row of ``tg`` (its saves, size and tokens), memoised."""
     from .kernel import pack
@@ -319,7 +324,7 @@ def _weapon_vs(w: Weapon, skills: frozenset, tg: Target, rs, rs_key: tuple
     def canonical():
         c = replace(w, count=1, keywords=tuple(k for k in w.keywords if k != "wire-guided"),
                     name="", cost=None, group=None, source=None, cell_sources=(), flags=())
-        return _memo(("canonical", c), None, lambda: c)
+        return _interned(c)
 
     single = _memo(("single", id(w)), w, canonical)
 
@@ -339,7 +344,7 @@ def _weapon_vs(w: Weapon, skills: frozenset, tg: Target, rs, rs_key: tuple
             rows.append(row)
         return tuple(rows), (cell.blast or 0), (0 if cell.blast else cell.dice), False
 
-    return _memo(("weapon", id(single), skills, tg, rs_key), single, make)
+    return _memo(("weapon", id(single), skills, id(tg), rs_key), (single, tg), make)
 
 
 @dataclass(frozen=True)
@@ -471,7 +476,7 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         try:
             targets.append(_memo(("target", id(du.card), id(du.hero), du.cover,
                                   policy.allocation), (du.card, du.hero),
-                                 lambda du=du: _target(du, policy.allocation)))
+                                 lambda du=du: _interned(_target(du, policy.allocation))))
         except DustsimError as exc:
             raise DustsimError(exc.message, unit=exc.unit or du.card.name,
                                field=exc.field) from None

@@ -126,9 +126,10 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             uc, uu = sweep(edition_cards, chosen, engine=settings.engine,
                            trials=settings.trials, seed=settings.seed, client=client,
                            progress=settings.progress)
+            # the value model's engagements (the heaviest sweep) on the same workers
+            value_frames, fp, value_html, patch_fig = _value(
+                edition_cards, chosen, value_settings, changes, charts, settings, client)
         sc = scores(uc, uu, edition_cards)
-        value_frames, fp, value_html, patch_fig = _value(
-            edition_cards, chosen, value_settings, changes, charts, settings)
         if not sc.empty:  # the roles no figure values, named in every table
             sc["not_modelled"] = sc["unit"].map(fp.set_index("unit")["not_modelled"])
         refs = reference_targets(edition_cards)
@@ -251,7 +252,8 @@ def _duels(chosen: list[Card], sc: pd.DataFrame, s: ReportSettings) -> dict:
 
 
 def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
-           charts: Path, s: ReportSettings) -> tuple[dict, pd.DataFrame, str, object]:
+           charts: Path, s: ReportSettings, client=None
+           ) -> tuple[dict, pd.DataFrame, str, object]:
     """The value model (:mod:`dustsim.value`) on the whole edition: tables for the chosen
     cards, the section's HTML, and the before/after of a patch."""
     from .value import (
@@ -262,7 +264,7 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
         value_model,
     )
 
-    vm = value_model(edition_cards, vs, progress=s.progress)
+    vm = value_model(edition_cards, vs, progress=s.progress, client=client)
     names = {c.name for c in chosen}
     fp = vm.table[vm.table["unit"].isin(names)].reset_index(drop=True)
     frames = {"value_engagements": vm.engagements,

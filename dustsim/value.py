@@ -436,17 +436,16 @@ def clear_cache() -> None:
 
 def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: list[Card],
                 settings: ValueSettings | None = None, *, previous: pd.DataFrame | None = None,
-                hosts: dict[str, str] | None = None, progress: bool = False) -> pd.DataFrame:
+                hosts: dict[str, str] | None = None, progress: bool = False,
+                client=None) -> pd.DataFrame:
     """Tidy table: card x representative x distance with the engagement sums (step 2).
 
     Rows of ``previous`` whose card and opponent fingerprints and settings match are reused
     (a patch or whatif recomputes only what it changed), as are rows computed earlier in this
     process (a pure function of the card, the opponents and the settings). Cards that cannot
-    play get one row with ``why`` set and no figures."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .kernel import default_threads
-
+    play get one row with ``why`` set and no figures. ``client``: a Dask client whose
+    workers play the cards (:data:`DASK_TASKS_PER_WORKER` batches per worker); every card
+    draws from its own stream, so the table is bitwise the same wherever it ran."""
     st = settings or ValueSettings()
     by_name = {c.name: c for c in edition_cards}
     opps = [by_name[o.name] for o in field_]
@@ -485,48 +484,96 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
             continue
         todo.append(card)
 
-    def one(card: Card) -> pd.DataFrame:
-        host = host_of(card)
-        try:
-            acc, notes = _card_row(card, opps, st, host)
-        except DustsimError as exc:
-            return pd.DataFrame([{"unit": card.name, "why": exc.message, "settings": st.key}])
-        rows = []
-        fp = unit_fp(card)
-        for i, o in enumerate(opps):
-            for j, d in enumerate(st.distances):
-                r = {"unit": card.name, "host": host.name if host is not None else "",
-                     "opponent": o.name, "distance": d,
-                     "trials": st.trials, "unit_fp": fp, "opponent_fp": opp_fp[o.name],
-                     "settings": st.key, "why": "", "notes": "; ".join(notes[i])}
-                r.update({k: acc[i, j, n] for n, k in enumerate(
-                    ("s_lost_unit", "s2_lost_unit", "s_lost_opp", "s2_lost_opp", "s_lost_both",
-                     "wins_unit", "wins_opp"))})
-                rows.append(r)
-        return pd.DataFrame(rows)
-
-    threads = st.threads or default_threads()
+    jobs = [(card, host_of(card), unit_fp(card)) for card in todo]
     bar = None
     if progress and todo:
         from tqdm import tqdm
 
         bar = tqdm(total=len(todo), desc="value engagements", unit="card", leave=False)
     try:
-        if todo:
-            _kernel()  # build (or load) once before the threads start
-        with ThreadPoolExecutor(max_workers=max(1, min(threads, len(todo) or 1))) as ex:
-            for card, df in zip(todo, ex.map(one, todo), strict=True):
-                parts[card.name] = df
-                if len(_ROWS) < _ROWS_MAX and (df["why"] == "").all():
-                    _ROWS[(st.key, card.name, unit_fp(card),
-                           tuple(sorted(opp_fp.items())))] = df
-                if bar is not None:
-                    bar.update(1)
+        for (card, _h, fp), df in zip(jobs, _run_rows(jobs, opps, opp_fp, st, client, bar),
+                                      strict=True):
+            parts[card.name] = df
+            if len(_ROWS) < _ROWS_MAX and (df["why"] == "").all():
+                _ROWS[(st.key, card.name, fp, tuple(sorted(opp_fp.items())))] = df
     finally:
         if bar is not None:
             bar.close()
     frames = [parts[c.name] for c in cards if c.name in parts]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+#: Dask tasks per worker for the value engagements (each card draws from its own stream, so
+#: the split changes no number; a few tasks per worker keep them busy to the end)
+DASK_TASKS_PER_WORKER = 8
+
+
+def _rows(card: Card, host: Card | None, fp: str, opps: list[Card], opp_fp: dict[str, str],
+          st: ValueSettings) -> pd.DataFrame:
+    """One card's engagement rows (pure: the same in any thread or process)."""
+    try:
+        acc, notes = _card_row(card, opps, st, host)
+    except DustsimError as exc:
+        return pd.DataFrame([{"unit": card.name, "why": exc.message, "settings": st.key}])
+    rows = []
+    for i, o in enumerate(opps):
+        for j, d in enumerate(st.distances):
+            r = {"unit": card.name, "host": host.name if host is not None else "",
+                 "opponent": o.name, "distance": d,
+                 "trials": st.trials, "unit_fp": fp, "opponent_fp": opp_fp[o.name],
+                 "settings": st.key, "why": "", "notes": "; ".join(notes[i])}
+            r.update({k: acc[i, j, n] for n, k in enumerate(
+                ("s_lost_unit", "s2_lost_unit", "s_lost_opp", "s2_lost_opp", "s_lost_both",
+                 "wins_unit", "wins_opp"))})
+            rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def _rows_batch(jobs: list[tuple], opps: list[Card], opp_fp: dict[str, str],
+                st: ValueSettings) -> list[pd.DataFrame]:
+    """A Dask task: the rows of a few cards, one after the other."""
+    return [_rows(card, host, fp, opps, opp_fp, st) for card, host, fp in jobs]
+
+
+def _run_rows(jobs: list[tuple], opps: list[Card], opp_fp: dict[str, str], st: ValueSettings,
+              client, bar) -> list[pd.DataFrame]:
+    """Every job's rows, in job order: on ``client``'s workers, else on threads here."""
+    if not jobs:
+        return []
+    if client is not None:
+        from distributed import as_completed
+
+        workers = len(client.scheduler_info().get("workers") or ()) or 1
+        size = max(1, -(-len(jobs) // (DASK_TASKS_PER_WORKER * workers)))
+        batches = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+        f_opps, f_fp, f_st = client.scatter([opps, opp_fp, st], broadcast=True, hash=False)
+        # one call submits every task (a submit per task waits on the event loop each time)
+        futures = client.map(_rows_batch, batches, opps=f_opps, opp_fp=f_fp, st=f_st,
+                             pure=False, retries=2)
+        index = {f.key: i for i, f in enumerate(futures)}
+        done: list = [None] * len(batches)
+        try:
+            for fut in as_completed(futures):
+                done[index[fut.key]] = fut.result()
+                if bar is not None:
+                    bar.update(len(done[index[fut.key]]))
+        except BaseException:
+            client.cancel(futures)
+            raise
+        return [df for part in done for df in part]
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .kernel import default_threads
+
+    _kernel()  # build (or load) once before the threads start
+    threads = max(1, min(st.threads or default_threads(), len(jobs)))
+    out = []
+    with ThreadPoolExecutor(max_workers=threads) as ex:
+        for df in ex.map(lambda j: _rows(*j, opps, opp_fp, st), jobs):
+            out.append(df)
+            if bar is not None:
+                bar.update(1)
+    return out
 
 
 def pair_log_ratios(eng: pd.DataFrame, eps: float = EPS) -> pd.DataFrame:
@@ -692,10 +739,11 @@ def _describe(card: Card) -> dict:
 def value_model(edition_cards: list[Card], settings: ValueSettings | None = None, *,
                 previous: pd.DataFrame | None = None, field_: tuple[Opponent, ...] | None = None,
                 mapping: Mapping | None = None, hosts: dict[str, str] | None = None,
-                progress: bool = False) -> ValueModel:
+                progress: bool = False, client=None) -> ValueModel:
     """Run the model over one edition. ``field_``, ``hosts`` and ``mapping`` default to the
     edition's (a patch passes the unpatched edition's so that before and after compare like
-    with like); ``previous`` engagement rows are reused where nothing changed."""
+    with like); ``previous`` engagement rows are reused where nothing changed; ``client``:
+    play the engagements on a Dask cluster (same table)."""
     st = settings or ValueSettings()
     eds = {c.edition for c in edition_cards}
     if len(eds) != 1:
@@ -714,7 +762,7 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         return ValueModel(_apply(tab, None), pd.DataFrame(), fld, None, st, hosts,
                           tuple(edition_cards))
     eng = engagements(edition_cards, fld, edition_cards, st, previous=previous, hosts=hosts,
-                      progress=progress)
+                      progress=progress, client=client)
     s = strengths(eng, fld, st.eps)
     tab = pd.DataFrame([_describe(c) for c in edition_cards]).merge(s, on="unit", how="left")
     played = eng[eng["why"] == ""]

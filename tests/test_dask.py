@@ -96,6 +96,30 @@ def test_a_killed_worker_loses_no_result(d47, chosen, local, cluster, tmp_path):
     client.wait_for_workers(2, timeout=60)  # the nanny restarted it
 
 
+def test_value_engagements_on_workers_equal_local(d47, cluster):
+    """The value model's engagements played on two workers: bitwise the local table (an
+    unplayable card included), and the compile memos change nothing either."""
+    from dustsim import duel
+    from dustsim import value as V
+
+    _, client = cluster
+    names = ("Pounder", "Ranger Combat Squad", "Rhino", "Ludwig", "Grenadiers")
+    from dataclasses import replace
+
+    cards = [c for c in d47 if c.name in names][:4]
+    cards.insert(1, replace(cards[0], name="No Move", move=None))  # cannot play: a why row
+    field_ = V.reference_field(d47, per_class=1)[:4]
+    st = V.ValueSettings(trials=3, threads=1)
+    V.clear_cache()
+    duel._MEMO.clear()
+    local = V.engagements(cards, field_, d47, st)
+    V.clear_cache()  # the local memo now holds every compiled side: the workers have none
+    remote = V.engagements(cards, field_, d47, st, client=client)
+    V.clear_cache()
+    pd.testing.assert_frame_equal(remote, local, check_exact=True)
+    assert (local["why"] != "").sum() >= 1 and (local["why"] == "").sum() > 1
+
+
 def test_report_with_workers_equals_local(tmp_path):
     from dustsim.cli import main
 
@@ -104,7 +128,7 @@ def test_report_with_workers_equals_local(tmp_path):
               "--format", "png", "--quiet", "--seed", "4"]
     assert main([*common, "--out", str(tmp_path / "a")]) == 0
     assert main([*common, "--out", str(tmp_path / "b"), "--workers", "2"]) == 0
-    for t in ("unit_column", "unit_unit", "scores", "fair_points"):
+    for t in ("unit_column", "unit_unit", "scores", "fair_points", "value_engagements"):
         a = pd.read_parquet(tmp_path / "a" / "tables" / f"{t}.parquet")
         b = pd.read_parquet(tmp_path / "b" / "tables" / f"{t}.parquet")
         pd.testing.assert_frame_equal(a, b)
