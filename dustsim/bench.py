@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attack import AttackSpec, Situation, Target, compile_attack, weapon_from_cell
-from .exact import evaluate
-from .kernel import simulate_batch
+from dustsim.engines.exact import evaluate
+from dustsim.engines.kernel import simulate_batch
+from dustsim.rules.attack import AttackSpec, Situation, Target, compile_attack, weapon_from_cell
 
 
 def representative_mix() -> list[tuple[str, AttackSpec]]:
@@ -145,11 +145,11 @@ def _rate(n: float, times: list[float]) -> tuple[float, float]:
 def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     """Every benchmark: CPU time over interleaved rounds, ratios against baselines measured
     in the same rounds; each goal of issue 17 with PASS or FAIL."""
-    from .cards import load_cards
-    from .duel import compile_duel, parse_side, simulate_duel
-    from .epic import battle
-    from .kernel import _uniform_loop
-    from .rng import state, uniform_loop
+    from dustsim.data.cards import load_cards
+    from dustsim.engines.kernel import _uniform_loop
+    from dustsim.engines.rng import state, uniform_loop
+    from dustsim.play.duel import compile_duel, parse_side, simulate_duel
+    from dustsim.play.epic import battle
 
     mix = representative_mix()
     specs = [s for _, s in mix]
@@ -202,7 +202,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
         BenchResult("uniform draws, tight Numba loop (PCG64)", uni, "draws/s",
                     detail=f"the reference of every ratio below; {med(uni_med)}"),
         BenchResult("inline xoshiro256** uniforms / PCG64 uniforms", xo / uni, "x",
-                    detail="the kernels' own generator (dustsim.rng)"),
+                    detail="the kernels' own generator (dustsim.engines.rng)"),
         BenchResult("kernel throughput (mix, 1 thread)", ker, "attacks/s", detail=med(ker_med)),
         BenchResult("kernel throughput (mix, all threads)", ker_all, "attacks/s",
                     detail="wall clock"),
@@ -234,8 +234,8 @@ def _scaling(duel_spec, army: str, quick: bool) -> list[BenchResult]:
     clock; on a machine shared with other work it understates the scaling)."""
     import os
 
-    from .duel import simulate_duel
-    from .epic import battle
+    from dustsim.play.duel import simulate_duel
+    from dustsim.play.epic import battle
 
     if (os.cpu_count() or 1) < 2:
         return []
@@ -257,7 +257,7 @@ def _scaling(duel_spec, army: str, quick: bool) -> list[BenchResult]:
 
 def _epic_exact(quick: bool) -> list[BenchResult]:
     """Dust Epic's exact Markov chain, cold (casualty and PMF caches cleared each call)."""
-    from . import epic
+    from dustsim.play import epic
 
     def cold(a, d):
         epic.remove.cache_clear()
@@ -324,7 +324,7 @@ def _icepool_queries():
 
 def _exact_vs_icepool(quick: bool) -> list[BenchResult]:
     """The exact engine against icepool on the same queries (cold: no memoised PMFs)."""
-    from .exact import clear_caches
+    from dustsim.engines.exact import clear_caches
 
     try:
         import icepool  # noqa: F401

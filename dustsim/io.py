@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import DustsimError
+from dustsim.errors import DustsimError
 
 MARKER = ".dustsim-output"
 PID_FILE = ".dustsim-pid"

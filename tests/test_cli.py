@@ -7,7 +7,7 @@ import sys
 import pytest
 from conftest import SHARED, needs_shared
 
-from dustsim.cli import main
+from dustsim.cli.shell import main
 
 
 def run(*args):
@@ -107,7 +107,7 @@ def test_report_small_bundle(small_report):
 
 
 def test_interrupted_report_leaves_nothing(tmp_path, monkeypatch):
-    import dustsim.report as rep
+    import dustsim.review.report as rep
 
     def boom(*a, **k):
         raise KeyboardInterrupt
@@ -186,7 +186,7 @@ def test_an_option_that_does_nothing_is_refused(args, option, capsys):
 def test_every_command_takes_quiet_and_progress_needs_a_terminal(monkeypatch):
     import argparse
 
-    from dustsim import cli
+    from dustsim.cli import shell as cli
 
     def leaves(sub):
         for p in sub.choices.values():
@@ -196,7 +196,7 @@ def test_every_command_takes_quiet_and_progress_needs_a_terminal(monkeypatch):
             else:
                 yield p
 
-    import dustsim.commands  # noqa: F401
+    import dustsim.cli.commands  # noqa: F401
 
     parser = cli.build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -214,8 +214,9 @@ def test_every_command_takes_quiet_and_progress_needs_a_terminal(monkeypatch):
 def test_one_default_trial_count():
     import inspect
 
-    from dustsim import DEFAULT_TRIALS, api, duel, epic
-    from dustsim.cli import build_parser
+    from dustsim import DEFAULT_TRIALS, api
+    from dustsim.cli.shell import build_parser
+    from dustsim.play import duel, epic
 
     assert inspect.signature(api.attack).parameters["trials"].default == DEFAULT_TRIALS
     assert inspect.signature(duel.duel).parameters["trials"].default == DEFAULT_TRIALS
