@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from dustsim import DEFAULT_TRIALS
-from dustsim.data.cards import Card
+from dustsim.data.cards import Card, find_card, load_cards  # noqa: F401  (the API's card access)
 from dustsim.engines.exact import evaluate as exact_evaluate
 from dustsim.engines.results import AttackResult
 from dustsim.errors import DustsimError
