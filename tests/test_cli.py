@@ -162,6 +162,23 @@ def test_unknown_names_get_the_closest(args, found, capsys, tmp_path, monkeypatc
     assert not (tmp_path / "never-written").exists()
 
 
+@pytest.mark.parametrize("args, found, help_of", [
+    (["reprot"], "did you mean 'report'?", "dustsim --help"),
+    (["list", "chek", "x.toml"], "did you mean 'check'?", "dustsim list --help"),
+    (["attack", "--wepon", "2/1"], "did you mean --weapon?", "dustsim attack --help"),
+    (["attack", "--weapon", "2/1", "--modles", "3", "--cuont", "2"],
+     "--modles: did you mean --models?; --cuont: did you mean --count?", "dustsim attack"),
+    (["epic", "battle", "4 tank", "vs", "3 tank", "--capitl"], "did you mean --capital?",
+     "dustsim epic battle --help"),
+])
+def test_typos_get_the_closest_command_or_option(args, found, help_of, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert found in err and help_of in err and "\n" not in err, err
+
+
 def test_names_without_accents_resolve(capsys):
     assert main(["cards", "Guai-lo", "--edition", "dust-1947"]) == 0
     assert "guaï-lo" in capsys.readouterr().out.lower()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -204,11 +205,51 @@ def cmd_import_facts(args) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (exit 2) instead of the whole usage block."""
+    """argparse with a one-line error (exit 2) instead of the whole usage block, and the
+    closest command or option offered for a typo."""
 
     def error(self, message: str):
-        self.exit(EXIT_BAD_INPUT, f"dustsim: error: {self.prog}: {' '.join(message.split())} "
-                                  f"(see {self.prog} --help)\n")
+        message = " ".join(message.split())
+        choice = _INVALID_CHOICE.search(message)
+        if choice:
+            from dustsim.data.names import did_you_mean
+
+            message += did_you_mean(choice["value"], _QUOTED.findall(choice["choices"]), 1)
+        where = "" if self.prog == "dustsim" else f"{self.prog}: "
+        self.exit(EXIT_BAD_INPUT, f"dustsim: error: {where}{message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args=None, namespace=None):
+        """As argparse, but an unknown option names the closest options of the command."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            from dustsim.data.names import closest
+
+            known, parser, last = [], self, self
+            while parser is not None:  # the chain of parsers the line went through
+                known += [o for a in parser._actions for o in a.option_strings]
+                last, parser = parser, _chosen_subparser(parser, ns)
+            hints = {}
+            for word in extras:
+                near = closest(word, known, 1, cutoff=70.0) if word.startswith("-") else []
+                if near:
+                    hints[word] = near[0]
+            if len(hints) == 1:
+                hint = f"; did you mean {next(iter(hints.values()))}?"
+            else:
+                hint = "".join(f"; {w}: did you mean {o}?" for w, o in hints.items())
+            last.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return ns
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<value>[^']*)' \(choose from (?P<choices>.*)\)")
+_QUOTED = re.compile(r"'([^']*)'")
+
+
+def _chosen_subparser(parser: argparse.ArgumentParser, ns) -> argparse.ArgumentParser | None:
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return a.choices.get(getattr(ns, a.dest, None) or "")
+    return None
 
 
 # -- parser ---------------------------------------------------------------------------------------
