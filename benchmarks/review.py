@@ -2,7 +2,7 @@
 
 ``python benchmarks/review.py [--workers 2] [--rounds 3] [--trials 32] [--report]``
 
-1. **Value engagements** (:func:`dustsim.value.engagements`, every card of the edition
+1. **Value engagements** (:func:`dustsim.review.value.engagements`, every card of the edition
    against the reference field): one process on one thread (the baseline) against a local
    Dask cluster of ``--workers`` one-thread worker processes, in interleaved rounds in this
    process. Before each round every memo is emptied (this process's and the workers'), so
@@ -31,7 +31,8 @@ import time
 
 
 def _clear() -> None:
-    from dustsim import duel, value
+    from dustsim.play import duel
+    from dustsim.review import value
 
     value.clear_cache()
     duel._MEMO.clear()
@@ -48,9 +49,9 @@ def main() -> None:
 
     import pandas as pd
 
-    from dustsim.cards import load_cards
-    from dustsim.sweep import dask_client
-    from dustsim.value import ValueSettings, _kernel, engagements, reference_field
+    from dustsim.data.cards import load_cards
+    from dustsim.review.sweep import dask_client
+    from dustsim.review.value import ValueSettings, _kernel, engagements, reference_field
 
     cards = [c for c in load_cards() if c.edition == args.edition]
     fld = reference_field(cards)
