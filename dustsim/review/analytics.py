@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
@@ -128,7 +128,17 @@ def static_spec(card: Card, target: Target, action: str = "attack", weapons=None
     combat included (compiled as close combat when a close-combat weapon takes part)."""
     weapons = weapons if weapons is not None else _attack_notes(card, target.column)[0]
     cc = any(w.close_combat for w in weapons)
-    return card_attack_spec(card, target, action=action, close_combat=cc)
+    return card_attack_spec(card, target, action=action, close_combat=cc,
+                            ruleset=_edition_ruleset(card.edition))
+
+
+@cache
+def _edition_ruleset(edition: str):
+    """The edition's default ruleset, built once (the same immutable object every call; the
+    compiler would otherwise rebuild it for every attack)."""
+    from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+
+    return get_ruleset(DEFAULT_RULESET_FOR_EDITION[edition])
 
 
 def reach(card: Card, weapons) -> float:

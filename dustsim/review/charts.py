@@ -9,6 +9,7 @@ writes a figure in the requested formats.
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import matplotlib
@@ -65,10 +66,17 @@ def _repel(ax, texts) -> None:
                 expand=(1.1, 1.3))
 
 
+_BBOX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> (dpi, bbox)
+
+
 def tight_bbox(fig: Figure, dpi: float = STYLE["savefig.dpi"]):
     """The figure's tight bounding box (inches, padded as ``bbox_inches="tight"`` pads it),
-    measured once at ``dpi``: every format then reuses it instead of laying the figure out
-    again (that layout pass is half of a tight save's time)."""
+    measured once at ``dpi``: every format, and the review PDF, then reuse it instead of
+    laying the figure out again (that layout pass is half of a tight save's time). A figure
+    changed after its first save must be measured again (``fresh=True`` in :func:`save`)."""
+    hit = _BBOX.get(fig)
+    if hit is not None and hit[0] == dpi:
+        return hit[1]
     old = fig.dpi
     fig.dpi = dpi
     try:
@@ -76,14 +84,19 @@ def tight_bbox(fig: Figure, dpi: float = STYLE["savefig.dpi"]):
         bbox = fig.get_tightbbox(fig.canvas.get_renderer())
     finally:
         fig.dpi = old
-    return bbox.padded(matplotlib.rcParams["savefig.pad_inches"])
+    bbox = bbox.padded(matplotlib.rcParams["savefig.pad_inches"])
+    _BBOX[fig] = (dpi, bbox)
+    return bbox
 
 
-def save(fig: Figure, folder: Path, name: str, formats=("png",)) -> list[Path]:
+def save(fig: Figure, folder: Path, name: str, formats=("png",), *,
+         fresh: bool = True) -> list[Path]:
     """Write ``fig`` as ``folder/name.FORMAT`` for each format (one tight bounding box for
-    all of them); return the paths."""
+    all of them, measured afresh unless ``fresh=False``); return the paths."""
     folder.mkdir(parents=True, exist_ok=True)
     out = []
+    if fresh:
+        _BBOX.pop(fig, None)
     bbox = tight_bbox(fig) if formats else None
     for fmt in formats:
         p = folder / f"{name}.{fmt}"

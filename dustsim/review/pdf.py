@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
+from dustsim.review.charts import tight_bbox
 from dustsim.review.site import Section, Table, column_label, format_number
 
 A4_LANDSCAPE = (11.69, 8.27)
@@ -85,4 +86,5 @@ def write_pdf(path: Path, meta: dict, sections: list[Section], charts: dict) -> 
                 pdf.savefig(_table_page(t, s.title))
             for name, _caption in s.charts:
                 if name in charts:
-                    pdf.savefig(charts[name][1], bbox_inches="tight")
+                    fig = charts[name][1]  # measured when it was saved (same layout)
+                    pdf.savefig(fig, bbox_inches=tight_bbox(fig))
