@@ -687,7 +687,11 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
     support units (up to ``max_support``) are tried on the ``support_cores`` best cores of
     each platoon (``None``: on every core, exhaustive). With 54 charts the exhaustive
     search runs to tens of millions of builds, so the tables are "best found" that way."""
-    rows = []
+    columns: dict[str, list] = {}
+
+    def add(row: dict) -> None:
+        for k, v in row.items():
+            columns.setdefault(k, []).append(v)
     todo = [p for p in platoons if p.buildable]
     it = todo
     if progress:
@@ -725,7 +729,7 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
                     found.append((b, s))
         for b, s in found:
             cmd = b.members[0]
-            rows.append({
+            add({
                 "edition": p.edition, "platoon": p.name, "bloc": p.bloc,
                 "command": cmd.label,
                 "required": " + ".join(m.label for m in b.members if m.role == "required"),
@@ -739,7 +743,12 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
                 "partial": any(partial[m.card] for m in b.members),
                 **s,
             })
-    df = pd.DataFrame(rows)
+        del found
+    # columns of the rows (every row has the same keys): less memory than the rows as
+    # dicts, and the same frame
+    if len({len(v) for v in columns.values()}) > 1:
+        raise AssertionError("platoon rows with different fields")
+    df = pd.DataFrame(columns)
     if not df.empty:
         # a build with a member whose figures are not finite (unknown cells) is not ranked
         df = df[df["composite"].map(lambda v: v == v and abs(v) != float("inf"))]
