@@ -148,7 +148,10 @@ def _values(col: pd.Series) -> list:
         a = col.to_numpy(float)
         ok = np.isfinite(a).tolist()
         return [v if f else None for v, f in zip(a.tolist(), ok, strict=True)]
-    return [_cell(v) for v in col.tolist()]
+    # text columns: a str is its own cell, a missing value is null (as _cell says)
+    na = col.isna().tolist()
+    return [None if n else v if type(v) is str else _cell(v)
+            for v, n in zip(col.tolist(), na, strict=True)]
 
 
 @dataclass(frozen=True)
