@@ -40,6 +40,16 @@ from dustsim.review.analytics import (
 
 BATCH = 8  # cards per task
 LOST_WORKERS_WAIT = 30.0  # seconds with no worker at all before a sweep gives up
+#: Dask settings of the local cluster (``--workers``), for its lifetime only: its workers do
+#: not sample their own stacks (the statistical profiler, 1-4 % of a core each, measured
+#: idle: 0.043 s/s per worker with it, 0.006 without) and poll memory and the system less
+#: often; nothing here changes a result
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "200ms",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 
 
 @dataclass(frozen=True)
@@ -272,6 +282,9 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
     # The worker processes are started with SIGINT ignored (inherited): Ctrl-C reaches the
     # whole process group, and only this process should answer it (it stops the cluster)
     with contextlib.ExitStack() as stack:
+        import dask
+
+        stack.enter_context(dask.config.set(LOCAL_CLUSTER_CONFIG))  # scoped, restored at exit
         with _sigint_ignored_in_children():
             cluster = stack.enter_context(LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True,
