@@ -165,6 +165,7 @@ def unit_column_table(cards: list[Card], *, progress: bool = False,
     ``references`` (per edition) defaults to the reference targets of ``cards``; a sweep split
     into tasks passes the whole edition's so every task uses the same targets."""
     rows, specs = [], []
+    open_targets: dict[int, tuple] = {}
     by_edition: dict[str, list[Card]] = {}
     for c in cards:
         by_edition.setdefault(c.edition, []).append(c)
@@ -195,14 +196,19 @@ def unit_column_table(cards: list[Card], *, progress: bool = False,
             row.update(mean_hits=value, mean_unsaved=value, mean_damage=value,
                        mean_models_killed=value, p_destroy=value)
         else:
-            spec = static_spec(card, ref.target(cover), action, weapons)
+            tgt = ref.target(cover)
+            spec = static_spec(card, tgt, action, weapons)
             specs.append((len(rows), spec))
+            if action == "attack" and not cover:
+                open_targets[len(rows)] = (card, tgt)
         row["partial"] = bool(notes)
         row["notes"] = "; ".join(notes)
         rows.append(row)
     if engine == "exact":
         for i, spec in specs:
             r = evaluate(spec)
+            if i in open_targets:  # the card pages show these
+                _keep_open_attack(*open_targets[i], r)
             rows[i].update(mean_hits=r.hits.mean(), mean_unsaved=r.unsaved.mean(),
                            mean_damage=r.damage.mean(), mean_models_killed=r.models_killed.mean(),
                            p_destroy=r.p_destroyed)
@@ -225,6 +231,26 @@ def unit_column_table(cards: list[Card], *, progress: bool = False,
     if "se_damage" in df:
         df["se_ap_destroyed"] = df["se_damage"] / df["ref_size"] * df["ref_ap"] * df["reach"]
     return df
+
+
+_OPEN_ATTACK: dict = {}  # (id(card), target) -> (card, exact result), this process
+_OPEN_ATTACK_MAX = 20_000
+
+
+def _keep_open_attack(card: Card, target: Target, result) -> None:
+    if len(_OPEN_ATTACK) >= _OPEN_ATTACK_MAX:
+        _OPEN_ATTACK.clear()
+    _OPEN_ATTACK[(id(card), target)] = (card, result)
+
+
+def open_attack_result(card: Card, target: Target):
+    """The exact result of the card's Attack action on ``target`` (as in the unit x column
+    table): the one that table computed in this process, else computed now (pure, so
+    the same either way)."""
+    hit = _OPEN_ATTACK.get((id(card), target))
+    if hit is not None and hit[0] is card:
+        return hit[1]
+    return evaluate(static_spec(card, target, action="attack"))
 
 
 def unit_unit_table(cards: list[Card], targets: list[Card] | None = None, *,

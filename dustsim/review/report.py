@@ -154,6 +154,7 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
             df.to_parquet(tables / f"{name}.parquet", index=False)
         chart_figs = _charts(charts, uc, sc, fp, edition_cards, chosen, settings,
                              platoons_all)
+        del platoons_all  # every build (hundreds of MB): only its chart needs it
         if patch_fig is not None:
             chart_figs["patch"] = ("Balance patch: fair cost before and after", patch_fig)
         if "duels" in frames and frames["duels"]["playable"].sum() > 1:
@@ -502,7 +503,7 @@ def _distributions(card: Card, refs, action: str = "attack") -> list[dict]:
     """The card's damage distribution against each column's reference target (exact)."""
     from dustsim.data.cards import COLUMNS
     from dustsim.engines.exact import evaluate
-    from dustsim.review.analytics import static_spec
+    from dustsim.review.analytics import open_attack_result, static_spec
     from dustsim.review.site import format_number
 
     rows = []
@@ -511,7 +512,8 @@ def _distributions(card: Card, refs, action: str = "attack") -> list[dict]:
         row = {"column": col, "ref": f"{ref.kind}, size {ref.size}, {ref.ap:g} AP",
                "mean": "-", "p_destroy": "-", "pmf": None, "why": ""}
         try:
-            r = evaluate(static_spec(card, ref.target(False), action=action))
+            r = (open_attack_result(card, ref.target(False)) if action == "attack" else
+                 evaluate(static_spec(card, ref.target(False), action=action)))
         except DustsimError as exc:
             row["why"] = str(exc).split(": ", 1)[-1][:120]
             rows.append(row)
@@ -560,10 +562,16 @@ def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> 
     fp = frames["fair_points"].set_index("unit") if len(frames["fair_points"]) else None
     refs = reference_targets(edition_cards)
     slugs = card_slugs(c.name for c in chosen)
-    by_att = dict(tuple(uu.groupby("attacker"))) if len(uu) else {}
-    by_tgt = dict(tuple(uu.groupby("target"))) if len(uu) else {}
+    att_cols = ["target", "target_ap", "target_column", "ap_destroyed", "p_destroy",
+                "expected_actions", "partial"]
+    tgt_cols = ["attacker", "attacker_ap", "ap_destroyed", "p_destroy", "expected_actions",
+                "partial"]
+    # each card's rows with only the columns its tables show (selected once, not per card)
+    by_att = dict(tuple(uu[att_cols].groupby(uu["attacker"]))) if len(uu) else {}
+    by_tgt = dict(tuple(uu[tgt_cols].groupby(uu["target"]))) if len(uu) else {}
     by_unit = dict(tuple(uc.groupby("unit"))) if len(uc) else {}
     comp = sc["composite"].dropna() if "composite" in sc else pd.Series(dtype=float)
+    comp_names, comp_values = comp.index.to_numpy(), comp.to_numpy(float)
     link = {"attacker": "card", "target": "card"}
     pages = []
     for c in chosen:
@@ -600,26 +608,25 @@ def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> 
         tgt = by_tgt.get(c.name)
         best, worst = [], []
         if att is not None and len(att):
-            a = att[["target", "target_ap", "target_column", "ap_destroyed", "p_destroy",
-                     "expected_actions", "partial"]]
+            a = att
             tables.append(Table("targets", "This card against every card", a, links=link,
                                 order=("ap_destroyed", "desc"), page_length=10))
             hurt = a[a["ap_destroyed"] > 0].sort_values("ap_destroyed", ascending=False)[:5]
-            best = [(r.target, slugs.get(r.target), format_number(r.ap_destroyed))
-                    for r in hurt.itertuples()]
+            best = [(t, slugs.get(t), format_number(v)) for t, v in
+                    zip(hurt["target"].tolist(), hurt["ap_destroyed"].tolist(), strict=True)]
         if tgt is not None and len(tgt):
-            d = tgt[["attacker", "attacker_ap", "ap_destroyed", "p_destroy",
-                     "expected_actions", "partial"]]
+            d = tgt
             tables.append(Table("attackers", "Every card against this card", d, links=link,
                                 order=("ap_destroyed", "desc"), page_length=10))
             danger = d[d["expected_actions"].notna()].sort_values("expected_actions")[:5]
-            worst = [(r.attacker, slugs.get(r.attacker), format_number(r.expected_actions))
-                     for r in danger.itertuples()]
+            worst = [(t, slugs.get(t), format_number(v)) for t, v in
+                     zip(danger["attacker"].tolist(), danger["expected_actions"].tolist(),
+                         strict=True)]
         best = [(n, s or "index", v) for n, s, v in best]
         worst = [(n, s or "index", v) for n, s, v in worst]
         whatif, dur = [], "Not scored (unknown cost, armour or size)."
         if srow is not None and pd.notna(srow.get("composite")) and c.ap:
-            others = comp.drop(c.name, errors="ignore").to_numpy(float)
+            others = comp_values[comp_names != c.name]
             for ap in sorted({c.ap + d for d in (-2, -1, 0, 1, 2) if c.ap + d > 0}):
                 cv = srow["composite"] * (c.ap / ap) ** 2
                 whatif.append((f"{ap:g} AP" + (" (printed)" if ap == c.ap else ""),
