@@ -92,11 +92,16 @@ MAX_REROLLS = 64  # initiative ties: re-rolled at most this often, then side A (
 # that one array instead of fifteen: a call passes every array as its whole descriptor (9 to
 # 13 words each), and that argument traffic, not the dice, was most of a duel's time.
 NCOL = 14
-# row 0: the header (U, W, then the first row of each block); row 1: the configuration
-(H_U, H_W, H_UNITS, H_WPN, H_WT, H_GROUPS, H_TSPEC, H_ST, H_WS, H_ROWS, H_SPEC, H_RES,
- H_RES2) = range(13)
-N_BLOCKS = 11  # H_UNITS .. H_RES2
+# row 0: the header (U, W, then the first row of each block); row 1: the configuration.
+# The dice groups are ordered (target, variant, weapon line): the lines of one attacker on one
+# target are consecutive rows, resolved in place by the dice kernel (a line that does not fire
+# gets 0 dice, which draws nothing). A target's spec row keeps its printed Suppression flag in
+# the spare column T_SUPP, so an attack writes the state fields into that row and needs no
+# copy.
+H_U, H_W, H_UNITS, H_WPN, H_WT, H_GROUPS, H_TSPEC, H_ST, H_WS, H_RES, H_RES2 = range(11)
+N_BLOCKS = 9  # H_UNITS .. H_RES2
 R_CFG = 1
+T_SUPP = NCOL - 1  # target spec rows: the spec's own S_SUPP (attacks overwrite S_SUPP)
 WT_DICE, WT_BLAST = range(2)  # a (weapon line, target) row: dice per carrier, blast dice
 
 
@@ -105,12 +110,12 @@ def _pack(units, wpn, gdice, gblast, groups, tspec, cfg):
     """The state matrix of one engagement (see ``NCOL``), built once per batch of duels.
     Blocks, in order: units (U rows), weapon lines (W), (weapon line, target) dice (W' x U,
     W' = max(W, 1)), dice groups (W' x U x 2 variants), target specs (U), unit state (U),
-    weapon state (W'), attack rows (W'), the attack spec, two results."""
+    weapon state (W'), two attack results."""
     U = units.shape[0]
     W = wpn.shape[0]
     Wg = groups.shape[0]
     n = max(W, 1)
-    sizes = (U, W, Wg * U, Wg * U * 2, U, U, n, n, 1, 1, 1)
+    sizes = (U, W, Wg * U, Wg * U * 2, U, U, n, 1, 1)
     rows = 2
     for i in range(N_BLOCKS):
         rows += sizes[i]
@@ -128,6 +133,7 @@ def _pack(units, wpn, gdice, gblast, groups, tspec, cfg):
             m[m[0, H_UNITS] + u, c] = units[u, c]
         for c in range(tspec.shape[1]):
             m[m[0, H_TSPEC] + u, c] = tspec[u, c]
+        m[m[0, H_TSPEC] + u, T_SUPP] = tspec[u, S_SUPP]
     for w in range(W):
         for c in range(wpn.shape[1]):
             m[m[0, H_WPN] + w, c] = wpn[w, c]
@@ -137,7 +143,7 @@ def _pack(units, wpn, gdice, gblast, groups, tspec, cfg):
             m[m[0, H_WT] + w * U + t, WT_BLAST] = gblast[w, t]
             for v in range(2):
                 for k in range(groups.shape[3]):
-                    m[m[0, H_GROUPS] + (w * U + t) * 2 + v, k] = groups[w, t, v, k]
+                    m[m[0, H_GROUPS] + (t * 2 + v) * Wg + w, k] = groups[w, t, v, k]
     return m
 
 
@@ -175,14 +181,19 @@ def _alive(m, u):
     return _left(m, u) > 0
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
-def _side_alive(m, side):
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _sides_alive(m):
+    """Units alive on side A and on side B."""
     ru = m[0, H_UNITS]
-    n = 0
+    n0 = 0
+    n1 = 0
     for u in range(m[0, H_U]):
-        if m[ru + u, U_SIDE] == side and _alive(m, u):
-            n += 1
-    return n
+        if _alive(m, u):
+            if m[ru + u, U_SIDE] == 0:
+                n0 += 1
+            else:
+                n1 += 1
+    return n0, n1
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -212,7 +223,7 @@ def _has_ammo(m, w):
     return m[m[0, H_WS] + w, WS_AMMO] != 0
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _can_fire(m, w, t, d, cc):
     rw = m[0, H_WPN] + w
     if (m[rw, W_CC] != 0) != cc:
@@ -226,7 +237,7 @@ def _can_fire(m, w, t, d, cc):
     return _carriers(m, w) > 0
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _useful_ranges(m, u, t):
     """(longest, shortest) range of u's weapons that can hurt t (ammo left, carriers alive);
     (-1, -1) when none can."""
@@ -256,7 +267,9 @@ def _dist(m, u, t):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _choose_target(m, value, u):
-    """Best enemy: first one reachable this activation, then highest value, then nearest."""
+    """Best enemy: first one reachable this activation, then highest value, then nearest;
+    (target, longest, shortest) with the ranges of :func:`_useful_ranges`, (-1, -1, -1) when
+    u can hurt none."""
     ru = m[0, H_UNITS]
     side = m[ru + u, U_SIDE]
     move = m[ru + u, U_MOVE]
@@ -264,10 +277,12 @@ def _choose_target(m, value, u):
     best_key0 = -1
     best_val = -1.0
     best_d = FAR * 2
+    best_long = -1
+    best_short = -1
     for t in range(m[0, H_U]):
         if m[ru + t, U_SIDE] == side or not _alive(m, t):
             continue
-        longest, _s = _useful_ranges(m, u, t)
+        longest, shortest = _useful_ranges(m, u, t)
         if longest < 0:
             continue
         d = _dist(m, u, t)
@@ -281,7 +296,8 @@ def _choose_target(m, value, u):
                 better = True
         if better:
             best, best_key0, best_val, best_d = t, reach, v, d
-    return best
+            best_long, best_short = longest, shortest
+    return best, best_long, best_short
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -321,8 +337,10 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
     rwp = m[0, H_WPN]
     rws = m[0, H_WS]
     rwt = m[0, H_WT]
-    rg = m[0, H_GROUPS]
-    rrows = m[0, H_ROWS]
+    wg = (m[0, H_GROUPS] - rwt) // U  # rows per (target, variant) in the groups block
+    rg = m[0, H_GROUPS] + (t * 2 + variant) * wg  # u's lines on t: rows rg + W0 .. rg + W1
+    w0 = m[ru + u, U_W0]
+    w1 = m[ru + u, U_W1]
     d = _dist(m, u, t)
     ng = 0
     if m[ru + t, U_SQUAD] != 0:
@@ -331,7 +349,8 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
         mini = m[rs + t, ST_SINGLE]
     else:
         mini = 1
-    for w in range(m[ru + u, U_W0], m[ru + u, U_W1]):
+    for w in range(w0, w1):
+        m[rg + w, G_DICE] = 0
         if not _can_fire(m, w, t, d, cc):
             continue
         c = _carriers(m, w)
@@ -351,24 +370,17 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
             m[rws + w, WS_LOADED] = 0
         if n <= 0:
             continue
-        src = rg + (w * U + t) * 2 + variant
-        for k in range(NCOL):
-            m[rrows + ng, k] = m[src, k]
-        m[rrows + ng, G_DICE] = n
+        m[rg + w, G_DICE] = n
         ng += 1
     if ng == 0:
         return pos, False
-    rsp = m[0, H_SPEC]
-    rt = m[0, H_TSPEC] + t
-    for k in range(NCOL):
-        m[rsp, k] = m[rt, k]
-    m[rsp, S_MODELS] = m[rs + t, ST_MODELS]
-    m[rsp, S_SINGLE] = m[rs + t, ST_HERO] if m[ru + t, U_SQUAD] != 0 else m[rs + t, ST_SINGLE]
-    m[rsp, S_TOKEN] = m[rs + t, ST_TOK]
-    if not suppress or m[ru + t, U_IMMUNE] != 0:
-        m[rsp, S_SUPP] = 0
-    # the attack rows are rows rrows .. rrows + ng of m itself
-    pos = _trial(rng, buf, pos, scripted, m[rsp], m, rrows, rrows + ng, m[rr])
+    rt = m[0, H_TSPEC] + t  # the target's spec row, with its current state
+    m[rt, S_MODELS] = m[rs + t, ST_MODELS]
+    m[rt, S_SINGLE] = m[rs + t, ST_HERO] if m[ru + t, U_SQUAD] != 0 else m[rs + t, ST_SINGLE]
+    m[rt, S_TOKEN] = m[rs + t, ST_TOK]
+    m[rt, S_SUPP] = m[rt, T_SUPP] if suppress and m[ru + t, U_IMMUNE] == 0 else 0
+    # a line that does not fire has 0 dice: it draws nothing and changes nothing
+    pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
     return pos, True
 
 
@@ -472,10 +484,9 @@ def _activate(rng, buf, pos, scripted, m, value, u):
     m[m[0, H_ST] + u, ST_ACT] = 1
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[m[0, H_ST] + u, ST_TOK] == 2
-    t = _choose_target(m, value, u)
+    t, longest, shortest = _choose_target(m, value, u)
     if t < 0:
         return pos  # nothing it can hurt: Nothing + Nothing
-    longest, shortest = _useful_ranges(m, u, t)
     desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
     mv = m[ru, U_MOVE]
     d = _dist(m, u, t)
@@ -510,15 +521,24 @@ def _activate(rng, buf, pos, scripted, m, value, u):
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
-def _unactivated(m, side):
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _unactivated(m):
+    """(unactivated units alive on side A, on side B, the first of each or -1)."""
     ru = m[0, H_UNITS]
     rs = m[0, H_ST]
-    n = 0
+    n0 = 0
+    n1 = 0
+    f0 = -1
+    f1 = -1
     for u in range(m[0, H_U]):
-        if m[ru + u, U_SIDE] == side and m[rs + u, ST_ACT] == 0 and _alive(m, u):
-            n += 1
-    return n
+        if m[rs + u, ST_ACT] == 0 and _alive(m, u):
+            if m[ru + u, U_SIDE] == 0:
+                f0 = u if n0 == 0 else f0
+                n0 += 1
+            else:
+                f1 = u if n1 == 0 else f1
+                n1 += 1
+    return n0, n1, f0, f1
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -568,21 +588,15 @@ def _engage(rng, buf, pos, scripted, m, value, out):
             m[rs + u, ST_MOVED] = 0
         side, pos = _initiative(rng, buf, pos, scripted, m)
         while True:
-            na = _unactivated(m, side)
-            no = _unactivated(m, 1 - side)
+            n0, n1, f0, f1 = _unactivated(m)
+            na, no, u = (n0, n1, f0) if side == 0 else (n1, n0, f1)
             if na == 0 and no == 0:
                 break
             if na == 0 or (m[R_CFG, C_PASS] != 0 and na < no):
                 side = 1 - side  # nothing left, or a pass (fewer unactivated units, L341)
                 continue
-            u = -1
-            for k in range(U):
-                if m[ru + k, U_SIDE] == side and m[rs + k, ST_ACT] == 0 and _alive(m, k):
-                    u = k
-                    break
             pos = _activate(rng, buf, pos, scripted, m, value, u)
-            a_left = _side_alive(m, 0)
-            b_left = _side_alive(m, 1)
+            a_left, b_left = _sides_alive(m)
             if a_left == 0 or b_left == 0:
                 out[0] = 2 if a_left == b_left else (0 if b_left == 0 else 1)
                 out[1] = turn
