@@ -12,7 +12,14 @@ geometry; the abstraction is documented in :mod:`dustsim.duel`).
 Dice order (what scripted dice must give), per turn: initiative (side A's dice, then side B's,
 re-rolled while tied), then per activation: the token removal roll (if the unit has a token),
 the attack(s) as :mod:`dustsim.kernel` documents them; a reaction first rolls the reactor's
-removal roll (if tokened), then its reactive dice, then its attack.
+removal roll (if tokened), then its reactive dice, then its attack. With random dice the
+initiative is one random bit (the roll is symmetric: a fair coin, :func:`_initiative`) and every
+other roll one uniform (:mod:`dustsim.rng`).
+
+Speed: every table and all mutable state of an engagement live in one int64 matrix (``_pack``),
+so the helpers pass one array descriptor instead of fifteen; the helpers run without Numba's
+reference counting, the small loops are inlined, and an attack's dice groups are resolved in
+place (no per-attack copies).
 """
 
 from __future__ import annotations
@@ -80,9 +87,10 @@ from .kernel import (
     _count,
     _trial,
 )
-from .rng import faces
+from .rng import next_u64
 
-MAX_REROLLS = 64  # initiative ties: re-rolled at most this often, then side A (p < 1e-40)
+MAX_REROLLS = 64  # initiative ties: re-rolled at most this often, then side A (p < 1e-30)
+HALF = np.uint64(1 << 63)  # a random initiative: side A first when the next 64 bits are below
 
 # -- the engagement state: one int64 matrix --------------------------------------------------
 # The tables of an engagement (units, weapon lines, dice per weapon line and target, the dice
@@ -148,15 +156,10 @@ def _pack(units, wpn, gdice, gblast, groups, tspec, cfg):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _roll_pt(rng, buf, pos, scripted, k, pmask, tmask):
-    """Roll ``k`` dice; count the faces in ``pmask`` and in ``tmask`` from the same dice
-    (initiative: most of the first symbol, ties by the second). Random: the face counts are
-    one multinomial draw (:func:`dustsim.rng.faces`). Otherwise as ``_count``."""
-    if not scripted:
-        n0, n1, n2 = faces(rng, k)
-        p = n0 * (pmask & 1) + n1 * ((pmask >> 1) & 1) + n2 * ((pmask >> 2) & 1)
-        t = n0 * (tmask & 1) + n1 * ((tmask >> 1) & 1) + n2 * ((tmask >> 2) & 1)
-        return p, t, pos
+def _roll_pt(buf, pos, k, pmask, tmask):
+    """Scripted initiative dice: ``k`` faces from ``buf`` at ``pos``; the counts of faces in
+    ``pmask`` and in ``tmask`` (most of the first symbol, ties by the second), as ``_count``
+    reads them."""
     p = 0
     t = 0
     n = buf.shape[0]
@@ -544,22 +547,28 @@ def _unactivated(m):
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _initiative(rng, buf, pos, scripted, m):
     """Side that activates first this turn: forced, or by the roll (ties: compare the second
-    symbol where the ruleset has one, then re-roll)."""
+    symbol where the ruleset has one, then re-roll).
+
+    Random: both sides roll the same dice under the same comparison, so the roll is a fair
+    coin (side A also takes the turn after ``MAX_REROLLS`` ties, p < 1e-30, below a double's
+    resolution): one random bit. Scripted: the dice themselves, re-rolled on ties."""
     if m[R_CFG, C_INIT] == 1:
         return 0, pos
     if m[R_CFG, C_INIT] == 2:
         return 1, pos
+    if not scripted:
+        return (0 if next_u64(rng) < HALF else 1), pos
     k = m[R_CFG, C_INIT_DICE]
     pm = m[R_CFG, C_P]
     tm = m[R_CFG, C_T]
     for _ in range(MAX_REROLLS):
-        pa, ta, pos = _roll_pt(rng, buf, pos, scripted, k, pm, tm)
-        pb, tb, pos = _roll_pt(rng, buf, pos, scripted, k, pm, tm)
+        pa, ta, pos = _roll_pt(buf, pos, k, pm, tm)
+        pb, tb, pos = _roll_pt(buf, pos, k, pm, tm)
         if pa != pb:
             return (0 if pa > pb else 1), pos
         if m[R_CFG, C_TIEBREAK] != 0 and ta != tb:
             return (0 if ta > tb else 1), pos
-        if scripted and pos > buf.shape[0]:
+        if pos > buf.shape[0]:
             break
     return 0, pos
 
