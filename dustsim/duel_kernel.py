@@ -89,6 +89,12 @@ from .kernel import (
 )
 from .rng import next_u64
 
+# Flags of _attack and _fire as NumPy scalars: Numba compiles a function once per value of a
+# constant argument, so plain True/False/0 at the call sites would compile each of them once per
+# combination (about ten copies of the attack code per dice mode, tens of seconds cold).
+ON = np.bool_(True)
+OFF = np.bool_(False)
+V_ATTACK = np.int64(0)  # dice group variant: 0 Attack, 1 Sustained Attack
 MAX_REROLLS = 64  # initiative ties: re-rolled at most this often, then side A (p < 1e-30)
 HALF = np.uint64(1 << 63)  # a random initiative: side A first when the next 64 bits are below
 
@@ -407,16 +413,16 @@ def _attack(rng, buf, pos, scripted, m, u, t, sustained, moved, allow_cc):
     rr = m[0, H_RES]
     rr2 = m[0, H_RES2]
     variant = 1 if sustained else 0
-    pos, fired = _fire(rng, buf, pos, scripted, m, u, t, variant, moved, False, True, rr)
+    pos, fired = _fire(rng, buf, pos, scripted, m, u, t, variant, moved, OFF, ON, rr)
     if fired:
         _apply(m, t, rr)
     if not allow_cc or not _alive(m, t) or _dist(m, u, t) != 1:
         return pos
     cc_variant = 0 if fired else variant  # one part of a Sustained Attack is sustained
-    pos, hit_back = _fire(rng, buf, pos, scripted, m, u, t, cc_variant, moved, True, False, rr)
+    pos, hit_back = _fire(rng, buf, pos, scripted, m, u, t, cc_variant, moved, ON, OFF, rr)
     retaliated = False
     if hit_back:
-        pos, retaliated = _fire(rng, buf, pos, scripted, m, t, u, 0, False, True, False, rr2)
+        pos, retaliated = _fire(rng, buf, pos, scripted, m, t, u, V_ATTACK, OFF, ON, OFF, rr2)
         _apply(m, t, rr)
         if retaliated:
             _apply(m, u, rr2)
@@ -472,9 +478,9 @@ def _react(rng, buf, pos, scripted, m, value, mover):
         n = 1  # still suppressed: one reactive die (1947 L747)
     s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], n)
     if s >= 2:
-        pos = _attack(rng, buf, pos, scripted, m, r, mover, True, False, False)
+        pos = _attack(rng, buf, pos, scripted, m, r, mover, ON, OFF, OFF)
     elif s == 1:
-        pos = _attack(rng, buf, pos, scripted, m, r, mover, False, False, False)
+        pos = _attack(rng, buf, pos, scripted, m, r, mover, OFF, OFF, OFF)
     return pos
 
 
@@ -495,7 +501,7 @@ def _activate(rng, buf, pos, scripted, m, value, u):
     d = _dist(m, u, t)
     if suppressed:  # first action Nothing (1947 L745); then Attack if possible, else Move
         if d <= longest:
-            pos = _attack(rng, buf, pos, scripted, m, u, t, False, False, False)
+            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, OFF)
         else:
             _move(m, u, t, mv, desired)
         return pos
@@ -509,8 +515,8 @@ def _activate(rng, buf, pos, scripted, m, value, u):
             for w in range(m[ru, U_W0], m[ru, U_W1]):
                 if m[rwp + w, W_RELOAD] != 0:
                     m[rws + w, WS_LOADED] = 1
-            return _attack(rng, buf, pos, scripted, m, u, t, False, False, True)
-        return _attack(rng, buf, pos, scripted, m, u, t, True, False, True)
+            return _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, ON)
+        return _attack(rng, buf, pos, scripted, m, u, t, ON, OFF, ON)
     # Move + Attack, or a March Move: one Move, then a reaction may come (1947 L797-811)
     _move(m, u, t, mv, desired)
     pos = _react(rng, buf, pos, scripted, m, value, u)
@@ -518,7 +524,7 @@ def _activate(rng, buf, pos, scripted, m, value, u):
         return pos
     if aircraft or d - mv <= longest:
         if _alive(m, t):
-            pos = _attack(rng, buf, pos, scripted, m, u, t, False, True, True)
+            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, ON, ON)
     else:
         _move(m, u, t, m[ru, U_MARCH] - mv, desired)  # the rest of the March
     return pos
