@@ -36,10 +36,10 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=50_000)
     args = ap.parse_args()
 
-    from dustsim.analytics import SITUATIONS, scoreable
-    from dustsim.cards import COLUMNS, load_cards
-    from dustsim.exact import clear_caches
-    from dustsim.sweep import dask_client, sweep
+    from dustsim.data.cards import COLUMNS, load_cards
+    from dustsim.engines.exact import clear_caches
+    from dustsim.review.analytics import SITUATIONS, scoreable
+    from dustsim.review.sweep import dask_client, sweep
 
     cards = load_cards()
     d47 = [c for c in cards if c.edition == "dust-1947"]
@@ -48,7 +48,7 @@ def main() -> None:
     pairs = len(chosen) * sum(scoreable(c) for c in d47)
 
     sweep(d47, chosen[:2], engine="mc", trials=1000)  # compile and warm
-    from dustsim.analytics import unit_column_table, unit_unit_table
+    from dustsim.review.analytics import unit_column_table, unit_unit_table
 
     def exact_uc():
         clear_caches()

@@ -27,10 +27,10 @@ def _cpu(fn) -> float:
 
 
 def main(quick: bool = False, dask: bool = True) -> None:
-    from dustsim.cards import find_card, load_cards
-    from dustsim.duel import DuelUnit, compile_duel, simulate_duel
-    from dustsim.list_battles import compile_lists, meta, play_lists
-    from dustsim.lists import list_files, load_list
+    from dustsim.army.lists import list_files, load_list
+    from dustsim.data.cards import find_card, load_cards
+    from dustsim.play.duel import DuelUnit, compile_duel, simulate_duel
+    from dustsim.play.list_battles import compile_lists, meta, play_lists
 
     cards = load_cards()
     a = load_list(EXAMPLES / "allies-rangers.toml", cards)
@@ -64,7 +64,7 @@ def main(quick: bool = False, dask: bool = True) -> None:
     print(f"meta of {len(lists)} bundled lists ({pairs} pairings x {trials:,} games): "
           f"{t_meta_cpu:.1f} s CPU on one thread here")
     if dask:
-        from dustsim.sweep import dask_client
+        from dustsim.review.sweep import dask_client
 
         with dask_client(workers=2) as client:
             meta(lists[:2], trials=50, client=client)  # workers import and load kernels

@@ -6,9 +6,9 @@ For each edition with costs (and engagement rules): Spearman and log R² (square
 correlation of log suggested and log printed AP; also 1 - SSE/SST about the identity) over the
 cards with a modelled value, for
 
-* the value model (:mod:`dustsim.value`), and
+* the value model (:mod:`dustsim.review.value`), and
 * the heuristic baseline computed in the same run: dice x damage x a range factor x health x an
-  armour factor, no probabilities (:func:`dustsim.value.heuristic_strength`), mapped to AP by
+  armour factor, no probabilities (:func:`dustsim.review.value.heuristic_strength`), mapped to AP by
   the same kind of mapping (reduced major axis of log AP on log strength, whole edition),
 
 on the same cards; then how many cards were excluded and why, and the model's CPU and wall
@@ -32,9 +32,9 @@ def main() -> None:
 
     import numpy as np
 
-    from dustsim.analytics import column_weights
-    from dustsim.cards import load_cards
-    from dustsim.value import (
+    from dustsim.data.cards import load_cards
+    from dustsim.review.analytics import column_weights
+    from dustsim.review.value import (
         ValueSettings,
         _kernel,
         fit_mapping,

@@ -1,7 +1,7 @@
 """``python -m dustsim``: the command line.
 
 Ctrl-C or SIGTERM while Python is still loading dustsim exits quietly (130 / 143) instead
-of printing a traceback; from then on :func:`dustsim.cli.main` handles them.
+of printing a traceback; from then on :func:`dustsim.cli.shell.main` handles them.
 """
 
 import signal
@@ -14,7 +14,7 @@ def _terminated(signum, frame):
 
 signal.signal(signal.SIGTERM, _terminated)
 try:
-    from dustsim.cli import main
+    from dustsim.cli.shell import main
 except KeyboardInterrupt:
     sys.exit(130)
 

@@ -8,8 +8,12 @@
 
 from __future__ import annotations
 
-from . import DEFAULT_TRIALS
-from .attack import (
+from dustsim import DEFAULT_TRIALS
+from dustsim.data.cards import Card, find_card, load_cards  # noqa: F401  (the API's card access)
+from dustsim.engines.exact import evaluate as exact_evaluate
+from dustsim.engines.results import AttackResult
+from dustsim.errors import DustsimError
+from dustsim.rules.attack import (
     Situation,
     Target,
     attacker_skills,
@@ -18,22 +22,18 @@ from .attack import (
     weapon_choices,
     weapon_from_cell,
 )
-from .cards import Card
-from .errors import DustsimError
-from .exact import evaluate as exact_evaluate
-from .results import AttackResult
-from .rules import DEFAULT_RULESET_FOR_EDITION, Ruleset, get_ruleset
+from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION, Ruleset, get_ruleset
 
 ENGINES = ("exact", "mc")
 
 
 def evaluate(spec, engine: str = "exact", *, trials: int = DEFAULT_TRIALS, seed: int = 0,
              threads: int | None = None) -> AttackResult:
-    """Evaluate a compiled :class:`~dustsim.attack.AttackSpec` with the chosen engine."""
+    """Evaluate a compiled :class:`~dustsim.rules.attack.AttackSpec` with the chosen engine."""
     if engine == "exact":
         return exact_evaluate(spec)
     if engine == "mc":
-        from .kernel import simulate
+        from dustsim.engines.kernel import simulate
 
         return simulate(spec, trials, seed, threads=threads)
     raise DustsimError(f"engine {engine!r} is not one of {', '.join(ENGINES)}", field="engine")
@@ -66,7 +66,7 @@ def attack(
     """One weapon line in card notation (``"3/1"``, ``"*/1"``, ``"2/#"``) against a column.
 
     Attacker: ``salvo``, ``volley`` (ammo boxes), ``aim`` (Sniper/Assassin: ``hero`` or
-    ``soldier``), ``attacker_token``; target keywords go to :class:`~dustsim.attack.Target`
+    ``soldier``), ``attacker_token``; target keywords go to :class:`~dustsim.rules.attack.Target`
     (``cover``, ``policy``, ``hero_track``, ``hero_skills``, ``hero_damage_taken``,
     ``small``...)."""
     rs = get_ruleset(ruleset, **(options or {}))
@@ -88,7 +88,7 @@ def card_attack_spec(attacker: Card, target: Target, *, action: str = "attack",
     """Compile a card's whole attack action (every weapon that can hurt the target, and is in
     range at ``distance`` when given). ``situation``: more :class:`Situation` fields (salvo,
     volley, aim, token). With ``with_choices``, also return the weapon lines fired and left
-    out, with why (:func:`~dustsim.attack.weapon_choices`)."""
+    out, with why (:func:`~dustsim.rules.attack.weapon_choices`)."""
     rs = ruleset or DEFAULT_RULESET_FOR_EDITION[attacker.edition]
     choices = weapon_choices(attacker, target.column, close_combat=close_combat,
                              distance=distance)
@@ -119,7 +119,7 @@ def unit_attack(attacker: Card, defender: Card, *, action: str = "attack", cover
 
 
 def duel(side_a, side_b, **kw):
-    """Play a small engagement to the end; see :func:`dustsim.duel.duel` (Monte Carlo)."""
-    from .duel import duel as _duel
+    """Play a small engagement to the end; see :func:`dustsim.play.duel.duel` (Monte Carlo)."""
+    from dustsim.play.duel import duel as _duel
 
     return _duel(side_a, side_b, **kw)

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attack import AttackSpec, Situation, Target, compile_attack, weapon_from_cell
-from .exact import evaluate
-from .kernel import simulate_batch
+from dustsim.engines.exact import evaluate
+from dustsim.engines.kernel import simulate_batch
+from dustsim.rules.attack import AttackSpec, Situation, Target, compile_attack, weapon_from_cell
 
 
 def representative_mix() -> list[tuple[str, AttackSpec]]:
@@ -145,11 +145,11 @@ def _rate(n: float, times: list[float]) -> tuple[float, float]:
 def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     """Every benchmark: CPU time over interleaved rounds, ratios against baselines measured
     in the same rounds; each goal of issue 17 with PASS or FAIL."""
-    from .cards import load_cards
-    from .duel import compile_duel, parse_side, simulate_duel
-    from .epic import battle
-    from .kernel import _uniform_loop
-    from .rng import state, uniform_loop
+    from dustsim.data.cards import load_cards
+    from dustsim.engines.kernel import _uniform_loop
+    from dustsim.engines.rng import state, uniform_loop
+    from dustsim.play.duel import compile_duel, parse_side, simulate_duel
+    from dustsim.play.epic import battle
 
     mix = representative_mix()
     specs = [s for _, s in mix]
@@ -202,7 +202,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
         BenchResult("uniform draws, tight Numba loop (PCG64)", uni, "draws/s",
                     detail=f"the reference of every ratio below; {med(uni_med)}"),
         BenchResult("inline xoshiro256** uniforms / PCG64 uniforms", xo / uni, "x",
-                    detail="the kernels' own generator (dustsim.rng)"),
+                    detail="the kernels' own generator (dustsim.engines.rng)"),
         BenchResult("kernel throughput (mix, 1 thread)", ker, "attacks/s", detail=med(ker_med)),
         BenchResult("kernel throughput (mix, all threads)", ker_all, "attacks/s",
                     detail="wall clock"),
@@ -237,8 +237,8 @@ def _scaling(duel_spec, army: str, quick: bool) -> list[BenchResult]:
     clock; on a machine shared with other work it understates the scaling)."""
     import os
 
-    from .duel import simulate_duel
-    from .epic import battle
+    from dustsim.play.duel import simulate_duel
+    from dustsim.play.epic import battle
 
     if (os.cpu_count() or 1) < 2:
         return []
@@ -260,7 +260,7 @@ def _scaling(duel_spec, army: str, quick: bool) -> list[BenchResult]:
 
 def _epic_exact(quick: bool) -> list[BenchResult]:
     """Dust Epic's exact Markov chain, cold (casualty and PMF caches cleared each call)."""
-    from . import epic
+    from dustsim.play import epic
 
     def cold(a, d):
         epic.remove.cache_clear()
@@ -327,7 +327,7 @@ def _icepool_queries():
 
 def _exact_vs_icepool(quick: bool) -> list[BenchResult]:
     """The exact engine against icepool on the same queries (cold: no memoised PMFs)."""
-    from .exact import clear_caches
+    from dustsim.engines.exact import clear_caches
 
     try:
         import icepool  # noqa: F401
@@ -363,8 +363,9 @@ def _exact_vs_icepool(quick: bool) -> list[BenchResult]:
     return out
 
 
-def _child_cpu(args: list[str]) -> float:
-    """CPU seconds (user + system) of one ``python -m dustsim ARGS`` run."""
+def _child_cpu(args: list[str], module: bool = True) -> float:
+    """CPU seconds (user + system) of one ``python -m dustsim ARGS`` run (``python ARGS``
+    with ``module=False``)."""
     import os
     import subprocess
     import sys
@@ -373,22 +374,28 @@ def _child_cpu(args: list[str]) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    subprocess.run([sys.executable, "-m", "dustsim", *args], capture_output=True, check=True,
-                   env=env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode cached
+    cmd = [sys.executable, "-m", "dustsim", *args] if module else [sys.executable, *args]
+    subprocess.run(cmd, capture_output=True, check=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _latency(quick: bool) -> list[BenchResult]:
-    """Start-up cost of light commands: the fastest of a few runs, child CPU time."""
+    """Start-up cost of light commands: the fastest of a few runs, child CPU time, bytecode
+    cached (the first run writes it, as an install does). ``import numpy`` alone is the floor
+    of any command that computes."""
     n = 1 if quick else 5
     attack = ["attack", "--weapon", "2/1", "--count", "5", "--target", "I2", "--models", "5",
               "--engine", "exact"]
+    _child_cpu(attack)  # warm: bytecode written
     t_help = min(_child_cpu(["--help"]) for _ in range(n))
     t_att = min(_child_cpu(attack) for _ in range(n))
+    t_np = min(_child_cpu(["-c", "import numpy"], module=False) for _ in range(n))
     return [
         BenchResult("latency: dustsim --help", t_help, "s CPU", "<= 0.15"),
-        BenchResult("latency: dustsim attack ... --engine exact", t_att, "s CPU", "<= 0.3"),
+        BenchResult("latency: dustsim attack ... --engine exact", t_att, "s CPU", "<= 0.3",
+                    detail=f"python -c 'import numpy' alone: {t_np:.3f} s CPU"),
     ]
 
 

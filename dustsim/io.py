@@ -23,8 +23,6 @@ Rules (README "Output safety"):
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import os
 import re
@@ -34,7 +32,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import DustsimError
+from dustsim.errors import DustsimError
 
 MARKER = ".dustsim-output"
 PID_FILE = ".dustsim-pid"
@@ -212,6 +210,9 @@ _AT_FDCWD = -100
 
 def _renameat2_exchange(a: Path, b: Path) -> bool:
     """Swap two paths atomically (Linux renameat2); False where unsupported."""
+    import ctypes  # here, not at import: only a directory swap needs it
+    import ctypes.util
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
         fn = libc.renameat2

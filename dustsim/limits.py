@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .errors import DustsimError
+from dustsim.errors import DustsimError
 
 SEED_MAX = 2**63 - 1
 
@@ -119,7 +119,7 @@ _FILE_OUTPUTS = {"cmd_platoons": "csv", "cmd_epic_optimize": "chart", "cmd_list_
 def _check_output_paths(args) -> None:
     from pathlib import Path
 
-    from .io import check_output_dir, check_output_file
+    from dustsim.io import check_output_dir, check_output_file
 
     name = getattr(getattr(args, "func", None), "__name__", "")
     force = bool(getattr(args, "force", False))

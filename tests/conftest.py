@@ -37,7 +37,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
 
 @pytest.fixture(scope="session")
 def all_cards():
-    from dustsim.cards import load_cards
+    from dustsim.data.cards import load_cards
 
     return load_cards([UNIT_DATA])
 

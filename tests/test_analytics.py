@@ -5,7 +5,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from dustsim.analytics import (
+from dustsim.data.cards import COLUMNS, find_card, parse_cell
+from dustsim.review.analytics import (
     column_weights,
     fair_points,
     reference_targets,
@@ -13,7 +14,6 @@ from dustsim.analytics import (
     unit_column_table,
     unit_unit_table,
 )
-from dustsim.cards import COLUMNS, find_card, parse_cell
 
 
 @pytest.fixture(scope="module")

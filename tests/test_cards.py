@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dustsim.cards import (
+from dustsim.data.cards import (
     COLUMNS,
     card_to_dict,
     dumps_unit_file,
@@ -148,7 +148,7 @@ def test_mutated_real_file(tmp_path):
     naming the file, or (a comment, a header) leaves exactly the original cards."""
     from conftest import UNIT_DATA
 
-    from dustsim.cards import card_to_dict
+    from dustsim.data.cards import card_to_dict
 
     def dicts(cards):
         return [card_to_dict(c) for c in cards]

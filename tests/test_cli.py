@@ -7,7 +7,7 @@ import sys
 import pytest
 from conftest import SHARED, needs_shared
 
-from dustsim.cli import main
+from dustsim.cli.shell import main
 
 
 def run(*args):
@@ -107,7 +107,7 @@ def test_report_small_bundle(small_report):
 
 
 def test_interrupted_report_leaves_nothing(tmp_path, monkeypatch):
-    import dustsim.report as rep
+    import dustsim.review.report as rep
 
     def boom(*a, **k):
         raise KeyboardInterrupt
@@ -162,6 +162,23 @@ def test_unknown_names_get_the_closest(args, found, capsys, tmp_path, monkeypatc
     assert not (tmp_path / "never-written").exists()
 
 
+@pytest.mark.parametrize("args, found, help_of", [
+    (["reprot"], "did you mean 'report'?", "dustsim --help"),
+    (["list", "chek", "x.toml"], "did you mean 'check'?", "dustsim list --help"),
+    (["attack", "--wepon", "2/1"], "did you mean --weapon?", "dustsim attack --help"),
+    (["attack", "--weapon", "2/1", "--modles", "3", "--cuont", "2"],
+     "--modles: did you mean --models?; --cuont: did you mean --count?", "dustsim attack"),
+    (["epic", "battle", "4 tank", "vs", "3 tank", "--capitl"], "did you mean --capital?",
+     "dustsim epic battle --help"),
+])
+def test_typos_get_the_closest_command_or_option(args, found, help_of, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert found in err and help_of in err and "\n" not in err, err
+
+
 def test_names_without_accents_resolve(capsys):
     assert main(["cards", "Guai-lo", "--edition", "dust-1947"]) == 0
     assert "guaï-lo" in capsys.readouterr().out.lower()
@@ -186,7 +203,7 @@ def test_an_option_that_does_nothing_is_refused(args, option, capsys):
 def test_every_command_takes_quiet_and_progress_needs_a_terminal(monkeypatch):
     import argparse
 
-    from dustsim import cli
+    from dustsim.cli import shell as cli
 
     def leaves(sub):
         for p in sub.choices.values():
@@ -196,7 +213,7 @@ def test_every_command_takes_quiet_and_progress_needs_a_terminal(monkeypatch):
             else:
                 yield p
 
-    import dustsim.commands  # noqa: F401
+    import dustsim.cli.commands  # noqa: F401
 
     parser = cli.build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -214,8 +231,9 @@ def test_every_command_takes_quiet_and_progress_needs_a_terminal(monkeypatch):
 def test_one_default_trial_count():
     import inspect
 
-    from dustsim import DEFAULT_TRIALS, api, duel, epic
-    from dustsim.cli import build_parser
+    from dustsim import DEFAULT_TRIALS, api
+    from dustsim.cli.shell import build_parser
+    from dustsim.play import duel, epic
 
     assert inspect.signature(api.attack).parameters["trials"].default == DEFAULT_TRIALS
     assert inspect.signature(duel.duel).parameters["trials"].default == DEFAULT_TRIALS

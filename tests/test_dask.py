@@ -11,7 +11,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from dustsim.sweep import Task, plan, run_task, sweep, task_seed  # noqa: E402
+from dustsim.review.sweep import Task, plan, run_task, sweep, task_seed  # noqa: E402
 
 TRIALS = 3000
 
@@ -51,7 +51,7 @@ def test_task_keys_are_stable_and_distinct(chosen):
 
 def test_task_split_equals_one_local_table(d47, chosen, local):
     """Exact engine: the split sweep equals the single-call tables."""
-    from dustsim.analytics import reference_targets, unit_column_table, unit_unit_table
+    from dustsim.review.analytics import reference_targets, unit_column_table, unit_unit_table
 
     uc, uu = sweep(d47, chosen[:5], batch=2)
     refs = {"dust-1947": reference_targets(d47)}
@@ -97,7 +97,7 @@ def test_a_killed_worker_loses_no_result(d47, chosen, local, cluster, tmp_path):
 
 
 def test_report_with_workers_equals_local(tmp_path):
-    from dustsim.cli import main
+    from dustsim.cli.shell import main
 
     units = "Pounder,Heavy Laser Grenadier Squad,Ludwig"
     common = ["report", "--units", units, "--engine", "mc", "--trials", "2000",
@@ -111,8 +111,8 @@ def test_report_with_workers_equals_local(tmp_path):
 
 
 def test_ctrl_c_during_a_dask_sweep_leaves_nothing(tmp_path, monkeypatch):
-    import dustsim.report as rep
-    from dustsim.cli import main
+    import dustsim.review.report as rep
+    from dustsim.cli.shell import main
 
     real = rep.sweep
 
@@ -129,7 +129,7 @@ def test_ctrl_c_during_a_dask_sweep_leaves_nothing(tmp_path, monkeypatch):
 
 
 def test_bad_dask_options_are_one_line_errors(tmp_path, capsys):
-    from dustsim.cli import main
+    from dustsim.cli.shell import main
 
     out = str(tmp_path / "r")
     assert main(["report", "--units", "Pounder", "--out", out, "--workers", "-1"]) == 2
@@ -139,7 +139,7 @@ def test_bad_dask_options_are_one_line_errors(tmp_path, capsys):
     assert len(err) == 2 and all(e.startswith("dustsim: error:") for e in err)
     assert not (tmp_path / "r").exists()
     from dustsim.errors import DustsimError
-    from dustsim.sweep import dask_client
+    from dustsim.review.sweep import dask_client
 
     with pytest.raises(DustsimError, match="cannot reach the Dask scheduler"):  # noqa: SIM117
         with dask_client(scheduler="tcp://127.0.0.1:1", timeout="1s"):

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from dustsim.api import unit_attack
-from dustsim.cards import COLUMNS, Card, Weapon, find_card, parse_cell
-from dustsim.cli import main
-from dustsim.duel import (
+from dustsim.cli.shell import main
+from dustsim.data.cards import COLUMNS, Card, Weapon, find_card, parse_cell
+from dustsim.errors import DustsimError
+from dustsim.play.duel import (
     DuelPolicy,
     DuelUnit,
     compile_duel,
@@ -16,7 +17,6 @@ from dustsim.duel import (
     replay_duel,
     simulate_duel,
 )
-from dustsim.errors import DustsimError
 
 QUIET = DuelPolicy(reactive="never", passing="never", initiative="a")
 
@@ -170,8 +170,8 @@ def test_hero_joined_and_resilient_matches_exact(all_cards):
     from dataclasses import replace
 
     from dustsim.api import card_attack_spec
-    from dustsim.duel import _target
-    from dustsim.exact import evaluate
+    from dustsim.engines.exact import evaluate
+    from dustsim.play.duel import _target
 
     tg = replace(_target(unit, spec.policy.allocation))  # the policy the duel ran
     ex = evaluate(card_attack_spec(lg, tg, action="sustained"))

@@ -4,9 +4,9 @@ separate arrays (used by the value model) play the same duels from the same stre
 import numba as nb
 import numpy as np
 
-from dustsim import duel_kernel as K
-from dustsim.duel import compile_duel, parse_side
-from dustsim.rng import state
+from dustsim.engines.rng import state
+from dustsim.play import duel_kernel as K
+from dustsim.play.duel import compile_duel, parse_side
 
 
 @nb.njit(cache=True)

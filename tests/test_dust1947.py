@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from conftest import SHARED, UNIT_DATA
 
-from dustsim.cards import UNKNOWN
+from dustsim.data.cards import UNKNOWN
+from dustsim.data.importers import dust1947 as D
+from dustsim.data.importers.enlist import convert_cell
 from dustsim.errors import DustsimError
-from dustsim.importers import dust1947 as D
-from dustsim.importers.enlist import convert_cell
 
 BS = SHARED / "data" / "bsdata-dust1947"
 EN = SHARED / "data" / "dust-enlist"
@@ -36,7 +36,7 @@ def test_reimport_reproduces_the_committed_unit_data_byte_for_byte(merged):
 
 
 def test_cli_writes_the_same_files(merged, tmp_path):
-    from dustsim.cli import main
+    from dustsim.cli.shell import main
 
     out, pl = tmp_path / "d47", tmp_path / "pl.toml"
     assert main(["import", "dust-1947", "--battlescribe", str(BS), "--enlist", str(EN),
@@ -159,8 +159,8 @@ def test_sourced_squad_size_overrides(tmp_path):
 
 
 def test_enlist_side_alone(tmp_path, capsys):
-    from dustsim.cards import validate
-    from dustsim.cli import main
+    from dustsim.cli.shell import main
+    from dustsim.data.cards import validate
 
     out = tmp_path / "en"
     assert main(["import", "enlist", str(EN), "-o", str(out)]) == 0

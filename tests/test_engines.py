@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dustsim.attack import Situation, Target, compile_attack, weapon_from_cell
+from dustsim.engines.exact import evaluate
+from dustsim.engines.kernel import simulate_batch
 from dustsim.errors import DustsimError
-from dustsim.exact import evaluate
-from dustsim.kernel import simulate_batch
+from dustsim.rules.attack import Situation, Target, compile_attack, weapon_from_cell
 
 
 def spec(cell, column, ruleset="dust-1947", count=1, keywords=(), action="attack",

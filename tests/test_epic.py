@@ -10,9 +10,9 @@ import math
 import pytest
 from scipy import stats
 
-from dustsim import epic
-from dustsim.cli import main
+from dustsim.cli.shell import main
 from dustsim.errors import DustsimError
+from dustsim.play import epic
 
 T = 1 / 3
 M = 2 / 3  # a die misses

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from dustsim.cards import validate
-from dustsim.cli import main
+from dustsim.cli.shell import main
+from dustsim.data.cards import validate
+from dustsim.data.importers.battlescribe import import_battlescribe
 from dustsim.errors import DustsimError
-from dustsim.importers.battlescribe import import_battlescribe
 
 CORPUS = Path(__file__).parent / "fuzz"
 TOML = sorted((CORPUS / "toml").glob("*.toml"))

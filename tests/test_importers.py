@@ -7,10 +7,10 @@ from collections import defaultdict
 import pytest
 from conftest import SHARED, UNIT_DATA, needs_shared
 
-from dustsim.cards import COLUMNS, parse_unit_file
+from dustsim.data.cards import COLUMNS, parse_unit_file
+from dustsim.data.importers.battlescribe import import_battlescribe, infer_models
+from dustsim.data.importers.facts import import_facts
 from dustsim.errors import DustsimError
-from dustsim.importers.battlescribe import import_battlescribe, infer_models
-from dustsim.importers.facts import import_facts
 
 BS = SHARED / "data" / "bsdata-dust1947"
 
@@ -206,7 +206,7 @@ def test_non_battlescribe_input(tmp_path):
 
 
 def test_infer_models_rules():
-    from dustsim.cards import CANNOT, Weapon
+    from dustsim.data.cards import CANNOT, Weapon
 
     line = (CANNOT,) * len(COLUMNS)
     ws = [Weapon("Machinegun", line, 1, "6"), Weapon("BAR", line, 4, "6"),
@@ -217,7 +217,7 @@ def test_infer_models_rules():
 
 
 def _w(name, count, rng="6", keywords=()):
-    from dustsim.cards import CANNOT, Weapon
+    from dustsim.data.cards import CANNOT, Weapon
 
     return Weapon(name, (CANNOT,) * len(COLUMNS), count, rng, keywords=tuple(keywords))
 
@@ -329,7 +329,7 @@ def _imported_or_refused(tmp, cat) -> None:
 
 @needs_shared
 def test_cli_import_of_a_broken_catalogue_writes_nothing(tmp_path):
-    from dustsim.cli import main
+    from dustsim.cli.shell import main
 
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "Dust_1947.gst").write_bytes((BS / "Dust_1947.gst").read_bytes())

@@ -14,7 +14,7 @@ HEAVY = ("numba", "pandas", "scipy")
 
 PROBE = """
 import contextlib, io, json, sys
-from dustsim.cli import main
+from dustsim.cli.shell import main
 with contextlib.redirect_stdout(io.StringIO()):
     try:
         main(sys.argv[1:])

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from dustsim.attack import Situation, compile_attack, target_from_card
-from dustsim.cards import COLUMNS, Card, Weapon, parse_cell
-from dustsim.cli import main
-from dustsim.duel import DuelPolicy
+from dustsim.army.lists import ArmyList, ListUnit, load_list, parse_list_toml
+from dustsim.cli.shell import main
+from dustsim.data.cards import COLUMNS, Card, Weapon, parse_cell
+from dustsim.engines.exact import evaluate
 from dustsim.errors import DustsimError
-from dustsim.exact import evaluate
-from dustsim.list_battles import compile_lists, meta, meta_matrix, meta_standings, play_lists
-from dustsim.lists import ArmyList, ListUnit, load_list, parse_list_toml
+from dustsim.play.duel import DuelPolicy
+from dustsim.play.list_battles import compile_lists, meta, meta_matrix, meta_standings, play_lists
+from dustsim.rules.attack import Situation, compile_attack, target_from_card
 
 EXAMPLES = ROOT / "examples" / "lists"
 
@@ -140,7 +140,7 @@ def test_meta_table_and_matrix(three, local_meta):
 
 def test_meta_on_dask_gives_the_same_numbers(three, local_meta):
     pytest.importorskip("distributed")
-    from dustsim.sweep import dask_client
+    from dustsim.review.sweep import dask_client
 
     with dask_client(workers=1) as client:
         t = meta(three, trials=600, seed=4, turns=3, client=client)

@@ -12,10 +12,10 @@ from xml.sax.saxutils import quoteattr
 import pytest
 from conftest import ROOT, needs_shared
 
-from dustsim.cards import COLUMNS, Card, Weapon, parse_cell
-from dustsim.cli import main
+from dustsim.army.lists import ArmyList, ListUnit, check, load_list, parse_list_toml
+from dustsim.cli.shell import main
+from dustsim.data.cards import COLUMNS, Card, Weapon, parse_cell
 from dustsim.errors import DustsimError
-from dustsim.lists import ArmyList, ListUnit, check, load_list, parse_list_toml
 
 EXAMPLES = ROOT / "examples" / "lists"
 TOML_EXAMPLES = sorted(EXAMPLES.glob("*.toml"))
@@ -182,7 +182,7 @@ def test_platoons(d47):
     # a chart whose unit boxes were lost in the rulebook conversion: noted, never assumed
     from dataclasses import replace
 
-    from dustsim.platoons import load_platoons
+    from dustsim.army.platoons import load_platoons
 
     charts = load_platoons()
     rifle = next(p for p in charts if p.name == "USMC Rifle Platoon")
@@ -232,7 +232,7 @@ def _sel(entry_id, name, number=1, inner=""):
 
 @needs_shared
 def test_roster_names_selections_that_resolve_to_nothing(tmp_path, d47):
-    from dustsim.rosters import catalogue_index, default_catalogue_dir
+    from dustsim.army.rosters import catalogue_index, default_catalogue_dir
 
     idx = catalogue_index(str(default_catalogue_dir().resolve()))
     pounder = next(k for k, v in idx.ids.items() if v == ("Pounder",))
@@ -247,7 +247,7 @@ def test_roster_names_selections_that_resolve_to_nothing(tmp_path, d47):
 
 @needs_shared
 def test_roster_variants_resolve_through_the_chosen_child(tmp_path, d47):
-    from dustsim.rosters import catalogue_index, default_catalogue_dir
+    from dustsim.army.rosters import catalogue_index, default_catalogue_dir
 
     idx = catalogue_index(str(default_catalogue_dir().resolve()))
     base = next(k for k, v in idx.ids.items() if set(v) == {"Action Jackson (SSB)",
@@ -305,7 +305,7 @@ def test_summary_offence_range_bands_by_hand():
     shooter = Card(name="S", edition="dust-1947", kind="vehicle", armour="V2", ap=10,
                    damage_track=4, move=3, march_move=6, bloc="Allies",
                    weapons=(_weapon({"V1": "2/1"}), _weapon({"V1": "1/1"}, "8", "long")))
-    from dustsim.list_summary import summarize
+    from dustsim.army.list_summary import summarize
 
     lst = ArmyList("l", 75, (ListUnit(shooter),), bloc="Allies")
     s = summarize(lst, [target, shooter], durability=False)
@@ -319,7 +319,7 @@ def test_summary_offence_range_bands_by_hand():
 
 
 def test_summary_of_an_example(d47):
-    from dustsim.list_summary import summarize
+    from dustsim.army.list_summary import summarize
 
     s = summarize(load_list(EXAMPLES / "ssu-red-army.toml", d47), d47)
     assert s.units["offence_share"].sum() == pytest.approx(1.0)
@@ -358,7 +358,7 @@ def test_platoon_options_with_joined_heroes_and_combat_only_support(d47):
     take its support units only from its combat slots' cards (DUST ENLIST charts)."""
     from dataclasses import dataclass
 
-    from dustsim.platoons import Option, Platoon, Slot
+    from dustsim.army.platoons import Option, Platoon, Slot
 
     @dataclass(frozen=True)
     class JoinedOption(Option):

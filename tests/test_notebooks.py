@@ -29,7 +29,7 @@ def test_notebook_executes(path, tmp_path, monkeypatch):
     monkeypatch.setenv("DUSTSIM_QUICK", "1")
     monkeypatch.delenv("MPLBACKEND", raising=False)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3",
+    client = NotebookClient(nb, timeout=240, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     code = [c for c in nb.cells if c.cell_type == "code"]

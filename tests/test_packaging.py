@@ -30,7 +30,7 @@ def test_wheel_installs_and_runs(tmp_path):
     _run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q",
           "--target", str(site), str(wheel)])
     assert (site / "dustsim" / "unit_data" / "dust-1947").is_dir()
-    assert (site / "dustsim" / "templates" / "card.html.j2").is_file()
+    assert (site / "dustsim" / "review" / "templates" / "card.html.j2").is_file()
     # the installed copy, not the checkout (the dependencies come from this environment)
     env = {**os.environ, "PYTHONPATH": str(site)}
     work = tmp_path / "elsewhere"

@@ -9,10 +9,10 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from dustsim import platoons as P
-from dustsim.analytics import scores, unit_column_table, unit_unit_table
-from dustsim.cards import Card
+from dustsim.army import platoons as P
+from dustsim.data.cards import Card
 from dustsim.errors import DustsimError
+from dustsim.review.analytics import scores, unit_column_table, unit_unit_table
 
 
 @pytest.fixture(scope="module")
@@ -280,7 +280,7 @@ def test_platoon_table_ranks_builds_per_ap(charts, grenadiers):
 def test_fortified_slot_improves_durability(d47):
     tesla = [c for c in d47 if c.name == "Motherland Tesla Gun"]
     attackers = [c for c in d47 if c.bloc == "Allies" and c.kind == "squad"][:12] + tesla
-    from dustsim.analytics import durability
+    from dustsim.review.analytics import durability
 
     open_ = durability(tesla[0], attackers)
     bunker = durability(tesla[0], attackers, fortification="bunker")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dustsim import pmf
+from dustsim.engines import pmf
 
 
 @pytest.mark.parametrize("p", [0.0, 1 / 3, 5 / 9, 2 / 3, 0.9, 1.0])

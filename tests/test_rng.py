@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dustsim import rng
+from dustsim.engines import rng
 
 N = 40_000
 

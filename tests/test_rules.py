@@ -4,8 +4,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from dustsim.dice import PS, PT, TS, FaceSet, P, chain_mean, parse_faces, rerolled
-from dustsim.rules import OPTIONS, RULESET_IDS, fighting_spirit_faces, get_ruleset
+from dustsim.rules.dice import PS, PT, TS, FaceSet, P, chain_mean, parse_faces, rerolled
+from dustsim.rules.rulesets import OPTIONS, RULESET_IDS, fighting_spirit_faces, get_ruleset
 
 R09, R13, R47 = (get_ruleset(r) for r in ("tactics-2009", "tactics-2013", "dust-1947"))
 

@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 from dustsim.api import attack, card_attack_spec
-from dustsim.attack import (
+from dustsim.cli.shell import main
+from dustsim.data.cards import find_card, load_cards
+from dustsim.engines.exact import apply_hits, evaluate
+from dustsim.engines.kernel import simulate_batch
+from dustsim.errors import DustsimError
+from dustsim.rules.attack import (
     POLICIES,
     Situation,
     Target,
@@ -19,12 +24,7 @@ from dustsim.attack import (
     weapon_choices,
     weapon_from_cell,
 )
-from dustsim.cards import find_card, load_cards
-from dustsim.cli import main
-from dustsim.errors import DustsimError
-from dustsim.exact import apply_hits, evaluate
-from dustsim.kernel import simulate_batch
-from dustsim.rules import OPTIONS, RulesetError, get_ruleset
+from dustsim.rules.rulesets import OPTIONS, RulesetError, get_ruleset
 
 R09, R13, R47 = (get_ruleset(r) for r in ("tactics-2009", "tactics-2013", "dust-1947"))
 EPS = 1e-12
@@ -385,8 +385,8 @@ def test_mc_matches_exact_on_new_situations():
 
 # -- duels compile through the same rules ------------------------------------------------------
 def test_duels_use_the_corrected_rules(all_cards):
-    from dustsim import duel_kernel as K
-    from dustsim.duel import DuelPolicy, DuelUnit, compile_duel, join_hero
+    from dustsim.play import duel_kernel as K
+    from dustsim.play.duel import DuelPolicy, DuelUnit, compile_duel, join_hero
 
     frank = find_card(all_cards, "Frank", "dust-1947")  # Nothin's Easy (003:L3611-3613)
     squad = next(c for c in all_cards if c.edition == "dust-1947" and c.kind == "squad"
@@ -395,7 +395,7 @@ def test_duels_use_the_corrected_rules(all_cards):
     sp = compile_duel([DuelUnit(pounder)], [join_hero(frank, squad), DuelUnit(frank)])
     assert sp.units[1, K.U_IMMUNE] == 1 and sp.units[2, K.U_IMMUNE] == 0
     assert sp.policy.allocation == "least-loss" == DuelPolicy().allocation
-    from dustsim.attack import ALLOCATIONS
-    from dustsim.kernel import S_POLICY
+    from dustsim.engines.kernel import S_POLICY
+    from dustsim.rules.attack import ALLOCATIONS
 
     assert ALLOCATIONS[sp.tspec[1, S_POLICY]] == "least-loss"  # the joined squad's allocation

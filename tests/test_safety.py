@@ -15,7 +15,7 @@ import pytest
 from conftest import SHARED, needs_shared
 
 from dustsim import io
-from dustsim.cli import main
+from dustsim.cli.shell import main
 from dustsim.errors import DustsimError
 
 
@@ -145,7 +145,7 @@ def test_swap_without_renameat2_uses_a_visible_old_name(tmp_path, monkeypatch):
 
 # -- the error boundary ------------------------------------------------------------------------
 def test_a_bug_is_exit_1_with_the_traceback_only_under_debug(monkeypatch, capsys):
-    import dustsim.cli as cli
+    import dustsim.cli.shell as cli
 
     def boom(args):
         raise ZeroDivisionError("bug here")
@@ -240,7 +240,7 @@ line = ["{cell}", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-
 
 
 def _validate(tmp_path, **kw):
-    from dustsim.cards import validate
+    from dustsim.data.cards import validate
 
     d = {"kind": "squad", "armour": "I2", "size": 'models = 3\nmodels_source = "card"',
          "skills": "[]", "cell": "3/1", **kw}
@@ -271,8 +271,8 @@ def test_validator_refuses_what_the_game_cannot_have(tmp_path, kw, field, word):
 
 
 def test_known_unmodelled_skill_is_a_warning_naming_the_card(tmp_path, capsys):
-    from dustsim.cards import skill_warnings
-    from dustsim.skills import KNOWN_UNMODELLED, MODELLED, classify, skill_base
+    from dustsim.data.cards import skill_warnings
+    from dustsim.rules.skills import KNOWN_UNMODELLED, MODELLED, classify, skill_base
 
     cards, problems = _validate(tmp_path, skills='["Scout", "Passengers (12)", '
                                                  '"Expert - Flamethrower", "Lucky"]')
@@ -287,7 +287,7 @@ def test_known_unmodelled_skill_is_a_warning_naming_the_card(tmp_path, capsys):
 
 
 def test_deep_toml_nesting_is_a_problem_not_a_crash(tmp_path):
-    from dustsim.cards import validate
+    from dustsim.data.cards import validate
 
     p = tmp_path / "deep.toml"
     p.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
@@ -299,7 +299,7 @@ def test_deep_toml_nesting_is_a_problem_not_a_crash(tmp_path):
 def _bs(tmp_path, catalogue: str, name: str = "t.cat", extra: dict | None = None):
     from test_importers import GST
 
-    from dustsim.importers.battlescribe import import_battlescribe
+    from dustsim.data.importers.battlescribe import import_battlescribe
 
     (tmp_path / "t.gst").write_text(GST, encoding="utf-8")
     files = [tmp_path / "t.gst"]
@@ -452,7 +452,7 @@ _DIGITS = "0123456789٠١٢٣٤٥٦٧٨٩０１２３４５６７８９"
 def test_a_cell_is_refused_or_within_the_game(text):
     """Any cell the parser accepts is ASCII, rolls 1-40 dice (or blast), does 1-20 damage
     per hit (or kills outright, or is '-' / '?')."""
-    from dustsim.cards import parse_cell
+    from dustsim.data.cards import parse_cell
 
     try:
         c = parse_cell(text)
@@ -465,7 +465,7 @@ def test_a_cell_is_refused_or_within_the_game(text):
 
 @given(st.text(max_size=30))
 def test_a_skill_is_classified_and_unknown_ones_refused(skill):
-    from dustsim.skills import KNOWN_UNMODELLED, MODELLED, classify, skill_base
+    from dustsim.rules.skills import KNOWN_UNMODELLED, MODELLED, classify, skill_base
 
     kind = classify(skill)
     base = skill_base(skill)
@@ -485,7 +485,7 @@ def test_dask_scheduler_without_workers_and_all_workers_lost(all_cards, monkeypa
 
     from distributed import LocalCluster
 
-    from dustsim import sweep as sw
+    from dustsim.review import sweep as sw
 
     d47 = [c for c in all_cards if c.edition == "dust-1947"]
     with LocalCluster(n_workers=0, processes=False, protocol="tcp://", dashboard_address=":0",

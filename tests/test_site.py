@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 import pandas as pd
 
-from dustsim.site import Table, card_slugs, format_number, humanise, slugify
+from dustsim.review.site import Table, card_slugs, format_number, humanise, slugify
 
 
 def test_headers_are_human():
@@ -48,7 +48,8 @@ def test_numbers_and_slugs():
 
 def test_library_sets_no_backend():
     code = ("import sys, matplotlib; before = matplotlib.rcParams._get_backend_or_none(); "
-            "import dustsim.charts, dustsim.report, dustsim.pdf, dustsim.site; "
+            "import dustsim.review.charts, dustsim.review.report, dustsim.review.pdf, "
+            "dustsim.review.site; "
             "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'; "
             "assert matplotlib.rcParams._get_backend_or_none() == before; print('ok')")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -112,10 +113,10 @@ def test_site_pages_and_links(small_report):
 
 def test_section_from_any_table_renders(tmp_path):
     """A new table (another engineer's section) renders with no template change."""
-    from dustsim.site import Section, write_site
+    from dustsim.review.site import Section, write_site
 
     df = pd.DataFrame({"unit": ["A"], "list_strength_per_ap": [0.5], "legal": [True]})
-    from dustsim.report import _table_html
+    from dustsim.review.report import _table_html
 
     sec = Section("lists", "Army lists", "intro", (Table("lists", "Lists", df),),
                   html=_table_html(df, ["unit", "legal"]))

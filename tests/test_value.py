@@ -1,4 +1,4 @@
-"""The value model (dustsim.value): monotone in the card, reproducible, the mapping does not
+"""The value model (dustsim.review.value): monotone in the card, reproducible, the mapping does not
 shrink, whatif and patches touch only what they change, roles named."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dustsim import value as V
-from dustsim.analytics import modify_card
-from dustsim.cards import find_card
+from dustsim.data.cards import find_card
 from dustsim.errors import DustsimError
+from dustsim.review import value as V
+from dustsim.review.analytics import modify_card
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +174,7 @@ def test_heuristic_baseline_grows_with_dice(d47):
 
 
 def test_report_patch_section_and_bad_patch(tmp_path):
-    from dustsim.cli import main
+    from dustsim.cli.shell import main
 
     patch = tmp_path / "proposal.toml"
     patch.write_text('[[change]]\nunit = "Pounder"\nap = 30\n', encoding="utf-8")

@@ -2,18 +2,18 @@
 
 Faces: P = bloc/army symbol (base success), T = target, S = shield (RULES.md §1). Dice are
 read per weapon line: to-hit, re-rolls, chain dice, saves, then Damage Resilient dice per
-unsaved hit (see dustsim.kernel). Examples that need the engagement level (close-combat
+unsaved hit (see dustsim.engines.kernel). Examples that need the engagement level (close-combat
 retaliation, initiative) are covered where the library models them; the rest are listed in
 docs/worked-examples.md.
 """
 
 import pytest
 
-from dustsim.attack import Situation, Target, compile_attack, weapon_from_cell
-from dustsim.cards import Weapon, parse_cell
+from dustsim.data.cards import Weapon, parse_cell
+from dustsim.engines.kernel import replay
 from dustsim.errors import DustsimError
-from dustsim.kernel import replay
-from dustsim.rules import get_ruleset
+from dustsim.rules.attack import Situation, Target, compile_attack, weapon_from_cell
+from dustsim.rules.rulesets import get_ruleset
 
 R09, R13, R47 = "tactics-2009", "tactics-2013", "dust-1947"
 
@@ -253,12 +253,12 @@ def test_scripted_dice_must_match_exactly():
         replay(s, "TTTT")
 
 
-# -- engagement level (dustsim.duel) ---------------------------------------------------------------
+# -- engagement level (dustsim.play.duel) ----------------------------------------------------------
 def test_1947_L775_ranged_then_simultaneous_close_combat():
     """1947 L775-787: A's ranged fire kills 2 of B's 5; A's 5 soldiers and B's 3 survivors
     roll close combat together; A wipes B, B's 2 hits still count; A ends with 3."""
-    from dustsim.cards import COLUMNS, Card, Weapon, parse_cell
-    from dustsim.duel import DuelPolicy, DuelUnit, compile_duel, replay_duel
+    from dustsim.data.cards import COLUMNS, Card, Weapon, parse_cell
+    from dustsim.play.duel import DuelPolicy, DuelUnit, compile_duel, replay_duel
 
     def w(name, rng):
         return Weapon(name=name, line=tuple(parse_cell("1/1") for _ in COLUMNS), count=5,
@@ -286,8 +286,8 @@ def test_2013_R12_close_combat_both_lose_two():
     3 hits, the cover save cancels 2 -> Gunners 4; close combat: Grenadiers 5 dice -> 2 hits,
     Gunners 4 dice -> 2 hits; both lose 2 at once. Then the Gunners' own activation (close
     combat only, so that part is the Sustained one) and the Grenadiers' retaliation miss."""
-    from dustsim.cards import COLUMNS, Card, Weapon, parse_cell
-    from dustsim.duel import DuelPolicy, DuelUnit, compile_duel, replay_duel
+    from dustsim.data.cards import COLUMNS, Card, Weapon, parse_cell
+    from dustsim.play.duel import DuelPolicy, DuelUnit, compile_duel, replay_duel
 
     def w(name, rng):
         return Weapon(name=name, line=tuple(parse_cell("1/1") for _ in COLUMNS), count=5,

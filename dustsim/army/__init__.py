@@ -1,0 +1,1 @@
+"""Army building: lists, platoons (TO&E) and BattleScribe rosters."""

@@ -1,0 +1,252 @@
+"""BattleScribe rosters (``.ros`` XML, ``.rosz`` zipped): read a player's roster into the
+selections it holds, resolved to cards through the catalogues' entry ids.
+
+A roster is ``roster/forces/force`` (one force per catalogue) with nested
+``selections/selection`` elements (``entryId``, ``name``, ``number``, ``type``, ``costs``).
+A selection's ``entryId`` is the catalogue entry's id, or ``linkId::targetId`` for an entry
+reached through a link; every part is tried. The id index is built by running the BattleScribe
+importer (:mod:`dustsim.data.importers.battlescribe`) over the catalogues, so an id resolves to the
+very card the importer wrote (variants such as "Action Jackson (SSB)" through the variant's
+own id, captured copies through the Captured Vehicles catalogue).
+
+Conventions (the Dust 1947 catalogues at this revision have no entries for joins, pilots or
+platoons): a hero selection nested in a squad's selection is joined to it, one nested in a
+vehicle's or aircraft's selection pilots it; selections of the Captured Vehicles catalogue
+are captured vehicles; weapons and other upgrades nested in a unit belong to its card.
+
+Parsing uses the standard library's expat parser and refuses any document type declaration
+(so no entity is ever declared, expanded or fetched); a ``.rosz`` is read with
+:mod:`zipfile` with size limits on the archive member.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from dustsim.data.importers.battlescribe import Node, parse_xml_bytes
+from dustsim.errors import DustsimError
+
+MAX_ROSTER_BYTES = 8 * 1024 * 1024  # a roster is a few kB; refuse anything absurd
+MAX_SELECTIONS = 2_000
+UNIT_TYPES = ("model", "unit")
+
+
+def read_roster_bytes(path: str | Path) -> bytes:
+    """The XML of a ``.ros`` file, or of the one ``.ros`` member of a ``.rosz`` archive."""
+    path = Path(path)
+    try:
+        if path.suffix.lower() == ".rosz":
+            try:
+                zf = zipfile.ZipFile(path)
+            except zipfile.BadZipFile:
+                raise DustsimError("not a zip archive (a .rosz is a zipped .ros)",
+                                   file=str(path)) from None
+            with zf:
+                members = [i for i in zf.infolist() if not i.is_dir()]
+                if len(members) != 1:
+                    raise DustsimError(f"a .rosz holds one roster, found {len(members)} files",
+                                       file=str(path))
+                info = members[0]
+                if info.file_size > MAX_ROSTER_BYTES:
+                    raise DustsimError(f"roster of {info.file_size:,} bytes refused (at most "
+                                       f"{MAX_ROSTER_BYTES:,})", file=str(path))
+                with zf.open(info) as fh:
+                    data = fh.read(MAX_ROSTER_BYTES + 1)
+        else:
+            if path.stat().st_size > MAX_ROSTER_BYTES:
+                raise DustsimError(f"roster larger than {MAX_ROSTER_BYTES:,} bytes refused",
+                                   file=str(path))
+            data = path.read_bytes()
+    except OSError as exc:
+        raise DustsimError(exc.strerror or str(exc), file=str(path)) from None
+    if len(data) > MAX_ROSTER_BYTES:
+        raise DustsimError("roster too large", file=str(path))
+    return data
+
+
+# -- the catalogue id index --------------------------------------------------------------------
+def default_catalogue_dir() -> Path | None:
+    """``$DUSTSIM_BSDATA``, else ``../shared/data/bsdata-dust1947`` beside the checkout."""
+    env = os.environ.get("DUSTSIM_BSDATA")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parents[2]  # the checkout (or site-packages)
+    for cand in (here.parent / "shared" / "data" / "bsdata-dust1947",
+                 here / "shared" / "data" / "bsdata-dust1947"):
+        if cand.is_dir():
+            return cand
+    return None
+
+
+@dataclass(frozen=True)
+class IdIndex:
+    """entry id -> card names (one, or several for an entry whose variants are cards)."""
+
+    ids: dict[str, tuple[str, ...]]
+    catalogue_bloc: dict[str, str]  # catalogue id -> its name (bloc)
+
+    def lookup(self, entry_id: str) -> tuple[str, ...]:
+        for part in reversed(entry_id.split("::")):
+            if part in self.ids:
+                return self.ids[part]
+        return ()
+
+
+@functools.lru_cache(maxsize=4)
+def catalogue_index(folder: str) -> IdIndex:
+    """Run the importer over a catalogue folder and keep which entry id gave which card."""
+    from dustsim.data.importers import battlescribe as bs
+
+    folder_p = Path(folder)
+    if not folder_p.is_dir():
+        raise DustsimError("BattleScribe catalogue folder not found (pass --catalogues DIR "
+                           "or set DUSTSIM_BSDATA)", file=folder)
+    cats = sorted(folder_p.glob("*.cat"), key=lambda p: p.name)
+    gsts = sorted(folder_p.glob("*.gst"))
+    if not cats:
+        raise DustsimError("no BattleScribe catalogues (.cat) in the folder", file=folder)
+    made: list[tuple[str, str]] = []  # (entry id, variant id) per card, in creation order
+
+    class Recorder(bs.Importer):
+        def _card(self, name, prof, cost, skills, weapons, entry, vnode, *rest):
+            made.append((entry.attrib.get("id", ""), vnode.attrib.get("id", "")))
+            return super()._card(name, prof, cost, skills, weapons, entry, vnode, *rest)
+
+    imp = Recorder(gsts[0] if gsts else None, bs.read_revision(folder_p), bs.ImportReport())
+    roots = {p: bs.parse_xml(p) for p in cats}
+    for r in roots.values():
+        imp.index.add(r)
+    per_file: dict[str, list] = {}
+    owners: dict[str, list[tuple[str, str]]] = {}
+    cat_bloc: dict[str, str] = {}
+    sources = ([(gsts[0], imp.gst_root)] if imp.gst_root is not None else []) + list(
+        roots.items())
+    for p, root in sources:
+        start = len(made)
+        bloc, cards = imp.cards_from_catalogue(p)
+        cat_bloc[root.attrib.get("id", "")] = bloc
+        if cards:
+            key = bs._file_name(p)
+            per_file[key] = cards
+            owners[key] = made[start:]
+    bs._dedupe(per_file)  # the names the importer writes
+    ids: dict[str, list[str]] = {}
+    for key, cards in per_file.items():
+        for card, (eid, vid) in zip(cards, owners[key], strict=True):
+            if vid and vid != eid:
+                ids.setdefault(vid, []).append(card.name)
+            if eid:
+                ids.setdefault(eid, []).append(card.name)
+    return IdIndex({k: tuple(dict.fromkeys(v)) for k, v in ids.items()}, cat_bloc)
+
+
+# -- reading a roster --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Selection:
+    """A unit selection of a roster, resolved: its card, count and nested hero (if any)."""
+
+    card: str
+    count: int
+    catalogue: str
+    where: str
+    nested_heroes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Roster:
+    name: str
+    points: float | None
+    selections: tuple[Selection, ...]
+    unresolved: tuple[str, ...]  # "name (entryId …, line N)" of selections without a card
+    file: str
+
+
+def _number(node: Node, file: str) -> int:
+    raw = node.attrib.get("number", "1") or "1"
+    try:
+        n = int(float(raw))
+    except ValueError:
+        raise DustsimError(f"selection number {raw!r} is not a whole number (1 to 100)",
+                           file=file, unit=node.attrib.get("name"), field="number") from None
+    if not 1 <= n <= 100:
+        raise DustsimError(f"selection number {raw!r} out of range (1 to 100)", file=file,
+                           unit=node.attrib.get("name"), field="number")
+    return n
+
+
+def _roster_points(root: Node) -> float | None:
+    for tag in ("costLimits", "costs"):
+        for c in root.kids(tag):
+            if c.attrib.get("typeId") == "points" or "pt" in c.attrib.get("name", ""):
+                try:
+                    v = float(c.attrib.get("value", ""))
+                except ValueError:
+                    continue
+                if v > 0:
+                    return v
+    return None
+
+
+def read_roster(path: str | Path, catalogues: str | Path | None = None,
+                kind_of: Callable[[str], str] | None = None) -> Roster:
+    """Read a ``.ros`` / ``.rosz`` and resolve its unit selections to card names.
+
+    ``kind_of`` (BattleScribe card name -> kind) tells heroes apart from upgrades when a
+    hero is nested in another unit's selection."""
+    file = str(path)
+    root = parse_xml_bytes(read_roster_bytes(path), file)
+    if root.tag != "roster":
+        raise DustsimError(f"root element <{root.tag}> is not a BattleScribe roster",
+                           file=file)
+    folder = catalogues or default_catalogue_dir()
+    if folder is None:
+        raise DustsimError("cannot resolve entry ids: BattleScribe catalogues not found "
+                           "(pass --catalogues DIR or set DUSTSIM_BSDATA)", file=file)
+    index = catalogue_index(str(Path(folder).resolve()))
+    kinds = kind_of or (lambda _name: "")
+    out: list[Selection] = []
+    unresolved: list[str] = []
+    count = 0
+
+    def card_of(sel: Node, bloc: str) -> str | None:
+        names = index.lookup(sel.attrib.get("entryId", ""))
+        if len(names) > 1:  # variants: the chosen one is a child selection
+            for child in sel.kids("selections"):
+                sub = index.lookup(child.attrib.get("entryId", ""))
+                if len(sub) == 1 and sub[0] in names:
+                    return sub[0]
+            same = [n for n in names if bloc and bloc in n]
+            return same[0] if len(same) == 1 else None
+        return names[0] if names else None
+
+    forces = root.kids("forces")
+    if not forces:
+        raise DustsimError("the roster has no forces/force", file=file, field="forces")
+    for force in forces:
+        bloc = (index.catalogue_bloc.get(force.attrib.get("catalogueId", ""))
+                or force.attrib.get("catalogueName", ""))
+        for sel in force.kids("selections"):
+            count += 1
+            if count > MAX_SELECTIONS:
+                raise DustsimError(f"more than {MAX_SELECTIONS} selections", file=file)
+            name = sel.attrib.get("name", "?")
+            card = card_of(sel, bloc)
+            if card is None:
+                if sel.attrib.get("type") in UNIT_TYPES or not sel.attrib.get("type"):
+                    unresolved.append(f"{name} (entryId {sel.attrib.get('entryId', '?')!r}, "
+                                      f"line {sel.line})")
+                continue
+            heroes = []
+            for child in sel.kids("selections"):
+                sub = card_of(child, bloc)
+                if sub is not None and kinds(sub) == "hero" and sub != card:
+                    heroes.append(sub)
+            out.append(Selection(card, _number(sel, file), bloc, f"line {sel.line}",
+                                 tuple(heroes)))
+    return Roster(root.attrib.get("name", Path(file).stem), _roster_points(root), tuple(out),
+                  tuple(unresolved), file)

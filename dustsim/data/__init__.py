@@ -1,0 +1,1 @@
+"""Card data: the typed card models, name matching, views and the importers."""

@@ -1,0 +1,1 @@
+"""The engines: exact PMFs and the Numba Monte Carlo kernel, with their results."""

@@ -1,0 +1,1 @@
+"""Play: duels and engagements, list against list, and Dust Epic battles."""

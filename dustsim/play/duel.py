@@ -1,0 +1,698 @@
+"""Duels and small engagements (Dust Tactics 2009, 2013, Dust 1947): who wins, not only how
+much damage one attack does.
+
+Two sides of one to ``MAX_UNITS`` units (whole army lists: :mod:`dustsim.play.list_battles`) play
+up to N turns: the initiative roll, alternating
+activations (a side with fewer unactivated units may pass), two actions per activation chosen
+by a named policy, reactive attacks, Under Fire / Suppression tokens with their removal rolls,
+persistent damage, firepower that drops as models die, joined heroes, Damage Resilient,
+limited ammo and reload. Every attack is compiled by :mod:`dustsim.rules.attack` and resolved by the
+dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kernel` (Numba).
+
+**The abstraction** (the rules play on a grid; a duel keeps only what changes the dice):
+
+* Distance is one number. Side A starts at square 0, side B ``distance`` squares away, on a
+  line; every unit moves straight at its target and never closer than one square (adjacent)
+  to an enemy. Line of sight is always clear; fire arcs are ignored (vehicles turn freely).
+* Cover is a fixed state per unit (``Name@cover`` or ``--cover-a/--cover-b``); aircraft count
+  as having made a Move (their evade save); aircraft other than helicopters Move before
+  they Attack in every activation (1947 L516, L3551-3553).
+* Close combat needs adjacency (distance 1): ranged weapons first, then the close-combat
+  weapons with the target's retaliation, casualties of both removed together (1947 L763-765).
+  The improvised close-combat weapon (1947 L767-773) is not given to units without one.
+
+**Policies** (named, documented, chosen with :class:`DuelPolicy`):
+
+* ``approach="longest-range"`` (default): a unit picks its target (one it can reach this
+  activation first, then the highest value, then the nearest; value = expected AP destroyed by
+  one Sustained Attack at full strength, from the exact engine), closes to the longest range
+  at which one of its weapons can hurt that target, and then stays there: Sustained Attack
+  when in range, Move + Attack when one Move brings it in range, else March Move. A unit whose
+  reload weapon is empty takes Reload + Attack instead of the Sustained Attack.
+  ``approach="close-in"`` closes to the shortest such range instead (every weapon fires; units
+  with close-combat weapons charge).
+* ``passing="when-allowed"`` (default): a side passes whenever the rule allows it (fewer
+  unactivated units than the opponent, 1947 L341, 2013 L178); ``"never"``.
+* ``reactive="when-able"`` (default): the best unactivated enemy in range 4 that can hurt the
+  mover reacts to every Move + Attack and March Move (after the first Move); ``"never"``.
+* ``initiative="roll"`` (default), ``"a"`` or ``"b"``: the winner always activates first.
+* ``allocation``: ``least-loss`` (default), ``squad-first`` or ``hero-first`` (RULES.md §3;
+  defined in :data:`dustsim.rules.attack.POLICIES`). Within a squad the owner removes plain soldiers
+  first: a weapon line carried by ``c`` soldiers fires with ``min(c, survivors)``.
+
+Units activate in the order listed. Not modelled (listed in each result's ``notes`` when a
+card has them): officer and other special actions, Stunned tokens (Tesla, Grapple), critical
+hits, Salvo and Volley (a weapon always fires its normal attack), smoke, transports.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from dustsim import DEFAULT_TRIALS
+from dustsim.data.cards import Card, Weapon, find_card
+from dustsim.engines.distributions import Distribution
+from dustsim.errors import DustsimError
+from dustsim.play import duel_layout as K  # the kernel itself (Numba) loads on first use
+from dustsim.rules.attack import (
+    DEFAULT_POLICY,
+    POLICIES,
+    TARGET_SKILLS,
+    Situation,
+    Target,
+    _norm_skill,
+    attacker_skills,
+    compile_attack,
+    target_from_card,
+    token_immune,
+    weapon_from_cell,
+)
+from dustsim.rules.dice import FaceSet, P
+from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+T = FaceSet.of("T")  # the initiative tie-break symbol (1947 L337)
+DUEL_RULESETS = ("tactics-2009", "tactics-2013", "dust-1947")
+MAX_UNITS = 40  # a side: a 75-AP list is 5-15 units; the kernel loops are O(units^2)
+MAX_DISTANCE = 200
+MAX_TURNS = 100
+CHUNK = 4096  # duels per chunk: part of the stream definition (results depend on it)
+REACTION_RANGE = 4  # 1947 L797, 2013 L437
+INITIATIVE_DICE = 3  # 1947 L337, 2013 L176, 2009 L229
+OUTCOMES = ("a", "b", "none")
+NOT_MODELLED_SKILLS = ("advanced reactive fire", "black ops", "officer", "medic", "mechanic",
+                       "charge", "first strike", "assassin", "camouflage")
+
+
+@dataclass(frozen=True)
+class DuelPolicy:
+    """How both sides play (see the module docstring for each choice)."""
+
+    approach: str = "longest-range"
+    passing: str = "when-allowed"
+    reactive: str = "when-able"
+    initiative: str = "roll"
+    allocation: str = DEFAULT_POLICY
+
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "approach": ("longest-range", "close-in"),
+        "passing": ("when-allowed", "never"),
+        "reactive": ("when-able", "never"),
+        "initiative": ("roll", "a", "b"),
+        "allocation": POLICIES,
+    }
+
+    def __post_init__(self) -> None:
+        for name, choices in self.CHOICES.items():
+            v = getattr(self, name)
+            if v not in choices:
+                raise DustsimError(f"{name} policy {v!r} is not one of {', '.join(choices)}",
+                                   field=f"--{name}")
+
+
+@dataclass(frozen=True)
+class DuelUnit:
+    """One unit of a side: a card, optionally a hero joined to it, and its cover state.
+
+    ``pilot``: a hero piloting the vehicle (1947 L936-948): it cannot be targeted and does
+    not fire (L944), so it only adds its AP (and its skills are not modelled);
+    ``extra_ap``: a surcharge on the card (a captured vehicle's +2 AP, L889)."""
+
+    card: Card
+    hero: Card | None = None
+    cover: bool = False
+    pilot: Card | None = None
+    extra_ap: float = 0.0
+
+    @property
+    def name(self) -> str:
+        base = f"{self.hero.name} + {self.card.name}" if self.hero else self.card.name
+        if self.pilot is not None:
+            base += f" (pilot {self.pilot.name})"
+        return base + ("@cover" if self.cover else "")
+
+    @property
+    def ap(self) -> float:
+        parts = [self.card.ap] + [c.ap for c in (self.hero, self.pilot) if c is not None]
+        if any(p is None for p in parts):
+            return float("nan")
+        return float(sum(parts)) + self.extra_ap
+
+
+def parse_side(text: str, cards: list[Card], ruleset: str, *, cover: bool = False,
+               field_name: str = "--side-a") -> tuple[DuelUnit, ...]:
+    """``"Pounder, Ranger Combat Squad@cover, Rhino + Ranger Combat Squad"``: comma-separated
+    unit names; ``Hero + Squad`` joins a hero to a squad; ``@cover`` puts a unit in cover."""
+    items = [s.strip() for s in str(text).split(",")]
+    if not text or not str(text).strip() or any(not s for s in items):
+        raise DustsimError(f"side {text!r} names no unit (comma-separated card names)",
+                           field=field_name)
+    if len(items) > MAX_UNITS:
+        raise DustsimError(f"a side has one to {MAX_UNITS} units, got {len(items)}",
+                           field=field_name)
+    out = []
+    for item in items:
+        in_cover = cover
+        if item.lower().endswith("@cover"):
+            item, in_cover = item[: -len("@cover")].strip(), True
+        names = [n.strip() for n in item.split("+")]
+        if len(names) > 2 or not all(names):
+            raise DustsimError(f"{item!r}: write 'Hero + Squad' to join one hero to a squad",
+                               field=field_name)
+        try:
+            found = [find_card(cards, n, ruleset=ruleset) for n in names]
+        except DustsimError as exc:
+            msg = exc.message.replace("pass --edition", "pass --edition to look in one")
+            raise DustsimError(msg, unit=exc.unit, field=field_name) from None
+        if len(found) == 1:
+            out.append(DuelUnit(found[0], cover=in_cover))
+        else:
+            hero, squad = found
+            if hero.kind != "hero" and squad.kind == "hero":
+                hero, squad = squad, hero
+            out.append(join_hero(hero, squad, cover=in_cover, field_name=field_name))
+    return tuple(out)
+
+
+def join_hero(hero: Card, squad: Card, *, cover: bool = False,
+              field_name: str = "side") -> DuelUnit:
+    """A hero joined to a squad of the same armour (1947 L932-934; 2013 §6)."""
+    if hero.kind != "hero" or squad.kind != "squad":
+        raise DustsimError(f"only a hero joins a squad ({hero.name} is a {hero.kind}, "
+                           f"{squad.name} a {squad.kind})", unit=hero.name, field=field_name)
+    if hero.armour != squad.armour:
+        raise DustsimError(f"a hero joins only a squad of the same armour ({hero.armour} vs "
+                           f"{squad.armour})", unit=hero.name, field=field_name)
+    if any(_norm_skill(s) in ("loner", "superhuman") for s in hero.skills):
+        raise DustsimError("Loners and Superhumans never join a unit (1947 L3581, L3671)",
+                           unit=hero.name, field=field_name)
+    return DuelUnit(squad, hero=hero, cover=cover)
+
+
+# -- compilation ----------------------------------------------------------------------------------
+def _range(w: Weapon) -> tuple[int, int] | None:
+    r = w.range
+    if r == "C":
+        return 1, 1
+    if r == "U":
+        return 0, K.FAR
+    if r.isdigit():
+        return 0, int(r)
+    if "-" in r:
+        lo, hi = r.split("-", 1)
+        return int(lo), (K.FAR if hi == "U" else int(hi))
+    return None  # "?"
+
+
+def _target(unit: DuelUnit, allocation: str) -> Target:
+    card = unit.card
+    extra = {"aircraft_moved": "move"} if card.kind == "aircraft" else {}
+    t = target_from_card(card, cover=unit.cover, policy=allocation, **extra)
+    if unit.hero is not None:
+        if unit.hero.damage_track is None:
+            raise DustsimError("damage track unknown: cannot be a target", unit=unit.hero.name,
+                               field="damage_track")
+        hs = frozenset(s for s in map(_norm_skill, unit.hero.skills) if s in TARGET_SKILLS)
+        t = replace(t, hero_track=unit.hero.damage_track, hero_skills=hs)
+    return t
+
+
+@dataclass(frozen=True)
+class DuelSpec:
+    """The flat arrays of one engagement, with the names needed to read its results back."""
+
+    ruleset: str
+    names: tuple[str, ...]
+    sides: tuple[int, ...]
+    ap: np.ndarray
+    strength: tuple[int, ...]
+    units: np.ndarray
+    weapons: np.ndarray
+    gdice: np.ndarray
+    gblast: np.ndarray
+    groups: np.ndarray
+    tspec: np.ndarray
+    config: np.ndarray
+    value: np.ndarray
+    distance: int
+    turns: int
+    policy: DuelPolicy
+    notes: tuple[str, ...] = field(default=())
+
+
+def _values(all_units, targets, sides, units, wlist, hurts, rs) -> np.ndarray:
+    """value[u, t]: expected AP of t destroyed by one Sustained Attack of u at full strength
+    (exact engine), the target-choice policy's measure; 0 where u cannot hurt t."""
+    from dustsim.engines.exact import evaluate as exact_evaluate
+
+    U = len(all_units)
+    value = np.zeros((U, U), float)
+    for u in range(U):
+        for t in range(U):
+            idx = [i for i in range(units[u, K.U_W0], units[u, K.U_W1]) if hurts[i, t]]
+            if sides[t] == sides[u] or not idx:
+                continue
+            pairs = [(wlist[i][1], wlist[i][1].cell(targets[t].column)) for i in idx]
+            sk = frozenset().union(*(attacker_skills(wlist[i][2]) for i in idx))
+            try:
+                spec = compile_attack(pairs, targets[t], Situation("sustained", skills=sk), rs)
+                frac = exact_evaluate(spec).damage.mean() / max(spec.max_damage, 1)
+            except DustsimError:
+                frac = 1e-6
+            ap_t = all_units[t].ap
+            value[u, t] = max(frac, 1e-9) * (ap_t if math.isfinite(ap_t) and ap_t > 0 else 1.0)
+    return value
+
+
+def _check_int(v, name: str, lo: int, hi: int, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int | np.integer) or not lo <= v <= hi:
+        raise DustsimError(f"{what} must be an integer from {lo} to {hi}, got {v!r}",
+                           field=name)
+    return int(v)
+
+
+def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
+                 side_b: tuple[DuelUnit, ...] | list[DuelUnit], *,
+                 ruleset: str = "dust-1947", distance: int = 6, turns: int = 5,
+                 policy: DuelPolicy | None = None, options: dict | None = None) -> DuelSpec:
+    """Compile two sides into the engagement kernel's arrays."""
+    from dustsim.engines.kernel import pack
+
+    policy = policy or DuelPolicy()
+    if ruleset not in DUEL_RULESETS:
+        raise DustsimError(f"duels are played under {', '.join(DUEL_RULESETS)}; "
+                           f"{ruleset!r} is not one (Dust Epic: `dustsim epic battle`)",
+                           field="--ruleset")
+    rs = get_ruleset(ruleset, **(options or {}))
+    distance = _check_int(distance, "--distance", 1, MAX_DISTANCE, "the distance (squares)")
+    turns = _check_int(turns, "--turns", 1, MAX_TURNS, "the number of turns")
+    for label, side in (("--side-a", side_a), ("--side-b", side_b)):
+        if not 1 <= len(side) <= MAX_UNITS:
+            raise DustsimError(f"a side has one to {MAX_UNITS} units, got {len(side)}",
+                               field=label)
+        for du in side:
+            for c in (du.card, du.hero):
+                if c is not None and DEFAULT_RULESET_FOR_EDITION.get(c.edition) != ruleset:
+                    raise DustsimError(f"a {c.edition} card cannot play under {ruleset}",
+                                       unit=c.name, field=label)
+    all_units = [*side_a, *side_b]
+    sides = [0] * len(side_a) + [1] * len(side_b)
+    U = len(all_units)
+    notes: list[str] = []
+    targets = []
+    for du in all_units:
+        try:
+            targets.append(_target(du, policy.allocation))
+        except DustsimError as exc:
+            raise DustsimError(exc.message, unit=exc.unit or du.card.name,
+                               field=exc.field) from None
+    units = np.zeros((U, K.N_UNIT_COLS), np.int64)
+    wrows: list[list[int]] = []
+    wlist: list[tuple[int, Weapon, Card]] = []
+    for u, (du, tg) in enumerate(zip(all_units, targets, strict=True)):
+        card = du.card
+        move = card.move
+        if du.hero is not None and du.hero.move is not None and move is not None:
+            move = min(move, du.hero.move)  # the lower move (1947 L932)
+        if move is None:
+            raise DustsimError("move unknown: the unit cannot take part in a duel",
+                               unit=card.name, field="move")
+        march = card.march_move
+        if du.hero is not None and du.hero.march_move is not None and march is not None:
+            march = min(march, du.hero.march_move)
+        if march is None:
+            march = 2 * move  # March Move = double Move (2013 L199, 2009 L243-245)
+            notes.append(f"{card.name}: march move not on the card, taken as 2 x move")
+        skills = {_norm_skill(s) for s in card.skills} | (
+            {_norm_skill(s) for s in du.hero.skills} if du.hero else set())
+        units[u, K.U_SIDE] = sides[u]
+        units[u, K.U_SQUAD] = int(card.kind == "squad")
+        units[u, K.U_SUPPORT] = int(card.kind == "support")
+        units[u, K.U_MODELS] = tg.models if card.kind == "squad" else 0
+        units[u, K.U_HERO] = tg.hero_track or 0
+        units[u, K.U_SINGLE] = 0 if card.kind == "squad" else tg.track
+        units[u, K.U_MOVE] = move
+        units[u, K.U_MARCH] = max(march, move)
+        # aircraft Move before anything else, helicopters excepted (1947 L516, L3551-3553)
+        units[u, K.U_AIR] = int(card.kind == "aircraft" and "helicopter" not in skills)
+        reacts = (policy.reactive == "when-able" and ruleset != "tactics-2009"
+                  and card.kind != "aircraft")
+        units[u, K.U_REACT_RANGE] = REACTION_RANGE if reacts else 0
+        brave = bool(skills & {"brave", "commissar", "unflappable", "semper fi"})
+        units[u, K.U_SUPP_DICE] = rs.suppression_dice + (1 if brave else 0)
+        units[u, K.U_IMMUNE] = int(token_immune(tg))  # the single-attack rule
+        for s in sorted(skills & set(NOT_MODELLED_SKILLS)):
+            notes.append(f"{du.name}: skill {s!r} not modelled in duels")
+        if du.pilot is not None:
+            notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
+        units[u, K.U_W0] = len(wlist)
+        carriers = [(card, False)] + ([(du.hero, True)] if du.hero else [])
+        for carrier, is_hero in carriers:
+            for w in carrier.weapons:
+                if w.optional or w.count == 0:
+                    continue
+                rng = _range(w)
+                if rng is None:
+                    notes.append(f"{carrier.name}: {w.name} has no known range; not fired")
+                    continue
+                kw = set(w.keywords)
+                ammo = -1
+                if "limited-ammo" in kw or w.ammo is not None:
+                    if w.ammo is None:
+                        notes.append(f"{carrier.name}: {w.name} has limited ammo of unknown "
+                                     f"boxes; not fired")
+                        continue
+                    ammo = w.ammo
+                for k in ("salvo", "volley", "wire-guided"):
+                    if k in kw:
+                        notes.append(f"{carrier.name}: {w.name} fires normally ({k} not used)")
+                wlist.append((u, w, carrier))
+                wrows.append([u, 1 if is_hero else w.count, int(is_hero), rng[0], rng[1],
+                              int(w.close_combat), ammo, int("reload" in kw),
+                              int("set-up" in kw), int("burst" in kw)])
+        units[u, K.U_W1] = len(wlist)
+    W = len(wlist)
+    weapons = np.asarray(wrows, np.int64).reshape(W, K.N_WEAPON_COLS)
+    gdice = np.zeros((max(W, 1), U), np.int64)
+    gblast = np.zeros((max(W, 1), U), np.int64)
+    groups = np.zeros((max(W, 1), U, 2, 14), np.int64)
+    tspec = np.zeros((U, 13), np.int64)
+    for t, tg in enumerate(targets):
+        probe = weapon_from_cell("1/1", column=tg.column)
+        tspec[t] = pack([compile_attack([probe], tg, Situation(), rs)]).specs[0]
+    unusable: set[str] = set()
+    for w_i, (u, w, carrier) in enumerate(wlist):
+        skills = attacker_skills(carrier)
+        for t, tg in enumerate(targets):
+            if sides[t] == sides[u]:
+                continue
+            cell = w.cell(tg.column)
+            if not cell.usable:
+                if not cell.known or (cell.can_damage and cell.damage is None):
+                    unusable.add(f"{carrier.name}: {w.name} vs {tg.column} unknown ('?')")
+                continue
+            # one carrier's dice; the wire-guided re-roll needs the weapon fired alone
+            single = replace(w, count=1,
+                             keywords=tuple(k for k in w.keywords if k != "wire-guided"))
+            for variant, action in enumerate(("attack", "sustained")):
+                sit = Situation(action=action, skills=skills, close_combat=w.close_combat)
+                try:
+                    spec = compile_attack([(single, cell)], tg, sit, rs)
+                except DustsimError:
+                    break
+                groups[w_i, t, variant] = pack([spec]).groups[0]
+            else:
+                if cell.blast:
+                    gblast[w_i, t] = cell.blast
+                else:
+                    gdice[w_i, t] = cell.dice
+    notes.extend(sorted(unusable))
+    # one unit a side: the target and reactor choices have a single candidate, so the
+    # value matrix that orders them is not needed (zeros behave the same)
+    value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
+             if U > 2 else np.zeros((U, U), float))
+    config = np.zeros(K.N_CONFIG, np.int64)
+    config[K.C_TURNS] = turns
+    config[K.C_DIST] = distance
+    config[K.C_INIT] = ("roll", "a", "b").index(policy.initiative)
+    config[K.C_PASS] = int(policy.passing == "when-allowed")
+    config[K.C_APPROACH] = int(policy.approach == "close-in")
+    config[K.C_SUPP] = int(rs.suppression)
+    config[K.C_TIEBREAK] = int(ruleset != "tactics-2009")  # 2009: ties re-rolled (L229-231)
+    config[K.C_INIT_DICE] = INITIATIVE_DICE
+    config[K.C_REACT_DICE] = rs.reactive_dice
+    config[K.C_P] = P.mask
+    config[K.C_T] = T.mask
+    config[K.C_BURST] = int(ruleset == "tactics-2013")
+    strength = tuple(int(units[u, K.U_MODELS] + units[u, K.U_HERO] + units[u, K.U_SINGLE])
+                     for u in range(U))
+    return DuelSpec(
+        ruleset=ruleset, names=tuple(du.name for du in all_units), sides=tuple(sides),
+        ap=np.array([du.ap for du in all_units], float), strength=strength, units=units,
+        weapons=weapons, gdice=gdice, gblast=gblast, groups=groups, tspec=tspec,
+        config=config, value=value, distance=distance, turns=turns, policy=policy,
+        notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+# -- running --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DuelResult:
+    """Outcome of an engagement: who wins, when, what it costs, who survives.
+
+    ``p_a_wins``: side B destroyed within the turn limit, side A not; ``p_draw``: both sides
+    still standing after the last turn. ``turns_to_win[s]`` is the distribution of the turn in
+    which side ``s`` destroyed the other (given that it did). ``ap_lost[s]`` is the mean army
+    points of side ``s``'s destroyed units; ``left[unit]`` the distribution of what a unit has
+    left (models + hero track + damage track).
+    """
+
+    spec: DuelSpec
+    trials: int
+    seed: int
+    counts: np.ndarray
+    turn_hist: np.ndarray
+    ap_sums: np.ndarray
+    strength_hist: np.ndarray
+    alive_hist: np.ndarray
+
+    def _p(self, i: int) -> float:
+        return float(self.counts[i] / self.trials)
+
+    def _se(self, p: float) -> float:
+        return math.sqrt(max(p * (1 - p), 0.0) / self.trials)
+
+    @property
+    def p_a_wins(self) -> float:
+        return self._p(0)
+
+    @property
+    def p_b_wins(self) -> float:
+        return self._p(1)
+
+    @property
+    def p_draw(self) -> float:
+        return self._p(2)
+
+    def se(self, outcome: str) -> float:
+        """Standard error of P(outcome), outcome in ``a``, ``b``, ``none``."""
+        return self._se(self._p(OUTCOMES.index(outcome)))
+
+    def turns_to_win(self, side: str) -> Distribution | None:
+        i = OUTCOMES.index(side)
+        n = self.counts[i]
+        if n == 0:
+            return None
+        return Distribution(self.turn_hist[i] / n, trials=int(n))
+
+    def ap_lost(self, side: str) -> tuple[float, float]:
+        """(mean, standard error) of the army points side ``side`` loses."""
+        i = OUTCOMES.index(side)
+        m = self.ap_sums[i, 0] / self.trials
+        var = max(self.ap_sums[i, 1] / self.trials - m * m, 0.0)
+        return float(m), float(math.sqrt(var / self.trials))
+
+    def left(self, unit: int | str) -> Distribution:
+        u = unit if isinstance(unit, int) else self.spec.names.index(unit)
+        h = self.strength_hist[u, : self.spec.strength[u] + 1]
+        return Distribution(h / self.trials, trials=self.trials)
+
+    def units_left(self, side: str) -> Distribution:
+        i = OUTCOMES.index(side)
+        n = sum(1 for s in self.spec.sides if s == i)
+        return Distribution(self.alive_hist[i, : n + 1] / self.trials, trials=self.trials)
+
+    def _items(self) -> list[tuple[str, str]]:
+        from dustsim.engines.display import num, with_se
+
+        sp = self.spec
+        sides = {s: ", ".join(n for n, x in zip(sp.names, sp.sides, strict=True)
+                              if OUTCOMES[x] == s) for s in ("a", "b")}
+        items = [("A", sides["a"]), ("B", sides["b"]),
+                 ("P(A wins)", with_se(self.p_a_wins, self.se("a"))),
+                 ("P(B wins)", with_se(self.p_b_wins, self.se("b"))),
+                 ("P(no result)", with_se(self.p_draw, self.se("none")))]
+        for s in ("a", "b"):
+            m, _ = self.ap_lost(s)
+            items.append((f"AP lost by {s.upper()}", num(m)))
+        items.append(("duels", f"{self.trials:,}, seed {self.seed}, {sp.ruleset}, "
+                               f"{sp.distance} squares, up to {sp.turns} turns"))
+        return items
+
+    def __repr__(self) -> str:
+        from dustsim.engines.display import text
+
+        return text("DuelResult", "", self._items())
+
+    def _repr_html_(self) -> str:
+        from dustsim.engines.display import table
+
+        return table("Duel", self._items())
+
+    def summary(self) -> dict:
+        """Flat dict (the CLI's ``--json`` object)."""
+        sp = self.spec
+        d = {
+            "ruleset": sp.ruleset, "distance": sp.distance, "turns": sp.turns,
+            "policy": dict(vars(sp.policy)), "trials": self.trials, "seed": self.seed,
+            "p_a_wins": self.p_a_wins, "p_b_wins": self.p_b_wins, "p_draw": self.p_draw,
+            "se_p_a_wins": self.se("a"), "se_p_b_wins": self.se("b"),
+            "se_p_draw": self.se("none"),
+        }
+        for s in ("a", "b"):
+            dist = self.turns_to_win(s)
+            d[f"expected_turns_{s}_wins"] = None if dist is None else dist.mean()
+            m, se = self.ap_lost(s)
+            d[f"ap_lost_{s}"] = m if math.isfinite(m) else None
+            d[f"se_ap_lost_{s}"] = se if math.isfinite(se) else None
+            d[f"pmf_units_left_{s}"] = self.units_left(s).to_list()
+        d["units"] = [
+            {"side": OUTCOMES[sp.sides[u]], "name": sp.names[u],
+             "ap": None if not math.isfinite(sp.ap[u]) else float(sp.ap[u]),
+             "start": sp.strength[u], "p_destroyed": float(self.left(u).pmf(0)),
+             "mean_left": self.left(u).mean(), "pmf_left": self.left(u).to_list()}
+            for u in range(len(sp.names))
+        ]
+        d["notes"] = list(sp.notes)
+        return d
+
+    def to_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        """Tidy: one row per unit and amount left (side, unit, left, probability)."""
+        rows = []
+        for u, name in enumerate(self.spec.names):
+            dist = self.left(u)
+            for k, p in enumerate(dist.probs):
+                rows.append({"side": OUTCOMES[self.spec.sides[u]], "unit": name, "left": k,
+                             "probability": float(p)})
+        return pd.DataFrame(rows)
+
+
+def _duel_chunk(args):
+    seed_seq, n, spec = args
+    from dustsim.engines.rng import state
+
+    rng = state(seed_seq)
+    U = len(spec.names)
+    out = (np.zeros(3, np.int64), np.zeros((3, spec.turns + 1), np.int64),
+           np.zeros((2, 2), float), np.zeros((U, max(spec.strength) + 1), np.int64),
+           np.zeros((2, U + 1), np.int64))
+    K._run_duels(rng, n, spec.units, spec.weapons, spec.gdice, spec.gblast, spec.groups,
+                 spec.tspec, spec.config, spec.value, np.nan_to_num(spec.ap), *out)
+    return out
+
+
+def simulate_duel(spec: DuelSpec, trials: int = DEFAULT_TRIALS, seed: int = 0, *,
+                  threads: int | None = None, progress: bool = False) -> DuelResult:
+    """Monte Carlo over ``trials`` engagements, in fixed chunks seeded from one SeedSequence
+    (the same numbers for any thread count)."""
+    from dustsim.engines.kernel import run_chunks
+
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise DustsimError("--trials must be >= 1", field="trials")
+    acc = run_chunks(_duel_chunk, spec, trials, seed, chunk=CHUNK, threads=threads,
+                     progress=progress, desc="duels", unit="duel")
+    counts, turn_hist, ap_sums, strength_hist, alive_hist = acc
+    ap_sums = ap_sums.copy()
+    for i in (0, 1):
+        if any(not math.isfinite(spec.ap[u]) for u in range(len(spec.names))
+               if spec.sides[u] == i):
+            ap_sums[i] = np.nan  # an unknown cost makes the side's loss unknown
+    return DuelResult(spec, trials, seed, counts, turn_hist, ap_sums, strength_hist,
+                      alive_hist)
+
+
+@dataclass(frozen=True)
+class ScriptedDuel:
+    winner: str
+    turn: int
+    left: dict[str, int]
+    dice_used: int
+
+
+def replay_duel(spec: DuelSpec, faces: str | list[int]) -> ScriptedDuel:
+    """Play one engagement with given faces (``"PPTSS..."``); every face must be used."""
+    from dustsim.rules.dice import parse_faces
+
+    arr = np.asarray(parse_faces(faces) if isinstance(faces, str) else faces, np.uint8)
+    U = len(spec.names)
+    st = np.zeros((U, 7), np.int64)
+    out = np.zeros(4, np.int64)
+    from dustsim.engines.rng import scripted_state
+
+    K._run_duel_scripted(scripted_state(), arr, spec.units, spec.weapons, spec.gdice,
+                         spec.gblast, spec.groups, spec.tspec, spec.config, spec.value, st, out)
+    if out[3]:
+        raise DustsimError(f"the scripted dice ran out after {len(arr)} faces", field="dice")
+    if out[2] != len(arr):
+        raise DustsimError(f"only {out[2]} of the {len(arr)} scripted faces were needed",
+                           field="dice")
+    left = {spec.names[u]: int(st[u, 0] + st[u, 1] + st[u, 2]) for u in range(U)}
+    return ScriptedDuel(OUTCOMES[out[0]], int(out[1]), left, int(out[2]))
+
+
+def duel(side_a, side_b, *, ruleset: str = "dust-1947", distance: int = 6, turns: int = 5,
+         trials: int = DEFAULT_TRIALS, seed: int = 0, threads: int | None = None,
+         cards: list[Card] | None = None, policy: DuelPolicy | None = None,
+         options: dict | None = None, progress: bool = False, **policy_kw) -> DuelResult:
+    """Play an engagement: sides as strings (``"Pounder, Ranger Combat Squad"``) or sequences
+    of :class:`DuelUnit` / :class:`Card`. Policy choices may be passed as keywords."""
+    if policy_kw:
+        policy = replace(policy or DuelPolicy(), **policy_kw)
+
+    def side(s, label):
+        if isinstance(s, str):
+            from dustsim.data.cards import load_cards
+
+            return parse_side(s, cards if cards is not None else load_cards(), ruleset,
+                              field_name=label)
+        return tuple(x if isinstance(x, DuelUnit) else DuelUnit(x) for x in s)
+
+    spec = compile_duel(side(side_a, "--side-a"), side(side_b, "--side-b"), ruleset=ruleset,
+                        distance=distance, turns=turns, policy=policy, options=options)
+    return simulate_duel(spec, trials, seed, threads=threads, progress=progress)
+
+
+def duel_matrix(cards: list[Card], *, ruleset: str = "dust-1947", distance: int = 8,
+                turns: int = 5, trials: int = 4_000, seed: int = 0,
+                policy: DuelPolicy | None = None, progress: bool = False) -> pd.DataFrame:
+    """Every card against every card, one on one (tidy: unit_a, unit_b, p_a_wins, ...).
+
+    Each pairing gets its own stream (``SeedSequence(seed)`` spawned per pairing, in order),
+    and side A is the row unit; pairings that cannot be played (unknown move, size) are
+    listed with ``playable = False`` and no figures.
+    """
+    import pandas as pd
+
+    pairs = [(a, b) for a in cards for b in cards]
+    seeds = np.random.SeedSequence(seed).spawn(len(pairs))
+    rows = []
+    it = pairs
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(pairs, desc="duels", unit="pairing", leave=False)
+    for (a, b), ss in zip(it, seeds, strict=True):
+        row = {"unit_a": a.name, "unit_b": b.name, "ap_a": a.ap, "ap_b": b.ap,
+               "distance": distance, "turns": turns, "trials": trials}
+        try:
+            spec = compile_duel([DuelUnit(a)], [DuelUnit(b)], ruleset=ruleset,
+                                distance=distance, turns=turns, policy=policy)
+        except DustsimError as exc:
+            rows.append({**row, "playable": False, "why": str(exc)})
+            continue
+        r = simulate_duel(spec, trials, int(ss.generate_state(1)[0]), threads=1)
+        s = r.summary()
+        rows.append({**row, "playable": True, "why": "",
+                     "p_a_wins": r.p_a_wins, "p_b_wins": r.p_b_wins, "p_draw": r.p_draw,
+                     "se_p_a_wins": r.se("a"),
+                     "expected_turns_a_wins": s["expected_turns_a_wins"],
+                     "ap_lost_a": s["ap_lost_a"], "ap_lost_b": s["ap_lost_b"]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,34 @@
+"""The flat-array layout shared by the duel compiler (:mod:`dustsim.play.duel`) and the engagement
+kernel (:mod:`dustsim.play.duel_kernel`): column and slot indices, nothing else.
+
+It imports nothing heavy, so building the command line (``dustsim --help``) never loads
+Numba. A name that is not defined here (a kernel entry point such as ``_run_duels``) is
+looked up in :mod:`dustsim.play.duel_kernel` on first use, so ``K.<kernel>`` keeps working for
+code that imports this module as ``K``. Numba's cache keys on the kernel's own file: after
+changing a value here, touch ``duel_kernel.py`` too.
+"""
+
+from __future__ import annotations
+
+# unit columns
+(U_SIDE, U_MODELS, U_HERO, U_SINGLE, U_MOVE, U_AIR, U_REACT_RANGE, U_SUPP_DICE, U_IMMUNE,
+ U_W0, U_W1, U_SQUAD, U_SUPPORT, U_MARCH) = range(14)
+N_UNIT_COLS = 14
+# weapon columns
+W_UNIT, W_CARRIERS, W_HERO, W_RMIN, W_RMAX, W_CC, W_AMMO, W_RELOAD, W_SETUP, W_BURST = range(10)
+N_WEAPON_COLS = 10
+# configuration
+(C_TURNS, C_DIST, C_INIT, C_PASS, C_APPROACH, C_SUPP, C_TIEBREAK, C_INIT_DICE, C_REACT_DICE,
+ C_P, C_T, C_BURST) = range(12)
+N_CONFIG = 12
+# state columns
+ST_MODELS, ST_HERO, ST_SINGLE, ST_TOK, ST_X, ST_ACT, ST_MOVED = range(7)
+# weapon state
+WS_AMMO, WS_LOADED = range(2)
+FAR = 1_000_000  # "U" range
+
+
+def __getattr__(name: str):
+    from dustsim.play import duel_kernel
+
+    return getattr(duel_kernel, name)

@@ -1,0 +1,1 @@
+"""The balance review: value model, tables, charts, the report, site and PDF."""

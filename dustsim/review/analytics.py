@@ -1,0 +1,483 @@
+"""Balance tables: every card against every armour column and every card, scores per army point.
+
+Definitions (documented here, used by ``dustsim report`` and the notebooks):
+
+* **Reference target** of a column, per edition: for an infantry column, a squad with the
+  median model count of the edition's squads of that armour; for a vehicle or aircraft
+  column, a unit with the median damage track of the edition's cards of that armour. Its
+  *reference AP* is the median AP of the edition's cards of that armour. Both are stated in
+  the tables (``ref_size``, ``ref_ap``).
+* **Situations**: Attack or Sustained Attack, target in the open or in cover. A card fires
+  every weapon it carries as standard (ranged and close-combat; optional extras are left out)
+  that can hurt the column; ``weapons`` names the lines each figure used. Rows with a
+  close-combat weapon are compiled as close combat (no suppression tokens in their token
+  figures).
+* **Reach** of a row: the share of the value model's starting distances
+  (:data:`dustsim.review.value.DISTANCES`) from which its longest-reaching weapon can fire after one
+  Move (distance <= Move + range; close combat: range 1).
+* **AP destroyed per action** against a column: expected damage / reference size x reference
+  AP.
+* **Offence**: AP destroyed per Attack action times its reach, averaged over open and cover,
+  weighted over the 14 columns by the share of the edition's army points that sits in each column
+  (:func:`column_weights`; pass ``weights=`` to override). ``offence_per_ap`` divides by cost.
+* **Durability**: expected actions of the edition's attacker mix (every scoreable card,
+  weighted by its AP) to destroy the card at full strength in the open, damage persisting
+  between actions: the AP-weighted harmonic mean over attackers. ``durability_per_ap``
+  divides by cost.
+* **Composite** (Lanchester square law): a force of C points has C/AP units, and its fighting
+  strength grows with firepower x numbers², so per point the value is
+  ``offence_per_ap x durability_per_ap``.
+* **Fair points** (:func:`fair_points`, static): log AP on log(offence x durability) across
+  the edition by reduced major axis (no shrinkage toward the mean); the report's fair points
+  and verdicts come from the value model (:mod:`dustsim.review.value`).
+
+Cards with ``?`` cells or inferred model counts are scored where the data suffice; the
+``partial`` column and ``notes`` say which figures are partial.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from dustsim.api import card_attack_spec
+from dustsim.data.cards import COLUMNS, Card
+from dustsim.engines.exact import evaluate, expected_actions_to_destroy
+from dustsim.errors import DustsimError
+from dustsim.rules.attack import Target, target_from_card, usable_weapons
+
+SITUATIONS: tuple[tuple[str, bool], ...] = (
+    ("attack", False), ("attack", True), ("sustained", False), ("sustained", True))
+
+
+@dataclass(frozen=True)
+class Reference:
+    column: str
+    kind: str
+    size: int
+    ap: float
+    n_cards: int
+
+    def target(self, cover: bool) -> Target:
+        if self.kind == "squad":
+            return Target(column=self.column, models=self.size, cover=cover)
+        return Target(column=self.column, track=self.size, kind=self.kind, cover=cover)
+
+
+def _median_int(xs) -> int:
+    return math.floor(float(np.median(xs)) + 0.5)
+
+
+def reference_targets(cards: Iterable[Card]) -> dict[str, Reference]:
+    """Median reference target of every column for one edition's cards."""
+    cards = [c for c in cards if c.armour and c.kind]
+    out = {}
+    for col in COLUMNS:
+        same = [c for c in cards if c.armour == col]
+        aps = [c.ap for c in same if c.ap]
+        if col[0] == "I":
+            squads = [c.models for c in same if c.kind == "squad" and c.models]
+            if not squads:
+                squads = [c.models for c in cards if c.kind == "squad" and c.models] or [5]
+            size, kind = _median_int(squads), "squad"
+        else:
+            tracks = [c.damage_track for c in same if c.damage_track]
+            if not tracks:
+                tracks = [c.damage_track for c in cards if c.armour and c.armour[0] == col[0]
+                          and c.damage_track] or [5]
+            size = _median_int(tracks)
+            kind = "vehicle" if col[0] == "V" else "aircraft"
+        if not aps:
+            aps = [c.ap for c in cards if c.ap and c.armour[0] == col[0]] or [1.0]
+        out[col] = Reference(col, kind, size, float(np.median(aps)), len(same))
+    return out
+
+
+def column_weights(cards: Iterable[Card]) -> dict[str, float]:
+    """Share of the edition's army points in each armour column."""
+    tot = {c: 0.0 for c in COLUMNS}
+    for c in cards:
+        if c.armour in tot and c.ap:
+            tot[c.armour] += c.ap
+    s = sum(tot.values())
+    if s == 0:
+        return {c: 1 / len(COLUMNS) for c in COLUMNS}
+    return {c: v / s for c, v in tot.items()}
+
+
+def scoreable(card: Card) -> bool:
+    return card.ap is not None and card.ap > 0 and bool(card.weapons)
+
+
+def _attack_notes(card: Card, column: str) -> tuple[list, list[str]]:
+    weapons, skipped = usable_weapons(card, column, close_combat=True)
+    notes = list(skipped)
+    if card.models_source == "inferred":
+        notes.append("squad size inferred")
+    return weapons, notes
+
+
+def static_spec(card: Card, target: Target, action: str = "attack", weapons=None):
+    """The static tables' attack: every standard weapon that can hurt the target, close
+    combat included (compiled as close combat when a close-combat weapon takes part)."""
+    weapons = weapons if weapons is not None else _attack_notes(card, target.column)[0]
+    cc = any(w.close_combat for w in weapons)
+    return card_attack_spec(card, target, action=action, close_combat=cc)
+
+
+def reach(card: Card, weapons) -> float:
+    """Share of the starting distances from which the longest-reaching weapon fires after
+    one Move."""
+    from dustsim.review.value import DISTANCES
+
+    best = 0.0
+    for w in weapons:
+        r = w.range
+        rng = 1 if r == "C" else math.inf if r.endswith("U") else (
+            int(r.split("-")[-1]) if r != "?" else 0)
+        best = max(best, rng)
+    return sum(d <= (card.move or 0) + best for d in DISTANCES) / len(DISTANCES)
+
+
+def unit_column_table(cards: list[Card], *, progress: bool = False,
+                      engine: str = "exact", trials: int = 20_000, seed: int = 0,
+                      situations: tuple[tuple[str, bool], ...] = SITUATIONS,
+                      references: dict[str, dict[str, Reference]] | None = None
+                      ) -> pd.DataFrame:
+    """Tidy table: card x column x situation with expected hits, damage, kills, P(destroy).
+
+    ``references`` (per edition) defaults to the reference targets of ``cards``; a sweep split
+    into tasks passes the whole edition's so every task uses the same targets."""
+    rows, specs = [], []
+    by_edition: dict[str, list[Card]] = {}
+    for c in cards:
+        by_edition.setdefault(c.edition, []).append(c)
+    jobs = []
+    for edition, ed_cards in by_edition.items():
+        refs = (references or {}).get(edition) or reference_targets(ed_cards)
+        for card in ed_cards:
+            if not scoreable(card):
+                continue
+            for col in COLUMNS:
+                weapons, notes = _attack_notes(card, col)
+                for action, cover in situations:
+                    jobs.append((edition, card, col, action, cover, refs[col], weapons, notes))
+    it = jobs
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(jobs, desc="unit x column", unit="cell", leave=False)
+    for edition, card, col, action, cover, ref, weapons, notes in it:
+        row = {"edition": edition, "unit": card.name, "bloc": card.bloc,
+               "faction": card.faction, "kind": card.kind, "ap": card.ap, "column": col,
+               "action": action, "cover": cover, "ref_kind": ref.kind, "ref_size": ref.size,
+               "ref_ap": ref.ap, "weapons": "; ".join(w.name for w in weapons),
+               "reach": reach(card, weapons)}
+        unknown = [n for n in notes if "unknown" in n]
+        if not weapons:
+            value = math.nan if unknown else 0.0
+            row.update(mean_hits=value, mean_unsaved=value, mean_damage=value,
+                       mean_models_killed=value, p_destroy=value)
+        else:
+            spec = static_spec(card, ref.target(cover), action, weapons)
+            specs.append((len(rows), spec))
+        row["partial"] = bool(notes)
+        row["notes"] = "; ".join(notes)
+        rows.append(row)
+    if engine == "exact":
+        for i, spec in specs:
+            r = evaluate(spec)
+            rows[i].update(mean_hits=r.hits.mean(), mean_unsaved=r.unsaved.mean(),
+                           mean_damage=r.damage.mean(), mean_models_killed=r.models_killed.mean(),
+                           p_destroy=r.p_destroyed)
+    else:
+        from dustsim.engines.kernel import simulate_batch
+
+        res = simulate_batch([s for _, s in specs], trials, seed, progress=progress)
+        for (i, _), r in zip(specs, res, strict=True):
+            rows[i].update(mean_hits=r.hits.mean(), mean_unsaved=r.unsaved.mean(),
+                           mean_damage=r.damage.mean(), mean_models_killed=r.models_killed.mean(),
+                           p_destroy=r.p_destroyed, se_damage=r.damage.mean_se,
+                           se_p_destroy=r.p_destroyed_se)
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df
+    df["ap_destroyed"] = df["mean_damage"] / df["ref_size"] * df["ref_ap"]
+    df["ap_destroyed_reach"] = df["ap_destroyed"] * df["reach"]
+    for k in ("mean_damage", "mean_models_killed", "p_destroy", "ap_destroyed"):
+        df[f"{k}_per_ap"] = df[k] / df["ap"]
+    if "se_damage" in df:
+        df["se_ap_destroyed"] = df["se_damage"] / df["ref_size"] * df["ref_ap"] * df["reach"]
+    return df
+
+
+def unit_unit_table(cards: list[Card], targets: list[Card] | None = None, *,
+                    progress: bool = False) -> pd.DataFrame:
+    """Every scoreable card against every card it can face (same edition), Attack action,
+    target at full strength in the open."""
+    rows = []
+    targets = targets if targets is not None else cards
+    pairs = []
+    for t in targets:
+        try:
+            tgt = target_from_card(t)
+        except DustsimError:
+            continue
+        for a in cards:
+            if a.edition != t.edition or not scoreable(a):
+                continue
+            pairs.append((a, t, tgt))
+    it = pairs
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(pairs, desc="unit x unit", unit="pair", leave=False)
+    by_pair: dict = {}  # (attacker, target profile) -> figures: targets alike share them
+    for a, t, tgt in it:
+        key = (id(a), tgt)
+        fig = by_pair.get(key)
+        if fig is None:
+            fig = by_pair[key] = _pair_figures(a, tgt)
+        weapon_names, partial, per_figure, p_destroy, actions = fig
+        row = {"edition": a.edition, "attacker": a.name, "attacker_ap": a.ap,
+               "target": t.name, "target_ap": t.ap, "target_column": tgt.column,
+               "weapons": weapon_names, "partial": partial}
+        if per_figure is None:  # no weapon: p_destroy is 0 (none can hurt) or nan (unknown)
+            row.update(ap_destroyed=p_destroy, p_destroy=p_destroy, expected_actions=actions)
+        else:
+            row.update(ap_destroyed=per_figure * (t.ap or math.nan), p_destroy=p_destroy,
+                       expected_actions=actions)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _pair_figures(a: Card, tgt) -> tuple:
+    """(weapon names, partial, mean damage per figure or None without weapons, P(destroy),
+    expected actions) of card ``a`` attacking ``tgt``."""
+    weapons, notes = _attack_notes(a, tgt.column)
+    names = "; ".join(w.name for w in weapons)
+    if not weapons:
+        nan_or_zero = math.nan if any("unknown" in n for n in notes) else 0.0
+        return (names, bool(notes), None, nan_or_zero,
+                math.inf if nan_or_zero == 0.0 else math.nan)
+    spec = static_spec(a, tgt, "attack", weapons)
+    return (names, bool(notes), *_spec_figures(replace(spec, notes=())))
+
+
+@lru_cache(maxsize=1 << 16)
+def _spec_figures(spec) -> tuple[float, float, float]:
+    """(mean damage per figure, P(destroy), expected actions) of one attack spec, memoised
+    for the whole process: attackers and targets with the same profiles share one exact
+    evaluation (the unit x unit sweep has about five pairs per distinct spec)."""
+    r = evaluate(spec)
+    return (r.damage.mean() / (spec.models + spec.single), r.p_destroyed,
+            expected_actions_to_destroy(spec))
+
+
+def scores(unit_column: pd.DataFrame, unit_unit: pd.DataFrame, cards: list[Card],
+           weights: dict[str, float] | None = None) -> pd.DataFrame:
+    """Offence, durability and composite per AP, with ranks by edition."""
+    out = []
+    for edition, uc in unit_column.groupby("edition"):
+        ed_cards = [c for c in cards if c.edition == edition]
+        w = weights or column_weights(ed_cards)
+        att = uc[uc["action"] == "attack"]
+        per_col = att.groupby(["unit", "column"])["ap_destroyed_reach"].mean().unstack("column")
+        partial = uc.groupby("unit")["partial"].any()
+        wv = pd.Series(w).reindex(per_col.columns).fillna(0.0)
+        offence = (per_col.fillna(0.0) * wv).sum(axis=1)
+        sus = uc[uc["action"] == "sustained"]
+        per_col_s = sus.groupby(["unit", "column"])["ap_destroyed_reach"].mean().unstack(
+            "column")
+        offence_s = (per_col_s.fillna(0.0) * wv.reindex(per_col_s.columns).fillna(0.0)).sum(
+            axis=1)
+        offence_se = None
+        if "se_ap_destroyed" in att:
+            # mean of the open and cover figures: se = sqrt(se1^2 + se2^2) / 2 per column
+            var = att.assign(v=att["se_ap_destroyed"] ** 2).groupby(["unit", "column"])["v"]
+            se_col = (var.sum() ** 0.5 / var.count()).unstack("column")
+            offence_se = ((se_col.fillna(0.0) * wv.reindex(se_col.columns).fillna(0.0)) ** 2
+                          ).sum(axis=1) ** 0.5
+        uu = unit_unit[unit_unit["edition"] == edition]
+        dur = {target: harmonic_actions(g["attacker_ap"], g["expected_actions"])
+               for target, g in uu.groupby("target")}
+        info = {c.name: c for c in ed_cards}
+        for unit, off in offence.items():
+            c = info[unit]
+            d = dur.get(unit, math.nan)
+            row = {
+                "edition": edition, "unit": unit, "bloc": c.bloc, "faction": c.faction,
+                "kind": c.kind, "ap": c.ap, "offence": off, "offence_per_ap": off / c.ap,
+                "offence_sustained": offence_s.get(unit, math.nan),
+                "durability": d, "durability_per_ap": d / c.ap,
+                "composite": (off / c.ap) * (d / c.ap),
+                "partial": bool(partial.get(unit, False)) or c.models_source == "inferred",
+            }
+            if offence_se is not None:
+                se = float(offence_se.get(unit, math.nan))
+                row.update(offence_se=se, offence_per_ap_se=se / c.ap,
+                           composite_se=se / c.ap * d / c.ap)
+            out.append(row)
+    df = pd.DataFrame(out)
+    if df.empty:
+        return df
+    for col in ("offence_per_ap", "durability_per_ap", "composite"):
+        df[f"rank_{col}"] = df.groupby("edition")[col].rank(ascending=False, method="min")
+    for group in ("bloc", "faction", "kind"):  # composite rank within each group
+        df[f"rank_in_{group}"] = df.groupby(["edition", group], dropna=False)[
+            "composite"].rank(ascending=False, method="min")
+    return df.sort_values(["edition", "composite"], ascending=[True, False])
+
+
+def harmonic_actions(attacker_ap, expected_actions) -> float:
+    """AP-weighted harmonic mean of expected actions to destroy (the durability figure):
+    the inverse of the mix's mean destruction rate; inf when no attacker can destroy it."""
+    wts = np.asarray(attacker_ap, float)
+    rate = 1.0 / np.asarray(expected_actions, float)
+    ok = np.isfinite(rate) & np.isfinite(wts)
+    if not ok.any() or wts[ok].sum() == 0:
+        return math.nan
+    mean_rate = np.average(rate[ok], weights=wts[ok])
+    return 1.0 / mean_rate if mean_rate > 0 else math.inf
+
+
+def durability(target: Card, attackers: Iterable[Card], **situation) -> float:
+    """Durability of one card (as in :func:`scores`) in a given situation, e.g.
+    ``fortification="bunker"``: the AP-weighted harmonic mean over the attacker mix."""
+    tgt = target_from_card(target, **situation)
+    aps, actions = [], []
+    for a in attackers:
+        if a.edition != target.edition or not scoreable(a):
+            continue
+        weapons, notes = _attack_notes(a, tgt.column)
+        if not weapons:
+            if not any("unknown" in n for n in notes):  # as in unit_unit_table
+                aps.append(a.ap)
+                actions.append(math.inf)
+            continue
+        aps.append(a.ap)
+        actions.append(expected_actions_to_destroy(static_spec(a, tgt, "attack", weapons)))
+    return harmonic_actions(aps, actions)
+
+
+def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
+    """Static fair points: log AP on log(offence x durability) per edition by reduced major
+    axis; suggested cost, residual and a 90 % band (the OLS prediction band's width)."""
+    parts = []
+    for _edition, g in score_table.groupby("edition"):
+        g = g.copy()
+        strength = g["offence"] * g["durability"]
+        ok = np.isfinite(strength) & (strength > 0) & (g["ap"] > 0)
+        g["fair_ap"] = np.nan
+        g["residual"] = np.nan
+        g["fair_low"] = np.nan
+        g["fair_high"] = np.nan
+        if ok.sum() >= 5:
+            x = np.log(strength[ok].to_numpy(float))
+            y = np.log(g.loc[ok, "ap"].to_numpy(float))
+            fit = stats.linregress(x, y)
+            from dustsim.review.value import _rma
+
+            intercept, slope = _rma(x, y)  # reduced major axis: no shrinkage to the mean
+            n = len(x)
+            yhat = intercept + slope * x
+            s = np.sqrt(((y - yhat) ** 2).sum() / (n - 2))
+            sxx = ((x - x.mean()) ** 2).sum()
+            t = stats.t.ppf(0.5 + band / 2, n - 2)
+            half = t * s * np.sqrt(1 + 1 / n + (x - x.mean()) ** 2 / sxx)
+            g.loc[ok, "fair_ap"] = np.exp(yhat)
+            g.loc[ok, "residual"] = y - yhat
+            g.loc[ok, "fair_low"] = np.exp(yhat - half)
+            g.loc[ok, "fair_high"] = np.exp(yhat + half)
+            g["fit_slope"] = slope
+            g["fit_intercept"] = intercept
+            g["fit_r2"] = fit.rvalue**2
+        parts.append(g)
+    df = pd.concat(parts) if parts else score_table.copy()
+    df["verdict"] = np.where(df["ap"] > df["fair_high"], "over-costed",
+                             np.where(df["ap"] < df["fair_low"], "under-costed", "in band"))
+    return df.sort_values("residual", ascending=False)
+
+
+def modify_card(card: Card, *, ap: float | None = None,
+                cells: dict[tuple[str, str], str] | None = None,
+                add_die: str | None = None, remove_die: str | None = None) -> Card:
+    """A copy of a card with a new cost, changed cells, or one die more/less on a weapon."""
+    from dataclasses import replace as _replace
+
+    from dustsim.data.cards import parse_cell
+
+    weapons = list(card.weapons)
+    names = [w.name for w in weapons]
+
+    def index(name: str) -> int:
+        if name not in names:
+            raise DustsimError(f"no weapon {name!r} (has: {', '.join(names)})", unit=card.name,
+                               field="weapon")
+        return names.index(name)
+
+    for (wname, col), text in (cells or {}).items():
+        if col not in COLUMNS:
+            raise DustsimError(f"{col!r} is not an armour column", unit=card.name, field="cell")
+        i = index(wname)
+        line = list(weapons[i].line)
+        try:
+            line[COLUMNS.index(col)] = parse_cell(text)
+        except ValueError as exc:
+            raise DustsimError(str(exc), unit=card.name, weapon=wname, field=col) from None
+        weapons[i] = _replace(weapons[i], line=tuple(line))
+    for wname, step in ((add_die, 1), (remove_die, -1)):
+        if wname is None:
+            continue
+        i = index(wname)
+        line = []
+        for cell in weapons[i].line:
+            if cell.usable and not cell.blast and cell.dice + step >= 1:
+                right = cell.text.split("/")[1]
+                line.append(parse_cell(f"{cell.dice + step}/{right}"))
+            elif cell.usable and not cell.blast and cell.dice + step < 1:
+                line.append(parse_cell("-"))
+            else:
+                line.append(cell)
+        weapons[i] = _replace(weapons[i], line=tuple(line))
+    new_ap = card.ap if ap is None else float(ap)
+    if new_ap is not None and new_ap <= 0:
+        raise DustsimError("a cost must be positive", unit=card.name, field="ap")
+    return _replace(card, weapons=tuple(weapons), ap=new_ap)
+
+
+def whatif(pool: list[Card], edition_cards: list[Card], unit: str, *, progress: bool = False,
+           **changes) -> pd.DataFrame:
+    """Scores and ranks of ``unit`` within ``pool`` before and after a change (tidy)."""
+    from dustsim.data.cards import find_card
+
+    card = find_card(pool, unit)
+    changed = modify_card(card, **changes)
+
+    def run(cards_pool, ed):
+        uc = unit_column_table(cards_pool, progress=progress)
+        uu = unit_unit_table(ed, cards_pool, progress=progress)
+        return scores(uc, uu, ed)
+
+    before = run(pool, edition_cards)
+    swap = [changed if c.name == card.name else c for c in pool]
+    swap_ed = [changed if c.name == card.name else c for c in edition_cards]
+    after = run(swap, swap_ed)
+    rows = []
+    b = before.set_index("unit").loc[card.name]
+    a = after.set_index("unit").loc[card.name]
+    for metric in ("ap", "offence", "offence_per_ap", "durability", "durability_per_ap",
+                   "composite"):
+        row = {"unit": card.name, "metric": metric, "before": b[metric], "after": a[metric],
+               "change": a[metric] - b[metric]}
+        rk = f"rank_{metric}"
+        if rk in before:
+            row.update(rank_before=b[rk], rank_after=a[rk])
+        rows.append(row)
+    return pd.DataFrame(rows)

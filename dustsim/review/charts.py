@@ -1,0 +1,389 @@
+"""Charts for balance reviews: one style, readable at a glance; PNG, SVG and PDF.
+
+Every function takes tidy tables from :mod:`dustsim.review.analytics` (or an AttackResult) and
+returns a :class:`matplotlib.figure.Figure` with its own Agg canvas: nothing here touches
+pyplot or the global backend, so the figures display inline in Jupyter (``%matplotlib
+inline`` registers the PNG formatter) and render off-screen in the report. :func:`save`
+writes a figure in the requested formats.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from dustsim.data.cards import COLUMNS
+
+BLOC_COLOURS = {
+    "Allies": "#1f5fa8", "Axis": "#7a7a7a", "SSU": "#b22222", "Mercenaries": "#8b6d2e",
+    "Mythos": "#5b2a86", "IJN": "#c28a1e", "Captured Vehicles": "#3f8f5f",
+}
+OTHER_COLOUR = "#444444"
+STYLE = {
+    "figure.dpi": 110, "savefig.dpi": 150, "font.size": 9, "axes.titlesize": 11,
+    "axes.titleweight": "bold", "axes.spines.top": False, "axes.spines.right": False,
+    "axes.grid": True, "grid.alpha": 0.3, "legend.frameon": False,
+}
+# duel outcomes: a cell's colour mixes these in proportion to P(A wins), P(B wins), P(none)
+WIN, LOSS, DRAW = np.array([0.13, 0.40, 0.71]), np.array([0.75, 0.16, 0.16]), \
+    np.array([0.93, 0.80, 0.30])
+
+
+def _colour(bloc: str) -> str:
+    return BLOC_COLOURS.get(bloc, OTHER_COLOUR)
+
+
+def _figure(**kw) -> Figure:
+    """A figure with its own Agg canvas (no pyplot, no global state)."""
+    fig = Figure(**kw)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _bloc_legend(target, blocs, **kw) -> None:
+    """Legend entries for the blocs actually drawn, in the usual order."""
+    present = [b for b in BLOC_COLOURS if b in set(blocs)]
+    others = sorted({b for b in blocs if b not in BLOC_COLOURS and isinstance(b, str)})
+    names = present + others
+    if names:
+        target.legend([Patch(color=_colour(b)) for b in names], names, **kw)
+
+
+def _repel(ax, texts) -> None:
+    """Move labels apart (adjustText) so that none overlaps another or a point."""
+    if len(texts) < 2:
+        return
+    from adjustText import adjust_text
+
+    adjust_text(texts, ax=ax, arrowprops={"arrowstyle": "-", "color": "#888", "lw": 0.5},
+                expand=(1.1, 1.3))
+
+
+def save(fig: Figure, folder: Path, name: str, formats=("png",)) -> list[Path]:
+    """Write ``fig`` as ``folder/name.FORMAT`` for each format; return the paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for fmt in formats:
+        p = folder / f"{name}.{fmt}"
+        fig.savefig(p, bbox_inches="tight", dpi=STYLE["savefig.dpi"])
+        out.append(p)
+    return out
+
+
+def efficiency_heatmap(unit_column: pd.DataFrame, top: int = 40, title: str = "") -> Figure:
+    """Units x armour columns: AP destroyed per action per AP (Attack, open/cover mean).
+
+    The ``top`` cards with the highest mean over the columns are shown, best first; the
+    title says so, and each cell carries its value ('?' where a figure is unknown).
+    """
+    with matplotlib.rc_context(STYLE):
+        att = unit_column[unit_column["action"] == "attack"]
+        m = att.groupby(["unit", "column"])["ap_destroyed_per_ap"].mean().unstack("column")
+        m = m.reindex(columns=list(COLUMNS))
+        n_all = len(m)
+        order = m.mean(axis=1).sort_values(ascending=False).index[:top]
+        m = m.loc[order]
+        v = m.to_numpy(float)
+        fig = _figure(figsize=(11, 0.3 * len(m) + 2.0))
+        ax = fig.subplots()
+        im = ax.imshow(v, aspect="auto", cmap="viridis")
+        ax.set_xticks(range(len(COLUMNS)), COLUMNS)
+        ax.set_yticks(range(len(m)), list(m.index))
+        ax.grid(False)
+        ax.set_xlabel("target armour column (reference target of the edition)")
+        sel = (f"the {len(m)} of {n_all} cards with the highest mean over the columns"
+               if len(m) < n_all else f"all {n_all} cards, by mean over the columns")
+        ax.set_title((title or "Efficiency: AP destroyed per action per AP") + f"\n{sel}",
+                     fontsize=10)
+        cb = fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02)
+        cb.set_label("AP destroyed / action / AP")
+        finite = v[np.isfinite(v)]
+        mid = (finite.min() + finite.max()) / 2 if finite.size else 0
+        for i in range(v.shape[0]):
+            for j in range(v.shape[1]):
+                x = v[i, j]
+                txt = "?" if np.isnan(x) else f"{x:.2f}"
+                ax.text(j, i, txt, ha="center", va="center", fontsize=6.5,
+                        color="white" if np.isnan(x) or x < mid else "black")
+        return fig
+
+
+def ranking_bars(scores: pd.DataFrame, metric: str = "composite", n: int = 15,
+                 title: str = "", err: str | None = None, label: str | None = None) -> Figure:
+    """Best and worst n units by a per-AP metric, coloured by bloc, on one shared scale."""
+    with matplotlib.rc_context(STYLE):
+        s = scores.dropna(subset=[metric]).sort_values(metric, ascending=False)
+        s = s[np.isfinite(s[metric])]
+        zero = int((s[metric] <= 0).sum())
+        s = s[s[metric] > 0]  # units that cannot hurt anything at range are listed apart
+        best, worst = s.head(n), s.tail(n)
+        fig = _figure(figsize=(14, 0.32 * n + 2.0))
+        axes = fig.subplots(1, 2, sharex=True)
+        for ax, part, which in ((axes[0], best, "best"), (axes[1], worst, "worst")):
+            part = part.iloc[::-1]
+            xerr = part[err].to_numpy(float) if err and err in part else None
+            ax.barh(range(len(part)), part[metric], xerr=xerr,
+                    color=[_colour(b) for b in part["bloc"]], capsize=2)
+            ax.set_yticks(range(len(part)),
+                          [f"{u} ({a:g} AP)" for u, a in zip(part["unit"], part["ap"],
+                                                             strict=True)])
+            ax.set_title(f"{len(part)} {which}")
+            ax.set_xlabel(label or metric.replace("_", " "))
+            ax.tick_params(axis="x", labelbottom=True)
+        _bloc_legend(fig, pd.concat([best, worst])["bloc"], loc="lower center", ncol=6,
+                     bbox_to_anchor=(0.5, -0.01))
+        note = f" ({zero} units scoring 0 not shown)" if zero else ""
+        fig.suptitle((title or f"Ranking by {metric.replace('_', ' ')}") + note
+                     + "\nboth panels on one scale", fontweight="bold")
+        fig.tight_layout(rect=(0, 0.05, 1, 1))
+        return fig
+
+
+def damage_distributions(results: list[tuple[str, object]], title: str = "") -> Figure:
+    """Damage PMF bars and 'chance of at least k' curves for a few matchups."""
+    with matplotlib.rc_context(STYLE):
+        fig = _figure(figsize=(12, 4.2))
+        axes = fig.subplots(1, 2)
+        width = 0.8 / max(len(results), 1)
+        for i, (label, r) in enumerate(results):
+            p = np.asarray(r.damage.to_list())
+            k = np.arange(len(p))
+            axes[0].bar(k + i * width - 0.4 + width / 2, p, width=width, label=label)
+            axes[1].plot(k, [r.damage.at_least(int(x)) for x in k], marker="o", label=label)
+        axes[0].set_xlabel("damage marked (models removed for squads)")
+        axes[0].set_ylabel("probability")
+        axes[0].set_title("Distribution of damage per action")
+        axes[1].set_xlabel("k")
+        axes[1].set_ylabel("P(damage >= k)")
+        axes[1].set_ylim(0, 1.02)
+        axes[1].set_title("Chance of at least k")
+        axes[1].legend(fontsize=7)
+        fig.suptitle(title, fontweight="bold")
+        fig.tight_layout()
+        return fig
+
+
+def reliability_scatter(unit_column: pd.DataFrame, column: str, title: str = "",
+                        label: int = 8) -> Figure:
+    """Mean AP destroyed per AP against P(destroy) for one column (Sustained, open); the
+    ``label`` best units are named, with labels pushed apart so that none overlaps."""
+    with matplotlib.rc_context(STYLE):
+        d = unit_column[(unit_column["column"] == column) &
+                        (unit_column["action"] == "sustained") & (~unit_column["cover"])]
+        d = d.dropna(subset=["ap_destroyed_per_ap", "p_destroy"])
+        d = d[d["mean_damage"] > 0]
+        fig = _figure(figsize=(9, 6.5))
+        ax = fig.subplots()
+        ax.scatter(d["ap_destroyed_per_ap"], d["p_destroy"], s=14,
+                   c=[_colour(b) for b in d["bloc"]], alpha=0.75)
+        top = d.nlargest(label, "ap_destroyed_per_ap")
+        texts = [ax.text(r["ap_destroyed_per_ap"], r["p_destroy"], r["unit"], fontsize=7)
+                 for _, r in top.iterrows()]
+        _repel(ax, texts)
+        ref = d["ref_size"].iloc[0] if len(d) else "?"
+        ax.set_xlabel("mean AP destroyed per action per AP")
+        ax.set_ylabel("P(destroy the reference target in one Sustained Attack)")
+        ax.set_title(title or f"Reliability vs mean against {column} (reference size {ref}); "
+                              f"the {len(top)} best per AP named")
+        _bloc_legend(ax, d["bloc"], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
+        fig.tight_layout()
+        return fig
+
+
+def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
+                        xlabel: str = "suggested AP") -> Figure:
+    """Actual AP against suggested (fair) AP; the ``label`` most over- and under-costed
+    units named (labels pushed apart so that none overlaps)."""
+    with matplotlib.rc_context(STYLE):
+        d = fair.dropna(subset=["fair_ap"])
+        fig = _figure(figsize=(9, 7.5))
+        ax = fig.subplots()
+        ax.scatter(d["fair_ap"], d["ap"], s=14, c=[_colour(b) for b in d["bloc"]], alpha=0.75)
+        handles, names = [], []
+        if len(d):
+            lo, hi = d[["fair_ap", "ap"]].min().min() * 0.8, d[["fair_ap", "ap"]].max().max() * 1.2
+            xs = np.linspace(lo, hi, 50)
+            (line,) = ax.plot(xs, xs, color="black", lw=1)
+            handles.append(line)
+            names.append("printed = suggested")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        picked = pd.concat([d.nlargest(label, "residual"), d.nsmallest(label, "residual")])
+        picked = picked[~picked.index.duplicated()]
+        texts = [ax.text(r["fair_ap"], r["ap"], r["unit"], fontsize=7)
+                 for _, r in picked.iterrows()]
+        _repel(ax, texts)
+        from matplotlib.ticker import FuncFormatter
+
+        fmt = FuncFormatter(lambda v, _: f"{v:g}")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(fmt)
+            axis.set_minor_formatter(fmt)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("printed AP")
+        ax.set_title(title or "Fair points: above the line = over-costed")
+        present = [b for b in BLOC_COLOURS if b in set(d["bloc"])]
+        handles += [Patch(color=_colour(b)) for b in present]
+        names += present
+        if handles:
+            ax.legend(handles, names, loc="upper left", fontsize=7)
+        return fig
+
+
+def platoon_comparison(table: pd.DataFrame, title: str = "") -> Figure:
+    """Best build of each platoon (composite per AP, the modelled advantage's share marked)
+    and the spread of the composite over every legal build."""
+    with matplotlib.rc_context(STYLE):
+        best = (table.sort_values("composite", ascending=False)
+                .drop_duplicates("platoon").iloc[::-1])
+        fig = _figure(figsize=(15, 0.7 * len(best) + 2.2))
+        axes = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+        y = np.arange(len(best))
+        base = best["composite_without_advantage"].to_numpy(float)
+        total = best["composite"].to_numpy(float)
+        colours = [_colour(b) for b in best["bloc"]]
+        axes[0].barh(y, base, color=colours)
+        has_adv = bool(np.nansum(total - base) > 0)
+        if has_adv:
+            axes[0].barh(y, total - base, left=base, color=colours, alpha=0.45, hatch="//")
+        labels = []
+        for r in best.itertuples():
+            units = " + ".join(x for x in (r.command, r.required, r.support)
+                               if isinstance(x, str) and x)
+            # wrap the build on ' + ' so that full names stay readable
+            lines, cur = [], ""
+            for part in units.split(" + "):
+                if cur and len(cur) + len(part) > 60:
+                    lines.append(cur + " +")
+                    cur = part
+                else:
+                    cur = f"{cur} + {part}" if cur else part
+            lines.append(f"{cur} ({r.ap_paid:g} AP)")
+            labels.append("\n".join([r.platoon, *lines]))
+        axes[0].set_yticks(y, labels, fontsize=7)
+        axes[0].set_xlabel("composite per AP of the best build (offence/AP x durability/AP)")
+        axes[0].set_title("Best legal build of each platoon")
+        present = [b for b in BLOC_COLOURS if b in set(best["bloc"])]
+        handles = [Patch(facecolor=_colour(b), label=b) for b in present]
+        handles.append(Patch(facecolor="#999", label="without the platoon advantage"))
+        if has_adv:
+            handles.append(Patch(facecolor="#999", alpha=0.45, hatch="//",
+                                 label="modelled platoon advantage"))
+        axes[0].legend(handles=handles, loc="lower right", fontsize=7)
+        data = [table.loc[table["platoon"] == p, "composite"].to_numpy(float)
+                for p in best["platoon"]]
+        axes[1].boxplot(data, positions=y, orientation="horizontal", widths=0.5,
+                        whis=(0, 100))
+        axes[1].set_yticks(y, [f"{len(d):,} builds" for d in data], fontsize=7)
+        axes[1].set_ylim(axes[0].get_ylim())
+        axes[1].set_xlabel("composite per AP over every legal build (box: quartiles; "
+                           "whiskers: min-max)", fontsize=8)
+        axes[1].set_title("Spread over builds")
+        budget = table["budget"].iloc[0] if "budget" in table and len(table) else "?"
+        fig.suptitle(title or f"Platoons within {budget:g} AP", fontweight="bold")
+        fig.tight_layout()
+        return fig
+
+
+def epic_mixes(rows: list[dict], budget: int, opponent: str, side: str = "attacker",
+               top: int = 12, title: str = "") -> Figure:
+    """Dust Epic optimiser: every mix by its air share (coloured by its mech share), and the
+    best mixes by their chance of NOT winning on a log scale (win probabilities near 1 are
+    told apart), each bar labelled with P(win) and the production points it expects to lose.
+    """
+    with matplotlib.rc_context(STYLE):
+        d = pd.DataFrame(rows)
+        fig = _figure(figsize=(14, 5.5))
+        axes = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+        air = (d["fighter"] * 3 + d["bomber"] * 6) / d["cost"]
+        mech = d["mech"] * 5 / d["cost"]
+        sc = axes[0].scatter(air, d["p_win"], c=mech, cmap="viridis", s=22, vmin=0, vmax=1)
+        cb = fig.colorbar(sc, ax=axes[0], fraction=0.04, pad=0.02)
+        cb.set_label("share of PP in mechs")
+        best = d.iloc[0]
+        axes[0].annotate(best["mix"], (air.iloc[0], best["p_win"]), fontsize=8,
+                         xytext=(6, -12), textcoords="offset points")
+        axes[0].set_xlabel("share of PP in air figures (fighters, bombers)")
+        ylabel = "P(attacker wins)" if side == "attacker" else "P(attacker does not win)"
+        axes[0].set_ylabel(ylabel)
+        axes[0].set_title(f"Every mix of {budget} PP ({len(d)} mixes)")
+        t = d.head(top).iloc[::-1]
+        miss = np.clip(1.0 - t["p_win"].to_numpy(float), 1e-12, None)
+        axes[1].barh(range(len(t)), miss, color="#1f5fa8")
+        axes[1].set_xscale("log")
+        axes[1].set_yticks(range(len(t)), [f"{m} ({c} PP)" for m, c in zip(t["mix"], t["cost"],
+                                                                            strict=True)],
+                           fontsize=7)
+        lost = t["pp_lost"].to_numpy(float) if "pp_lost" in t else np.full(len(t), np.nan)
+        for i, (p, m, pl) in enumerate(zip(t["p_win"], miss, lost, strict=True)):
+            axes[1].text(m, i, f"  P(win) {p:.4f}, {pl:.1f} PP lost", va="center", fontsize=6.5)
+        axes[1].set_xlim(miss.min() / 3, min(1.0, miss.max() * 30))
+        from matplotlib.ticker import FuncFormatter, LogLocator
+
+        axes[1].xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        axes[1].xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axes[1].xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        axes[1].set_xlabel("chance of not winning, 1 - P(win) (log scale; shorter is better)")
+        axes[1].set_title(f"Best {len(t)}")
+        role = "attacking" if side == "attacker" else "defending against"
+        fig.suptitle(title or f"Dust Epic: {budget} PP {role} {opponent}", fontweight="bold")
+        fig.tight_layout()
+        return fig
+
+
+def duel_colours(p_a: np.ndarray, p_b: np.ndarray, p_none: np.ndarray) -> np.ndarray:
+    """RGB per cell: blue (A wins), red (B wins) and ochre (no result) mixed in proportion,
+    so that a certain draw never shares the colour of a certain loss."""
+    w = np.stack([np.nan_to_num(p_a), np.nan_to_num(p_b), np.nan_to_num(p_none)], axis=-1)
+    rgb = w @ np.stack([WIN, LOSS, DRAW])
+    rgb[np.isnan(p_a)] = 1.0
+    return np.clip(rgb, 0, 1)
+
+
+def duel_matrix_chart(matrix: pd.DataFrame, title: str = "") -> Figure:
+    """One-on-one duels: each cell mixes blue (row unit wins), red (column unit wins) and
+    ochre (no result within the turn limit) in proportion; the text gives the three."""
+    with matplotlib.rc_context(STYLE):
+        m = matrix[matrix["playable"]]
+        order = list(dict.fromkeys(m["unit_a"]))
+
+        def piv(col):
+            return m.pivot(index="unit_a", columns="unit_b", values=col).reindex(
+                index=order, columns=order).to_numpy(float)
+
+        pa, pb, pd_ = piv("p_a_wins"), piv("p_b_wins"), piv("p_draw")
+        ap = m.drop_duplicates("unit_a").set_index("unit_a")["ap_a"].reindex(order)
+        labels = [f"{u} ({a:g} AP)" if pd.notna(a) else u
+                  for u, a in zip(order, ap, strict=True)]
+        n = len(order)
+        fig = _figure(figsize=(1.0 + 0.9 * n + 3.5, 0.7 * n + 2.8))
+        ax = fig.subplots()
+        ax.imshow(duel_colours(pa, pb, pd_), aspect="auto")
+        for i in range(n):
+            for j in range(n):
+                if np.isnan(pa[i, j]):
+                    continue
+                txt = f"A {pa[i, j]:.2f}\nB {pb[i, j]:.2f}"
+                if pd_[i, j] >= 0.005:
+                    txt += f"\nnone {pd_[i, j]:.2f}"
+                dark = max(pa[i, j], pb[i, j]) > 0.55
+                ax.text(j, i, txt, ha="center", va="center", fontsize=6.5,
+                        color="white" if dark else "black")
+        ax.set_xticks(range(n), order, rotation=35, ha="right")
+        ax.set_yticks(range(n), labels)
+        ax.grid(False)
+        ax.set_xlabel("opponent (side B)")
+        ax.set_ylabel("side A")
+        ax.set_title(title or "Duels: P(side A wins)")
+        ax.legend([Patch(color=WIN), Patch(color=LOSS), Patch(color=DRAW)],
+                  ["A (row) wins", "B (column) wins", "no result within the turn limit"],
+                  loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7,
+                  title="cell colour mixes", title_fontsize=7)
+        fig.tight_layout()
+        return fig

@@ -1,0 +1,279 @@
+"""The report's sweeps as independent tasks: run here, or on a Dask cluster, same tables.
+
+A sweep (every chosen card x every armour column x situation, and every card against every
+chosen card) is split into :class:`Task` s by batches of cards and by situation. The split
+depends only on the cards and ``batch``, never on the number of workers. Each Monte Carlo
+task draws from ``SeedSequence([seed, *key])``, its key a stable hash of the task's content,
+so a table is bitwise the same whether its tasks ran in this process, on one Dask worker or
+on many, in any order. Results are put back in plan order.
+
+Dask (``pip install dustsim[dask]``): ``--workers N`` starts a local cluster of N worker
+processes; ``--scheduler ADDRESS`` joins an existing one (started with ``dask scheduler`` and
+``dask worker ADDRESS`` on each machine, each with dustsim installed). A worker that dies
+mid-run loses nothing: the scheduler re-runs its tasks elsewhere (``retries`` covers task
+errors too), and the sweep completes with the same tables.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import CancelledError
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dustsim.data.cards import Card
+from dustsim.errors import DustsimError
+from dustsim.review.analytics import (
+    SITUATIONS,
+    reference_targets,
+    unit_column_table,
+    unit_unit_table,
+)
+
+BATCH = 8  # cards per task
+LOST_WORKERS_WAIT = 30.0  # seconds with no worker at all before a sweep gives up
+
+
+@dataclass(frozen=True)
+class Task:
+    kind: str  # "unit_column" | "unit_unit"
+    cards: tuple[str, ...]  # attackers (unit_column) or targets (unit_unit)
+    situation: tuple[str, bool] | None = None
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        """Stable 128-bit key of the task's content (the same in every process)."""
+        text = "|".join([self.kind, repr(self.situation), *self.cards])
+        digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+        return tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
+
+
+def task_seed(seed: int, task: Task) -> int:
+    """The task's own seed, drawn from the run's SeedSequence keyed by the task."""
+    return int(np.random.SeedSequence([seed, *task.key]).generate_state(1, np.uint64)[0]
+               % (2**63))
+
+
+def plan(chosen: list[Card], batch: int = BATCH) -> list[Task]:
+    """Tasks of a sweep: card batches x situations, then target batches."""
+    names = [c.name for c in chosen]
+    groups = [tuple(names[i:i + batch]) for i in range(0, len(names), batch)]
+    tasks = [Task("unit_column", g, sit) for g in groups for sit in SITUATIONS]
+    tasks += [Task("unit_unit", g) for g in groups]
+    return tasks
+
+
+def run_task(task: Task, edition_cards: list[Card], engine: str, trials: int,
+             seed: int) -> pd.DataFrame:
+    """One task's rows (pure: same inputs, same table, in any process)."""
+    by_name = {c.name: c for c in edition_cards}
+    cards = [by_name[n] for n in task.cards]
+    if task.kind == "unit_column":
+        refs = {cards[0].edition: reference_targets(edition_cards)} if cards else None
+        return unit_column_table(cards, engine=engine, trials=trials,
+                                 seed=task_seed(seed, task), situations=(task.situation,),
+                                 references=refs)
+    return unit_unit_table(edition_cards, cards)
+
+
+def _order(uc: pd.DataFrame, chosen: list[Card]) -> pd.DataFrame:
+    """Rows in the order of a single unit_column_table call (card, column, situation)."""
+    if uc.empty:
+        return uc
+    from dustsim.data.cards import COLUMNS
+
+    pos = {c.name: i for i, c in enumerate(chosen)}
+    col = {c: i for i, c in enumerate(COLUMNS)}
+    sit = {s: i for i, s in enumerate(SITUATIONS)}
+    k = (uc["unit"].map(pos) * 10_000 + uc["column"].map(col) * 10
+         + [sit[(a, c)] for a, c in zip(uc["action"], uc["cover"], strict=True)])
+    return uc.iloc[np.argsort(k.to_numpy(), kind="stable")].reset_index(drop=True)
+
+
+def _assemble(tasks: list[Task], results: list[pd.DataFrame], chosen: list[Card]
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    uc = [r for t, r in zip(tasks, results, strict=True) if t.kind == "unit_column"]
+    uu = [r for t, r in zip(tasks, results, strict=True) if t.kind == "unit_unit"]
+    uc_df = pd.concat(uc, ignore_index=True) if uc else pd.DataFrame()
+    uu_df = pd.concat(uu, ignore_index=True) if uu else pd.DataFrame()
+    return _order(uc_df, chosen), uu_df
+
+
+def sweep(edition_cards: list[Card], chosen: list[Card], *, engine: str = "exact",
+          trials: int = 20_000, seed: int = 0, client=None, batch: int = BATCH,
+          progress: bool = False, retries: int = 2, task_fn=None
+          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The unit x column and unit x unit tables of ``chosen``, here or on a Dask client.
+
+    ``task_fn`` replaces :func:`run_task` (same signature); the tests use it to kill a
+    worker in the middle of a sweep."""
+    task_fn = task_fn or run_task
+    tasks = plan(chosen, batch)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(tasks), desc="sweep tasks", unit="task", leave=False)
+    try:
+        if client is None:
+            results = []
+            for t in tasks:
+                results.append(task_fn(t, edition_cards, engine, trials, seed))
+                if bar is not None:
+                    bar.update(1)
+        else:
+            results = _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed,
+                                bar, retries)
+    finally:
+        if bar is not None:
+            bar.close()
+    return _assemble(tasks, results, chosen)
+
+
+def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, retries):
+    from distributed import as_completed
+
+    cards_future = client.scatter(edition_cards, broadcast=True, hash=False)
+    # keys unique to this run: an earlier sweep's keys of the same name may still be being
+    # released on the scheduler, which would cancel these ("already forgotten")
+    run = uuid.uuid4().hex[:12]
+    futures = [client.submit(task_fn, t, cards_future, engine, trials, seed,
+                             key=f"dustsim-{t.kind}-{i}-{seed}-{run}", retries=retries,
+                             pure=False)
+               for i, t in enumerate(tasks)]
+    index = {f.key: i for i, f in enumerate(futures)}
+    results: list = [None] * len(tasks)
+    lost = threading.Event()
+    finished = threading.Event()
+
+    def watchdog() -> None:  # every worker gone for LOST_WORKERS_WAIT s: give up
+        since = None
+        while not finished.wait(2):
+            try:
+                workers = client.scheduler_info().get("workers")
+            except Exception:  # the scheduler itself is gone: the same answer
+                workers = None
+            if workers:
+                since = None
+                continue
+            since = since or time.monotonic()
+            if time.monotonic() - since > LOST_WORKERS_WAIT:
+                lost.set()
+                client.cancel(futures)
+                return
+
+    threading.Thread(target=watchdog, daemon=True, name="dustsim-dask-watchdog").start()
+    try:
+        for fut in as_completed(futures):
+            if lost.is_set():
+                break
+            results[index[fut.key]] = fut.result()
+            if bar is not None:
+                bar.update(1)
+    except CancelledError as exc:  # the scheduler dropped the run (workers and data gone)
+        client.cancel(futures)
+        raise DustsimError(f"the Dask scheduler dropped the run's tasks ({exc}); if its "
+                           "workers were lost, restart them; run again",
+                           field="--scheduler") from None
+    except BaseException:
+        client.cancel(futures)
+        if lost.is_set():
+            raise _lost(tasks) from None
+        raise
+    finally:
+        finished.set()
+    if lost.is_set():
+        raise _lost(tasks)
+    return results
+
+
+_ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
+                         r"(?::([0-9]{1,5}))?")
+
+
+def check_scheduler_address(address: str) -> str:
+    """``tcp://host:port`` (or ``host:port``, tls/ws/wss/ucx), else a one-line error."""
+    if re.fullmatch(r"inproc://[\w.:/-]+", address.strip()):  # a cluster in this process
+        return address.strip()
+    m = _ADDRESS_RE.fullmatch(address.strip())
+    if not address.strip() or not m or (m.group(2) and not 0 < int(m.group(2)) < 65536):
+        raise DustsimError(f"--scheduler {address!r} is not a Dask scheduler address such as "
+                           "tcp://host:8786", field="--scheduler")
+    return address.strip()
+
+
+@contextlib.contextmanager
+def _sigint_ignored_in_children() -> Iterator[None]:
+    """SIGINT ignored while the body starts processes (they inherit it), then restored."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _lost(tasks) -> DustsimError:
+    return DustsimError(f"every Dask worker was lost, with the run's data ({len(tasks)} tasks; "
+                        f"none came back within {LOST_WORKERS_WAIT:g} s); restart the workers "
+                        "and run again", field="--scheduler")
+
+
+@contextlib.contextmanager
+def dask_client(workers: int = 0, scheduler: str | None = None,
+                timeout: str = "10s") -> Iterator[object]:
+    """A Dask client: None (run here) without workers or scheduler, a LocalCluster of
+    ``workers`` processes (one thread each), or a client of the cluster at ``scheduler``."""
+    if not workers and not scheduler:
+        yield None
+        return
+    if workers and scheduler:
+        raise DustsimError("give --workers or --scheduler, not both", field="--workers")
+    if workers < 0:
+        raise DustsimError("--workers must be >= 0", field="--workers")
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise DustsimError("Dask is not installed: pip install 'dustsim[dask]'",
+                           field="--workers" if workers else "--scheduler") from None
+    if scheduler:
+        scheduler = check_scheduler_address(scheduler)
+        try:
+            client = Client(scheduler, timeout=timeout)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise DustsimError(f"cannot reach the Dask scheduler {scheduler!r}: "
+                               f"{' '.join(str(exc).split())[:200]}",
+                               field="--scheduler") from None
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError):
+            client.close()
+            raise DustsimError(f"the Dask scheduler {scheduler!r} has no workers (waited "
+                               f"{timeout}); start some with `dask worker {scheduler}`",
+                               field="--scheduler") from None
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    # one thread per worker process: the kernel's own threads would oversubscribe the cores.
+    # The worker processes are started with SIGINT ignored (inherited): Ctrl-C reaches the
+    # whole process group, and only this process should answer it (it stops the cluster)
+    with contextlib.ExitStack() as stack:
+        with _sigint_ignored_in_children():
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=40, env={"DUSTSIM_THREADS": "1"}))
+        yield stack.enter_context(Client(cluster))

@@ -1,0 +1,1 @@
+"""The rules of each Dust edition: dice, rulesets, skills, and the attack compiler."""
