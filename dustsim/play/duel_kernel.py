@@ -233,17 +233,20 @@ def _has_ammo(m, w):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
-def _can_fire(m, w, t, d, cc):
+def _firing(m, w, t, d, cc):
+    """Carriers of weapon line ``w`` that fire on ``t`` at distance ``d`` in this class
+    (ranged or close combat): 0 when the line cannot fire (no dice against t, no ammo,
+    unloaded, out of range, no carrier left)."""
     rw = m[0, H_WPN] + w
     if (m[rw, W_CC] != 0) != cc:
-        return False
+        return 0
     if not _hurts(m, w, t) or not _has_ammo(m, w):
-        return False
+        return 0
     if m[m[0, H_WS] + w, WS_LOADED] == 0:
-        return False
+        return 0
     if d < m[rw, W_RMIN] or d > m[rw, W_RMAX]:
-        return False
-    return _carriers(m, w) > 0
+        return 0
+    return _carriers(m, w)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
@@ -360,9 +363,9 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
         mini = 1
     for w in range(w0, w1):
         m[rg + w, G_DICE] = 0
-        if not _can_fire(m, w, t, d, cc):
+        c = _firing(m, w, t, d, cc)
+        if c == 0:
             continue
-        c = _carriers(m, w)
         wt = rwt + w * U + t
         if m[wt, WT_BLAST] > 0:
             n = m[wt, WT_BLAST] * mini * c
@@ -463,7 +466,7 @@ def _react(rng, buf, pos, scripted, m, value, mover):
             continue
         ok = False
         for w in range(m[ru + r, U_W0], m[ru + r, U_W1]):
-            if _can_fire(m, w, mover, d, False):
+            if _firing(m, w, mover, d, False) > 0:
                 ok = True
                 break
         if ok and value[r, mover] > best_val:
