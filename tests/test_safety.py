@@ -364,16 +364,21 @@ def _spawn(args, cwd) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _wait_for_temp(folder: Path, name: str, proc, timeout=180.0) -> Path:
+def _signal_each_once_writing(runs: dict, name: str, timeout=180.0) -> None:
+    """Send each run its signal as soon as its own temporary folder appears (watching all
+    runs at once: a run must not finish while the test waits on another)."""
     pat = re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}")
+    pending = dict(runs)
     t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        found = [p for p in folder.iterdir() if pat.fullmatch(p.name)]
-        if found:
-            return found[0]
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
-    raise AssertionError("the run never started writing")
+    while pending:
+        assert time.monotonic() - t0 < timeout, f"never started writing: {list(pending)}"
+        for sig, (d, proc) in list(pending.items()):
+            if any(pat.fullmatch(p.name) for p in d.iterdir()):
+                proc.send_signal(sig)
+                del pending[sig]
+            else:
+                assert proc.poll() is None, proc.communicate()
+        time.sleep(0.01)
 
 
 def test_real_signals_to_a_running_report(tmp_path):
@@ -387,9 +392,7 @@ def test_real_signals_to_a_running_report(tmp_path):
         d.mkdir()
         _write(d, "rep", force=False, content="old")  # an earlier output
         runs[sig] = (d, _spawn(args, d))
-    for sig, (d, proc) in runs.items():
-        _wait_for_temp(d, "rep", proc)
-        proc.send_signal(sig)
+    _signal_each_once_writing(runs, "rep")
     for sig, (d, proc) in runs.items():
         _, err = proc.communicate(timeout=60)
         assert (d / "rep" / "data.txt").read_text(encoding="utf-8") == "old"

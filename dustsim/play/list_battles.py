@@ -66,16 +66,15 @@ def _play(rng, n, units, wpn, gdice, gblast, groups, tspec, cfg, value, ap, acc)
     U = units.shape[0]
     buf = np.empty(4096, np.uint8)
     pos = buf.shape[0]
-    st = np.zeros((U, 7), np.int64)
-    ws, rows, spec, res, res2, out = K._scratch(wpn, groups, tspec)
+    m = K._pack(units, wpn, gdice, gblast, groups, tspec, cfg)  # the engagement's state
+    out = np.zeros(2, np.int64)
     for _ in range(n):
-        pos = K._engagement(rng, buf, pos, False, units, wpn, gdice, gblast, groups, tspec,
-                            cfg, value, st, ws, rows, spec, res, res2, out)
+        pos = K._engage(rng, buf, pos, False, m, value, out)
         acc[out[0]] += 1.0
         lost_a = 0.0
         lost_b = 0.0
         for u in range(U):
-            if st[u, K.ST_MODELS] + st[u, K.ST_HERO] + st[u, K.ST_SINGLE] == 0:
+            if K._left(m, u) == 0:
                 if units[u, K.U_SIDE] == 0:
                     lost_a += ap[u]
                 else:
