@@ -96,6 +96,29 @@ def test_a_killed_worker_loses_no_result(d47, chosen, local, cluster, tmp_path):
     client.wait_for_workers(2, timeout=60)  # the nanny restarted it
 
 
+def test_a_run_the_scheduler_drops_is_resubmitted(d47, chosen, local, cluster, monkeypatch):
+    """Tasks the scheduler cancels ("already forgotten") are submitted again, only those."""
+    from concurrent.futures import CancelledError
+
+    import dustsim.review.sweep as sw
+
+    _, client = cluster
+    real, calls = sw._run_dask_once, []
+
+    def dropped_once(client, task_fn, tasks, todo, results, *rest):
+        calls.append(list(todo))
+        if len(calls) == 1:  # half the tasks come back, then the scheduler drops the run
+            real(client, task_fn, tasks, todo[: len(todo) // 2], results, *rest)
+            raise CancelledError("dustsim-unit-column-3: already forgotten")
+        real(client, task_fn, tasks, todo, results, *rest)
+
+    monkeypatch.setattr(sw, "_run_dask_once", dropped_once)
+    uc, uu = sweep(d47, chosen, engine="mc", trials=TRIALS, seed=11, client=client)
+    assert len(calls) == 2 and calls[1] == calls[0][len(calls[0]) // 2:]
+    pd.testing.assert_frame_equal(uc, local[0])
+    pd.testing.assert_frame_equal(uu, local[1])
+
+
 def test_value_engagements_on_workers_equal_local(d47, cluster):
     """The value model's engagements played on two workers: bitwise the local table (an
     unplayable card included), and the compile memos change nothing either."""

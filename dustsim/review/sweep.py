@@ -148,30 +148,55 @@ def sweep(edition_cards: list[Card], chosen: list[Card], *, engine: str = "exact
     return _assemble(tasks, results, chosen)
 
 
-def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, retries):
+def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, retries,
+              resubmits: int = 1):
+    """Every task's result on the client's cluster, in plan order. A lost worker's tasks are
+    re-run by the scheduler; should the scheduler still drop some (a worker lost while it
+    held the only copy of an input: "already forgotten"), the tasks left are submitted again
+    under new keys, ``resubmits`` times, while a worker remains."""
+    results: list = [None] * len(tasks)
+    todo = list(range(len(tasks)))
+    for attempt in range(resubmits + 1):
+        try:
+            _run_dask_once(client, task_fn, tasks, todo, results, edition_cards, engine,
+                           trials, seed, bar, retries)
+            return results
+        except CancelledError as exc:  # the scheduler dropped tasks of the run
+            todo = [i for i in todo if results[i] is None]
+            if attempt == resubmits or not _has_workers(client):
+                raise DustsimError(f"the Dask scheduler dropped the run's tasks ({exc}); if "
+                                   "its workers were lost, restart them; run again",
+                                   field="--scheduler") from None
+    return results
+
+
+def _has_workers(client) -> bool:
+    try:
+        return bool(client.scheduler_info().get("workers"))
+    except Exception:  # the scheduler itself is gone
+        return False
+
+
+def _run_dask_once(client, task_fn, tasks, todo, results, edition_cards, engine, trials, seed,
+                   bar, retries) -> None:
     from distributed import as_completed
 
     cards_future = client.scatter(edition_cards, broadcast=True, hash=False)
     # keys unique to this run: an earlier sweep's keys of the same name may still be being
     # released on the scheduler, which would cancel these ("already forgotten")
     run = uuid.uuid4().hex[:12]
-    futures = [client.submit(task_fn, t, cards_future, engine, trials, seed,
-                             key=f"dustsim-{t.kind}-{i}-{seed}-{run}", retries=retries,
+    futures = [client.submit(task_fn, tasks[i], cards_future, engine, trials, seed,
+                             key=f"dustsim-{tasks[i].kind}-{i}-{seed}-{run}", retries=retries,
                              pure=False)
-               for i, t in enumerate(tasks)]
-    index = {f.key: i for i, f in enumerate(futures)}
-    results: list = [None] * len(tasks)
+               for i in todo]
+    index = {f.key: i for f, i in zip(futures, todo, strict=True)}
     lost = threading.Event()
     finished = threading.Event()
 
     def watchdog() -> None:  # every worker gone for LOST_WORKERS_WAIT s: give up
         since = None
         while not finished.wait(2):
-            try:
-                workers = client.scheduler_info().get("workers")
-            except Exception:  # the scheduler itself is gone: the same answer
-                workers = None
-            if workers:
+            if _has_workers(client):
                 since = None
                 continue
             since = since or time.monotonic()
@@ -188,11 +213,6 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
             results[index[fut.key]] = fut.result()
             if bar is not None:
                 bar.update(1)
-    except CancelledError as exc:  # the scheduler dropped the run (workers and data gone)
-        client.cancel(futures)
-        raise DustsimError(f"the Dask scheduler dropped the run's tasks ({exc}); if its "
-                           "workers were lost, restart them; run again",
-                           field="--scheduler") from None
     except BaseException:
         client.cancel(futures)
         if lost.is_set():
@@ -202,7 +222,6 @@ def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, 
         finished.set()
     if lost.is_set():
         raise _lost(tasks)
-    return results
 
 
 _ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
