@@ -129,3 +129,17 @@ def test_section_from_any_table_renders(tmp_path):
     assert "<td>yes</td>" in page and "True" not in page
     assert "sections/lists.html" in (tmp_path / "index.html").read_text(encoding="utf-8")
     assert Path(tmp_path / "assets" / "datatables.js").stat().st_size > 100_000
+
+
+def test_cards_on_one_point_share_one_label():
+    """Two cards with the same printed and suggested cost get one label, not two on top of
+    each other (copies such as "Assault Truck" and "Assault Truck (DS)")."""
+    from dustsim.review.charts import fair_points_scatter
+
+    fair = pd.DataFrame({"unit": ["Truck", "Truck (DS)", "Tank", "Jeep"],
+                         "fair_ap": [7.7, 7.7, 20.0, 10.0], "ap": [14, 14, 20, 6],
+                         "bloc": ["Allies"] * 4})
+    fair["residual"] = np.log(fair["ap"] / fair["fair_ap"])
+    fig = fair_points_scatter(fair, label=2)
+    labels = sorted(t.get_text() for t in fig.axes[0].texts)
+    assert labels == ["Jeep", "Tank", "Truck, Truck (DS)"]

@@ -245,8 +245,10 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
             ax.set_yscale("log")
         picked = pd.concat([d.nlargest(label, "residual"), d.nsmallest(label, "residual")])
         picked = picked[~picked.index.duplicated()]
-        texts = [ax.text(r["fair_ap"], r["ap"], r["unit"], fontsize=7)
-                 for _, r in picked.iterrows()]
+        # cards on the same point (copies with the same figures) share one label
+        at = [picked["fair_ap"].round(6).to_numpy(), picked["ap"].to_numpy()]
+        texts = [ax.text(x, y, ", ".join(g["unit"]), fontsize=7)
+                 for (x, y), g in picked.groupby(at, sort=False)]
         _repel(ax, texts)
         from matplotlib.ticker import FuncFormatter
 
