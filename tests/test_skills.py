@@ -94,3 +94,22 @@ def test_share_of_ap_not_played_is_counted_from_the_cards(cards):
     s = S.unplayed_share([a, b, c], "dust-1947")
     assert s["ap"] == 60 and s["ap_unplayed"] == 30 and s["share_ap"] == 0.5
     assert s["ap_not_played"] == 10
+
+
+def test_list_vs_notes_name_exactly_the_unplayed_rules_of_the_example_lists(cards):
+    """Issue 23: `list vs` dropped Scout, Command Squad, Smoke Launchers, Move and Fire and
+    the platoon advantages from its notes; now the notes come from the table."""
+    from conftest import ROOT
+
+    from dustsim.army.lists import load_list
+    from dustsim.play.list_battles import compile_lists
+
+    a = load_list(ROOT / "examples/lists/allies-rangers.toml", cards)
+    b = load_list(ROOT / "examples/lists/axis-heavy-grenadiers.toml", cards)
+    spec = compile_lists(a, b)
+    expected = {r.name for lst in (a, b) for u in lst.units for c in u.cards
+                for r in S.card_rules(c, fielded=True) if r.unplayed or r.gap}
+    assert S.note_rule_names(spec.notes) == expected
+    assert {"Scout", "Command Squad", "Smoke Launchers", "Move and Fire"} <= expected
+    platoons = [n for n in spec.notes if n.startswith("platoon advantage not played")]
+    assert len(platoons) == len(a.platoons) + len(b.platoons) == 2
