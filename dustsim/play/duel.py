@@ -40,9 +40,10 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kern
   defined in :data:`dustsim.rules.attack.POLICIES`). Within a squad the owner removes plain soldiers
   first: a weapon line carried by ``c`` soldiers fires with ``min(c, survivors)``.
 
-Units activate in the order listed. Not modelled (listed in each result's ``notes`` when a
-card has them): officer and other special actions, Stunned tokens (Tesla, Grapple), critical
-hits, Salvo and Volley (a weapon always fires its normal attack), smoke, transports.
+Units activate in the order listed. Every skill and weapon rule of the sides' cards that the
+battles do not play is named in the result's ``notes``, from the one table
+(:func:`dustsim.rules.skills.unplayed_rules`); critical hits, special actions and transports
+are not played either.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ from dustsim.rules.attack import (
 )
 from dustsim.rules.dice import FaceSet, P
 from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+from dustsim.rules.skills import unplayed_rules
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,8 +88,6 @@ CHUNK = 4096  # duels per chunk: part of the stream definition (results depend o
 REACTION_RANGE = 4  # 1947 L797, 2013 L437
 INITIATIVE_DICE = 3  # 1947 L337, 2013 L176, 2009 L229
 OUTCOMES = ("a", "b", "none")
-NOT_MODELLED_SKILLS = ("advanced reactive fire", "black ops", "officer", "medic", "mechanic",
-                       "charge", "first strike", "assassin", "camouflage")
 
 
 @dataclass(frozen=True)
@@ -396,8 +396,6 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
     brave = bool(skills & {"brave", "commissar", "unflappable", "semper fi"})
     row[K.U_SUPP_DICE] = rs.suppression_dice + (1 if brave else 0)
     row[K.U_IMMUNE] = int(token_immune(tg))  # the single-attack rule
-    for s in sorted(skills & set(NOT_MODELLED_SKILLS)):
-        notes.append(f"{du.name}: skill {s!r} not modelled in duels")
     if du.pilot is not None:
         notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
     weapons = []
@@ -418,9 +416,6 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
                                  f"boxes; not fired")
                     continue
                 ammo = w.ammo
-            for k in ("salvo", "volley", "wire-guided"):
-                if k in kw:
-                    notes.append(f"{carrier.name}: {w.name} fires normally ({k} not used)")
             weapons.append((w, carrier, (1 if is_hero else w.count, int(is_hero), rng[0],
                                          rng[1], int(w.close_combat), ammo,
                                          int("reload" in kw), int("set-up" in kw),
@@ -523,6 +518,8 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 gblast[w0 + k, t] = blast
                 gdice[w0 + k, t] = dice
     notes.extend(sorted(unusable))
+    # every rule on these cards that battles do not play: the one table (issue 23)
+    notes.extend(unplayed_rules(c for du in all_units for c in (du.card, du.hero, du.pilot)))
     # one unit a side: the target and reactor choices have a single candidate, so the
     # value matrix that orders them is not needed (zeros behave the same)
     value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
