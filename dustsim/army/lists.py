@@ -476,7 +476,8 @@ def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, cha
     viol = []
     if chart.bloc not in (lst.bloc, MERCENARIES):
         viol.append(Violation(label, "Platoons", "L950-962",
-                              f"{chart.name} is a {chart.bloc} platoon in a {lst.bloc} army"))
+                              f"{chart.name} is {article(chart.bloc)} {chart.bloc} platoon in "
+                              f"{article(lst.bloc)} {lst.bloc} army"))
     if not chart.buildable:
         st = PlatoonStatus(ref.id, chart.name, True, False, False, chart.advantage, (), (),
                            tuple(u.name for u in members))
@@ -596,7 +597,8 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
                 continue
             if lst.bloc and lst.bloc != MERCENARIES and c.bloc != lst.bloc:
                 v.append(Violation(u.name, "One bloc", "L837, L845",
-                                   f"{c.name} is a {c.bloc} card in a {lst.bloc} army"))
+                                   f"{c.name} is {article(c.bloc)} {c.bloc} card in "
+                                   f"{article(lst.bloc)} {lst.bloc} army"))
             elif lst.bloc == MERCENARIES:
                 v.append(Violation(u.name, "Mercenary force", "L879-883",
                                    f"{c.name} ({c.bloc}) in an all-mercenary force"))
@@ -697,3 +699,13 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
                              "rulebook conversion; cannot check it, advantage not assumed")
     return Check(lst, tuple(v), float(lst.ap), float(paid), float(pts["free_hero_ap"]),
                  pts["faction"], tuple(statuses), tuple(notes))
+
+
+def article(word: str) -> str:
+    """'a' or 'an' before a bloc name: an Allies, an Axis, an SSU, an IJN, a Mythos army."""
+    w = str(word).strip()
+    if not w:
+        return "a"
+    if len(w) > 1 and w.isupper():  # read letter by letter: an SSU, an IJN
+        return "an" if w[0] in "AEFHILMNORSX" else "a"
+    return "an" if w[0].lower() in "aeiou" else "a"

@@ -131,8 +131,41 @@ def _register_attack(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--chart", metavar="FILE",
+                   help="write the damage distribution chart (.png, .svg or .pdf)")
+    p.add_argument("--force", action="store_true", help="replace an existing --chart file")
     p.add_argument("--data", nargs="*", help="unit files or folders")
     p.set_defaults(func=cmd_attack)
+
+
+def _chart_path(args):
+    """--chart FILE checked before any work: a .png, .svg or .pdf that --force may replace."""
+    from pathlib import Path
+
+    if not args.chart:
+        refuse_unused(args, {"--force": "it replaces an existing --chart file; no --chart given"})
+        return None
+    from dustsim.io import check_output_file
+
+    path = check_output_file(Path(args.chart), args.force, "--chart")
+    fmt = path.suffix.lstrip(".").lower()
+    if fmt not in ("png", "svg", "pdf"):
+        raise DustsimError(f"chart format {fmt or '(none)'!r}: name the file .png, .svg "
+                           "or .pdf", field="--chart")
+    return path
+
+
+def _write_chart(fig, path, force: bool) -> None:
+    """Write one Figure atomically to ``path`` (its suffix is the format)."""
+    import tempfile
+    from pathlib import Path
+
+    from dustsim.io import atomic_write_bytes
+    from dustsim.review.charts import save
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (written,) = save(fig, Path(tmp), "chart", (path.suffix.lstrip(".").lower(),))
+        atomic_write_bytes(path, written.read_bytes(), force=force, what="--chart")
 
 
 def _check_attack_flags(args) -> None:
@@ -184,6 +217,7 @@ def cmd_attack(args) -> int:
 
     _check_trials(args)
     _check_attack_flags(args)
+    chart = _chart_path(args)
     action = "sustained" if args.sustained else ("reactive" if args.reactive else "attack")
     options = _parse_options(args.option)
     sit_kw = dict(salvo=args.salvo, volley=args.volley, aim=args.aim, token=args.attacker_token)
@@ -240,6 +274,11 @@ def cmd_attack(args) -> int:
               "dice in the whole attack (--count, --salvo, --volley) =")
     result = evaluate(spec, args.engine, trials=args.trials, seed=args.seed,
                       threads=args.threads)
+    if chart is not None:
+        from dustsim.review.charts import damage_distributions
+
+        _write_chart(damage_distributions([(title, result)], f"{title} ({spec.ruleset}, "
+                                                             f"{action})"), chart, args.force)
     if args.json:
         out = {"attack": title, "ruleset": spec.ruleset, "action": action,
                **result.summary()}
@@ -317,16 +356,24 @@ def _register_report(sub) -> None:
                        description="Score every card of an edition against every armour "
                                    "column and every card; write CSV/Parquet tables, charts "
                                    "and a static index.html.")
-    p.add_argument("--edition", default="dust-1947")
+    p.add_argument("--edition", default="dust-1947",
+                   help="the cards reviewed: dust-1947, tactics-2013, tactics-2009 or "
+                        "ffg-era (default: dust-1947)")
     p.add_argument("--units", help="comma-separated card names (default: every card)")
     p.add_argument("--out", default="report", help="output folder (default: report)")
-    p.add_argument("--engine", default="exact", choices=("exact", "mc"))
+    p.add_argument("--engine", default="exact", choices=("exact", "mc"),
+                   help="exact: probabilities computed; mc: Monte Carlo with error bars "
+                        "(default: exact)")
     p.add_argument("--trials", type=int, default=20_000,
-                   help="Monte Carlo trials (MC engine, and the exact engine's confirmation)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--format", default="png,svg,pdf", help="chart formats, comma-separated")
+                   help="Monte Carlo trials per figure (MC engine, and the exact engine's "
+                        "confirmation; default: 20,000)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of every Monte Carlo figure, duel and engagement; the same "
+                        "seed gives the same report (default: 0)")
+    p.add_argument("--format", default="png,svg,pdf",
+                   help="chart formats, comma-separated (default: png,svg,pdf)")
     p.add_argument("--confirm", type=int, default=200,
-                   help="exact figures re-checked by Monte Carlo (0: none)")
+                   help="exact figures re-checked by Monte Carlo (0: none; default: 200)")
     p.add_argument("--workers", type=int, default=0,
                    help="run the sweeps on a local Dask cluster of N worker processes")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -334,10 +381,13 @@ def _register_report(sub) -> None:
     p.add_argument("--platoon-budget", type=float, default=75,
                    help="army points for the platoon builds (Dust 1947; default 75)")
     p.add_argument("--duel-units", type=int, default=8,
-                   help="duel section: the best N cards, each against each (0: none)")
-    p.add_argument("--duel-trials", type=int, default=4_000, help="duels per pairing")
+                   help="duel section: the best N cards, each against each (0: none; "
+                        "default: 8)")
+    p.add_argument("--duel-trials", type=int, default=4_000,
+                   help="duels per pairing (default: 4,000)")
     p.add_argument("--value-trials", type=int, default=32,
-                   help="value model: engagements per pairing and starting distance")
+                   help="value model: engagements per pairing and starting distance "
+                        "(default: 32)")
     p.add_argument("--patch", metavar="TOML",
                    help="balance proposal (costs, cells, weapons, skills): adds a "
                         "before/after section (format: dustsim.review.value.load_patch)")
@@ -677,34 +727,18 @@ def cmd_epic_battle(args) -> int:
 
 
 def cmd_epic_optimize(args) -> int:
-    from pathlib import Path
 
     from dustsim.limits import check_int
     from dustsim.play.epic import optimize
 
-    if not args.chart:
-        refuse_unused(args, {"--force": "it replaces an existing --chart file; no --chart given"})
+    path = _chart_path(args)
     check_int(args.budget, "epic_budget", "--budget")
-    if args.chart:
-        from dustsim.io import check_output_file
-
-        path = check_output_file(Path(args.chart), args.force, "--chart")
-        fmt = path.suffix.lstrip(".").lower()
-        if fmt not in ("png", "svg", "pdf"):
-            raise DustsimError(f"chart format {fmt or '(none)'!r}: name the file .png, .svg "
-                               "or .pdf", field="--chart")
     rows = optimize(args.budget, args.vs, side=args.side, objective=args.objective,
                     progress=progress_wanted(args), **_epic_setting(args))
-    if args.chart:
-        import tempfile
+    if path is not None:
+        from dustsim.review.charts import epic_mixes
 
-        from dustsim.io import atomic_write_bytes
-        from dustsim.review.charts import epic_mixes, save
-
-        fig = epic_mixes(rows, args.budget, args.vs, args.side)
-        with tempfile.TemporaryDirectory() as tmp:
-            (written,) = save(fig, Path(tmp), "chart", (fmt,))
-            atomic_write_bytes(path, written.read_bytes(), force=args.force, what="--chart")
+        _write_chart(epic_mixes(rows, args.budget, args.vs, args.side), path, args.force)
     if args.json:
         print(json.dumps(rows[: args.top], indent=1))
         return 0
@@ -756,6 +790,9 @@ def _duel_arguments(p) -> None:
                    help="ruleset option (see dustsim.rules.rulesets.OPTIONS)")
     p.add_argument("--data", nargs="*", help="unit files or folders")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--csv", metavar="FILE",
+                   help="write the result's tidy table (DuelResult.to_frame) to a CSV file")
+    p.add_argument("--force", action="store_true", help="replace an existing --csv file")
     p.set_defaults(func=cmd_duel)
 
 
@@ -766,6 +803,15 @@ def cmd_duel(args) -> int:
     from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION
 
     _check_trials(args)
+    csv_path = None
+    if args.csv:
+        from pathlib import Path
+
+        from dustsim.io import check_output_file
+
+        csv_path = check_output_file(Path(args.csv), args.force, "--csv")
+    else:
+        refuse_unused(args, {"--force": "it replaces an existing --csv file; no --csv given"})
     cards = load_cards(_data_paths(args.data))
     if args.edition is not None:
         if args.edition not in DEFAULT_RULESET_FOR_EDITION:
@@ -783,6 +829,11 @@ def cmd_duel(args) -> int:
     r = simulate_duel(spec, args.trials, args.seed, threads=args.threads,
                       progress=progress_wanted(args))
     d = r.summary()
+    if csv_path is not None:
+        from dustsim.io import atomic_write_bytes
+
+        atomic_write_bytes(csv_path, r.to_frame().to_csv(index=False).encode(),
+                           force=args.force, what="--csv")
     if args.json:
         print(json.dumps(d, indent=1))
         return 0

@@ -71,16 +71,39 @@ def cmd_cards(args) -> int:
         pool = [c.name for c in cards if args.edition is None or c.edition == args.edition]
         raise DustsimError(f"no card matches {args.name!r}{did_you_mean(args.name, pool)}",
                            field="name")
+    if args.name:
+        sel = sorted(sel, key=lambda c: _card_order(c, args.name))
     if args.json:
         json.dump([card_json(c) for c in sel], sys.stdout, indent=1, ensure_ascii=False)
         print()
     elif args.name and len(sel) <= 5:
-        for c in sel:
+        shown, partial = sel, []
+        if args.edition is None and any(c.complete for c in sel):
+            # the complete cards in full; an older edition's partial copy (mostly '?') in
+            # one line, with the flag that shows it
+            shown = [c for c in sel if c.complete or c.edition == DEFAULT_EDITION]
+            partial = [c for c in sel if c not in shown]
+        for c in shown:
             print(card_text(c))
             print()
+        for c in partial:
+            print(f"also: {c.name}  [{c.edition}, {c.bloc}], a partial card (unknown "
+                  f"figures): dustsim cards {json.dumps(c.name)} --edition {c.edition}")
     else:
         print(cards_table(sel))
     return 0
+
+
+DEFAULT_EDITION = "dust-1947"
+
+
+def _card_order(card, name: str) -> tuple:
+    """Search order of ``cards NAME``: the exact name first, then the default edition's and
+    complete cards, then the rest by name."""
+    from dustsim.data.names import fold
+
+    return (fold(card.name) != fold(name), not card.complete,
+            card.edition != DEFAULT_EDITION, fold(card.name), card.edition)
 
 
 # -- importers -----------------------------------------------------------------------------------
@@ -226,7 +249,9 @@ class _Parser(argparse.ArgumentParser):
 
             known, parser, last = [], self, self
             while parser is not None:  # the chain of parsers the line went through
-                known += [o for a in parser._actions for o in a.option_strings]
+                # long options only: a short one (-h) is a poor guess for a long word
+                known += [o for a in parser._actions for o in a.option_strings
+                          if o.startswith("--") and o != "--help"]
                 last, parser = parser, _chosen_subparser(parser, ns)
             hints = {}
             for word in extras:
@@ -446,6 +471,9 @@ def _main(argv: Sequence[str] | None) -> int:
         )
 
         parser = build_parser()
+        if not argv:  # bare `dustsim`: the commands, not an error
+            print(parser.format_help())
+            return 0
         args = parser.parse_args(argv)
         args.argv_ = tuple(argv)
         from dustsim.limits import check_args
