@@ -390,7 +390,7 @@ def _register_report(sub) -> None:
                         "(default: 32)")
     p.add_argument("--patch", metavar="TOML",
                    help="balance proposal (costs, cells, weapons, skills): adds a "
-                        "before/after section (format: dustsim.review.value.load_patch)")
+                        "before/after section (format: dustsim.data.patches.load_patch)")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--data", nargs="*", help="unit files or folders")

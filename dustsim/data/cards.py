@@ -82,6 +82,19 @@ WEAPON_KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 _KEYWORD_ALIASES = {a: k for k, aliases in WEAPON_KEYWORDS.items() for a in (k, *aliases)}
 
+#: the keys of each table of a unit file; any other key is an error with the closest valid
+#: one offered (a misspelt ``skils`` would otherwise silently drop the card's skills)
+FILE_KEYS: tuple[str, ...] = ("schema", "edition", "bloc", "source", "revision", "card")
+CARD_KEYS: tuple[str, ...] = (
+    "name", "edition", "kind", "armour", "bloc", "faction", "ap", "models", "models_source",
+    "damage_track", "move", "march_move", "skills", "size", "weapon", "source", "sources",
+    "revision", "max_per_army", "flags", "conflict", "errata", "capturable", "cover",
+    "cover_source")
+WEAPON_KEYS: tuple[str, ...] = (
+    "name", "line", "count", "range", "mount", "keywords", "ammo", "optional", "cost", "group",
+    "source", "cell_sources", "flags")
+CONFLICT_KEYS: tuple[str, ...] = ("field", "used", "other", "used_source", "other_source")
+
 # ASCII digits only: int() would read Arabic-Indic or full-width digits too
 _RANGE_RE = re.compile(r"^(C|U|[0-9]+|[0-9]+-([0-9]+|U))$")
 _CELL_RE = re.compile(r"^(\*{1,2}|[0-9]{1,6})/([0-9]{1,6}|[#N☠?])$")
@@ -302,6 +315,14 @@ def _int_field(raw: dict, name: str, problems: list, where: dict, *, minimum=0, 
     return v
 
 
+def _unknown_keys(raw: dict, allowed: tuple[str, ...], problems: list, where: dict,
+                  prefix: str = "") -> None:
+    from dustsim.data.schema import unknown_keys
+
+    for key, message in unknown_keys(raw, allowed):
+        problems.append(Problem(**where, field=prefix + key, message=message))
+
+
 def _cap(knob: str) -> int:
     from dustsim.limits import CAPS
 
@@ -348,6 +369,50 @@ def _opt_str(raw: dict, name: str, problems: list, where: dict) -> str | None:
     return v
 
 
+#: the armour letters each kind of unit can have (the Invader is a vehicle with aircraft
+#: armour on its card; support teams are infantry or vehicles)
+KIND_ARMOUR: dict[str, str] = {"squad": "I", "hero": "I", "vehicle": "VA", "aircraft": "A",
+                               "support": "IV"}
+
+
+def range_problem(rng: str) -> str | None:
+    """Why a weapon range the notation allows cannot be fired (``"0"``, ``"8-2"``, over the
+    board cap), or None."""
+    if rng in ("C", "U", "?"):
+        return None
+    hi_cap = _cap("distance")
+    lo_s, _, hi_s = rng.partition("-")
+    lo = int(lo_s)
+    if not hi_s:
+        if not 1 <= lo <= hi_cap:
+            return f"range {rng[:40]!r} must be from 1 to {hi_cap} squares"
+        return None
+    if lo > hi_cap:
+        return f"range {rng[:40]!r}: minimum over {hi_cap} squares"
+    if hi_s != "U" and not lo < int(hi_s) <= hi_cap:
+        return (f"range {rng[:40]!r}: the maximum must be above the minimum and at most "
+                f"{hi_cap} squares")
+    return None
+
+
+def _card_sense(card_kind, armour, raw: dict, problems: list, where: dict) -> None:
+    """What the game cannot have: armour of another kind of unit, models on a unit that is
+    not a squad, a March Move below the Move."""
+    if card_kind in KIND_ARMOUR and armour and armour[0] not in KIND_ARMOUR[card_kind]:
+        problems.append(Problem(**where, field="armour",
+                                message=f"a {card_kind} cannot have armour {armour} (a "
+                                        f"{card_kind} has {'/'.join(KIND_ARMOUR[card_kind])} "
+                                        "armour)"))
+    if card_kind not in (None, "squad") and raw.get("models") is not None:
+        problems.append(Problem(**where, field="models",
+                                message=f"a {card_kind} has no models (only a squad does); "
+                                        "use damage_track"))
+    move, march = raw.get("move"), raw.get("march_move")
+    if isinstance(move, int) and isinstance(march, int) and march < move:
+        problems.append(Problem(**where, field="march_move",
+                                message=f"March Move {march} is below Move {move}"))
+
+
 def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -> Weapon | None:
     if not isinstance(raw, dict):
         problems.append(Problem(file, unit, None, "weapon", "must be a table"))
@@ -358,6 +423,7 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
         return None
     where = {"file": file, "unit": unit, "weapon": name}
     n_before = len(problems)
+    _unknown_keys(raw, WEAPON_KEYS, problems, where, "weapon.")
     line_raw = raw.get("line")
     cells: list[Cell] = []
     if not isinstance(line_raw, list) or len(line_raw) != len(COLUMNS):
@@ -373,7 +439,11 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
     rng = str(raw.get("range", "?"))
     if rng != "?" and not _RANGE_RE.match(rng):
         problems.append(Problem(**where, field="range",
-                                message=f"range {rng!r} is not C, U, N or min-max"))
+                                message=f"range {rng[:40]!r} is not C, U, N or min-max"))
+    elif rng != "?":
+        why = range_problem(rng)
+        if why:
+            problems.append(Problem(**where, field="range", message=why))
     keywords = []
     for k in _str_list(raw, "keywords", problems, where):
         canon = normalize_keyword(str(k))
@@ -382,7 +452,7 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
                                     message=f"unknown weapon keyword {k!r}"))
         else:
             keywords.append(canon)
-    count = _int_field(raw, "count", problems, where, minimum=0, maximum=_cap("count"))
+    count = _int_field(raw, "count", problems, where, minimum=1, maximum=_cap("count"))
     ammo = _int_field(raw, "ammo", problems, where, minimum=0)
     mount = _opt_str(raw, "mount", problems, where)
     group = _opt_str(raw, "group", problems, where)
@@ -433,6 +503,7 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         return None
     where = {"file": file, "unit": name, "weapon": None}
     n0 = len(problems)
+    _unknown_keys(raw, CARD_KEYS, problems, where)
     edition = raw.get("edition", defaults.get("edition"))
     if edition not in EDITIONS:
         problems.append(Problem(**where, field="edition",
@@ -450,6 +521,8 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         ):
             problems.append(Problem(**where, field="armour",
                                     message=f"{armour!r} is not I1-I4, V1-V7 or A1-A3"))
+    if not any(p.field == "armour" for p in problems[n0:]):
+        _card_sense(kind, armour, raw, problems, where)
     models = _int_field(raw, "models", problems, where, minimum=1, maximum=_cap("models"))
     track = _int_field(raw, "damage_track", problems, where, minimum=1, maximum=_cap("track"))
     models_source = raw.get("models_source")
@@ -485,6 +558,8 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     conflicts = []
     for cf in raw.get("conflict", []) or []:
         keys = ("field", "used", "other", "used_source", "other_source")
+        if isinstance(cf, dict):
+            _unknown_keys(cf, CONFLICT_KEYS, problems, where, "conflict.")
         if not isinstance(cf, dict) or any(not isinstance(cf.get(k), str) for k in keys):
             problems.append(Problem(**where, field="conflict",
                                     message=f"each conflict needs the strings {', '.join(keys)}"))
@@ -593,6 +668,7 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     if ("figure" in doc or "platoon" in doc) and "card" not in doc:
         # Epic figures and platoon charts: read by dustsim.play.epic / dustsim.army.platoons
         return []
+    _unknown_keys(doc, FILE_KEYS, problems, {"file": file, "unit": None, "weapon": None})
     cards_raw = doc.get("card", [])
     if not isinstance(cards_raw, list):
         problems.append(Problem(file, None, None, "card", "must be an array of tables"))

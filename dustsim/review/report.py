@@ -115,7 +115,8 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     check_output_dir(out, force)
     cards = load_cards(data)
     edition_cards, chosen = _select(cards, settings)
-    from dustsim.review.value import ValueSettings, load_patch
+    from dustsim.data.patches import load_patch
+    from dustsim.review.value import ValueSettings
 
     value_settings = ValueSettings(trials=settings.value_trials, seed=settings.seed)
     changes = load_patch(settings.patch, edition_cards) if settings.patch else None

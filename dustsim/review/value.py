@@ -70,12 +70,13 @@ import hashlib
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from dustsim.data.cards import COLUMNS, Card
+from dustsim.data.patches import PATCH_FIELDS, load_patch, patched  # noqa: F401 (moved; re-exported)
 from dustsim.errors import DustsimError
 from dustsim.rules.skills import played_skill_names
 
@@ -878,132 +879,6 @@ def heuristic_strength(card: Card, weights: dict[str, float] | None = None) -> f
             off += w[col] * dice * dmg * max(wp.count, 1) * factor
     health = (card.models if card.kind == "squad" else card.damage_track) or 1
     return off * health * (card.armour_value or 1)
-
-
-# -- patches --------------------------------------------------------------------------------------
-PATCH_FIELDS = ("ap", "cells", "weapons", "skills", "add_skills", "remove_skills", "move",
-                "march_move", "models", "damage_track", "armour")
-
-
-def load_patch(path, cards: list[Card]) -> dict[str, Card]:
-    """Read a balance proposal (TOML) into patched copies of the named cards.
-
-    Format (one table per change; every key optional)::
-
-        [[change]]
-        unit = "Pounder"
-        ap = 12
-        cells = { "Antitank Gun:V4" = "3/3" }   # WEAPON:COLUMN = cell
-        skills = ["Damage Resilient"]            # replaces the skills
-        add_skills = ["Lucky"]
-        remove_skills = ["Charge"]
-        move = 2
-        [[change.weapon]]                        # replaces the weapon of that name, or adds
-        name = "Antitank Gun"                    # one (same fields as a unit file)
-        range = "8"
-        line = ["-", ...]
-
-    Every error names the file, the change's line, the unit and the field, exit code 2."""
-    import tomllib
-    from pathlib import Path
-
-    from dustsim.data.cards import _weapon_from_dict, card_from_dict, card_to_dict, parse_cell
-
-    path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-        doc = tomllib.loads(text)
-    except OSError as exc:
-        raise DustsimError(exc.strerror or str(exc), file=str(path), field="--patch") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise DustsimError(f"not a TOML file: {exc}", file=str(path), field="--patch") from None
-    lines = [i + 1 for i, ln in enumerate(text.splitlines()) if ln.strip() == "[[change]]"]
-    changes = doc.get("change")
-    if not isinstance(changes, list) or not changes:
-        raise DustsimError("no [[change]] tables", file=str(path), field="change")
-    by_name = {c.name.lower(): c for c in cards}
-    out: dict[str, Card] = {}
-    for i, ch in enumerate(changes):
-        where = f"{path}:{lines[i] if i < len(lines) else '?'}"
-        if not isinstance(ch, dict):
-            raise DustsimError("a change must be a table", file=where, field="change")
-        name = ch.get("unit")
-        if not isinstance(name, str) or name.lower() not in by_name:
-            close = [c.name for c in cards if isinstance(name, str)
-                     and name.lower() in c.name.lower()][:5]
-            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
-            raise DustsimError(f"no card named {name!r}{hint}", file=where, field="unit")
-        unknown = set(ch) - {"unit", "weapon", *PATCH_FIELDS}
-        if unknown:
-            raise DustsimError(f"unknown key(s) {', '.join(sorted(unknown))}; valid: unit, "
-                               f"weapon, {', '.join(PATCH_FIELDS)}", file=where, unit=name,
-                               field=sorted(unknown)[0])
-        card = out.get(by_name[name.lower()].name, by_name[name.lower()])
-        raw = card_to_dict(card)
-        raw["edition"] = card.edition
-        for k in ("ap", "move", "march_move", "models", "damage_track", "armour"):
-            if k in ch:
-                raw[k] = ch[k]
-        if "models" in ch:
-            raw["models_source"] = "card"
-        skills = list(ch.get("skills", raw.get("skills", [])))
-        for s in ch.get("add_skills", []):
-            skills.append(s)
-        rem = {_norm(s) for s in ch.get("remove_skills", [])}
-        raw["skills"] = [s for s in skills if _norm(s) not in rem]
-        weapons = list(raw.get("weapon", []))
-        for wraw in ch.get("weapon", []):
-            if not isinstance(wraw, dict) or not isinstance(wraw.get("name"), str):
-                raise DustsimError("a [[change.weapon]] needs a name", file=where, unit=name,
-                                   field="weapon")
-            names = [w["name"] for w in weapons]
-            if wraw["name"] in names:
-                base = dict(weapons[names.index(wraw["name"])])
-                base.update(wraw)
-                weapons[names.index(wraw["name"])] = base
-            else:
-                weapons.append(wraw)
-        cells = ch.get("cells", {})
-        if not isinstance(cells, dict):
-            raise DustsimError("cells must be a table of 'WEAPON:COLUMN' = 'cell'", file=where,
-                               unit=name, field="cells")
-        for key, cell in cells.items():
-            wname, _, col = str(key).rpartition(":")
-            names = [w["name"] for w in weapons]
-            if wname not in names:
-                raise DustsimError(f"no weapon {wname!r} (has: {', '.join(names)})",
-                                   file=where, unit=name, field=f"cells.{key}")
-            if col not in COLUMNS:
-                raise DustsimError(f"{col!r} is not an armour column ({' '.join(COLUMNS)})",
-                                   file=where, unit=name, field=f"cells.{key}")
-            try:
-                parse_cell(cell)
-            except ValueError as exc:
-                raise DustsimError(str(exc), file=where, unit=name,
-                                   field=f"cells.{key}") from None
-            wd = dict(weapons[names.index(wname)])
-            line = list(wd["line"])
-            line[COLUMNS.index(col)] = cell
-            wd["line"] = line
-            weapons[names.index(wname)] = wd
-        raw["weapon"] = weapons
-        problems: list = []
-        for wd in weapons:  # weapon problems first: they name the weapon
-            _weapon_from_dict(wd, where, name, problems)
-        new = card_from_dict(raw, where, {}, problems) if not problems else None
-        if problems:
-            p = problems[0]
-            raise DustsimError(p.message, file=where, unit=p.unit, weapon=p.weapon,
-                               field=p.field)
-        assert new is not None
-        keep = {f.name: getattr(card, f.name) for f in fields(Card)
-                if f.name in ("source", "revision", "file", "flags", "bloc", "faction")}
-        out[card.name] = replace(new, **keep)
-    return out
-
-
-def patched(cards: list[Card], changes: dict[str, Card]) -> list[Card]:
-    return [changes.get(c.name, c) for c in cards]
 
 
 def compare(before: ValueModel, after: ValueModel) -> pd.DataFrame:
