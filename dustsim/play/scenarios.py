@@ -493,13 +493,17 @@ def load_scenarios() -> tuple[Scenario, ...]:
 
 
 def find_scenario(name_or_number: str | int) -> Scenario:
-    """A bundled scenario by number (``101``) or name (``firefight``, accents and case
-    ignored); anything else is a one-line error with the closest names."""
+    """A bundled scenario by number (``101``), name (``firefight``, accents and case
+    ignored) or the unique name it begins (``fuel``); anything else is a one-line error
+    with the closest names."""
     scenarios = load_scenarios()
     key = str(name_or_number).strip()
     for s in scenarios:
         if key == str(s.number) or fold(key) in (fold(s.name), fold(f"{s.number} {s.name}")):
             return s
+    prefix = [s for s in scenarios if key and fold(s.name).startswith(fold(key))]
+    if len(prefix) == 1:
+        return prefix[0]
     names = [s.name for s in scenarios]
     raise DustsimError(f"no scenario {key!r}{did_you_mean(key, names)} (scenarios: "
                        f"{', '.join(f'{s.number} {s.name}' for s in scenarios)})",
@@ -753,11 +757,12 @@ def _place_terrain(g: _Grid, sc: Scenario, rng: np.random.Generator) -> None:
         half = g.half(role)
         if sc.layout == "sewers":
             half = np.ones(g.w * g.h, bool)
-        land = half & (g.terrain != B.WATER)
         if rule.count >= 0:
             quota = rule.count
         else:
-            quota = round(rule.coverage / 100.0 * int(land.sum()))
+            # a half is half the board (54 squares, also on 9 rows) less its water
+            land = g.w * g.h / 2 - int((half & (g.terrain == B.WATER)).sum())
+            quota = round(rule.coverage / 100.0 * land)
             if rule.includes_fixed:
                 quota -= g.fixed_in_half[role]
         allowed = half.copy()
