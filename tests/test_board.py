@@ -198,7 +198,7 @@ def test_tables_agree_with_reference_under_random_blockers():
                     assert _kernel_los(b, a, t, d, tall) == ref, (a, t, tall)
 
 
-# ---- buildings (L618-620, L646) -----------------------------------------------------------------
+# ---- buildings (L618-620, L637) -----------------------------------------------------------------
 
 def _house() -> B.Board:
     # row 5  . B B B .     a 3 x 3 building, one opening O at (2,3) in its bottom wall
@@ -227,7 +227,7 @@ def test_building_seen_only_through_openings_near_a_unit():
     # (0,0) -> (3,4) passes (0,1), (1,1), (1,2), (2,2), then enters at the opening (2,3),
     # crosses (3,3) inside and reaches (3,4), which is adjacent to the opening: clear
     assert b.los[sq(w, 0, 0), sq(w, 3, 4)] == B.LOS_CLEAR
-    # two units in the same building see each other (example units G and F, L646)
+    # two units in the same building see each other (example units G and F, L637)
     assert b.los[sq(w, 1, 4), sq(w, 3, 5)] == B.LOS_CLEAR
     # the building blocks lines passing through it
     assert b.los[sq(w, 0, 4), sq(w, 4, 4)] == B.LOS_BLOCKED

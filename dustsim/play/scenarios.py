@@ -573,7 +573,7 @@ def _layout(g: _Grid, sc: Scenario, rng: np.random.Generator, variant: Variant |
         half = g.half(1)
         rows = sorted({s // w for s in np.flatnonzero(half)})
         r = rows[(len(rows) - 1) // 2]
-        c = (w - 2) // 2 + (w % 2)  # the 1 x 2 interior, side by side (L3132)
+        c = (w - 2) // 2 + (w % 2)  # the 1 x 2 interior, side by side (L3128)
         squares = [g.sq(c, r), g.sq(c + 1, r)]
         code = B.BUNKER if piece == "bunker" else B.STRONGPOINT
         for s in squares:
