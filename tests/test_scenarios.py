@@ -334,3 +334,14 @@ def test_cli_scenarios_bad_name(capsys):
     assert err.count("\n") == 0 and "did you mean 'Firefight'" in err
     assert main(["scenarios", "105", "--variant", "Weather"]) == 2
     assert "not modelled" in capsys.readouterr().err
+
+
+def test_victory_and_scoring_arrays_for_the_kernel():
+    v = S.victory_array(S.find_scenario(103))
+    # hold both dumps after turn three with no enemy within Range 1 (L2566), then VP
+    assert v.shape == (2, len(S.VICTORY_COLUMNS))
+    assert v[0].tolist() == [S.VC_HOLD, S.SIDE_EITHER, -1, 4, 0, 1, 0, 0, 0]
+    assert v[1][0] == S.VC_VP and v[1][4] == 1
+    w = S.victory_array(S.find_scenario(113))
+    assert w[1].tolist() == [S.VC_ANNIHILATION, S.SIDE_DEFENDER, -1, 1, 0, -1, 0, 0.5, 1]
+    assert S.scoring_array(S.find_scenario(111)).tolist()[:3] == [1.0, 0.5, 0.25]

@@ -281,6 +281,50 @@ class Scenario:
 
 
 # --------------------------------------------------------------------------------------------
+# Flat forms for the battle kernel
+
+#: Codes of :func:`victory_array` column 0, in :data:`VICTORY_KINDS` order.
+VC_HOLD, VC_EXIT, VC_ANNIHILATION, VC_VP_THRESHOLD, VC_VP, VC_DEFAULT, VC_DRAW = range(7)
+#: Side codes (column 1): the attacker (board side A), the defender (side B), either.
+SIDE_ATTACKER, SIDE_DEFENDER, SIDE_EITHER = 0, 1, 2
+#: Columns of :func:`victory_array`.
+VICTORY_COLUMNS = ("kind", "side", "count", "from_turn", "game_end", "clear_range",
+                   "clear_building", "fraction", "count_immobilized")
+
+
+def victory_array(scenario: Scenario) -> np.ndarray:
+    """The victory conditions as ``float64[k, 9]``, one row per condition in file order,
+    columns :data:`VICTORY_COLUMNS`: kind code (``VC_*``), side code (``SIDE_*``), count
+    (-1: all objectives), first turn checked, 1 if checked only at the end of the game,
+    clear range (-1: none), 1 if the objective's building must hold no enemy, fraction,
+    1 if immobilized vehicles count as destroyed. Absent parameters take the vocabulary's
+    defaults (module docstring)."""
+    kinds = list(VICTORY_KINDS)
+    out = np.zeros((len(scenario.victory), len(VICTORY_COLUMNS)), np.float64)
+    for i, v in enumerate(scenario.victory):
+        p = dict(VICTORY_KINDS[v.kind])
+        p.update(v.params)
+        side = p.get("side", "either")
+        count = p.get("count", "all")
+        end = v.kind in ("victory_points", "default_winner", "draw") or p.get("at") == "game_end"
+        out[i] = (kinds.index(v.kind), SIDES.index(side), -1 if count == "all" else count,
+                  p.get("from_turn", 1), float(end), p.get("clear_range", -1),
+                  float(bool(p.get("clear_building", False))), p.get("fraction", 0.0),
+                  float(bool(p.get("count_immobilized", False))))
+    return out
+
+
+#: Entries of :func:`scoring_array`.
+SCORING_FIELDS = ("destroyed", "immobilized", "crippled", "objective_held",
+                  "objective_clear_range", "unit_in_enemy_half", "exited")
+
+
+def scoring_array(scenario: Scenario) -> np.ndarray:
+    """The victory-point weights as ``float64[7]`` in :data:`SCORING_FIELDS` order."""
+    return np.array([float(getattr(scenario.scoring, f)) for f in SCORING_FIELDS], np.float64)
+
+
+# --------------------------------------------------------------------------------------------
 # Loading and validation
 
 def _check_keys(table: dict, allowed: set[str], where: str, file: str) -> None:
