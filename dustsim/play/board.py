@@ -195,7 +195,7 @@ _BUILDINGS = frozenset({BUILDING, BUILDING_OPENING})
 _FORTS = frozenset({STRONGPOINT, BUNKER})
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Board:
     """One battlefield and its lookup tables (all arrays read-only; see the module docstring).
 
@@ -253,6 +253,11 @@ class Board:
     enters: np.ndarray = field(repr=False)
     cliff_mask: np.ndarray = field(repr=False)
     cliff_climb: np.ndarray = field(repr=False)
+
+    def __repr__(self) -> str:
+        terrain = int((self.terrain != OPEN).sum())
+        return (f"Board({self.name!r}, {self.width} x {self.height}, {terrain} terrain "
+                f"squares, {len(self.objectives)} objectives)")
 
     @property
     def n(self) -> int:

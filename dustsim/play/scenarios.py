@@ -7,6 +7,11 @@ pieces and who places them, fixed features (``layout``), deployment, objectives,
 conditions, victory-point scoring, variants and the ``decisions`` taken where the text is
 silent or its symbols and maps were lost.
 
+Terrain: each player places only on their own half (L2439), so the order of placing (by
+initiative, alternating) does not change the board; the generator places each half's pieces
+uniformly on its free squares, never on the row a side enters on, and draws again (same seed
+stream) when a side could not reach the enemy, an objective or its exit.
+
 Orientation: the attacker is side A (row 0 edge) and the defender side B (last row). A
 scenario played across the short edges is 9 wide x 12 high, one across the long edges 12 x 9
 (:mod:`dustsim.play.board`). Halves: the attacker's half is the rows below the centre line,
@@ -1014,6 +1019,8 @@ def _playable(board: B.Board, sc: Scenario) -> bool:
             if not (seen & other).any():
                 return False
             if cls == B.FOOT and any(not seen[t].any() for t in targets):
+                return False
+            if board.exit_mask[role].any() and not (seen & board.exit_mask[role]).any():
                 return False
     return True
 
