@@ -69,6 +69,7 @@ def test_find_scenario_by_number_name_prefix_and_typo():
     assert S.find_scenario(101).name == "Firefight"
     assert S.find_scenario("CITY SHOWDOWN").number == 107
     assert S.find_scenario("fuel").number == 103
+    assert S.find_scenario("113-switchback-convoy").number == 113
     with pytest.raises(DustsimError, match="did you mean 'Firefight'") as e:
         S.find_scenario("firefigth")
     assert "\n" not in str(e.value)
@@ -345,3 +346,14 @@ def test_victory_and_scoring_arrays_for_the_kernel():
     w = S.victory_array(S.find_scenario(113))
     assert w[1].tolist() == [S.VC_ANNIHILATION, S.SIDE_DEFENDER, -1, 1, 0, -1, 0, 0.5, 1]
     assert S.scoring_array(S.find_scenario(111)).tolist()[:3] == [1.0, 0.5, 0.25]
+
+
+def test_cli_map_file(tmp_path, capsys):
+    good = _write(tmp_path, MAP, "map.toml")
+    assert main(["scenarios", "--map", str(good)]) == 0
+    out = capsys.readouterr().out
+    assert "crossroads: board 4 x 3" in out and "=..X" in out
+    bad = _write(tmp_path, MAP.replace('"=..X"', '"=..Z"'), "bad.toml")
+    assert main(["scenarios", "--map", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "bad.toml" in err and "field 'rows'" in err and "\n" not in err

@@ -19,6 +19,8 @@ def _register_scenarios(sub) -> None:
     p.add_argument("--seed", type=int, default=0,
                    help="terrain draw for the board shown (default 0)")
     p.add_argument("--variant", help="a variant of that scenario (e.g. 'Forest Road')")
+    p.add_argument("--map", metavar="FILE",
+                   help="check and show a board drawn in a TOML map file instead")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_scenarios)
 
@@ -53,6 +55,8 @@ def cmd_scenarios(args) -> int:
     from dustsim.play.scenarios import find_scenario, load_scenarios
 
     check_int(args.seed, "seed", "--seed")
+    if args.map:
+        return _show_map(args)
     if args.scenario is None:
         if args.variant:
             from dustsim.errors import DustsimError
@@ -98,4 +102,29 @@ def cmd_scenarios(args) -> int:
         print("  height levels:")
         for line in row["levels"]:
             print("    " + line)
+    return 0
+
+
+def _show_map(args) -> int:
+    from dustsim.cli.shell import refuse_unused
+    from dustsim.play import board as B
+    from dustsim.play.scenarios import board_from_toml
+
+    refuse_unused(args, {"--seed": "a map file has no drawn terrain",
+                         "--variant": "a map file has no variants"})
+    if args.scenario is not None:
+        from dustsim.errors import DustsimError
+
+        raise DustsimError("give a scenario or --map, not both", field="--map")
+    board = board_from_toml(args.map)
+    row = {"name": board.name, "board": f"{board.width} x {board.height}",
+           "objective_squares": [int(s) for s in board.objectives],
+           "board_map": B.board_text(board).split("\n")}
+    if args.json:
+        json.dump(row, sys.stdout, indent=1)
+        print()
+        return 0
+    print(f"{row['name']}: board {row['board']}, objectives {row['objective_squares']}")
+    for line in row["board_map"]:
+        print("    " + line)
     return 0

@@ -236,6 +236,12 @@ class Scenario:
         return long_ if self.edges == "short" else short
 
     @property
+    def roles(self) -> dict[str, int]:
+        """Board side of each role: the attacker is side A (0, row-0 edge), the defender side
+        B (1). Which army list plays which role is the battle's choice."""
+        return {"attacker": 0, "defender": 1}
+
+    @property
     def board_size(self) -> str:
         return f"{self.width} x {self.height}"
 
@@ -547,10 +553,11 @@ def find_scenario(name_or_number: str | int) -> Scenario:
     with the closest names."""
     scenarios = load_scenarios()
     key = str(name_or_number).strip()
+    folded = fold(key.replace("-", " ").replace("_", " "))
     for s in scenarios:
-        if key == str(s.number) or fold(key) in (fold(s.name), fold(f"{s.number} {s.name}")):
+        if key == str(s.number) or folded in (fold(s.name), fold(f"{s.number} {s.name}")):
             return s
-    prefix = [s for s in scenarios if key and fold(s.name).startswith(fold(key))]
+    prefix = [s for s in scenarios if folded and fold(s.name).startswith(folded)]
     if len(prefix) == 1:
         return prefix[0]
     names = [s.name for s in scenarios]
