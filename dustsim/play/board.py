@@ -158,6 +158,13 @@ BOARD_DECISIONS: tuple[tuple[str, str], ...] = (
      "terrain (L516, L680); smoke is dynamic (OPEN-18: units in smoke are in cover)"),
     ("arcs", "front/rear: target square centre within 45 degrees (inclusive) of the facing "
      "line; side: any square not straight ahead or behind (L588-594); centre of squares"),
+    ("dynamic", "vehicles (L612), smoke (L614) and wrecks (L486: a destroyed vehicle stays as "
+     "terrain that blocks sight and gives cover) are the kernels' dynamic blockers on the "
+     "stored sight lines; the road bonus (+1 Move, +2 March Move on roads only, L475) is the "
+     "kernel's, from terrain ROAD"),
+    ("not modelled", "mud and sand (halved moves, L473, L477), walls on square edges and "
+     "multi-storey buildings (L484), vehicles crushing ammo crates (L481), amphibious "
+     "movement (L3411-3413)"),
 )
 
 # Per-terrain properties --------------------------------------------------------------------
