@@ -43,6 +43,7 @@ def _detail(sc, seed: int, variant: str | None) -> dict:
     row["victory_lines"] = [v.lines for v in sc.victory]
     row["decisions"] = [{"topic": d.topic, "lines": d.lines, "decision": d.decision}
                         for d in sc.decisions]
+    row["board_decisions"] = [{"topic": t, "decision": d} for t, d in B.BOARD_DECISIONS]
     row["board_map"] = B.board_text(board).split("\n")
     if board.height_level.any():
         row["levels"] = B.board_text(board, levels=True).split("\n")
