@@ -59,10 +59,10 @@ def cmd_scenarios(args) -> int:
     if args.map:
         return _show_map(args)
     if args.scenario is None:
-        if args.variant:
-            from dustsim.errors import DustsimError
+        from dustsim.cli.shell import refuse_unused
 
-            raise DustsimError("needs a scenario", field="--variant")
+        refuse_unused(args, {"--seed": "give a scenario to draw its board",
+                             "--variant": "give a scenario to draw its board"})
         rows = [s.summary() for s in load_scenarios()]
         if args.json:
             json.dump({"scenarios": rows}, sys.stdout, indent=1)
