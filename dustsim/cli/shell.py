@@ -443,6 +443,7 @@ def _main(argv: Sequence[str] | None) -> int:
             commands,  # noqa: F401  (registers attack, bench, report)
             list_commands,  # noqa: F401  (registers list)
             rules_commands,  # noqa: F401  (registers options)
+            scenario_commands,  # noqa: F401  (registers scenarios)
         )
 
         parser = build_parser()

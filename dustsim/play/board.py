@@ -2,7 +2,7 @@
 
 Squares are indexed ``s = row * width + col`` (``col`` 0..width-1, ``row`` 0..height-1). Side A
 (index 0) has its table edge on row 0, side B (index 1) on row ``height - 1``. The rulebook's
-play area is 9 x 12 squares for every scenario (seed 003 L2465 and each scenario's "Play
+play area is 9 x 12 squares for every scenario (seed 003 L2437, L2482 and each scenario's "Play
 Area"); a scenario whose players face each other across the short edges is built 9 wide and 12
 high, one played across the long edges 12 wide and 9 high, so the two sides' edges are always
 rows 0 and ``height - 1`` (see :mod:`dustsim.play.scenarios`).
@@ -10,7 +10,8 @@ rows 0 and ``height - 1`` (see :mod:`dustsim.play.scenarios`).
 Everything here is static (terrain only) and computed once per map (:func:`make_board` caches
 the tables by terrain): range (:data:`Board.dist`, the diagonal rule of L580-582), line of sight
 dot to dot with the corner rule (L602-655), cover per unit class (L680, L3142), movement cost
-per movement class (L461-498, L3527, L3547, L3689, L3697), fire arcs per facing (L584-598).
+per movement class (L461-486, L506, L516, L3527, L3547, L3689, L3697), fire arcs per facing
+(L584-598).
 Dynamic blockers (vehicles, smoke) are tested by the kernels on the stored sight lines
 (:data:`Board.line_start` ...), exactly as :func:`line_of_sight` does here in pure Python.
 
@@ -28,22 +29,23 @@ from typing import Any
 import numpy as np
 
 from dustsim.errors import DustsimError
+from dustsim.limits import CAPS, check_int
 
 # --------------------------------------------------------------------------------------------
-# Terrain codes (int8). L467-484 (terrain types), L3110-3158 (special terrain).
-OPEN = 0  #: open ground: passable, no cover, no effect on sight (L467)
+# Terrain codes (int8). L470-486 (terrain types), L3110-3158 (special terrain).
+OPEN = 0  #: open ground: passable, no cover, no effect on sight (L472)
 BUILDING = 1  #: building interior square: infantry only; blocks sight through it (L484, L618)
-TREES = 2  #: trees: passable, cover inside, block sight to what lies beyond (L473, L616, L680)
-TANK_TRAPS = 3  #: no effect on sight, cover inside, vehicles cannot enter (L478, L680)
-SMALL_STRUCTURE = 4  #: pillar, fuel tank, silo: impassable, blocks sight (L477, L618)
+TREES = 2  #: trees: passable, cover inside, block sight to what lies beyond (L474, L616, L680)
+TANK_TRAPS = 3  #: no effect on sight, cover inside, vehicles cannot enter (L482, L680)
+SMALL_STRUCTURE = 4  #: pillar, fuel tank, silo: impassable, blocks sight (L478, L618)
 TRENCH = 5  #: no effect on sight; infantry inside are in cover (L3140-3142)
 BARBED_WIRE = 6  #: infantry roll to cross (L3144-3148): see :data:`TERRAIN_DICE`
 MINEFIELD = 7  #: attacks units crossing it (L3150-3154): see :data:`TERRAIN_DICE`
 QUONSET_HUT = 8  #: short building: blocks sight except for walkers, Large, Huge (L3156-3158)
-STRONGPOINT = 9  #: fortification interior (1 x 2 squares, L3132): infantry only, all-round sight
-BUNKER = 10  #: fortification interior, faces one way, entered from the rear (L3126, L3134)
+STRONGPOINT = 9  #: fortification interior (1 x 2 squares, L3128): infantry only, all-round sight
+BUNKER = 10  #: fortification interior, faces one way, entered from the rear (L3126, L3130)
 BUILDING_OPENING = 11  #: building square with an opening in its outer wall (L484, L618-620)
-AMMO_CRATES = 12  #: no effect on sight, cover inside (L483, L680)
+AMMO_CRATES = 12  #: no effect on sight, cover inside (L481, L680)
 ROAD = 13  #: open ground; +1/+2 move on roads for wheeled/tracked/half-tracked (L475)
 RUBBLE = 14  #: cover inside; wheeled, tracked, half-tracked cannot enter (L476, L680)
 WATER = 15  #: deep water: impassable except amphibious and aircraft (L480, L3411-3413)
@@ -63,7 +65,7 @@ N_TERRAIN = len(TERRAIN_NAMES)
 # text L475-480 treats the three alike, so their columns agree everywhere); WALKER is a vehicle
 # with none of those skills (L476, L479: walkers cross rubble and swamp); JUMP is infantry with
 # the Flying skill (jetpacks, L3527-3529: passes over any terrain as open ground, ends only where
-# it could stand: where the FOOT column is passable); FLYING is an aircraft (L510-516: terrain
+# it could stand: where the FOOT column is passable); FLYING is an aircraft (L516: terrain
 # has no effect, it is placed above it).
 FOOT, TRACKED, WHEELED, HALF_TRACKED, WALKER, JUMP, FLYING = range(7)
 MOVE_CLASS_NAMES: tuple[str, ...] = (
@@ -82,10 +84,10 @@ LOS_CLEAR, LOS_COVER, LOS_BLOCKED = 0, 1, 2
 SEE_THROUGH, OPAQUE, OPAQUE_UNLESS_TALL = 0, 1, 2
 
 # Fire-arc bits (Board.arc, arc_of): L584-598. A square may lie in two arcs: side arcs are the
-# half planes left and right of the vehicle except the straight front/rear line (L594), so a
+# half planes left and right of the vehicle except the straight front/rear line (L592), so a
 # square 30 degrees off the front is in the front arc and in a side arc.
 FRONT, REAR, SIDE = 1, 2, 4
-TURRET = FRONT | REAR | SIDE  #: a turret fires all round (L596); infantry too (L586)
+TURRET = FRONT | REAR | SIDE  #: a turret fires all round (L594); infantry too (L586)
 
 #: Facing d (0-7) points at (dcol, drow) = DIRECTIONS[d]; 0 is towards row+ (side A's front),
 #: counting clockwise as seen with row 0 at the bottom. The rulebook faces a square's edge
@@ -98,7 +100,7 @@ DIRECTIONS: tuple[tuple[int, int], ...] = (
 #: and units. A kernel treats a pair where one unit is an aircraft as: if the other unit's
 #: square has ``in_building`` set, use the ground table ``los`` (the sight line through an
 #: opening, L655); otherwise clear, with no terrain-given cover (aircraft are placed above
-#: terrain, L510) and no dynamic blockers. Units in a bunker never fire at aircraft (L3136).
+#: terrain, L516) and no dynamic blockers. Units in a bunker never fire at aircraft (L3132).
 AIRCRAFT_SEE_ALL = True
 
 #: Dice of special terrain, for the battle kernel (faces as in RULES.md: P = the bloc/primary
@@ -120,7 +122,7 @@ TERRAIN_DICE: dict[str, dict[str, Any]] = {
 
 BOARD_DECISIONS: tuple[tuple[str, str], ...] = (
     ("orientation", "side A's edge is row 0, side B's row height-1; short-edge scenarios are "
-     "9 wide x 12 high, long-edge ones 12 x 9 (L2465, L2486, L2500)"),
+     "9 wide x 12 high, long-edge ones 12 x 9 (L2482, L2486, L2524)"),
     ("range", "first diagonal 1, each further diagonal 2: max(dx,dy)+max(0,min(dx,dy)-1) "
      "(L582)"),
     ("corners", "a sight line through a grid corner touches the two squares that meet there "
@@ -132,12 +134,15 @@ BOARD_DECISIONS: tuple[tuple[str, str], ...] = (
      "squares whose outer wall has an opening. A line into or out of a building must cross "
      "its wall at an opening square, with the outside unit or the inside unit within range 1 "
      "of that opening (a unit in the opening square counts) (L618-620); two units in the same "
-     "building see each other (L646); any other building square blocks; openings take "
+     "building see each other (L637); any other building square blocks; openings take "
      "infantry only (vehicles never enter buildings, L484)"),
-    ("fortifications", "a strongpoint or bunker is its 1 x 2 interior (L3132); its squares "
+    ("fortifications", "a strongpoint or bunker is its 1 x 2 interior (L3128); its squares "
      "block lines through them except lines from/to that fortification; a bunker sees and is "
-     "seen only within 90 degrees of its facing, inclusive (L3134); its occupants are in "
-     "cover (OPEN-17: like buildings, L680) and re-roll failed saves in the kernel (L3136)"),
+     "seen only within 90 degrees of its facing, inclusive (L3130); its occupants are in "
+     "cover (OPEN-17: like buildings, L680) and re-roll failed saves in the kernel (L3132)"),
+    ("aircraft", "aircraft see and are seen by every unit not in a building, opening or bunker "
+     "(L655; a strongpoint lacks the roof, L3114, so it is open to them); see "
+     "AIRCRAFT_SEE_ALL"),
     ("quonset", "a Quonset hut square is impassable and blocks ground sight unless the shooter "
      "or the target is a walker or a Large/Huge vehicle (L3156-3158): tables los_tall, "
      "line_opaque code 2"),
@@ -150,9 +155,16 @@ BOARD_DECISIONS: tuple[tuple[str, str], ...] = (
     ("cover", "cover[:, infantry]: building, opening, trees, tank traps, ammo crates, rubble, "
      "trench, strongpoint, bunker; cover[:, vehicle]: trees, ammo crates, rubble (the only "
      "cover squares a vehicle can stand in); cover[:, aircraft] is 0: aircraft are above "
-     "terrain (L510, L680); smoke is dynamic (OPEN-18: units in smoke are in cover)"),
+     "terrain (L516, L680); smoke is dynamic (OPEN-18: units in smoke are in cover)"),
     ("arcs", "front/rear: target square centre within 45 degrees (inclusive) of the facing "
      "line; side: any square not straight ahead or behind (L588-594); centre of squares"),
+    ("dynamic", "vehicles (L612), smoke (L614) and wrecks (L486: a destroyed vehicle stays as "
+     "terrain that blocks sight and gives cover) are the kernels' dynamic blockers on the "
+     "stored sight lines; the road bonus (+1 Move, +2 March Move on roads only, L475) is the "
+     "kernel's, from terrain ROAD"),
+    ("not modelled", "mud and sand (halved moves, L473, L477), walls on square edges and "
+     "multi-storey buildings (L484), vehicles crushing ammo crates (L481), amphibious "
+     "movement (L3411-3413)"),
 )
 
 # Per-terrain properties --------------------------------------------------------------------
@@ -190,7 +202,7 @@ _BUILDINGS = frozenset({BUILDING, BUILDING_OPENING})
 _FORTS = frozenset({STRONGPOINT, BUNKER})
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Board:
     """One battlefield and its lookup tables (all arrays read-only; see the module docstring).
 
@@ -206,14 +218,18 @@ class Board:
     Extras: ``los_tall`` (the ``los`` table when the shooter or target is a walker or a Large
     or Huge vehicle: Quonset huts transparent), ``line_opaque int8[m]`` (per line entry, the
     square's static opacity for that line: 0, 1 opaque, 2 opaque unless tall), ``in_building
-    bool[n]`` (building, opening or fortification square: aircraft rule L655), ``building_id
+    bool[n]`` (building, opening or bunker square: aircraft rule L655; a strongpoint has no
+    roof, L3114, so aircraft see into it), ``building_id
     int16[n]`` (-1 or the index of the building the square belongs to), ``wall_mask
     uint8[n]`` (bit d: a ground step from this square in direction d crosses a wall),
     ``fort_facing int8[n]`` (bunker facing, -1 elsewhere), ``arc int8[8,n,n]`` (fire-arc bits
     of target square b from square a for facing d), ``objective_area int16[n]`` (-1 or the
     index into ``objectives`` of the objective that a unit on this square holds),
     ``exit_mask bool[2,n]`` (squares from which side s may exit the board), ``enters
-    bool[2]`` (side s starts off the board and enters onto its ``deploy`` squares, L2474).
+    bool[2]`` (side s starts off the board and enters onto its ``deploy`` squares, L2441),
+    ``cliff_mask uint8[n]`` (bit d: the step from this square in direction d goes up or down
+    a cliff face: never for vehicles; for infantry only where ``cliff_climb[0]`` is set, by
+    two consecutive March Moves, scenario 112 L2846; jump troops and aircraft fly over it).
     """
 
     name: str
@@ -242,6 +258,13 @@ class Board:
     objective_area: np.ndarray = field(repr=False)
     exit_mask: np.ndarray = field(repr=False)
     enters: np.ndarray = field(repr=False)
+    cliff_mask: np.ndarray = field(repr=False)
+    cliff_climb: np.ndarray = field(repr=False)
+
+    def __repr__(self) -> str:
+        terrain = int((self.terrain != OPEN).sum())
+        return (f"Board({self.name!r}, {self.width} x {self.height}, {terrain} terrain "
+                f"squares, {len(self.objectives)} objectives)")
 
     @property
     def n(self) -> int:
@@ -269,14 +292,23 @@ ARRAY_NAMES: tuple[str, ...] = (
     "terrain", "height_level", "dist", "los", "line_start", "line_squares", "line_corner",
     "cover", "move_cost", "neighbours", "deploy", "objectives", "exit_edge",
     "los_tall", "line_opaque", "in_building", "building_id", "wall_mask", "fort_facing", "arc",
-    "objective_area", "exit_mask", "enters",
+    "objective_area", "exit_mask", "enters", "cliff_mask", "cliff_climb",
 )
 
 # Edge codes of Board.exit_edge.
 EDGE_NONE, EDGE_ROW0, EDGE_ROW_LAST, EDGE_COL0, EDGE_COL_LAST = -1, 0, 1, 2, 3
 EDGE_NAMES = ("row 0", "last row", "column 0", "last column")
 
-MAX_SIDE = 30  #: largest board side accepted (tables grow as n^2 x line length)
+#: One character per square in map files and :func:`board_text` (``.`` open ground).
+MAP_LEGEND: dict[str, int] = {
+    ".": OPEN, "B": BUILDING, "O": BUILDING_OPENING, "T": TREES, "X": TANK_TRAPS,
+    "S": SMALL_STRUCTURE, "-": TRENCH, "w": BARBED_WIRE, "m": MINEFIELD, "Q": QUONSET_HUT,
+    "P": STRONGPOINT, "K": BUNKER, "a": AMMO_CRATES, "=": ROAD, "r": RUBBLE, "~": WATER,
+    "s": SWAMP, "#": BRIDGE, "@": SOLID,
+}
+_CHAR = {v: k for k, v in MAP_LEGEND.items()}
+
+MAX_SIDE = CAPS["board_side"][1]  #: largest board side (dustsim.limits.CAPS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -342,7 +374,7 @@ def trace_line(width: int, height: int, a: int, b: int) -> list[tuple[int, int]]
 
 def _fort_sees(board_facing: int, width: int, fort: int, other: int) -> bool:
     """Whether a bunker at ``fort`` facing ``board_facing`` sees ``other`` (within 90 degrees
-    of its facing, inclusive; L3134)."""
+    of its facing, inclusive; L3130)."""
     fx, fy = DIRECTIONS[board_facing]
     ox = other % width - fort % width
     oy = other // width - fort // width
@@ -393,7 +425,7 @@ class _Geometry:
             bs = self.building[s]
             if bs >= 0:
                 if bs == ba == bb:
-                    pass  # both units in this building see each other (L646)
+                    pass  # both units in this building see each other (L637)
                 elif bs == bb and entry_b is not None and k >= entry_b:
                     pass  # inside the target's building, past the opening
                 elif bs == ba and exit_a is not None and k <= exit_a:
@@ -519,8 +551,8 @@ def arc_of(board: Board, shooter_sq: int, facing: int, target_sq: int) -> int:
     facing ``facing`` (0-7, :data:`DIRECTIONS`), L584-598.
 
     FRONT: the target square's centre lies within 45 degrees (inclusive) of the facing line
-    (L590); REAR likewise behind (L592); SIDE: any square not straight ahead or behind
-    (L594). A turret or infantry weapon fires at any bit (L586, L596). The vehicle's own
+    (L588); REAR likewise behind (L590); SIDE: any square not straight ahead or behind
+    (L592). A turret or infantry weapon fires at any bit (L586, L594). The vehicle's own
     square gives 0.
     """
     return _arc(board.width, shooter_sq, facing, target_sq)
@@ -638,7 +670,7 @@ def _terrain_tables(width: int, height: int, terrain: np.ndarray, height_level: 
         rear = (along < 0) & (-along >= np.abs(across))
         side = across != 0
         arc[d] = front * FRONT + rear * REAR + side * SIDE
-    in_building = np.array([int(t) in _BUILDINGS or int(t) in _FORTS for t in terrain], bool)
+    in_building = np.array([int(t) in _BUILDINGS or int(t) == BUNKER for t in terrain], bool)
     tables = {
         "dist": dist, "los": los, "los_tall": los_tall, "line_start": line_start,
         "line_squares": line_squares, "line_corner": line_corner, "line_opaque": line_opaque,
@@ -691,17 +723,17 @@ def make_board(name: str, width: int, height: int, terrain: Any = None,
                height_level: Any = None, *, fort_facing: Any = None, deploy: Any = None,
                objectives: Iterable[int] = (), objective_area: Any = None,
                exit_edge: tuple[int, int] = (EDGE_NONE, EDGE_NONE), exit_mask: Any = None,
-               enters: tuple[bool, bool] = (True, True)) -> Board:
+               enters: tuple[bool, bool] = (True, True), cliffs: Iterable[tuple[int, int]] = (),
+               cliff_climb: bool = False) -> Board:
     """A :class:`Board` from its terrain and scenario arrays; terrain tables are cached.
 
     Defaults: open ground at level 0; side A deploys on (enters onto) row 0, side B on the
     last row; no objectives; no exits. ``objective_area`` defaults to each objective's own
-    square (a unit holds an objective by standing on it, L2484).
+    square (a unit holds an objective by standing on it, L2443). ``cliffs``: pairs of
+    neighbouring squares with a cliff face between them (both directions are marked).
     """
     for label, v in (("width", width), ("height", height)):
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_SIDE:
-            raise DustsimError(f"board {label} must be an integer from 1 to {MAX_SIDE}, "
-                               f"got {v!r}")
+        check_int(v, "board_side", f"board {label}")
     n = width * height
     terrain = _arr(terrain, n, np.int8, 0, "terrain")
     if terrain.min(initial=0) < 0 or terrain.max(initial=0) >= N_TERRAIN:
@@ -727,11 +759,21 @@ def make_board(name: str, width: int, height: int, terrain: Any = None,
             exit_mask[side] = _edge_squares(width, height, int(e))
     exit_mask = np.asarray(exit_mask, bool).reshape(2, n).copy()
     tables = _terrain_tables(width, height, terrain, height_level, fort_facing)
+    cliff_mask = np.zeros(n, np.uint8)
+    for s, t in cliffs:
+        row = tables["neighbours"][s] if 0 <= s < n else ()
+        hits = [d for d in range(8) if row[d] == t] if len(row) else []
+        if not hits:
+            raise DustsimError(f"cliff between {s} and {t}: not neighbouring squares",
+                               field="cliffs")
+        cliff_mask[s] |= np.uint8(1 << hits[0])
+        cliff_mask[t] |= np.uint8(1 << ((hits[0] + 4) % 8))
     own = {
         "terrain": terrain, "height_level": height_level, "fort_facing": fort_facing,
         "deploy": deploy, "objectives": objectives, "objective_area": objective_area,
         "exit_edge": np.asarray(exit_edge, np.int8).reshape(2).copy(),
         "exit_mask": exit_mask, "enters": np.asarray(enters, bool).reshape(2).copy(),
+        "cliff_mask": cliff_mask, "cliff_climb": np.array([bool(cliff_climb)]),
     }
     for v in own.values():
         _readonly(v)
@@ -772,3 +814,71 @@ def open_board(width: int = 12, height: int = 9, name: str = "open") -> Board:
 def clear_table_cache() -> None:
     """Forget the cached terrain tables (for timing the build)."""
     _TABLE_CACHE.clear()
+
+
+# --------------------------------------------------------------------------------------------
+# Movement reference (the kernels' step rule, in Python)
+
+_VEHICLE_CLASSES = frozenset({TRACKED, WHEELED, HALF_TRACKED, WALKER})
+
+
+def can_step(board: Board, move_class: int, s: int, d: int) -> bool:
+    """Whether a unit of ``move_class`` may step from ``s`` to its neighbour in direction
+    ``d`` (terrain only; units are the kernel's business).
+
+    The entered square must be passable (``move_cost`` below :data:`IMPASSABLE`; a JUMP unit
+    passes over anything but must end where FOOT could stand, L3529); ground units do not
+    cross walls (``wall_mask``) or cliffs (``cliff_mask``; infantry may where
+    ``cliff_climb`` says so, by the scenario's special move, L2846); vehicles do not cut the
+    corner of an impassable square diagonally (L506).
+    """
+    t = int(board.neighbours[s, d])
+    if t < 0 or board.move_cost[t, move_class] >= IMPASSABLE:
+        return False
+    if move_class in (FLYING, JUMP):
+        return True
+    bit = 1 << d
+    if board.wall_mask[s] & bit:
+        return False
+    if board.cliff_mask[s] & bit and (move_class != FOOT or not board.cliff_climb[0]):
+        return False
+    if move_class in _VEHICLE_CLASSES and d % 2 == 1:
+        for side in ((d + 7) % 8, (d + 1) % 8):
+            q = int(board.neighbours[s, side])
+            if q < 0 or board.move_cost[q, move_class] >= IMPASSABLE:
+                return False
+    return True
+
+
+def reachable(board: Board, move_class: int, sources: Iterable[int]) -> np.ndarray:
+    """Squares a unit of ``move_class`` can reach from any of ``sources`` (bool[n])."""
+    seen = np.zeros(board.n, bool)
+    stack = [int(s) for s in sources]
+    for s in stack:
+        seen[s] = True
+    while stack:
+        s = stack.pop()
+        for d in range(8):
+            if can_step(board, move_class, s, d):
+                t = int(board.neighbours[s, d])
+                if not seen[t]:
+                    seen[t] = True
+                    stack.append(t)
+    return seen
+
+
+def board_text(board: Board, levels: bool = False) -> str:
+    """The board as text, last row first (as seen from side A), one :data:`MAP_LEGEND`
+    character per square; objectives are ``*``. ``levels``: height digits instead."""
+    lines = []
+    obj = set(int(x) for x in board.objectives)
+    for r in range(board.height - 1, -1, -1):
+        row = []
+        for c in range(board.width):
+            s = r * board.width + c
+            if levels:
+                row.append(str(int(board.height_level[s])))
+            else:
+                row.append("*" if s in obj else _CHAR[int(board.terrain[s])])
+        lines.append("".join(row))
+    return "\n".join(lines)
