@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from dustsim.errors import DustsimError
+from dustsim.play.board import DIRECTIONS
 
 VERSION = 1
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
@@ -48,8 +49,29 @@ LOS = ("clear", "cover")
 # the Under Fire ladder: a new token of the ladder replaces the other (L739)
 LADDER = ("under-fire", "suppressed")
 TOKEN_NAMES = {"under-fire": "Under Fire", "suppressed": "Suppressed", "stunned": "Stunned"}
-# facing -> (column step, row step): clockwise from 0 = towards row + (B's edge)
-FACING_STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+# facing -> (column step, row step): the board's own table (0 = towards row +, clockwise)
+FACING_STEPS = DIRECTIONS
+# how each terrain type looks on the page and in the chart: fill colour and a pattern (the
+# page draws the pattern by name; the chart uses the matplotlib hatch); by TERRAIN_NAMES name
+TERRAIN_STYLE: dict[str, tuple[str, str | None, str]] = {
+    "open": ("#e7e1cf", None, ""), "building": ("#8c8177", "building", "//"),
+    "building opening": ("#a39789", "block", "/"), "trees": ("#7fae6a", "trees", "oo"),
+    "tank traps": ("#cfcabb", "cross", "xx"), "small structure": ("#b49f7c", "block", ".."),
+    "trench": ("#9c7a52", "lines", "--"), "barbed wire": ("#d9d3c3", "wire", "xx"),
+    "minefield": ("#e3c9b4", "dots", ".."), "quonset hut": ("#7f8f5a", "hut", "\\\\"),
+    "strongpoint": ("#777b80", "building", "//"), "bunker": ("#55595e", "building", "//"),
+    "ammo crates": ("#b58b4c", "block", "++"), "road": ("#d3cab3", None, ""),
+    "rubble": ("#b5aa99", "dots", "oo"), "water": ("#8fbbe0", "lines", "~~"),
+    "swamp": ("#9bab7e", "lines", "--"), "bridge": ("#b59a72", "lines", "||"),
+    "solid": ("#3d3b38", None, ""), "smoke": ("#c9c9c9", "dots", ".."),
+}
+OTHER_TERRAIN = ("#a58fc4", "block", "..")  # a name the table does not know
+
+
+def terrain_style(name: str) -> tuple[str, str | None, str]:
+    """(fill colour, page pattern, matplotlib hatch) of a terrain type by name."""
+    return TERRAIN_STYLE.get(" ".join(name.lower().replace("_", " ").replace("-", " ").split()),
+                             OTHER_TERRAIN)
 FACING_WORDS = ("towards B's edge", "towards B's edge, right", "right", "towards A's edge, right",
                 "towards A's edge", "towards A's edge, left", "left", "towards B's edge, left")
 MAX_SIDE = 64  # squares per board side: far beyond the rulebook's 12 x 9
@@ -333,9 +355,9 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
         # a close-combat retaliation is simultaneous with the blow that destroys (L765)
         raise _fail(where, "unit", f"{uid!r} was destroyed before this event")
     if action in MOVES:
-        to = ev.get("to")
-        if to is None:
-            raise _fail(where, "to", "missing (where the move ends)")
+        if "to" not in ev:
+            raise _fail(where, "to", "missing (where the move ends; null: off the board)")
+        to = ev["to"]
         start = ev.get("from", st.square)
         if "from" in ev and st.square is not None and ev["from"] != st.square:
             raise _fail(where, "from", f"{uid!r} stands on square {st.square}, not "
@@ -347,7 +369,7 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
             for s in path:
                 board.square(where, "path", s)
             walk = [start, *path] if start is not None else list(path)
-            if path and path[-1] != to:
+            if path and to is not None and path[-1] != to:
                 raise _fail(where, "path", f"ends on square {path[-1]}, not on 'to' {to}")
             for a, b in itertools.pairwise(walk):
                 if a != b and not board.adjacent(a, b):
@@ -361,9 +383,12 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
             raise _fail(where, "target", f"{tid!r} is not among the log's units")
         if uid is not None and by_id[tid]["side"] == by_id[uid]["side"]:
             raise _fail(where, "target", f"{tid!r} is on the attacker's own side")
-        for who, key in ((uid, "unit"), (tid, "target")):
+        for who, key, sq in ((uid, "unit", "from"), (tid, "target", "to")):
             if states[who].square is None:
                 raise _fail(where, key, f"{who!r} is not on the board")
+            if ev.get(sq) is not None and ev[sq] != states[who].square:
+                raise _fail(where, sq, f"square {ev[sq]}, but {who!r} stands on square "
+                            f"{states[who].square}")
         hits, saves = ev.get("hits"), ev.get("saves")
         if hits is not None and saves is not None and saves > hits:
             raise _fail(where, "saves", f"{saves} saves for {hits} hits (one save die per hit)")
@@ -436,7 +461,7 @@ def unit_labels(log: Mapping) -> dict[Any, str]:
     return out
 
 
-def _short(log: Mapping) -> dict[Any, str]:
+def unit_codes(log: Mapping) -> dict[Any, str]:
     """Up to three letters per unit for its counter on the board (initials, numbered)."""
     out, used = {}, {}
     for u in log["units"]:
@@ -492,7 +517,10 @@ def event_text(log: Mapping, i: int, labels: Mapping[Any, str] | None = None) ->
         path = ev.get("path")
         start = ev.get("from", path[0] if path else None)
         steps = len(path) if path else None
-        if start == ev["to"] and not path:
+        if ev["to"] is None:
+            text = f"{u} {verb} off the board" + (f" from {sq(start)}" if start is not None
+                                                   else "")
+        elif start == ev["to"] and not path:
             text = f"{u} turns in place on {sq(ev['to'])}"
         else:
             dist = f" {_plural(steps, 'square')}" if steps else ""
@@ -565,7 +593,7 @@ def page_data(log: Mapping) -> dict:
     per step (so the rules of the fold live here, once) and the labels."""
     log = _plain(log)
     changes, control = _fold(log, check=True)
-    labels, short = unit_labels(log), _short(log)
+    labels, short = unit_labels(log), unit_codes(log)
     ids = [u["id"] for u in log["units"]]
     index = {uid: k for k, uid in enumerate(ids)}
     return {
@@ -578,6 +606,7 @@ def page_data(log: Mapping) -> dict:
                     for ch in changes],
         "control": [[[s, c] for s, c in ctl.items()] for ctl in control],
         "result": result_text(log["result"]),
+        "terrain_style": [terrain_style(name)[:2] for name in log["board"]["terrain_names"]],
         "squares": [square_name(s, log["board"]["width"])
                     for s in range(log["board"]["width"] * log["board"]["height"])],
     }
@@ -650,6 +679,6 @@ def read_replay(path: str | Path) -> dict:
     return log
 
 
-__all__ = ["ACTIONS", "FACING_STEPS", "UnitState", "event_text", "page_data", "read_replay",
-           "render_replay_html", "result_text", "square_name", "unit_labels", "unit_states",
-           "validate_log", "write_replay"]
+__all__ = ["ACTIONS", "FACING_STEPS", "TERRAIN_STYLE", "UnitState", "event_text", "page_data",
+           "read_replay", "render_replay_html", "result_text", "square_name", "terrain_style",
+           "unit_codes", "unit_labels", "unit_states", "validate_log", "write_replay"]
