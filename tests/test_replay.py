@@ -200,3 +200,48 @@ def test_read_replay_names_the_file(tmp_path):
     bad.write_text("{", encoding="utf-8")
     with pytest.raises(DustsimError, match=r"x\.json: cannot read the replay log"):
         read_replay(bad)
+
+
+# -- the log against the board's geometry (dustsim.review.replay_rules) -------------------------
+def test_fixture_agrees_with_the_board(log):
+    from dustsim.review.replay_rules import board_of_log, check_log_on_board
+
+    check_log_on_board(log)
+    check_log_on_board(log, board_of_log(log))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    # the Rangers shoot from c3 to c8: five squares up the c file
+    ({"events.3.range": 4}, "event 3 (attack): field 'range': 4, but the board's range from "
+     "c3 to c8 is 5"),
+    # trees on c6 stand between them and block (L616)
+    ({"board.terrain.62": 2}, "event 3 (attack): field 'los': the line of sight from c3 to c8 "
+     "is blocked"),
+    # the Pounder (a vehicle) set up on c5 stands in the line (L612)
+    ({"units.1.square": 50, "events.8.from": 50, "events.8.path": ...},
+     "event 3 (attack): field 'los': the line of sight from c3 to c8 is blocked"),
+    # the target stands in a trench: infantry there are in cover (L3142)
+    ({"events.3.cover": False}, "event 3 (attack): field 'cover': false, but the target on c8"),
+    # a straight line through square centres touches no corner
+    ({"events.3.los": "cover"}, "event 3 (attack): field 'los': 'cover', but the line from c3 "
+     "to c8 is 'clear'"),
+    # close combat needs adjacent squares (L761)
+    ({"events.24.action": "close-combat"}, "event 24 (close-combat): field 'range': close "
+     "combat from i6 to i3 is not between adjacent squares"),
+])
+def test_attacks_against_the_board_are_checked(log, change, message):
+    from dustsim.review.replay_rules import check_log_on_board
+
+    for where, value in change.items():
+        _set(log, where, value)
+    with pytest.raises(DustsimError) as e:
+        check_log_on_board(log)
+    assert message in str(e.value), str(e.value)
+
+
+def test_rules_check_refuses_another_board(log):
+    from dustsim.play.board import open_board
+    from dustsim.review.replay_rules import check_log_on_board
+
+    with pytest.raises(DustsimError, match="the log's board is not the board given"):
+        check_log_on_board(log, open_board())

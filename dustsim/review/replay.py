@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -37,11 +37,11 @@ from dustsim.play.board import DIRECTIONS
 VERSION = 1
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed",
-           "objective", "end-turn", "end")
+           "objective", "end-turn", "end", "exit")
 ATTACKS = frozenset({"attack", "sustained", "reaction", "close-combat"})
 MOVES = frozenset({"move", "march"})
 # actions that are a unit's own: they name the unit that does them
-UNIT_ACTIONS = frozenset({"activate", "nothing", "token", "token-removed", "destroyed"}
+UNIT_ACTIONS = frozenset({"activate", "nothing", "token", "token-removed", "destroyed", "exit"}
                          | ATTACKS | MOVES)
 SIDES = ("A", "B")
 FACES = frozenset("PTS")
@@ -87,14 +87,14 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _plain(x: Any) -> Any:
+def plain_log(x: Any) -> Any:
     """The log with NumPy scalars and arrays turned into plain Python (JSON-ready)."""
     if isinstance(x, Mapping):
-        return {str(k) if not isinstance(k, str) else k: _plain(v) for k, v in x.items()}
+        return {str(k) if not isinstance(k, str) else k: plain_log(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
+        return [plain_log(v) for v in x]
     if hasattr(x, "tolist") and callable(x.tolist):  # numpy array or scalar
-        return _plain(x.tolist())
+        return plain_log(x.tolist())
     return x
 
 
@@ -292,6 +292,8 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(st, tokens=tuple(t for t in st.tokens if tok and t != tok))
     elif action == "destroyed":
         changed[uid] = replace(states[uid], destroyed=True, tokens=())
+    elif action == "exit":  # off the board through its exit edge
+        changed[uid] = replace(states[uid], square=None)
     elif action == "objective":
         sq = ev.get("to")
         if sq is None and uid is not None:
@@ -395,6 +397,8 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
     if action == "objective" and ev.get("to") is not None and \
             ev["to"] not in board_objectives:
         raise _fail(where, "to", f"square {ev['to']} is not an objective of the board")
+    if action == "exit" and ev.get("from") is not None and ev["from"] != st.square:
+        raise _fail(where, "from", f"{uid!r} stands on square {st.square}, not {ev['from']}")
     if action == "destroyed" and st.destroyed:
         raise _fail(where, "unit", f"{uid!r} is destroyed twice")
 
@@ -419,12 +423,22 @@ def _fold(log: Mapping, *, check: bool) -> tuple[list[dict[Any, UnitState]],
 def validate_log(log: Any) -> None:
     """Raise :class:`DustsimError` (one line: event index and field) where ``log`` breaks the
     event-log contract or contradicts itself; return None when it holds."""
-    _fold(_plain(log), check=True)
+    _fold(plain_log(log), check=True)
+
+
+def walk(log: Any) -> Iterator[tuple[int, dict, dict[Any, UnitState]]]:
+    """Each event of a (checked) log with every unit's state just before it."""
+    log = plain_log(log)
+    changes, _ = _fold(log, check=True)
+    states = {u["id"]: _initial(u) for u in log["units"]}
+    for i, ev in enumerate(log["events"]):
+        yield i, ev, states
+        states = {**states, **changes[i]}
 
 
 def unit_states(log: Mapping, step: int | None = None) -> dict[Any, UnitState]:
     """Each unit's state after the first ``step`` events (all of them when None; 0: the set-up)."""
-    log = _plain(log)
+    log = plain_log(log)
     changes, _ = _fold(log, check=True)
     states = {u["id"]: _initial(u) for u in log["units"]}
     for ch in changes[:len(changes) if step is None else step]:
@@ -567,6 +581,9 @@ def event_text(log: Mapping, i: int, labels: Mapping[Any, str] | None = None) ->
             f"{u} removes all its tokens."
     if action == "destroyed":
         return f"{u} is destroyed."
+    if action == "exit":
+        frm = f" from {sq(ev['from'])}" if ev.get("from") is not None else ""
+        return f"{u} leaves the board by its exit edge{frm}."
     if action == "objective":
         at = f" on {sq(ev['to'])}" if ev.get("to") is not None else ""
         by = f" ({u})" if u else ""
@@ -591,7 +608,7 @@ def _state_row(st: UnitState) -> list:
 def page_data(log: Mapping) -> dict:
     """What the page's script reads: the log, each event's sentence, the unit-state changes
     per step (so the rules of the fold live here, once) and the labels."""
-    log = _plain(log)
+    log = plain_log(log)
     changes, control = _fold(log, check=True)
     labels, short = unit_labels(log), unit_codes(log)
     ids = [u["id"] for u in log["units"]]
@@ -658,7 +675,7 @@ def write_replay(log: dict, path: str | Path, *, force: bool = False,
         raise DustsimError(f"{what} {str(path)!r}: the name must end in .html (the page) or "
                            ".json (the event log)")
     check_output_file(path, force, what)
-    log = _plain(log)
+    log = plain_log(log)
     validate_log(log)
     text = render_replay_html(log) if suffix != ".json" else _json_text(log)
     atomic_write_text(path, text, force=force, what=what)
@@ -680,5 +697,6 @@ def read_replay(path: str | Path) -> dict:
 
 
 __all__ = ["ACTIONS", "FACING_STEPS", "TERRAIN_STYLE", "UnitState", "event_text", "page_data",
-           "read_replay", "render_replay_html", "result_text", "square_name", "terrain_style",
-           "unit_codes", "unit_labels", "unit_states", "validate_log", "write_replay"]
+           "plain_log", "read_replay", "render_replay_html", "result_text", "square_name",
+           "terrain_style", "unit_codes", "unit_labels", "unit_states", "validate_log", "walk",
+           "write_replay"]
