@@ -2,7 +2,7 @@
 
 Squares are indexed ``s = row * width + col`` (``col`` 0..width-1, ``row`` 0..height-1). Side A
 (index 0) has its table edge on row 0, side B (index 1) on row ``height - 1``. The rulebook's
-play area is 9 x 12 squares for every scenario (seed 003 L2465 and each scenario's "Play
+play area is 9 x 12 squares for every scenario (seed 003 L2437, L2482 and each scenario's "Play
 Area"); a scenario whose players face each other across the short edges is built 9 wide and 12
 high, one played across the long edges 12 wide and 9 high, so the two sides' edges are always
 rows 0 and ``height - 1`` (see :mod:`dustsim.play.scenarios`).
@@ -120,7 +120,7 @@ TERRAIN_DICE: dict[str, dict[str, Any]] = {
 
 BOARD_DECISIONS: tuple[tuple[str, str], ...] = (
     ("orientation", "side A's edge is row 0, side B's row height-1; short-edge scenarios are "
-     "9 wide x 12 high, long-edge ones 12 x 9 (L2465, L2486, L2500)"),
+     "9 wide x 12 high, long-edge ones 12 x 9 (L2482, L2486, L2524)"),
     ("range", "first diagonal 1, each further diagonal 2: max(dx,dy)+max(0,min(dx,dy)-1) "
      "(L582)"),
     ("corners", "a sight line through a grid corner touches the two squares that meet there "
@@ -213,7 +213,10 @@ class Board:
     of target square b from square a for facing d), ``objective_area int16[n]`` (-1 or the
     index into ``objectives`` of the objective that a unit on this square holds),
     ``exit_mask bool[2,n]`` (squares from which side s may exit the board), ``enters
-    bool[2]`` (side s starts off the board and enters onto its ``deploy`` squares, L2474).
+    bool[2]`` (side s starts off the board and enters onto its ``deploy`` squares, L2441),
+    ``cliff_mask uint8[n]`` (bit d: the step from this square in direction d goes up or down
+    a cliff face: never for vehicles; for infantry only where ``cliff_climb[0]`` is set, by
+    two consecutive March Moves, scenario 112 L2846; jump troops and aircraft fly over it).
     """
 
     name: str
@@ -242,6 +245,8 @@ class Board:
     objective_area: np.ndarray = field(repr=False)
     exit_mask: np.ndarray = field(repr=False)
     enters: np.ndarray = field(repr=False)
+    cliff_mask: np.ndarray = field(repr=False)
+    cliff_climb: np.ndarray = field(repr=False)
 
     @property
     def n(self) -> int:
@@ -269,12 +274,21 @@ ARRAY_NAMES: tuple[str, ...] = (
     "terrain", "height_level", "dist", "los", "line_start", "line_squares", "line_corner",
     "cover", "move_cost", "neighbours", "deploy", "objectives", "exit_edge",
     "los_tall", "line_opaque", "in_building", "building_id", "wall_mask", "fort_facing", "arc",
-    "objective_area", "exit_mask", "enters",
+    "objective_area", "exit_mask", "enters", "cliff_mask", "cliff_climb",
 )
 
 # Edge codes of Board.exit_edge.
 EDGE_NONE, EDGE_ROW0, EDGE_ROW_LAST, EDGE_COL0, EDGE_COL_LAST = -1, 0, 1, 2, 3
 EDGE_NAMES = ("row 0", "last row", "column 0", "last column")
+
+#: One character per square in map files and :func:`board_text` (``.`` open ground).
+MAP_LEGEND: dict[str, int] = {
+    ".": OPEN, "B": BUILDING, "O": BUILDING_OPENING, "T": TREES, "X": TANK_TRAPS,
+    "S": SMALL_STRUCTURE, "-": TRENCH, "w": BARBED_WIRE, "m": MINEFIELD, "Q": QUONSET_HUT,
+    "P": STRONGPOINT, "K": BUNKER, "a": AMMO_CRATES, "=": ROAD, "r": RUBBLE, "~": WATER,
+    "s": SWAMP, "#": BRIDGE, "@": SOLID,
+}
+_CHAR = {v: k for k, v in MAP_LEGEND.items()}
 
 MAX_SIDE = 30  #: largest board side accepted (tables grow as n^2 x line length)
 
@@ -691,12 +705,14 @@ def make_board(name: str, width: int, height: int, terrain: Any = None,
                height_level: Any = None, *, fort_facing: Any = None, deploy: Any = None,
                objectives: Iterable[int] = (), objective_area: Any = None,
                exit_edge: tuple[int, int] = (EDGE_NONE, EDGE_NONE), exit_mask: Any = None,
-               enters: tuple[bool, bool] = (True, True)) -> Board:
+               enters: tuple[bool, bool] = (True, True), cliffs: Iterable[tuple[int, int]] = (),
+               cliff_climb: bool = False) -> Board:
     """A :class:`Board` from its terrain and scenario arrays; terrain tables are cached.
 
     Defaults: open ground at level 0; side A deploys on (enters onto) row 0, side B on the
     last row; no objectives; no exits. ``objective_area`` defaults to each objective's own
-    square (a unit holds an objective by standing on it, L2484).
+    square (a unit holds an objective by standing on it, L2443). ``cliffs``: pairs of
+    neighbouring squares with a cliff face between them (both directions are marked).
     """
     for label, v in (("width", width), ("height", height)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_SIDE:
@@ -727,11 +743,21 @@ def make_board(name: str, width: int, height: int, terrain: Any = None,
             exit_mask[side] = _edge_squares(width, height, int(e))
     exit_mask = np.asarray(exit_mask, bool).reshape(2, n).copy()
     tables = _terrain_tables(width, height, terrain, height_level, fort_facing)
+    cliff_mask = np.zeros(n, np.uint8)
+    for s, t in cliffs:
+        row = tables["neighbours"][s] if 0 <= s < n else ()
+        hits = [d for d in range(8) if row[d] == t] if len(row) else []
+        if not hits:
+            raise DustsimError(f"cliff between {s} and {t}: not neighbouring squares",
+                               field="cliffs")
+        cliff_mask[s] |= np.uint8(1 << hits[0])
+        cliff_mask[t] |= np.uint8(1 << ((hits[0] + 4) % 8))
     own = {
         "terrain": terrain, "height_level": height_level, "fort_facing": fort_facing,
         "deploy": deploy, "objectives": objectives, "objective_area": objective_area,
         "exit_edge": np.asarray(exit_edge, np.int8).reshape(2).copy(),
         "exit_mask": exit_mask, "enters": np.asarray(enters, bool).reshape(2).copy(),
+        "cliff_mask": cliff_mask, "cliff_climb": np.array([bool(cliff_climb)]),
     }
     for v in own.values():
         _readonly(v)
@@ -772,3 +798,71 @@ def open_board(width: int = 12, height: int = 9, name: str = "open") -> Board:
 def clear_table_cache() -> None:
     """Forget the cached terrain tables (for timing the build)."""
     _TABLE_CACHE.clear()
+
+
+# --------------------------------------------------------------------------------------------
+# Movement reference (the kernels' step rule, in Python)
+
+_VEHICLE_CLASSES = frozenset({TRACKED, WHEELED, HALF_TRACKED, WALKER})
+
+
+def can_step(board: Board, move_class: int, s: int, d: int) -> bool:
+    """Whether a unit of ``move_class`` may step from ``s`` to its neighbour in direction
+    ``d`` (terrain only; units are the kernel's business).
+
+    The entered square must be passable (``move_cost`` below :data:`IMPASSABLE`; a JUMP unit
+    passes over anything but must end where FOOT could stand, L3529); ground units do not
+    cross walls (``wall_mask``) or cliffs (``cliff_mask``; infantry may where
+    ``cliff_climb`` says so, by the scenario's special move, L2846); vehicles do not cut the
+    corner of an impassable square diagonally (L498).
+    """
+    t = int(board.neighbours[s, d])
+    if t < 0 or board.move_cost[t, move_class] >= IMPASSABLE:
+        return False
+    if move_class in (FLYING, JUMP):
+        return True
+    bit = 1 << d
+    if board.wall_mask[s] & bit:
+        return False
+    if board.cliff_mask[s] & bit and (move_class != FOOT or not board.cliff_climb[0]):
+        return False
+    if move_class in _VEHICLE_CLASSES and d % 2 == 1:
+        for side in ((d + 7) % 8, (d + 1) % 8):
+            q = int(board.neighbours[s, side])
+            if q < 0 or board.move_cost[q, move_class] >= IMPASSABLE:
+                return False
+    return True
+
+
+def reachable(board: Board, move_class: int, sources: Iterable[int]) -> np.ndarray:
+    """Squares a unit of ``move_class`` can reach from any of ``sources`` (bool[n])."""
+    seen = np.zeros(board.n, bool)
+    stack = [int(s) for s in sources]
+    for s in stack:
+        seen[s] = True
+    while stack:
+        s = stack.pop()
+        for d in range(8):
+            if can_step(board, move_class, s, d):
+                t = int(board.neighbours[s, d])
+                if not seen[t]:
+                    seen[t] = True
+                    stack.append(t)
+    return seen
+
+
+def board_text(board: Board, levels: bool = False) -> str:
+    """The board as text, last row first (as seen from side A), one :data:`MAP_LEGEND`
+    character per square; objectives are ``*``. ``levels``: height digits instead."""
+    lines = []
+    obj = set(int(x) for x in board.objectives)
+    for r in range(board.height - 1, -1, -1):
+        row = []
+        for c in range(board.width):
+            s = r * board.width + c
+            if levels:
+                row.append(str(int(board.height_level[s])))
+            else:
+                row.append("*" if s in obj else _CHAR[int(board.terrain[s])])
+        lines.append("".join(row))
+    return "\n".join(lines)
