@@ -19,7 +19,7 @@ FIXTURE = Path(__file__).parent / "data" / "replay_small.json"
 
 
 def _legend(fig: Figure) -> list[str]:
-    return [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    return [t.get_text() for t in fig.legends[0].get_texts()]
 
 
 def _units(fig: Figure) -> list:
@@ -92,3 +92,14 @@ def test_bad_input():
     log["events"][2]["to"] = 500
     with pytest.raises(DustsimError, match=r"event 2 \(move\): field 'to'"):
         board_figure(log)
+
+
+def test_scenario_boards_with_heights_and_cliffs():
+    from dustsim.play.scenarios import build_board, find_scenario
+
+    board = build_board(find_scenario(112), seed=1)  # Cliff Assault: two levels, a cliff face
+    assert board.height_level.any() and board.cliff_mask.any()
+    labels = _legend(board_figure(board))
+    assert "cliff face" in labels and "height level (darker: higher)" in labels
+    flat = _legend(board_figure(build_board(find_scenario(101), seed=1)))
+    assert "cliff face" not in flat

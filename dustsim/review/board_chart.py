@@ -65,7 +65,12 @@ def _board_parts(board: Any) -> dict:
     names = list(get("terrain_names", None) or TERRAIN_NAMES)
     deploy = get("deploy", None)
     zones = [_squares(z, n) for z in deploy] if deploy is not None else [[], []]
+    level = get("height_level", None)
+    level = np.zeros(n, int) if level is None else np.asarray(level, dtype=int).reshape(-1)
+    cliff = get("cliff_mask", None)
+    cliff = np.zeros(n, int) if cliff is None else np.asarray(cliff, dtype=int).reshape(-1)
     return {"name": get("name", "") or "", "width": width, "height": height,
+            "level": level, "cliff": cliff,
             "terrain": terrain, "names": names, "zones": zones,
             "objectives": _squares(get("objectives", ()), n)}
 
@@ -160,7 +165,8 @@ def _draw_terrain(ax, parts: dict) -> None:
     rgb = np.zeros((h, w, 3))
     for s, code in enumerate(terrain):
         name = names[code] if 0 <= code < len(names) else f"terrain {code}"
-        rgb[s // w, s % w] = to_rgb(terrain_style(name)[0])
+        shade = 1.0 - 0.07 * min(int(parts["level"][s]), 6)  # higher ground darker
+        rgb[s // w, s % w] = np.array(to_rgb(terrain_style(name)[0])) * shade
     ax.imshow(rgb, origin="lower", extent=(0, w, 0, h), interpolation="nearest", zorder=0)
     for s, code in enumerate(terrain):
         name = names[code] if 0 <= code < len(names) else ""
@@ -170,6 +176,27 @@ def _draw_terrain(ax, parts: dict) -> None:
                                    edgecolor=(0, 0, 0, 0.35), linewidth=0, zorder=1))
     grid = [[(c, 0), (c, h)] for c in range(w + 1)] + [[(0, r), (w, r)] for r in range(h + 1)]
     ax.add_collection(LineCollection(grid, colors="#bdb6a3", linewidths=0.6, zorder=2))
+    level = parts["level"]
+    if level.any():  # height levels (L3092-3098): one label where a level begins
+        labelled = set()
+        for s, lv in enumerate(level):
+            c, r = s % w, s // w
+            if lv == 0 or (r > 0 and level[s - w] == lv):
+                continue
+            labelled.add(s)
+            if c > 0 and level[s - 1] == lv and s - 1 in labelled:
+                continue
+            ax.text(c + 0.06, r + 0.06, f"h{lv}", fontsize=7, color="#3b3326",
+                    ha="left", va="bottom", fontweight="bold", zorder=2.2)
+    faces = []
+    for s, bits in enumerate(parts["cliff"]):
+        c, r = s % w, s // w
+        if bits & (1 << 0):  # towards row + (the board's DIRECTIONS): the top edge
+            faces.append([(c, r + 1), (c + 1, r + 1)])
+        if bits & (1 << 2):  # towards column +: the right edge
+            faces.append([(c + 1, r), (c + 1, r + 1)])
+    if faces:
+        ax.add_collection(LineCollection(faces, colors="#2b2118", linewidths=3.2, zorder=2.3))
     for side, zone in zip("AB", parts["zones"], strict=False):
         if not zone:
             continue
@@ -240,6 +267,11 @@ def _legend(fig: Figure, ax, parts: dict, units: Sequence[Mapping]) -> None:
             handles.append(Patch(facecolor=(*to_rgb(SIDE_COLOURS[side]), 0.15),
                                  edgecolor=SIDE_COLOURS[side], linestyle="--",
                                  label=f"deployment {side}"))
+    if parts["cliff"].any():
+        handles.append(Line2D([], [], color="#2b2118", linewidth=3.2, label="cliff face"))
+    if parts["level"].any():
+        handles.append(Line2D([], [], marker="$h2$", color="#3b3326", linestyle="none",
+                              markersize=10, label="height level (darker: higher)"))
     if parts["objectives"]:
         handles.append(Line2D([], [], marker="*", color="none", markerfacecolor="#ffd54a",
                               markeredgecolor="#6b5200", markersize=11, label="objective"))
@@ -253,8 +285,7 @@ def _legend(fig: Figure, ax, parts: dict, units: Sequence[Mapping]) -> None:
     if on_board:
         handles.append(Line2D([], [], marker=r"$\rightarrow$", color="#555", linestyle="none",
                               markersize=10, label="facing"))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
-              fontsize=8, borderaxespad=0)
+    fig.legend(handles=handles, loc="outside right upper", frameon=False, fontsize=8)
 
 
 __all__ = ["SIDE_COLOURS", "board_figure"]
