@@ -245,3 +245,41 @@ def test_rules_check_refuses_another_board(log):
 
     with pytest.raises(DustsimError, match="the log's board is not the board given"):
         check_log_on_board(log, open_board())
+
+
+# -- a real game: 101 Firefight, the Rangers against the Heavy Grenadiers -----------------------
+# data/replay_firefight.json is dustsim.play.battle.event_log for the example lists
+# allies-rangers and axis-heavy-grenadiers (board seed 3, game seed 1), written by
+# write_replay: an input fixture of the battle's format (recorded, not re-run: the battle
+# kernel's compile takes minutes), checked here as any log is.
+REAL = Path(__file__).parent / "data" / "replay_firefight.json"
+
+
+def test_real_game_holds_the_contract_and_the_rules():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log = read_replay(REAL)
+    check_log_on_board(log)
+    assert log["board"]["width"] == 9 and log["board"]["height"] == 12
+    page = render_replay_html(log)
+    assert "Side A wins by annihilation" in page
+
+
+def test_real_game_broken_the_ways_a_kernel_could():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log = json.loads(REAL.read_text(encoding="utf-8"))
+    swapped = copy.deepcopy(log)  # deployment zones by board zone, not by side
+    swapped["board"]["deploy"].reverse()
+    with pytest.raises(DustsimError, match=r"event 3 \(march\): field 'path': 0 comes onto "
+                       r"the board on square 99, outside side A's deployment zone"):
+        validate_log(swapped)
+    # the first attack (event 11): Ludwig's line 26 fired at range 8; make it reach 6
+    ev = log["events"][11]
+    assert (ev["action"], ev["weapons"], ev["range"]) == ("attack", [26], 8)
+    unit = next(u for u in log["units"] if u["id"] == ev["unit"])
+    line = next(w for w in unit["weapons"] if w["line"] == 26)
+    line["range"] = [0, 6]
+    with pytest.raises(DustsimError, match=r"event 11 \(attack\): field 'weapons': line 26 "
+                       r"\(.*\) reaches 0-6, but the target is at range 8"):
+        check_log_on_board(log)

@@ -150,14 +150,23 @@ def board_figure(source: Any, units: Sequence[Mapping] | None = None, *,
         ax.tick_params(length=0)
         for sp in ax.spines.values():
             sp.set_color("#444")
-        ax.set_xlabel("side A's table edge", color=SIDE_COLOURS["A"], fontweight="bold")
+        low, high = _edges(parts)
+        ax.set_xlabel(f"side {low}'s table edge", color=SIDE_COLOURS[low], fontweight="bold")
         top = ax.secondary_xaxis("top")
         top.set_xticks([])
-        top.set_xlabel("side B's table edge", color=SIDE_COLOURS["B"], fontweight="bold")
+        top.set_xlabel(f"side {high}'s table edge", color=SIDE_COLOURS[high],
+                       fontweight="bold")
         if title or default_title:
             ax.set_title(title if title is not None else default_title, pad=22)
         _legend(fig, ax, parts, drawn)
     return fig
+
+
+def _edges(parts: dict) -> tuple[str, str]:
+    """(side at row 0, side at the last row): A at row 0 unless the deployment zones say the
+    sides stand the other way (a battle gives the attacker the scenario's first zone)."""
+    rows = [np.mean([s // parts["width"] for s in z]) if z else None for z in parts["zones"]]
+    return ("B", "A") if None not in rows and rows[0] > rows[1] else ("A", "B")
 
 
 def _draw_terrain(ax, parts: dict) -> None:

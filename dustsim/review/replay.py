@@ -211,10 +211,10 @@ def _check_top(log: Any) -> tuple[_Board, dict[Any, dict]]:
         for key in ("name", "kind"):
             if not isinstance(u.get(key), str) or not u[key]:
                 raise _fail(where, key, "missing or not a string")
-        for key in ("models", "damage_track"):
+        for key, low in (("models", 0), ("damage_track", 1)):  # a vehicle may count 0 models
             v = u.get(key)
-            if v is not None and not (_is_int(v) and v >= 1):
-                raise _fail(where, key, f"{v!r} is not a whole number >= 1")
+            if v is not None and not (_is_int(v) and v >= low):
+                raise _fail(where, key, f"{v!r} is not a whole number >= {low}")
         board.square(where, "square", u.get("square"), optional=True)
         f = u.get("facing")
         if f is not None and not (_is_int(f) and 0 <= f < 8):
@@ -280,29 +280,54 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
             t = replace(t, models=max(0, t.models - cas))
         elif t.track is not None and dmg:
             t = replace(t, track=max(0, t.track - dmg))
-        if ev.get("token"):
-            t = replace(t, tokens=_with_token(t.tokens, ev["token"]))
+        if _token(ev):
+            t = replace(t, tokens=_with_token(t.tokens, _token(ev)))
         changed[tid] = t
     elif action == "token":
         st = states[uid]
-        changed[uid] = replace(st, tokens=_with_token(st.tokens, ev["token"]))
+        if _token(ev):
+            changed[uid] = replace(st, tokens=_with_token(st.tokens, _token(ev)))
     elif action == "token-removed":
-        st = states[uid]
-        tok = ev.get("token")
-        changed[uid] = replace(st, tokens=tuple(t for t in st.tokens if tok and t != tok))
+        changed[uid] = replace(states[uid], tokens=_removed(states[uid].tokens, _token(ev)))
     elif action == "destroyed":
         changed[uid] = replace(states[uid], destroyed=True, tokens=())
     elif action == "exit":  # off the board through its exit edge
         changed[uid] = replace(states[uid], square=None)
     elif action == "objective":
-        sq = ev.get("to")
+        sq = _objective_square(ev, list(objectives))
         if sq is None and uid is not None:
             sq = states[uid].square
-        if sq is not None:
+        if sq in objectives:
             objectives[sq] = ev.get("side")
     elif ev.get("facing") is not None and uid is not None:
         changed[uid] = replace(states[uid], facing=ev["facing"])
     return changed
+
+
+def _objective_square(ev: Mapping, objectives: list[int]) -> int | None:
+    """The objective an ``objective`` event is about: ``to``, else its ``objective`` index."""
+    if ev.get("to") is not None:
+        return ev["to"]
+    k = ev.get("objective")
+    return objectives[k] if _is_int(k) and 0 <= k < len(objectives) else None
+
+
+def _token(ev: Mapping) -> str | None:
+    """The event's token; ``"none"`` or empty: no token."""
+    tok = ev.get("token")
+    return None if tok in (None, "", "none") else tok
+
+
+def _removed(tokens: tuple[str, ...], token: str | None) -> tuple[str, ...]:
+    """Tokens after a ``token-removed`` event naming ``token``: that token goes; a lower rung
+    of the Under Fire ladder than the one held is what is left (Suppressed -> Under Fire,
+    L741); no token named: every Under Fire ladder token goes."""
+    held = [t for t in tokens if t in LADDER]
+    if token is None:
+        return tuple(t for t in tokens if t not in LADDER)
+    if token in LADDER and held and LADDER.index(token) < LADDER.index(held[0]):
+        return _with_token(tokens, token)
+    return tuple(t for t in tokens if t != token)
 
 
 def _with_token(tokens: tuple[str, ...], token: str) -> tuple[str, ...]:
@@ -312,7 +337,8 @@ def _with_token(tokens: tuple[str, ...], token: str) -> tuple[str, ...]:
 
 
 def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
-                 states: Mapping[Any, UnitState], board_objectives: frozenset) -> None:
+                 states: Mapping[Any, UnitState], board_objectives: tuple[int, ...],
+                 zones: tuple[frozenset, frozenset]) -> None:
     if not isinstance(ev, Mapping):
         raise DustsimError(f"replay log: event {i}: not an object")
     action = ev.get("action")
@@ -377,6 +403,13 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
                 if a != b and not board.adjacent(a, b):
                     raise _fail(where, "path", f"steps from square {a} to {b}, which are "
                                 "not neighbours")
+    if action in MOVES and st.square is None and ev.get("to") is not None and zones:
+        first = (ev.get("path") or [ev["to"]])[0]
+        zone = zones[SIDES.index(by_id[uid]["side"])]
+        if zone and first not in zone:
+            raise _fail(where, "path" if ev.get("path") else "to",
+                        f"{uid!r} comes onto the board on square {first}, outside side "
+                        f"{by_id[uid]['side']}'s deployment zone (board.deploy: [A's, B's])")
     if action in ATTACKS:
         tid = ev.get("target")
         if tid is None:
@@ -394,9 +427,13 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
         hits, saves = ev.get("hits"), ev.get("saves")
         if hits is not None and saves is not None and saves > hits:
             raise _fail(where, "saves", f"{saves} saves for {hits} hits (one save die per hit)")
-    if action == "objective" and ev.get("to") is not None and \
-            ev["to"] not in board_objectives:
-        raise _fail(where, "to", f"square {ev['to']} is not an objective of the board")
+    if action == "objective":
+        k = ev.get("objective")
+        if k is not None and not (_is_int(k) and 0 <= k < len(board_objectives)):
+            raise _fail(where, "objective", f"{k!r} is not an index into the board's "
+                        f"{len(board_objectives)} objectives")
+        if ev.get("to") is not None and ev["to"] not in board_objectives:
+            raise _fail(where, "to", f"square {ev['to']} is not an objective of the board")
     if action == "exit" and ev.get("from") is not None and ev["from"] != st.square:
         raise _fail(where, "from", f"{uid!r} stands on square {st.square}, not {ev['from']}")
     if action == "destroyed" and st.destroyed:
@@ -408,11 +445,14 @@ def _fold(log: Mapping, *, check: bool) -> tuple[list[dict[Any, UnitState]],
     """Per event, the units it changed and the objective control after it."""
     board, by_id = _check_top(log)
     states = {uid: _initial(u) for uid, u in by_id.items()}
-    objectives: dict[int, str | None] = {s: None for s in log["board"].get("objectives", [])}
+    listed = tuple(log["board"].get("objectives", []))
+    objectives: dict[int, str | None] = {s: None for s in listed}
+    deploy = log["board"].get("deploy", [[], []])
+    zones = (frozenset(deploy[0]), frozenset(deploy[1]))
     changes, control = [], []
     for i, ev in enumerate(log["events"]):
         if check:
-            _check_event(i, ev, board, by_id, states, frozenset(objectives))
+            _check_event(i, ev, board, by_id, states, listed, zones)
         ch = _step(states, objectives, ev, by_id)
         states.update(ch)
         changes.append(ch)
@@ -572,20 +612,23 @@ def event_text(log: Mapping, i: int, labels: Mapping[Any, str] | None = None) ->
     if action == "pass":
         return f"Side {side} passes."
     if action == "token":
-        name = TOKEN_NAMES.get(ev.get("token") or "", ev.get("token") or "a")
-        return f"{u} is {name}." if ev.get("token") in TOKEN_NAMES else \
-            f"{u} receives a {name} token."
+        tok = _token(ev)
+        if tok is None:
+            return f"{u} takes no token."
+        return f"{u} is {TOKEN_NAMES[tok]}." if tok in TOKEN_NAMES else \
+            f"{u} receives a {tok} token."
     if action == "token-removed":
-        tok = ev.get("token")
+        tok = _token(ev)
         return f"{u} removes its {TOKEN_NAMES.get(tok, tok)} token." if tok else \
-            f"{u} removes all its tokens."
+            f"{u} removes its Under Fire and Suppression tokens."
     if action == "destroyed":
         return f"{u} is destroyed."
     if action == "exit":
         frm = f" from {sq(ev['from'])}" if ev.get("from") is not None else ""
         return f"{u} leaves the board by its exit edge{frm}."
     if action == "objective":
-        at = f" on {sq(ev['to'])}" if ev.get("to") is not None else ""
+        obj = _objective_square(ev, list(log["board"].get("objectives", [])))
+        at = f" on {sq(obj)}" if obj is not None else ""
         by = f" ({u})" if u else ""
         return f"Side {side} controls the objective{at}{by}."
     if action == "end-turn":
@@ -655,12 +698,19 @@ def render_replay_html(log: dict) -> str:
 
 # -- files --------------------------------------------------------------------------------------
 def _json_text(log: Mapping) -> str:
-    """The log as JSON: its header compact, then one event per line (diff- and grep-friendly)."""
-    head = {k: v for k, v in log.items() if k != "events"}
-    lines = [json.dumps(ev, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
-             for ev in log["events"]]
-    body = json.dumps(head, ensure_ascii=False, indent=1, allow_nan=False)[:-1].rstrip()
-    return (body + ',\n "events": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n")
+    """The log as JSON: a top-level key a line, and one unit or event a line (diff- and
+    grep-friendly)."""
+    def one(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+
+    parts = []
+    for key, value in log.items():
+        if key in ("units", "events") and isinstance(value, list) and value:
+            body = ",\n  ".join(one(v) for v in value)
+            parts.append(f" {one(key)}: [\n  {body}\n ]")
+        else:
+            parts.append(f" {one(key)}: {one(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def write_replay(log: dict, path: str | Path, *, force: bool = False,

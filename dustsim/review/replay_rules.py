@@ -13,8 +13,9 @@ step and compares every attack with :mod:`dustsim.play.board`'s reference functi
   close combat ignores cover, L765). Cover from other sources (smoke) is not second-guessed.
 
 A Walker or a Large/Huge vehicle sees over Quonset huts (L3156-3158); the log does not carry
-size, so a line that only such a unit could draw is accepted. Weapon ranges need the cards
-and are the battle's own test.
+size, so a line that only such a unit could draw is accepted. Weapon ranges (the cards)
+are checked where the log lists each unit's weapon lines with their ranges and each attack
+its lines (``weapons``): every line fired reaches the target.
 """
 
 from __future__ import annotations
@@ -73,14 +74,21 @@ def check_log_on_board(log: Any, board: Board | None = None) -> None:
         raise DustsimError("replay log: board: field 'terrain': the log's board is not the "
                            f"board given ({board.name})")
     classes = {u["id"]: _class(u["kind"]) for u in log["units"]}
+    # where the log lists a unit's weapons ({"line", "name", "range": [min, max]}) and an
+    # attack its weapon lines ("weapons"), each line must reach the target
+    weapons = {(u["id"], w["line"]): (w["range"][0], w["range"][1], w.get("name", ""))
+               for u in log["units"] for w in u.get("weapons") or ()
+               if isinstance(w, Mapping) and "line" in w and isinstance(w.get("range"), list)
+               and len(w["range"]) == 2}
     for i, ev, states in walk(log):
         if ev["action"] in ATTACKS:
-            _check_attack(i, ev, board, states, classes, board.width)
+            _check_attack(i, ev, board, states, classes, weapons)
 
 
 def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
-                  w: int) -> None:
+                  weapons: Mapping) -> None:
     where = f"replay log: event {i} ({ev['action']})"
+    w = board.width
     a, b = states[ev["unit"]].square, states[ev["target"]].square
     pair = f"from {square_name(a, w)} to {square_name(b, w)}"
     d = distance(board, a, b)
@@ -92,6 +100,11 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
     if ev.get("range") is not None and ev["range"] != d:
         raise DustsimError(f"{where}: field 'range': {ev['range']}, but the board's range "
                            f"{pair} is {d} (L580-582)")
+    for line in ev.get("weapons") or ():
+        reach = weapons.get((ev["unit"], line))
+        if reach is not None and not reach[0] <= d <= reach[1]:
+            raise DustsimError(f"{where}: field 'weapons': line {line} ({reach[2]}) reaches "
+                               f"{reach[0]}-{reach[1]}, but the target is at range {d} {pair}")
     ca, cb = classes[ev["unit"]], classes[ev["target"]]
     if AIRCRAFT_CLASS in (ca, cb) and not (board.in_building[a] or board.in_building[b]):
         return  # aircraft see and are seen by everything not in a building (L655)
