@@ -86,6 +86,7 @@ BROKEN = [
     ("board.terrain", [0] * 100, "board: field 'terrain': needs 108 codes"),
     ("board.terrain.5", 11, "board: field 'terrain': square 5: code 11 is not 0..10"),
     ("board.objectives", [52, 108], "board: field 'objectives': 108 is not a square"),
+    ("board.height_level", [1] * 5, "board: field 'height_level': needs 108 whole numbers"),
     ("units.1.side", "C", "unit 'A2': field 'side': 'C' is not one of A, B"),
     ("units.3.id", "A1", "unit 3: field 'id': 'A1' is used twice"),
     ("result.winner", "C", "result: field 'winner'"),

@@ -180,6 +180,11 @@ def _check_top(log: Any) -> tuple[_Board, dict[Any, dict]]:
         if not (_is_int(t) and 0 <= t < len(names)):
             raise _fail("board", "terrain", f"square {s}: code {t!r} is not 0..{len(names) - 1}"
                         f" (terrain_names)")
+    level = b.get("height_level")
+    if level is not None and not (isinstance(level, list) and len(level) == board.n
+                                  and all(_is_int(v) and 0 <= v < 100 for v in level)):
+        raise _fail("board", "height_level", f"needs {board.n} whole numbers 0..99 (one per "
+                    "square), or leave it out")
     objectives = b.get("objectives", [])
     if not isinstance(objectives, list):
         raise _fail("board", "objectives", "not a list of squares")
@@ -667,6 +672,7 @@ def page_data(log: Mapping) -> dict:
         "control": [[[s, c] for s, c in ctl.items()] for ctl in control],
         "result": result_text(log["result"]),
         "terrain_style": [terrain_style(name)[:2] for name in log["board"]["terrain_names"]],
+        "facing_words": list(FACING_WORDS),
         "squares": [square_name(s, log["board"]["width"])
                     for s in range(log["board"]["width"] * log["board"]["height"])],
     }
