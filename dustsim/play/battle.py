@@ -781,6 +781,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                      "turns": spec.setup.turns},
         "board": {"width": board.width, "height": board.height,
                   "terrain": [int(x) for x in board.terrain],
+                  "height_level": [int(x) for x in board.height_level],
                   "terrain_names": list(_terrain_names()),
                   "objectives": [int(x) for x in board.objectives],
                   # per side (the contract): the attacker holds the first zone (kernel)
