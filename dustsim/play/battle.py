@@ -774,16 +774,20 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         if _left_py(final, u) == 0:
             lost[spec.sides[u]] += float(np.nan_to_num(spec.ap[u]))
     winner = int(out[3])
+    zone = (0, 1) if int(out[6]) == 0 else (1, 0)  # side -> board zone
     return {
         "version": 1,
         "scenario": {"number": spec.setup.number, "name": spec.setup.name,
                      "turns": spec.setup.turns},
         "board": {"width": board.width, "height": board.height,
                   "terrain": [int(x) for x in board.terrain],
+                  "height_level": [int(x) for x in board.height_level],
                   "terrain_names": list(_terrain_names()),
                   "objectives": [int(x) for x in board.objectives],
-                  "deploy": [[int(s) for s in np.flatnonzero(board.deploy[i])] for i in (0, 1)],
-                  "enters": [bool(x) for x in board.enters]},
+                  # per side (the contract): the attacker holds the first zone (kernel)
+                  "deploy": [[int(s) for s in np.flatnonzero(board.deploy[zone[i]])]
+                             for i in (0, 1)],
+                  "enters": [bool(board.enters[zone[i]]) for i in (0, 1)]},
         "units": units,
         "policy": {"A": spec.policy.name, "B": spec.policy.name},
         "seed": seed,
