@@ -53,7 +53,9 @@ from dustsim.play.duel_kernel import (
     C_P,
     C_PASS,
     C_REACT_DICE,
+    C_SALVO,
     C_SUPP,
+    C_VOLLEY,
     H_GROUPS,
     H_RES,
     H_RES2,
@@ -74,6 +76,7 @@ from dustsim.play.duel_kernel import (
     ST_MODELS,
     ST_MOVED,
     ST_SINGLE,
+    ST_STUN,
     ST_TOK,
     T_SUPP,
     U_AIR,
@@ -87,6 +90,7 @@ from dustsim.play.duel_kernel import (
     U_SINGLE,
     U_SQUAD,
     U_SUPPORT,
+    U_THIRD,
     U_W0,
     U_W1,
     W_AMMO,
@@ -94,7 +98,9 @@ from dustsim.play.duel_kernel import (
     W_RELOAD,
     W_RMAX,
     W_RMIN,
+    W_SALVO,
     W_SETUP,
+    W_VOLLEY,
     WS_AMMO,
     WS_LOADED,
     WT_BLAST,
@@ -105,7 +111,9 @@ from dustsim.play.duel_kernel import (
     _hurts,
     _initiative,
     _left,
+    _release,
     _removal_roll,
+    _stun,
 )
 
 # -- layout ------------------------------------------------------------------------------------
@@ -114,28 +122,37 @@ R_B = 2  # battle configuration row
 R_G = 3  # game state row
 FIRST_BLOCK = 4
 # battle configuration (row R_B)
-(B_N, B_WIDTH, B_TURNS, B_POLICY, B_ROLE, B_VC, B_NOBJ, B_LOG, B_LOGN, B_PLOGN, B_EXIT_N,
- B_OBJ_TURN, B_LOGCAP, B_PLOGCAP) = range(14)
+(B_N, B_WIDTH, B_TURNS, B_POLICY, B_ROLE, B_VC, B_NOBJ, B_LOG, B_LOGN, B_PLOGN, B_NVC,
+ B_HEIGHT) = range(12)
 # victory condition bits (B_VC)
-VC_VP, VC_OBJECTIVES, VC_EXIT, VC_ANNIHILATION, VC_OBJ_SUDDEN = 1, 2, 4, 8, 16
+# policy hints (B_VC): the scenario scores objectives / exits
+VC_OBJECTIVES, VC_EXIT = 2, 4
+# victory condition rows (f[F_VC + i], columns of scenarios.VICTORY_COLUMNS)
+V_KIND, V_SIDE, V_COUNT, V_FROM, V_END, V_CLEAR, V_CLEAR_BLD, V_FRACTION, V_IMMOB = range(9)
+VK_HOLD, VK_EXIT, VK_ANNIHILATION, VK_VP_THRESHOLD, VK_VP, VK_DEFAULT, VK_DRAW = range(7)
+F_VC = 2  # first victory row; F_SCORE: the scoring row (scenarios.SCORING_FIELDS)
+F_SCORE = 1
+MAX_VC = 6
+(SC_DESTROYED, SC_IMMOB, SC_CRIPPLED, SC_OBJ_HELD, SC_OBJ_CLEAR, SC_ENEMY_HALF,
+ SC_EXITED) = range(7)
 # game state (row R_G)
-G_TURN, G_ATT, G_END, G_WINNER, G_WONBY, G_EXIT0, G_EXIT1, G_OBJ0, G_OBJ1, G_REACTED = range(10)
-WON_OBJECTIVE, WON_ANNIHILATION, WON_EXIT, WON_VP, WON_DRAW = range(5)
+G_TURN, G_ATT, G_END, G_WINNER, G_WONBY, G_EXIT0, G_EXIT1, G_OBJ0, G_OBJ1, G_NOCC = range(10)
+WON_OBJECTIVE, WON_ANNIHILATION, WON_EXIT, WON_VP, WON_DRAW, WON_DEFAULT = range(6)
 # unit facts (block H_XU): movement class, kind, blocks sight, strength at start, tall
 X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)
 KIND_INF, KIND_VEH, KIND_AIR = 0, 1, 2
 FLYING = 6
 # unit state beyond the duel kernel's ST_* (columns 0..6)
-ST_SQ, ST_FACE, ST_GONE, ST_DONE_TURN = 7, 8, 9, 10
-WS_TGT, WS_COV = 2, 3  # declared target of a weapon line in this action, target in cover
+ST_SQ, ST_FACE, ST_GONE = 9, 10, 11  # after the duel kernel's (ST_STUN is 7)
+WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST = range(6)
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
 # floats f: row 0 policy weights, rows 1.. unit AP, then (weapon line, target) expected damage
-F_UNITS = 1
+F_UNITS = F_VC + MAX_VC
 (PW_THREAT, PW_CLOSE, PW_OBJ, PW_COVER, PW_SUST, PW_HOLD_TURNS, PW_EXIT, PW_BEHIND) = range(8)
-NF = 8
+NF = 10
 # board rows (bd, width n): dist, los, path cost per class, then one row each
 BD_DIST = 0
 
@@ -536,8 +553,8 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         return 0.0
     for w in range(w0, w1):
         val[w, 3] = 0.0
-        m[rws + w, 4] = -1
-        m[rws + w, 5] = 0
+        m[rws + w, 6] = -1
+        m[rws + w, 7] = 0
     air_u = _kind(m, u) == KIND_AIR
     for t in range(U):
         if m[m[0, H_UNITS] + t, U_SIDE] == side or not _present(m, t):
@@ -561,7 +578,7 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
             cov = _in_cover(m, bd, t, ts, los)
         for w in range(w0, w1):
             cc = m[rwp + w, W_CC] != 0
-            if cc and air_t:
+            if cc and (air_t or m[R_G, G_NOCC] != 0):
                 continue
             c = _fires_at(m, w, t, d, cc)
             if c == 0:
@@ -569,14 +586,14 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
             v = _ev(m, f, w, t, cov, c)
             if v > val[w, 3]:
                 val[w, 3] = v
-                m[rws + w, 4] = t
-                m[rws + w, 5] = cov
+                m[rws + w, 6] = t
+                m[rws + w, 7] = cov
     total = 0.0
     for w in range(w0, w1):
         total += val[w, 3]
         if commit:
-            m[rws + w, WS_TGT] = m[rws + w, 4]
-            m[rws + w, WS_COV] = m[rws + w, 5]
+            m[rws + w, WS_TGT] = m[rws + w, 6]
+            m[rws + w, WS_COV] = m[rws + w, 7]
     return total
 
 
@@ -742,6 +759,12 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
             nd = m[wt, WT_DICE] * c
         if m[rwp + w, W_SETUP] != 0 and moved:
             nd = (nd + 1) // 2
+        if m[rwp + w, W_SALVO] != 0 and m[R_CFG, C_SALVO] != 0:
+            nd *= 2  # a Salvo attack: twice the dice, the Loaded token removed (L3312)
+            m[rws + w, WS_LOADED] = 0
+        if m[rwp + w, W_VOLLEY] != 0 and m[R_CFG, C_VOLLEY] != 0 and m[rws + w, WS_AMMO] > 1:
+            nd *= m[rws + w, WS_AMMO]  # every box left in one volley (L3341)
+            m[rws + w, WS_AMMO] = 0
         if m[rws + w, WS_AMMO] > 0:
             m[rws + w, WS_AMMO] -= 1
         if m[rwp + w, W_RELOAD] != 0:
@@ -790,9 +813,9 @@ def _face(width, a, b):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _hit(m, log, t, rr, before_left, before_tok):
+def _hit(m, log, t, rr, before_left, before_tok, by):
     """Apply the result row rr to t and log what changed (destroyed, token)."""
-    _apply(m, t, rr)
+    _apply(m, t, rr, by)
     turn = m[R_G, G_TURN]
     if before_left > 0 and not _alive(m, t):
         _log(m, log, turn, _side(m, t), t, A_DESTROYED, _sq(m, t), NONE)
@@ -835,7 +858,7 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
                               moved, OFF, rr, kind)
         if fired:
             fired_any = True
-            _hit(m, log, t, rr, bl, bt)
+            _hit(m, log, t, rr, bl, bt, u)
     for t in range(U):
         declared = False
         for w in range(w0, w1):
@@ -857,13 +880,15 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             m[rws + w, WS_COV] = 0
         blu = _left(m, u)
         btu = m[m[0, H_ST] + u, ST_TOK]
-        pos, retaliated = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, t, u, OFF,
-                                   OFF, ON, rr2, A_CC)
+        retaliated = False
+        if _stun(m, t) == 0:  # a Stunned unit cannot fight back (L3266, L3331, L3465)
+            pos, retaliated = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, t, u,
+                                       OFF, OFF, ON, rr2, A_CC)
         for w in range(m[rt, U_W0], m[rt, U_W1]):
             m[rws + w, WS_TGT] = -1
-        _hit(m, log, t, rr, bl, bt)
+        _hit(m, log, t, rr, bl, bt, u)
         if retaliated:
-            _hit(m, log, u, rr2, blu, btu)
+            _hit(m, log, u, rr2, blu, btu, t)
     return pos
 
 
@@ -886,6 +911,8 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
             continue
         if m[rs + r, ST_ACT] != 0 or m[ru + r, U_REACT_RANGE] == 0:
             continue
+        if _stun(m, r) >= 2:
+            continue  # grappled: cannot fight (L3268)
         rsq = _sq(m, r)
         d = bd[rsq, ms]
         if d > m[ru + r, U_REACT_RANGE]:
@@ -915,6 +942,10 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     n = m[R_CFG, C_REACT_DICE]
     if m[R_CFG, C_SUPP] != 0 and m[rs + r, ST_TOK] == 2:
         n = 1  # still suppressed: one reactive die (L747)
+    if m[rs + r, ST_STUN] == 1:
+        n = 1  # Stunned: one reactive die, the token removed either way (L3333, L3467)
+        m[rs + r, ST_STUN] = 0
+    _release(m, r)
     p0 = pos
     s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], n)
     k = _log(m, log, m[R_G, G_TURN], _side(m, r), r, A_REACTION, rsq, ms)
@@ -1020,6 +1051,21 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
         if k >= 0:
             log[k, L_TOKEN] = m[rs, ST_TOK]
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
+    stun = _stun(m, u)
+    if stun >= 2:  # grappled: Nothing + Nothing (L3268)
+        _log(m, log, turn, side, u, A_NOTHING, cur, cur)
+        return pos
+    actions = 2
+    if m[ru, U_THIRD] != 0:  # Infantry Ace / Ace Pilot: a third action on the die (L3557)
+        s3, pos = _count(rng, buf, pos, scripted, m[ru, U_THIRD], 1)
+        actions += s3
+    if stun == 1:
+        m[rs, ST_STUN] = 0  # its first action is Nothing, then the token goes (L3331)
+    if suppressed or stun == 1:
+        actions -= 1
+    three = actions == 3
+    suppressed = actions == 1  # one action left: Attack or Move
+    m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745
     _occupy(m)
     _threat_setup(m, f, u, el, val)
     lam = _lambda(m, f, u)
@@ -1032,7 +1078,8 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     # reload weapons that are empty: Reload + Attack replaces the Sustained Attack
     unloaded = False
     for w in range(m[ru, U_W0], m[ru, U_W1]):
-        if m[rwp + w, W_RELOAD] != 0 and m[rws + w, WS_LOADED] == 0 and m[rws + w, WS_AMMO] != 0:
+        reloads = m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0
+        if reloads and m[rws + w, WS_LOADED] == 0 and m[rws + w, WS_AMMO] != 0:
             unloaded = True
     best = -1e300
     plan = 0  # 0 nothing, 1 sustained here, 2 move+attack, 3 attack+move, 4 march, 5 attack
@@ -1045,11 +1092,11 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
         if not air:
             if unloaded:
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
-                    if m[rwp + w, W_RELOAD] != 0:
+                    if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 1
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
-                    if m[rwp + w, W_RELOAD] != 0:
+                    if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 0
                 if off_here > 0.0 and not suppressed and off_here + here > best:
                     best, plan = off_here + here, 7
@@ -1082,11 +1129,31 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     # execute
     if plan == 0:
         _log(m, log, turn, side, u, A_NOTHING, cur, cur)
+        m[R_G, G_NOCC] = 0
         return pos
+    _release(m, u)  # not a Nothing action: u's grapple lets go (L3268)
+    pos = _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb,
+                   plan, plan_sq, three)
+    m[R_G, G_NOCC] = 0
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb, plan,
+             plan_sq, three):
+    """Carry out u's plan (codes of :func:`_activate`); with a third action (``three``) a
+    Move + Attack becomes Move + Sustained Attack and a March Move is followed by an Attack."""
+    ru = m[0, H_UNITS] + u
+    rs = m[0, H_ST] + u
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    mv = m[ru, U_MOVE]
+    march = m[ru, U_MARCH]
+    cur = m[rs, ST_SQ]
     if plan == 1 or plan == 5 or plan == 7:
         if plan == 7:
             for w in range(m[ru, U_W0], m[ru, U_W1]):
-                if m[rwp + w, W_RELOAD] != 0:
+                if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                     m[rws + w, WS_LOADED] = 1
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
@@ -1105,7 +1172,8 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
             return pos
         _occupy(m)
         _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
-        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, ON, A_ATTACK)
+        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
+                       A_SUSTAINED if three else A_ATTACK)
     if plan == 3:
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
@@ -1143,6 +1211,10 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     if _cost(m, plan_sq) <= march - spent and _can_end(m, u, plan_sq):
         _place(m, bd, log, plog, u, plan_sq, march - spent, A_MARCH)
     _try_exit(m, bd, log, u)
+    if three and _alive(m, u) and m[rs, ST_GONE] == 0:
+        _occupy(m)
+        if _offence(m, f, bd, ls, lq, u, m[rs, ST_SQ], ON, val) > 0.0:
+            pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, ON, A_ATTACK)
     return pos
 
 
@@ -1266,29 +1338,152 @@ def _finish(m, f, winner, wonby):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _score_end(m, f):
-    """The scenario's result at the end of the last turn: exits, objectives, then victory
-    points (the AP of enemy units destroyed, L368) as the tie-break; equal VP is a draw."""
-    vc = m[R_B, B_VC]
+def _held(m, bd, side, clear):
+    """Objectives held by list side ``side``: one of its units on the objective's area and no
+    enemy unit in it nor, with ``clear`` > 0, within ``clear`` of the objective's square
+    (L2443-2445; decision: the range is counted from the objective's square)."""
+    k = m[R_B, B_NOBJ]
+    n = m[R_B, B_N]
+    r_area = 9 * n + 21
+    r_obj = 9 * n + 27
+    cnt = 0
+    for i in range(k):
+        own = False
+        bad = False
+        o = bd[r_obj, i]
+        for u in range(m[0, H_U]):
+            if not _present(m, u):
+                continue
+            sq = _sq(m, u)
+            a = bd[r_area, sq]
+            if _side(m, u) == side:
+                if a == i:
+                    own = True
+            elif a == i or (clear > 0 and bd[sq, o] <= clear):
+                bad = True
+        if own and not bad:
+            cnt += 1
+    return cnt
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _force(m, f, side):
+    """Army points of side's whole force."""
+    tot = 0.0
+    for u in range(m[0, H_U]):
+        if _side(m, u) == side:
+            tot += f[F_UNITS + u, 0]
+    return tot
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _exited(m, f, side):
+    """Army points of side's units that left the board."""
+    tot = 0.0
+    for u in range(m[0, H_U]):
+        if _side(m, u) == side and m[m[0, H_ST] + u, ST_GONE] != 0:
+            tot += f[F_UNITS + u, 0]
+    return tot
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _vp(m, f, bd, side):
+    """Victory points of list side ``side`` under the scenario's scoring row: destroyed enemy
+    AP, objectives held (with the scoring's clear range), units in the enemy half, own AP
+    exited (scenarios.Scoring)."""
+    vp = f[F_SCORE, SC_DESTROYED] * _lost(m, f, 1 - side)
+    if f[F_SCORE, SC_OBJ_HELD] != 0.0:
+        vp += f[F_SCORE, SC_OBJ_HELD] * _held(m, bd, side, np.int64(f[F_SCORE, SC_OBJ_CLEAR]))
+    if f[F_SCORE, SC_ENEMY_HALF] != 0.0:
+        h = m[R_B, B_HEIGHT]
+        width = m[R_B, B_WIDTH]
+        att = side == m[R_G, G_ATT]
+        for u in range(m[0, H_U]):
+            if _side(m, u) != side or not _present(m, u) or _kind(m, u) == KIND_AIR:
+                continue
+            r = _sq(m, u) // width
+            if (att and 2 * r > h - 1) or (not att and 2 * r < h - 1):
+                vp += f[F_SCORE, SC_ENEMY_HALF]
+    if f[F_SCORE, SC_EXITED] != 0.0:
+        vp += f[F_SCORE, SC_EXITED] * _exited(m, f, side)
+    return vp
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _met(m, f, bd, i, side):
+    """Condition row i is met for list side ``side`` now (HOLD, EXIT, ANNIHILATION)."""
+    r = F_VC + i
+    kind = np.int64(f[r, V_KIND])
+    if kind == VK_HOLD:
+        k = m[R_B, B_NOBJ]
+        need = k if f[r, V_COUNT] < 0 else np.int64(f[r, V_COUNT])
+        return k > 0 and _held(m, bd, side, np.int64(f[r, V_CLEAR])) >= need
+    if kind == VK_EXIT:
+        fo = _force(m, f, side)
+        return fo > 0.0 and _exited(m, f, side) >= f[r, V_FRACTION] * fo
+    if kind == VK_ANNIHILATION:
+        fo = _force(m, f, 1 - side)
+        return fo > 0.0 and _lost(m, f, 1 - side) >= f[r, V_FRACTION] * fo - 1e-9
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _victory(m, f, bd, end):
+    """The scenario's victory conditions in file order (scenarios module docstring): at the
+    end of a turn those not reserved for the game's end; with ``end`` (after the last turn)
+    also the end-of-game ones. The first one met decides; returns True when decided."""
     att = m[R_G, G_ATT]
-    if vc & VC_EXIT:
-        if m[R_G, G_EXIT0 + att] >= m[R_B, B_EXIT_N]:
-            _finish(m, f, att, WON_EXIT)
-            return
-    if vc & VC_OBJECTIVES:
-        h0 = m[R_G, G_OBJ0]
-        h1 = m[R_G, G_OBJ1]
-        if h0 != h1:
-            _finish(m, f, 0 if h0 > h1 else 1, WON_OBJECTIVE)
-            return
-    vp0 = _lost(m, f, 1)
-    vp1 = _lost(m, f, 0)
-    if vp0 > vp1:
-        _finish(m, f, 0, WON_VP)
-    elif vp1 > vp0:
-        _finish(m, f, 1, WON_VP)
-    else:
+    turn = m[R_G, G_TURN]
+    for i in range(m[R_B, B_NVC]):
+        r = F_VC + i
+        kind = np.int64(f[r, V_KIND])
+        at_end = f[r, V_END] != 0.0
+        if at_end and not end:
+            continue
+        if kind == VK_HOLD and not at_end and turn < f[r, V_FROM]:
+            continue
+        sc = np.int64(f[r, V_SIDE])
+        if kind <= VK_ANNIHILATION:  # HOLD, EXIT, ANNIHILATION
+            for pick in range(2):
+                side = att if pick == 0 else 1 - att
+                if (sc == 0 and side != att) or (sc == 1 and side == att):
+                    continue
+                if _met(m, f, bd, i, side):
+                    won = WON_OBJECTIVE if kind == VK_HOLD else (
+                        WON_EXIT if kind == VK_EXIT else WON_ANNIHILATION)
+                    _finish(m, f, side, won)
+                    return True
+        elif kind == VK_VP_THRESHOLD:
+            v0 = _vp(m, f, bd, 0)
+            v1 = _vp(m, f, bd, 1)
+            ok0 = v0 >= f[r, V_FRACTION] * _force(m, f, 1) and (sc == 2 or (sc == 0) == (att == 0))
+            ok1 = v1 >= f[r, V_FRACTION] * _force(m, f, 0) and (sc == 2 or (sc == 0) == (att == 1))
+            if ok0 or ok1:
+                if ok0 and ok1 and v0 == v1:
+                    continue
+                w = 0 if (ok0 and not ok1) or (ok0 and ok1 and v0 > v1) else 1
+                _finish(m, f, w, WON_VP)
+                return True
+        elif end and kind == VK_VP:
+            v0 = _vp(m, f, bd, 0)
+            v1 = _vp(m, f, bd, 1)
+            if v0 > v1:
+                _finish(m, f, 0, WON_VP)
+            elif v1 > v0:
+                _finish(m, f, 1, WON_VP)
+            else:
+                _finish(m, f, 2, WON_DRAW)
+            return True
+        elif end and kind == VK_DEFAULT:
+            _finish(m, f, att if sc == 0 else 1 - att, WON_DEFAULT)
+            return True
+        elif end and kind == VK_DRAW:
+            _finish(m, f, 2, WON_DRAW)
+            return True
+    if end:
         _finish(m, f, 2, WON_DRAW)
+        return True
+    return False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1307,6 +1502,7 @@ def _reset(m):
         m[rs + u, ST_SQ] = -1
         m[rs + u, ST_FACE] = 0 if _side(m, u) == 0 else 4
         m[rs + u, ST_GONE] = 0
+        m[rs + u, ST_STUN] = 0
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
         m[m[0, H_WS] + w, WS_LOADED] = 1
@@ -1424,7 +1620,7 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
             pos = _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val,
                             qb)
             a0, a1, l0, l1 = _counts(m)
-            if (m[R_B, B_VC] & VC_ANNIHILATION) and (l0 == 0 or l1 == 0):
+            if l0 == 0 or l1 == 0:  # a side with nothing left: the game ends (decision)
                 gone0 = m[R_G, G_EXIT0] > 0
                 gone1 = m[R_G, G_EXIT1] > 0
                 if not (gone0 or gone1):
@@ -1442,23 +1638,14 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
         _log(m, log, turn, NONE, NONE, A_END_TURN, NONE, NONE)
         if m[R_G, G_END] != 0:
             break
-        if (m[R_B, B_VC] & VC_OBJ_SUDDEN) and turn >= m[R_B, B_OBJ_TURN]:
-            k0 = m[R_B, B_NOBJ]
-            if m[R_G, G_OBJ0] == k0 and k0 > 0:
-                _finish(m, f, 0, WON_OBJECTIVE)
-                break
-            if m[R_G, G_OBJ1] == k0 and k0 > 0:
-                _finish(m, f, 1, WON_OBJECTIVE)
-                break
-        if (m[R_B, B_VC] & VC_EXIT) and m[R_G, G_EXIT0 + att] >= m[R_B, B_EXIT_N]:
-            _finish(m, f, att, WON_EXIT)
+        if _victory(m, f, bd, False):
             break
     for k in range(last + 1, T + 1):
         curve[k, 0] = curve[last, 0]
         curve[k, 1] = curve[last, 1]
     m[R_G, G_TURN] = last
     if m[R_G, G_END] == 0:
-        _score_end(m, f)
+        _victory(m, f, bd, True)
     k = _log(m, log, last, m[R_G, G_WINNER], NONE, A_END, NONE, NONE)
     if k >= 0:
         log[k, L_X] = m[R_G, G_WONBY]
@@ -1468,10 +1655,10 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
 # -- entry points ----------------------------------------------------------------------------------
 @nb.njit(nogil=True, cache=True)
 def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
-    """``n`` games; acc: [0:3] winner A/B/draw, [3:13] wins by (side, won_by) as
-    3 + side * 5 + won_by, [13:15] VP of A (sum, sum sq), [15:17] VP of B, [17] turns played,
-    [18] games with A attacking, [19] attacker wins, [20] defender wins, [21] draws with A
-    attacking; curves[k]: AP lost by A (sum, sum sq), by B (sum, sum sq) at the end of turn k."""
+    """``n`` games; acc: [0:3] winner A/B/draw, [3:15] wins by (side, won_by) at
+    3 + side * 6 + won_by, [15:17] VP of A (sum, sum sq), [17:19] VP of B, [19] turns played,
+    [20] games with A attacking, [21] attacker wins, [22] defender wins; curves[k]: AP lost
+    by A (sum, sum sq), by B (sum, sum sq) at the end of turn k."""
     T = m[R_B, B_TURNS]
     U = m[0, H_U]
     buf = np.zeros(1, np.uint8)
@@ -1487,23 +1674,21 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
         w = m[R_G, G_WINNER]
         acc[w] += 1.0
         if w < 2:
-            acc[3 + w * 5 + m[R_G, G_WONBY]] += 1.0
-        vp0 = curve[T, 1]
-        vp1 = curve[T, 0]
-        acc[13] += vp0
-        acc[14] += vp0 * vp0
-        acc[15] += vp1
-        acc[16] += vp1 * vp1
-        acc[17] += m[R_G, G_TURN]
+            acc[3 + w * 6 + m[R_G, G_WONBY]] += 1.0
+        vp0 = _vp(m, f, bd, 0)
+        vp1 = _vp(m, f, bd, 1)
+        acc[15] += vp0
+        acc[16] += vp0 * vp0
+        acc[17] += vp1
+        acc[18] += vp1 * vp1
+        acc[19] += m[R_G, G_TURN]
         att = m[R_G, G_ATT]
         if att == 0:
-            acc[18] += 1.0
-        if w == att:
-            acc[19] += 1.0
-        elif w == 1 - att:
             acc[20] += 1.0
-        elif att == 0:
+        if w == att:
             acc[21] += 1.0
+        elif w == 1 - att:
+            acc[22] += 1.0
         for k in range(T + 1):
             a = curve[k, 0]
             b = curve[k, 1]
@@ -1514,7 +1699,7 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
 
 
 @nb.njit(nogil=True, cache=True)
-def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out):
+def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
     """One game with its event log (dice from ``faces``, read as scripted dice so every roll's
     faces are known); out: [events, path entries, faces used, winner, won_by, turns, attacker]."""
     T = m[R_B, B_TURNS]
@@ -1534,4 +1719,6 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out):
     out[4] = m[R_G, G_WONBY]
     out[5] = m[R_G, G_TURN]
     out[6] = m[R_G, G_ATT]
+    vps[0] = _vp(m, f, bd, 0)
+    vps[1] = _vp(m, f, bd, 1)
     m[R_B, B_LOG] = 0
