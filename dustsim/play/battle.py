@@ -683,7 +683,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         r = log[k]
         a = ACTIONS[int(r[BK.L_ACTION])]
         ev: dict = {"turn": int(r[BK.L_TURN]),
-                    "side": SIDES[int(r[BK.L_SIDE])] if r[BK.L_SIDE] >= 0 else None,
+                    "side": SIDES[int(r[BK.L_SIDE])] if 0 <= r[BK.L_SIDE] < 2 else None,
                     "unit": int(r[BK.L_UNIT]) if r[BK.L_UNIT] >= 0 else None, "action": a}
         u = ev["unit"]
         uname = spec.names[u] if u is not None else ""
@@ -756,7 +756,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         elif a == "end-turn":
             ev["text"] = f"End of turn {ev['turn']}."
         elif a == "end":
-            ev["winner"] = ev["side"] if ev["side"] in SIDES else "draw"
+            ev["winner"] = SIDES[int(r[BK.L_SIDE])] if 0 <= r[BK.L_SIDE] < 2 else "draw"
             ev["won_by"] = WON_BY[int(r[BK.L_X])]
             ev["side"] = None
             ev["text"] = (f"The game ends: {ev['winner']} ({ev['won_by']})." if
