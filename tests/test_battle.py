@@ -109,17 +109,17 @@ def test_logged_games_obey_range_sight_and_movement(lists, scenario):
 
 def test_same_seed_same_numbers_for_any_thread_count(lists):
     spec = prepare(lists["allies-rangers"], lists["axis-heavy-grenadiers"], seed=5)
-    r1 = simulate_battle(spec, 1100, 9, threads=1)
-    r2 = simulate_battle(spec, 1100, 9, threads=2)
+    r1 = simulate_battle(spec, 600, 9, threads=1)
+    r2 = simulate_battle(spec, 600, 9, threads=2)
     assert np.array_equal(r1.acc, r2.acc) and np.array_equal(r1.curves, r2.curves)
-    r3 = simulate_battle(spec, 1100, 10, threads=1)
+    r3 = simulate_battle(spec, 600, 10, threads=1)
     assert not np.array_equal(r1.acc, r3.acc)
 
 
 def test_mirror_match_is_even(lists):
     """A list against itself, roles drawn per game: P(A) = P(B) within 5 standard errors."""
     lst = lists["ssu-red-army"]
-    r = simulate_battle(prepare(lst, lst, seed=1), 2000, 3, threads=1)
+    r = simulate_battle(prepare(lst, lst, seed=1), 1200, 3, threads=1)
     diff = r.p_a_wins - r.p_b_wins
     se = np.sqrt((r.p_a_wins + r.p_b_wins - diff ** 2) / r.trials)
     assert abs(diff) <= 5 * se

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from dustsim.play.board import Board
 
-CHUNK = 1024  # games per chunk: part of the stream definition (results depend on it)
+CHUNK = 512  # games per chunk: part of the stream definition (results depend on it)
 MAX_TRIALS = 10_000_000
 DEFAULT_SCENARIO = "101"
 SIDES = ("A", "B")
