@@ -86,6 +86,7 @@ BROKEN = [
     ("board.terrain", [0] * 100, "board: field 'terrain': needs 108 codes"),
     ("board.terrain.5", 11, "board: field 'terrain': square 5: code 11 is not 0..10"),
     ("board.objectives", [52, 108], "board: field 'objectives': 108 is not a square"),
+    ("board.height_level", [1] * 5, "board: field 'height_level': needs 108 whole numbers"),
     ("units.1.side", "C", "unit 'A2': field 'side': 'C' is not one of A, B"),
     ("units.3.id", "A1", "unit 3: field 'id': 'A1' is used twice"),
     ("result.winner", "C", "result: field 'winner'"),
@@ -200,3 +201,86 @@ def test_read_replay_names_the_file(tmp_path):
     bad.write_text("{", encoding="utf-8")
     with pytest.raises(DustsimError, match=r"x\.json: cannot read the replay log"):
         read_replay(bad)
+
+
+# -- the log against the board's geometry (dustsim.review.replay_rules) -------------------------
+def test_fixture_agrees_with_the_board(log):
+    from dustsim.review.replay_rules import board_of_log, check_log_on_board
+
+    check_log_on_board(log)
+    check_log_on_board(log, board_of_log(log))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    # the Rangers shoot from c3 to c8: five squares up the c file
+    ({"events.3.range": 4}, "event 3 (attack): field 'range': 4, but the board's range from "
+     "c3 to c8 is 5"),
+    # trees on c6 stand between them and block (L616)
+    ({"board.terrain.62": 2}, "event 3 (attack): field 'los': the line of sight from c3 to c8 "
+     "is blocked"),
+    # the Pounder (a vehicle) set up on c5 stands in the line (L612)
+    ({"units.1.square": 50, "events.8.from": 50, "events.8.path": ...},
+     "event 3 (attack): field 'los': the line of sight from c3 to c8 is blocked"),
+    # the target stands in a trench: infantry there are in cover (L3142)
+    ({"events.3.cover": False}, "event 3 (attack): field 'cover': false, but the target on c8"),
+    # a straight line through square centres touches no corner
+    ({"events.3.los": "cover"}, "event 3 (attack): field 'los': 'cover', but the line from c3 "
+     "to c8 is 'clear'"),
+    # close combat needs adjacent squares (L761)
+    ({"events.24.action": "close-combat"}, "event 24 (close-combat): field 'range': close "
+     "combat from i6 to i3 is not between adjacent squares"),
+])
+def test_attacks_against_the_board_are_checked(log, change, message):
+    from dustsim.review.replay_rules import check_log_on_board
+
+    for where, value in change.items():
+        _set(log, where, value)
+    with pytest.raises(DustsimError) as e:
+        check_log_on_board(log)
+    assert message in str(e.value), str(e.value)
+
+
+def test_rules_check_refuses_another_board(log):
+    from dustsim.play.board import open_board
+    from dustsim.review.replay_rules import check_log_on_board
+
+    with pytest.raises(DustsimError, match="the log's board is not the board given"):
+        check_log_on_board(log, open_board())
+
+
+# -- a real game: 101 Firefight, the Rangers against the Heavy Grenadiers -----------------------
+# data/replay_firefight.json is dustsim.play.battle.event_log for the example lists
+# allies-rangers and axis-heavy-grenadiers (board seed 3, game seed 1), written by
+# write_replay: an input fixture of the battle's format (recorded, not re-run: the battle
+# kernel's compile takes minutes), checked here as any log is.
+REAL = Path(__file__).parent / "data" / "replay_firefight.json"
+
+
+def test_real_game_holds_the_contract_and_the_rules():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log = read_replay(REAL)
+    check_log_on_board(log)
+    assert log["board"]["width"] == 9 and log["board"]["height"] == 12
+    page = render_replay_html(log)
+    assert "Side A wins by annihilation" in page
+
+
+def test_real_game_broken_the_ways_a_kernel_could():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log = json.loads(REAL.read_text(encoding="utf-8"))
+    swapped = copy.deepcopy(log)  # deployment zones by board zone, not by side
+    swapped["board"]["deploy"].reverse()
+    with pytest.raises(DustsimError, match=r"event 3 \(march\): field 'path': 0 comes onto "
+                       r"the board on square 99, outside side A's deployment zone"):
+        validate_log(swapped)
+    # the first attack (event 11): Ludwig's line 26 fired at range 8; make it reach 6
+    ev = log["events"][11]
+    assert (ev["action"], ev["weapons"], ev["range"]) == ("attack", [26], 8)
+    unit = next(u for u in log["units"] if u["id"] == ev["unit"])
+    line = next(w for w in unit["weapons"] if w["line"] == 26)
+    line["range"] = [0, 6]
+    with pytest.raises(DustsimError, match=r"event 11 \(attack\): field 'weapons': line 26 "
+                       r"\(.*\) reaches 0-6, but the target is at range 8"):
+        check_log_on_board(log)

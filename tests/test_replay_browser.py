@@ -135,3 +135,24 @@ def test_replay_screenshot(page, replay, tmp_path):
     page.screenshot(path=str(out), full_page=True)
     assert out.stat().st_size > 20_000
     assert not page.problems, page.problems
+
+
+def test_real_game_page(page, tmp_path):
+    """A battle's own log (9 x 12 Firefight; side A enters from the far edge as the defender)
+    plays to its end without a console error."""
+    log = json.loads((Path(__file__).parent / "data" / "replay_firefight.json")
+                     .read_text(encoding="utf-8"))
+    path = write_replay(log, tmp_path / "firefight.html")
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready]")
+    # A deploys at the top row here: the edges are named from the zones
+    assert "side A" in page.inner_html("#edge-top") and "side B" in page.inner_html(
+        "#edge-bottom")
+    page.keyboard.press("PageDown")
+    page.keyboard.press("PageDown")
+    _at(page, next(i + 1 for i, e in enumerate(log["events"]) if e["turn"] == 2))
+    page.keyboard.press("End")
+    _at(page, len(log["events"]))
+    assert page.locator("#units tr.gone").count() == sum(
+        e["action"] == "destroyed" for e in log["events"])
+    assert not page.problems, page.problems

@@ -33,14 +33,21 @@ def test_every_rule_on_the_bundled_cards_has_one_row(cards):
 
 
 def test_statuses_follow_the_code():
-    from dustsim.data.cards import Card
-    from dustsim.rules.attack import attacker_skills
+    from dustsim.data.cards import Card, Weapon
+    from dustsim.rules.attack import attacker_skills, weapon_skills
 
-    # an attacker skill the battles' compiler drops is "attack only"
+    # an attacker skill the battles' weapon lines never get is "attack only"; one they get
+    # is "played" (rules.attack.weapon_skills: per weapon line, every attack)
+    gun = Weapon(name="Gun", line=(), range="6")
     for s in ATTACKER_SKILLS:
         card = Card(name="x", edition="dust-1947", kind="hero", armour="I1",
-                    skills=(s.title(),))
-        if s not in attacker_skills(card):
+                    skills=(f"{s.title()} - Gun" if s in ("expert", "savage animal")
+                            else s.title(),), weapons=(gun,))
+        if s in ("assassin", "sniper"):  # act only through Situation.aim, never set in battles
+            assert S.SKILL_RULES[s].status == "attack only", s
+        elif s in weapon_skills(card, gun):
+            assert S.SKILL_RULES[s].status == "played", s
+        elif s not in attacker_skills(card):
             assert S.SKILL_RULES[s].status == "attack only", s
     for s in TARGET_SKILLS:  # the target skills are compiled into every battle attack
         assert S.SKILL_RULES[s].status == "played", s

@@ -26,21 +26,22 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from dustsim.errors import DustsimError
+from dustsim.play.board import DIRECTIONS
 
 VERSION = 1
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed",
-           "objective", "end-turn", "end")
+           "objective", "end-turn", "end", "exit")
 ATTACKS = frozenset({"attack", "sustained", "reaction", "close-combat"})
 MOVES = frozenset({"move", "march"})
 # actions that are a unit's own: they name the unit that does them
-UNIT_ACTIONS = frozenset({"activate", "nothing", "token", "token-removed", "destroyed"}
+UNIT_ACTIONS = frozenset({"activate", "nothing", "token", "token-removed", "destroyed", "exit"}
                          | ATTACKS | MOVES)
 SIDES = ("A", "B")
 FACES = frozenset("PTS")
@@ -48,8 +49,29 @@ LOS = ("clear", "cover")
 # the Under Fire ladder: a new token of the ladder replaces the other (L739)
 LADDER = ("under-fire", "suppressed")
 TOKEN_NAMES = {"under-fire": "Under Fire", "suppressed": "Suppressed", "stunned": "Stunned"}
-# facing -> (column step, row step): clockwise from 0 = towards row + (B's edge)
-FACING_STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+# facing -> (column step, row step): the board's own table (0 = towards row +, clockwise)
+FACING_STEPS = DIRECTIONS
+# how each terrain type looks on the page and in the chart: fill colour and a pattern (the
+# page draws the pattern by name; the chart uses the matplotlib hatch); by TERRAIN_NAMES name
+TERRAIN_STYLE: dict[str, tuple[str, str | None, str]] = {
+    "open": ("#e7e1cf", None, ""), "building": ("#8c8177", "building", "//"),
+    "building opening": ("#a39789", "block", "/"), "trees": ("#7fae6a", "trees", "oo"),
+    "tank traps": ("#cfcabb", "cross", "xx"), "small structure": ("#b49f7c", "block", ".."),
+    "trench": ("#9c7a52", "lines", "--"), "barbed wire": ("#d9d3c3", "wire", "xx"),
+    "minefield": ("#e3c9b4", "dots", ".."), "quonset hut": ("#7f8f5a", "hut", "\\\\"),
+    "strongpoint": ("#777b80", "building", "//"), "bunker": ("#55595e", "building", "//"),
+    "ammo crates": ("#b58b4c", "block", "++"), "road": ("#bfb49c", None, ""),
+    "rubble": ("#b5aa99", "dots", "oo"), "water": ("#8fbbe0", "lines", "~~"),
+    "swamp": ("#9bab7e", "lines", "--"), "bridge": ("#b59a72", "lines", "||"),
+    "solid": ("#3d3b38", None, ""), "smoke": ("#c9c9c9", "dots", ".."),
+}
+OTHER_TERRAIN = ("#a58fc4", "block", "..")  # a name the table does not know
+
+
+def terrain_style(name: str) -> tuple[str, str | None, str]:
+    """(fill colour, page pattern, matplotlib hatch) of a terrain type by name."""
+    return TERRAIN_STYLE.get(" ".join(name.lower().replace("_", " ").replace("-", " ").split()),
+                             OTHER_TERRAIN)
 FACING_WORDS = ("towards B's edge", "towards B's edge, right", "right", "towards A's edge, right",
                 "towards A's edge", "towards A's edge, left", "left", "towards B's edge, left")
 MAX_SIDE = 64  # squares per board side: far beyond the rulebook's 12 x 9
@@ -65,14 +87,14 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _plain(x: Any) -> Any:
+def plain_log(x: Any) -> Any:
     """The log with NumPy scalars and arrays turned into plain Python (JSON-ready)."""
     if isinstance(x, Mapping):
-        return {str(k) if not isinstance(k, str) else k: _plain(v) for k, v in x.items()}
+        return {str(k) if not isinstance(k, str) else k: plain_log(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
+        return [plain_log(v) for v in x]
     if hasattr(x, "tolist") and callable(x.tolist):  # numpy array or scalar
-        return _plain(x.tolist())
+        return plain_log(x.tolist())
     return x
 
 
@@ -158,6 +180,11 @@ def _check_top(log: Any) -> tuple[_Board, dict[Any, dict]]:
         if not (_is_int(t) and 0 <= t < len(names)):
             raise _fail("board", "terrain", f"square {s}: code {t!r} is not 0..{len(names) - 1}"
                         f" (terrain_names)")
+    level = b.get("height_level")
+    if level is not None and not (isinstance(level, list) and len(level) == board.n
+                                  and all(_is_int(v) and 0 <= v < 100 for v in level)):
+        raise _fail("board", "height_level", f"needs {board.n} whole numbers 0..99 (one per "
+                    "square), or leave it out")
     objectives = b.get("objectives", [])
     if not isinstance(objectives, list):
         raise _fail("board", "objectives", "not a list of squares")
@@ -189,10 +216,10 @@ def _check_top(log: Any) -> tuple[_Board, dict[Any, dict]]:
         for key in ("name", "kind"):
             if not isinstance(u.get(key), str) or not u[key]:
                 raise _fail(where, key, "missing or not a string")
-        for key in ("models", "damage_track"):
+        for key, low in (("models", 0), ("damage_track", 1)):  # a vehicle may count 0 models
             v = u.get(key)
-            if v is not None and not (_is_int(v) and v >= 1):
-                raise _fail(where, key, f"{v!r} is not a whole number >= 1")
+            if v is not None and not (_is_int(v) and v >= low):
+                raise _fail(where, key, f"{v!r} is not a whole number >= {low}")
         board.square(where, "square", u.get("square"), optional=True)
         f = u.get("facing")
         if f is not None and not (_is_int(f) and 0 <= f < 8):
@@ -258,27 +285,54 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
             t = replace(t, models=max(0, t.models - cas))
         elif t.track is not None and dmg:
             t = replace(t, track=max(0, t.track - dmg))
-        if ev.get("token"):
-            t = replace(t, tokens=_with_token(t.tokens, ev["token"]))
+        if _token(ev):
+            t = replace(t, tokens=_with_token(t.tokens, _token(ev)))
         changed[tid] = t
     elif action == "token":
         st = states[uid]
-        changed[uid] = replace(st, tokens=_with_token(st.tokens, ev["token"]))
+        if _token(ev):
+            changed[uid] = replace(st, tokens=_with_token(st.tokens, _token(ev)))
     elif action == "token-removed":
-        st = states[uid]
-        tok = ev.get("token")
-        changed[uid] = replace(st, tokens=tuple(t for t in st.tokens if tok and t != tok))
+        changed[uid] = replace(states[uid], tokens=_removed(states[uid].tokens, _token(ev)))
     elif action == "destroyed":
         changed[uid] = replace(states[uid], destroyed=True, tokens=())
+    elif action == "exit":  # off the board through its exit edge
+        changed[uid] = replace(states[uid], square=None)
     elif action == "objective":
-        sq = ev.get("to")
+        sq = _objective_square(ev, list(objectives))
         if sq is None and uid is not None:
             sq = states[uid].square
-        if sq is not None:
+        if sq in objectives:
             objectives[sq] = ev.get("side")
     elif ev.get("facing") is not None and uid is not None:
         changed[uid] = replace(states[uid], facing=ev["facing"])
     return changed
+
+
+def _objective_square(ev: Mapping, objectives: list[int]) -> int | None:
+    """The objective an ``objective`` event is about: ``to``, else its ``objective`` index."""
+    if ev.get("to") is not None:
+        return ev["to"]
+    k = ev.get("objective")
+    return objectives[k] if _is_int(k) and 0 <= k < len(objectives) else None
+
+
+def _token(ev: Mapping) -> str | None:
+    """The event's token; ``"none"`` or empty: no token."""
+    tok = ev.get("token")
+    return None if tok in (None, "", "none") else tok
+
+
+def _removed(tokens: tuple[str, ...], token: str | None) -> tuple[str, ...]:
+    """Tokens after a ``token-removed`` event naming ``token``: that token goes; a lower rung
+    of the Under Fire ladder than the one held is what is left (Suppressed -> Under Fire,
+    L741); no token named: every Under Fire ladder token goes."""
+    held = [t for t in tokens if t in LADDER]
+    if token is None:
+        return tuple(t for t in tokens if t not in LADDER)
+    if token in LADDER and held and LADDER.index(token) < LADDER.index(held[0]):
+        return _with_token(tokens, token)
+    return tuple(t for t in tokens if t != token)
 
 
 def _with_token(tokens: tuple[str, ...], token: str) -> tuple[str, ...]:
@@ -288,7 +342,8 @@ def _with_token(tokens: tuple[str, ...], token: str) -> tuple[str, ...]:
 
 
 def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
-                 states: Mapping[Any, UnitState], board_objectives: frozenset) -> None:
+                 states: Mapping[Any, UnitState], board_objectives: tuple[int, ...],
+                 zones: tuple[frozenset, frozenset]) -> None:
     if not isinstance(ev, Mapping):
         raise DustsimError(f"replay log: event {i}: not an object")
     action = ev.get("action")
@@ -333,9 +388,9 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
         # a close-combat retaliation is simultaneous with the blow that destroys (L765)
         raise _fail(where, "unit", f"{uid!r} was destroyed before this event")
     if action in MOVES:
-        to = ev.get("to")
-        if to is None:
-            raise _fail(where, "to", "missing (where the move ends)")
+        if "to" not in ev:
+            raise _fail(where, "to", "missing (where the move ends; null: off the board)")
+        to = ev["to"]
         start = ev.get("from", st.square)
         if "from" in ev and st.square is not None and ev["from"] != st.square:
             raise _fail(where, "from", f"{uid!r} stands on square {st.square}, not "
@@ -347,12 +402,19 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
             for s in path:
                 board.square(where, "path", s)
             walk = [start, *path] if start is not None else list(path)
-            if path and path[-1] != to:
+            if path and to is not None and path[-1] != to:
                 raise _fail(where, "path", f"ends on square {path[-1]}, not on 'to' {to}")
             for a, b in itertools.pairwise(walk):
                 if a != b and not board.adjacent(a, b):
                     raise _fail(where, "path", f"steps from square {a} to {b}, which are "
                                 "not neighbours")
+    if action in MOVES and st.square is None and ev.get("to") is not None and zones:
+        first = (ev.get("path") or [ev["to"]])[0]
+        zone = zones[SIDES.index(by_id[uid]["side"])]
+        if zone and first not in zone:
+            raise _fail(where, "path" if ev.get("path") else "to",
+                        f"{uid!r} comes onto the board on square {first}, outside side "
+                        f"{by_id[uid]['side']}'s deployment zone (board.deploy: [A's, B's])")
     if action in ATTACKS:
         tid = ev.get("target")
         if tid is None:
@@ -361,15 +423,24 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
             raise _fail(where, "target", f"{tid!r} is not among the log's units")
         if uid is not None and by_id[tid]["side"] == by_id[uid]["side"]:
             raise _fail(where, "target", f"{tid!r} is on the attacker's own side")
-        for who, key in ((uid, "unit"), (tid, "target")):
+        for who, key, sq in ((uid, "unit", "from"), (tid, "target", "to")):
             if states[who].square is None:
                 raise _fail(where, key, f"{who!r} is not on the board")
+            if ev.get(sq) is not None and ev[sq] != states[who].square:
+                raise _fail(where, sq, f"square {ev[sq]}, but {who!r} stands on square "
+                            f"{states[who].square}")
         hits, saves = ev.get("hits"), ev.get("saves")
         if hits is not None and saves is not None and saves > hits:
             raise _fail(where, "saves", f"{saves} saves for {hits} hits (one save die per hit)")
-    if action == "objective" and ev.get("to") is not None and \
-            ev["to"] not in board_objectives:
-        raise _fail(where, "to", f"square {ev['to']} is not an objective of the board")
+    if action == "objective":
+        k = ev.get("objective")
+        if k is not None and not (_is_int(k) and 0 <= k < len(board_objectives)):
+            raise _fail(where, "objective", f"{k!r} is not an index into the board's "
+                        f"{len(board_objectives)} objectives")
+        if ev.get("to") is not None and ev["to"] not in board_objectives:
+            raise _fail(where, "to", f"square {ev['to']} is not an objective of the board")
+    if action == "exit" and ev.get("from") is not None and ev["from"] != st.square:
+        raise _fail(where, "from", f"{uid!r} stands on square {st.square}, not {ev['from']}")
     if action == "destroyed" and st.destroyed:
         raise _fail(where, "unit", f"{uid!r} is destroyed twice")
 
@@ -379,11 +450,14 @@ def _fold(log: Mapping, *, check: bool) -> tuple[list[dict[Any, UnitState]],
     """Per event, the units it changed and the objective control after it."""
     board, by_id = _check_top(log)
     states = {uid: _initial(u) for uid, u in by_id.items()}
-    objectives: dict[int, str | None] = {s: None for s in log["board"].get("objectives", [])}
+    listed = tuple(log["board"].get("objectives", []))
+    objectives: dict[int, str | None] = {s: None for s in listed}
+    deploy = log["board"].get("deploy", [[], []])
+    zones = (frozenset(deploy[0]), frozenset(deploy[1]))
     changes, control = [], []
     for i, ev in enumerate(log["events"]):
         if check:
-            _check_event(i, ev, board, by_id, states, frozenset(objectives))
+            _check_event(i, ev, board, by_id, states, listed, zones)
         ch = _step(states, objectives, ev, by_id)
         states.update(ch)
         changes.append(ch)
@@ -394,12 +468,22 @@ def _fold(log: Mapping, *, check: bool) -> tuple[list[dict[Any, UnitState]],
 def validate_log(log: Any) -> None:
     """Raise :class:`DustsimError` (one line: event index and field) where ``log`` breaks the
     event-log contract or contradicts itself; return None when it holds."""
-    _fold(_plain(log), check=True)
+    _fold(plain_log(log), check=True)
+
+
+def walk(log: Any) -> Iterator[tuple[int, dict, dict[Any, UnitState]]]:
+    """Each event of a (checked) log with every unit's state just before it."""
+    log = plain_log(log)
+    changes, _ = _fold(log, check=True)
+    states = {u["id"]: _initial(u) for u in log["units"]}
+    for i, ev in enumerate(log["events"]):
+        yield i, ev, states
+        states = {**states, **changes[i]}
 
 
 def unit_states(log: Mapping, step: int | None = None) -> dict[Any, UnitState]:
     """Each unit's state after the first ``step`` events (all of them when None; 0: the set-up)."""
-    log = _plain(log)
+    log = plain_log(log)
     changes, _ = _fold(log, check=True)
     states = {u["id"]: _initial(u) for u in log["units"]}
     for ch in changes[:len(changes) if step is None else step]:
@@ -436,7 +520,7 @@ def unit_labels(log: Mapping) -> dict[Any, str]:
     return out
 
 
-def _short(log: Mapping) -> dict[Any, str]:
+def unit_codes(log: Mapping) -> dict[Any, str]:
     """Up to three letters per unit for its counter on the board (initials, numbered)."""
     out, used = {}, {}
     for u in log["units"]:
@@ -492,7 +576,10 @@ def event_text(log: Mapping, i: int, labels: Mapping[Any, str] | None = None) ->
         path = ev.get("path")
         start = ev.get("from", path[0] if path else None)
         steps = len(path) if path else None
-        if start == ev["to"] and not path:
+        if ev["to"] is None:
+            text = f"{u} {verb} off the board" + (f" from {sq(start)}" if start is not None
+                                                   else "")
+        elif start == ev["to"] and not path:
             text = f"{u} turns in place on {sq(ev['to'])}"
         else:
             dist = f" {_plural(steps, 'square')}" if steps else ""
@@ -530,17 +617,23 @@ def event_text(log: Mapping, i: int, labels: Mapping[Any, str] | None = None) ->
     if action == "pass":
         return f"Side {side} passes."
     if action == "token":
-        name = TOKEN_NAMES.get(ev.get("token") or "", ev.get("token") or "a")
-        return f"{u} is {name}." if ev.get("token") in TOKEN_NAMES else \
-            f"{u} receives a {name} token."
+        tok = _token(ev)
+        if tok is None:
+            return f"{u} takes no token."
+        return f"{u} is {TOKEN_NAMES[tok]}." if tok in TOKEN_NAMES else \
+            f"{u} receives a {tok} token."
     if action == "token-removed":
-        tok = ev.get("token")
+        tok = _token(ev)
         return f"{u} removes its {TOKEN_NAMES.get(tok, tok)} token." if tok else \
-            f"{u} removes all its tokens."
+            f"{u} removes its Under Fire and Suppression tokens."
     if action == "destroyed":
         return f"{u} is destroyed."
+    if action == "exit":
+        frm = f" from {sq(ev['from'])}" if ev.get("from") is not None else ""
+        return f"{u} leaves the board by its exit edge{frm}."
     if action == "objective":
-        at = f" on {sq(ev['to'])}" if ev.get("to") is not None else ""
+        obj = _objective_square(ev, list(log["board"].get("objectives", [])))
+        at = f" on {sq(obj)}" if obj is not None else ""
         by = f" ({u})" if u else ""
         return f"Side {side} controls the objective{at}{by}."
     if action == "end-turn":
@@ -563,9 +656,9 @@ def _state_row(st: UnitState) -> list:
 def page_data(log: Mapping) -> dict:
     """What the page's script reads: the log, each event's sentence, the unit-state changes
     per step (so the rules of the fold live here, once) and the labels."""
-    log = _plain(log)
+    log = plain_log(log)
     changes, control = _fold(log, check=True)
-    labels, short = unit_labels(log), _short(log)
+    labels, short = unit_labels(log), unit_codes(log)
     ids = [u["id"] for u in log["units"]]
     index = {uid: k for k, uid in enumerate(ids)}
     return {
@@ -578,6 +671,8 @@ def page_data(log: Mapping) -> dict:
                     for ch in changes],
         "control": [[[s, c] for s, c in ctl.items()] for ctl in control],
         "result": result_text(log["result"]),
+        "terrain_style": [terrain_style(name)[:2] for name in log["board"]["terrain_names"]],
+        "facing_words": list(FACING_WORDS),
         "squares": [square_name(s, log["board"]["width"])
                     for s in range(log["board"]["width"] * log["board"]["height"])],
     }
@@ -609,12 +704,19 @@ def render_replay_html(log: dict) -> str:
 
 # -- files --------------------------------------------------------------------------------------
 def _json_text(log: Mapping) -> str:
-    """The log as JSON: its header compact, then one event per line (diff- and grep-friendly)."""
-    head = {k: v for k, v in log.items() if k != "events"}
-    lines = [json.dumps(ev, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
-             for ev in log["events"]]
-    body = json.dumps(head, ensure_ascii=False, indent=1, allow_nan=False)[:-1].rstrip()
-    return (body + ',\n "events": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n")
+    """The log as JSON: a top-level key a line, and one unit or event a line (diff- and
+    grep-friendly)."""
+    def one(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+
+    parts = []
+    for key, value in log.items():
+        if key in ("units", "events") and isinstance(value, list) and value:
+            body = ",\n  ".join(one(v) for v in value)
+            parts.append(f" {one(key)}: [\n  {body}\n ]")
+        else:
+            parts.append(f" {one(key)}: {one(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def write_replay(log: dict, path: str | Path, *, force: bool = False,
@@ -629,7 +731,7 @@ def write_replay(log: dict, path: str | Path, *, force: bool = False,
         raise DustsimError(f"{what} {str(path)!r}: the name must end in .html (the page) or "
                            ".json (the event log)")
     check_output_file(path, force, what)
-    log = _plain(log)
+    log = plain_log(log)
     validate_log(log)
     text = render_replay_html(log) if suffix != ".json" else _json_text(log)
     atomic_write_text(path, text, force=force, what=what)
@@ -650,6 +752,7 @@ def read_replay(path: str | Path) -> dict:
     return log
 
 
-__all__ = ["ACTIONS", "FACING_STEPS", "UnitState", "event_text", "page_data", "read_replay",
-           "render_replay_html", "result_text", "square_name", "unit_labels", "unit_states",
-           "validate_log", "write_replay"]
+__all__ = ["ACTIONS", "FACING_STEPS", "TERRAIN_STYLE", "UnitState", "event_text", "page_data",
+           "plain_log", "read_replay", "render_replay_html", "result_text", "square_name",
+           "terrain_style", "unit_codes", "unit_labels", "unit_states", "validate_log", "walk",
+           "write_replay"]

@@ -175,8 +175,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Zombie", S, P, "2-face infantry save, no cover save", "L3701-3703"),
     _r("Superhuman", S, P, "2-face saves; never Under Fire or Suppressed", "L3667-3675"),
     _r("Superhumans", S, P, "2-face saves; never Under Fire or Suppressed", "L3667-3675"),
-    _r("Cheat Death", S, P, "the 2/3 survival roll when the hero is eliminated",
-       "L3463-3467", gap="the Stunned token it gives (L3465-3467)"),
+    _r("Cheat Death", S, P, "the 2/3 survival roll when the hero is eliminated, then a "
+       "Stunned token (engagement kernel)", "L3463-3467"),
     _r("Killing Spree", S, P, "ranged hits chain on P (attack compiler)", "L3569-3575"),
     _r("Berserk", S, P, "close-combat hits chain on P (attack compiler)", "L3435-3439"),
     _r("Frenzy", S, P, "chain dice against soldiers (tactics-2013)", "004:L396-400"),
@@ -197,28 +197,30 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Small Vehicle", K, P, "always in cover, no improved save", "L3647-3649"),
     _r("Small Vehicles", K, P, "always in cover, no improved save", "L3647-3649"),
     # -- played by `dustsim attack` for one attack, dropped by the battles
-    _r("Expert", S, A, "hits on P,T with the named weapon; battles drop it "
-       "(rules.attack.attacker_skills)", "L3515-3517"),
+    _r("Expert", S, P, "hits on P,T with the named weapon (rules.attack.weapon_skills)",
+       "L3515-3517", gap="a bare 'Expert' that names no weapon (nothing is guessed)"),
     _r("Fighting Spirit", S, A, "once per game, hits on P,T; battles drop it", "L3519-3521"),
     _r("Lucky", S, A, "once per game, re-roll failed hit dice; battles drop it",
        "L3583-3585"),
-    _r("Take Aim", S, A, "hero's ranged weapons hit on P,T in a Sustained Attack; battles "
-       "drop it", "L3683-3687"),
+    _r("Take Aim", S, P, "the hero's ranged weapons hit on P,T in a Sustained Attack "
+       "(rules.attack.weapon_skills)", "L3683-3687"),
     _r("Assassin", S, A, "the hero picks close-combat casualties (--aim); battles let the "
        "owner allocate", "L3427-3429"),
     _r("Air Alert", S, A, "special action: friendly vehicles hit that aircraft on P,T; "
        "battles take no special actions", "L3375-3377"),
-    _r("Savage Animal", S, A, "hits on P,T with the named weapon; battles drop it",
-       "L3635-3637"),
+    _r("Savage Animal", S, P, "hits on P,T with the named weapon "
+       "(rules.attack.weapon_skills)", "L3635-3637",
+       gap="a bare 'Savage Animal' that names no weapon"),
     _r("Medal of Honor", S, A, "tactics-2013 first-weapon bonus; battles drop it", ""),
     _r("Sniper", S, A, "2009 skill: the attacker picks the miniatures hit (--aim)",
        "001:L738-742"),
     # -- not played: actions, tempo, concealment, command, carrying, terrain
-    _r("Infantry Ace", S, N, "2/3 roll at activation for a third action", "L3555-3557"),
-    _r("Ace Pilot", S, N, "2/3 roll for a third action of the piloted vehicle; pilots' "
-       "skills are not played", "L3367-3369"),
-    _r("Ace Air Pilot", S, N, "2/3 roll for a third action of the piloted aircraft",
-       "L3363-3365"),
+    _r("Infantry Ace", S, P, "2/3 roll at activation for a third action (engagement "
+       "kernel, rules.unit_rules)", "L3555-3557"),
+    _r("Ace Pilot", S, P, "2/3 roll for a third action of the piloted vehicle (engagement "
+       "kernel, rules.unit_rules)", "L3367-3369"),
+    _r("Ace Air Pilot", S, P, "2/3 roll for a third action of the piloted aircraft "
+       "(engagement kernel, rules.unit_rules)", "L3363-3365"),
     _r("Air Pilot", S, N, "may pilot aircraft; pilots' skills are not played", "L3383-3385"),
     _r("Pilot", S, N, "pilot bail-out roll and skills of the piloting hero", "L3623-3625, "
        "L936-948"),
@@ -379,13 +381,15 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
     ("set-up", _r("Set-up", W, P, "half the dice after moving (tactics-2013)", "000:L385")),
     ("burst", _r("Burst", W, P, "double dice against a unit that has not moved "
                  "(tactics-2013)", "004:L412-414")),
-    ("tesla", _r("Tesla", W, N, "damage gives a Stunned token", "L3325-3335")),
-    ("grapple", _r("Grapple", W, N, "a hit gives a Stunned token held while the grappler "
-                   "does Nothing", "L3264-3270")),
-    ("salvo", _r("Salvo", W, N, "a Salvo attack doubles the dice and needs a Reload; "
-                 "battles fire the normal attack", "L3308-3312")),
-    ("volley", _r("Volley", W, N, "fire several ammo boxes at once, dice x boxes; battles "
-                  "fire one box", "L3337-3341")),
+    ("tesla", _r("Tesla", W, P, "damage gives a Stunned token: first action Nothing, no "
+                 "retaliation, one reactive die (engagement kernel)", "L3325-3335")),
+    ("grapple", _r("Grapple", W, P, "a hit gives a Stunned token held until the grappler "
+                   "acts or dies: no move, no fight (engagement kernel)", "L3264-3270",
+                   gap="engineering actions (L3270, L3351-3353)")),
+    ("salvo", _r("Salvo", W, P, "policy salvo=when-loaded: a Salvo attack doubles the dice, "
+                 "then Reload + Attack (engagement kernel)", "L3308-3312")),
+    ("volley", _r("Volley", W, P, "policy volley=all: every box left in one attack, dice x "
+                  "boxes (engagement kernel)", "L3337-3341")),
     ("wire-guided", _r("Wire-guided", W, N, "fired alone in an Attack action, misses are "
                        "re-rolled; battles fire every weapon together", "L3343-3345")),
     ("smoke", _r("Smoke", W, N, "smoke screen instead of an attack; " + _BOARD,
@@ -471,14 +475,22 @@ def note_rule_names(notes: Iterable[str]) -> set[str]:
 
 def unplayed_warnings(cards: Iterable[Card]) -> list[str]:
     """``validate --warnings``: one line per card carrying a rule the battles do not play
-    (the table's ``attack only`` / ``not played`` rules and the gaps of played ones)."""
+    (the table's ``attack only`` / ``not played`` rules and the gaps of played ones), each
+    as printed on the card with its status."""
     out = []
     for c in cards:
-        rs = [r for r in card_rules(c) if r.unplayed or r.gap]
-        if rs:
+        items: list[str] = []
+        for sk in c.skills:
+            r = skill_rule(sk)
+            if r is not None and (r.unplayed or r.gap):
+                items.append(f"{sk} [{r.status if r.unplayed else 'played but ' + r.gap}]")
+        seen = {r.name for r in card_rules(c) if r.kind != "weapon rule"}
+        for r in card_rules(c):
+            if r.kind == "weapon rule" and (r.unplayed or r.gap) and r.name not in seen:
+                items.append(f"{r.name} [{r.status if r.unplayed else 'played but ' + r.gap}]")
+        if items:
             out.append(f"warning: {c.file}: unit {c.name!r}: rules not played in battles: "
-                       + ", ".join(f"{r.name} ({r.status if r.unplayed else 'part: ' + r.gap})"
-                                   for r in rs))
+                       + ", ".join(items))
     return out
 
 
