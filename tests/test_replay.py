@@ -284,3 +284,42 @@ def test_real_game_broken_the_ways_a_kernel_could():
     with pytest.raises(DustsimError, match=r"event 11 \(attack\): field 'weapons': line 26 "
                        r"\(.*\) reaches 0-6, but the target is at range 8"):
         check_log_on_board(log)
+
+
+# -- the command line -----------------------------------------------------------------------------
+def test_cli_checks_and_writes(tmp_path, capsys):
+    from dustsim.cli.shell import main
+
+    page, chart = tmp_path / "g.html", tmp_path / "g.svg"
+    assert main(["replay", str(REAL), "--rules", "-o", str(page), "--chart", str(chart),
+                 "--step", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "143 events, contract ok, rules ok" in out
+    assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert chart.read_bytes().startswith(b"<?xml")
+    assert main(["replay", str(REAL), "-o", str(page)]) == 2  # exists, no --force
+    assert "exists; pass --force" in capsys.readouterr().err
+    assert main(["replay", str(REAL), "-o", str(page), "--force", "--quiet"]) == 0
+
+
+def test_cli_bad_logs_one_line_exit_2(tmp_path, capsys):
+    from dustsim.cli.shell import main
+
+    log = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    log["events"][6]["path"] = [92, 68, 68]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(log), encoding="utf-8")
+    assert main(["replay", str(bad), "-o", str(tmp_path / "bad.html")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "bad.json: replay log: event 6 (march): field 'path'" in err
+    assert not (tmp_path / "bad.html").exists()
+    log = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    log["events"][3]["range"] = 4
+    bad.write_text(json.dumps(log), encoding="utf-8")
+    assert main(["replay", str(bad)]) == 0  # the contract holds
+    capsys.readouterr()
+    assert main(["replay", str(bad), "--rules"]) == 2  # the board says range 5
+    assert "field 'range': 4, but the board's range from c3 to c8 is 5" in capsys.readouterr().err
+    assert main(["replay", str(FIXTURE), "--step", "3"]) == 2
+    assert "--step" in capsys.readouterr().err
+    assert main(["replay", str(FIXTURE), "--chart", str(tmp_path / "x.gif")]) == 2

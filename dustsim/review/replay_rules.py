@@ -50,15 +50,15 @@ def _class(kind: str) -> int:
 
 
 def board_of_log(log: Mapping) -> Board:
-    """A Board from the log's own ``board`` (terrain, objectives, deployment); heights and
-    bunker facings are not in the log: give the scenario's Board where they matter."""
+    """A Board from the log's own ``board`` (terrain, heights where given, objectives,
+    deployment); bunker facings are not in the log: give the scenario's Board for those."""
     b = log["board"]
     n = b["width"] * b["height"]
     deploy = np.zeros((2, n), bool)
     for side, zone in enumerate(b.get("deploy", [[], []])):
         deploy[side, list(zone)] = True
-    return make_board("replay", b["width"], b["height"], b["terrain"], deploy=deploy,
-                      objectives=b.get("objectives", []))
+    return make_board("replay", b["width"], b["height"], b["terrain"], b.get("height_level"),
+                      deploy=deploy, objectives=b.get("objectives", []))
 
 
 def check_log_on_board(log: Any, board: Board | None = None) -> None:
