@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dustsim.errors import DustsimError
 from dustsim.review.replay import (
@@ -323,3 +325,34 @@ def test_cli_bad_logs_one_line_exit_2(tmp_path, capsys):
     assert main(["replay", str(FIXTURE), "--step", "3"]) == 2
     assert "--step" in capsys.readouterr().err
     assert main(["replay", str(FIXTURE), "--chart", str(tmp_path / "x.gif")]) == 2
+
+
+# -- any mangled log: a DustsimError or a page, never an internal error ---------------------------
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 200), st.floats(allow_nan=True),
+                    st.text(max_size=4), st.lists(st.integers(-2, 120), max_size=4),
+                    st.lists(st.text(alphabet="PTSX", max_size=3), max_size=3),
+                    st.dictionaries(st.text(max_size=3), st.integers(0, 5), max_size=2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_mangled_logs_fail_cleanly(data):
+    log = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    places = {"event": log["events"], "unit": log["units"], "board": [log["board"]],
+              "top": [log], "result": [log["result"]]}  # taken before any change
+    for _ in range(data.draw(st.integers(1, 3))):
+        objs = places[data.draw(st.sampled_from(sorted(places)))]
+        obj = objs[data.draw(st.integers(0, len(objs) - 1))]
+        keys = [*sorted(obj), "from", "to", "path", "target", "dice", "token", "objective"]
+        key = data.draw(st.sampled_from(keys))
+        if data.draw(st.booleans()) and key in obj:
+            del obj[key]
+        else:
+            obj[key] = data.draw(_VALUES)
+    try:
+        validate_log(log)
+    except DustsimError as e:
+        assert "\n" not in str(e) and str(e).startswith("replay log: ")
+        return
+    render_replay_html(log)
+    unit_states(log)
