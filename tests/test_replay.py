@@ -258,12 +258,19 @@ def test_rules_check_refuses_another_board(log):
 REAL = Path(__file__).parent / "data" / "replay_firefight.json"
 
 
-def test_real_game_holds_the_contract_and_the_rules():
+def test_real_game_holds_the_contract_and_the_rules_but_wrecks():
     from dustsim.review.replay_rules import check_log_on_board
 
     log = read_replay(REAL)
-    check_log_on_board(log)
     assert log["board"]["width"] == 9 and log["board"]["height"] == 12
+    # ranges, sight, cover and weapon reach all agree with the board where destroyed
+    # vehicles are left out ...
+    check_log_on_board(log, wrecks=False)
+    # ... but this game's kernel shot through a wreck: Heinrich, destroyed on a2 in turn 1,
+    # stands between the Pounder on b7 and Ludwig on a1 (L486: wrecks block sight)
+    with pytest.raises(DustsimError, match=r"event 46 \(attack\): field 'los': the line of "
+                       r"sight from b7 to a1 is blocked by a wreck \(wrecks on a2"):
+        check_log_on_board(log)
     page = render_replay_html(log)
     assert "Side A wins by annihilation" in page
 
@@ -293,12 +300,16 @@ def test_cli_checks_and_writes(tmp_path, capsys):
     from dustsim.cli.shell import main
 
     page, chart = tmp_path / "g.html", tmp_path / "g.svg"
-    assert main(["replay", str(REAL), "--rules", "-o", str(page), "--chart", str(chart),
-                 "--step", "50"]) == 0
+    assert main(["replay", str(REAL), "--rules", "--no-wrecks", "-o", str(page), "--chart",
+                 str(chart), "--step", "50"]) == 0
     out = capsys.readouterr().out
-    assert "143 events, contract ok, rules ok" in out
+    assert "143 events, contract ok, rules ok (wrecks not blocking)" in out
     assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
     assert chart.read_bytes().startswith(b"<?xml")
+    assert main(["replay", str(REAL), "--rules"]) == 2
+    assert "blocked by a wreck" in capsys.readouterr().err
+    assert main(["replay", str(REAL), "--no-wrecks"]) == 2  # without --rules it does nothing
+    capsys.readouterr()
     assert main(["replay", str(REAL), "-o", str(page)]) == 2  # exists, no --force
     assert "exists; pass --force" in capsys.readouterr().err
     assert main(["replay", str(REAL), "-o", str(page), "--force", "--quiet"]) == 0

@@ -23,6 +23,9 @@ def _register_replay(sub) -> None:
     p.add_argument("-o", "--out", help="write the replay page (.html) or the log (.json)")
     p.add_argument("--rules", action="store_true",
                    help="also check each attack on the log's own board (range, sight, cover)")
+    p.add_argument("--no-wrecks", action="store_true",
+                   help="with --rules: destroyed vehicles do not block sight (a battle that "
+                        "does not play wrecks, L486)")
     p.add_argument("--chart", help="write the board picture (.png, .svg or .pdf)")
     p.add_argument("--step", type=int, default=None,
                    help="for --chart: the units after this many events (default: the end)")
@@ -36,6 +39,8 @@ def cmd_replay(args) -> int:
 
     if args.chart is None:
         refuse_unused(args, {"--step": "it picks the step of --chart; no --chart given"})
+    if not args.rules:
+        refuse_unused(args, {"--no-wrecks": "it changes the --rules check; no --rules given"})
     if args.out is None and args.chart is None:
         refuse_unused(args, {"--force": "it replaces an existing output; no -o or --chart"})
     chart = Path(args.chart) if args.chart else None
@@ -52,7 +57,7 @@ def cmd_replay(args) -> int:
         from dustsim.review.replay_rules import check_log_on_board
 
         try:
-            check_log_on_board(log)
+            check_log_on_board(log, wrecks=not args.no_wrecks)
         except DustsimError as e:
             raise DustsimError(f"{args.log}: {e}") from None
     if args.out:
@@ -69,8 +74,8 @@ def cmd_replay(args) -> int:
     if not args.quiet:
         r = log["result"]
         sc = log["scenario"]
-        what = [f"{len(log['events'])} events", "contract ok"] + (["rules ok"] if args.rules
-                                                                   else [])
+        rules = "rules ok" + (" (wrecks not blocking)" if args.no_wrecks else "")
+        what = [f"{len(log['events'])} events", "contract ok"] + ([rules] if args.rules else [])
         print(f"{args.log}: scenario {sc.get('number', '')} {sc.get('name', '')}, "
               f"{r['winner']} by {r['won_by']}; " + ", ".join(what)
               + (f"; wrote {args.out}" if args.out else "")

@@ -6,8 +6,8 @@ step and compares every attack with :mod:`dustsim.play.board`'s reference functi
 * ``range`` is the board's range between the attacker's and the target's squares (the diagonal
   rule, L580-582); a close-combat attack is between adjacent squares (L761);
 * the sight line is not blocked (L602-655): static terrain, and the vehicles standing at that
-  step as dynamic blockers (L612; destroyed vehicles are not counted: the log does not say
-  whether a wreck stays). An aircraft sees and is seen by any unit not in a building (L655);
+  step as dynamic blockers (L612), wrecks included (a destroyed vehicle stays as terrain that
+  blocks sight, L486). An aircraft sees and is seen by any unit not in a building (L655);
 * ``los`` is ``"cover"`` exactly when the line passes one blocking corner (L608), and a target
   whose square gives its class cover, or behind such a corner, has ``cover`` true (L680;
   close combat ignores cover, L765). Cover from other sources (smoke) is not second-guessed.
@@ -61,10 +61,11 @@ def board_of_log(log: Mapping) -> Board:
                       deploy=deploy, objectives=b.get("objectives", []))
 
 
-def check_log_on_board(log: Any, board: Board | None = None) -> None:
+def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = True) -> None:
     """Raise :class:`DustsimError` at the first attack whose range, line of sight or cover
     contradicts the board (one line: event index and field); ``board`` defaults to the log's
-    own (:func:`board_of_log`)."""
+    own (:func:`board_of_log`). ``wrecks=False`` leaves destroyed vehicles out of the
+    blockers (for a battle that does not play L486)."""
     log = plain_log(log)
     validate_log(log)
     board = board if board is not None else board_of_log(log)
@@ -82,11 +83,17 @@ def check_log_on_board(log: Any, board: Board | None = None) -> None:
                and len(w["range"]) == 2}
     for i, ev, states in walk(log):
         if ev["action"] in ATTACKS:
-            _check_attack(i, ev, board, states, classes, weapons)
+            _check_attack(i, ev, board, states, classes, weapons, wrecks)
+
+
+def _sight(board: Board, a: int, b: int, blockers: frozenset) -> int:
+    """The line of sight, for a walker or Large vehicle too (they see over Quonset huts)."""
+    los = line_of_sight(board, a, b, blockers)
+    return line_of_sight(board, a, b, blockers, tall=True) if los == LOS_BLOCKED else los
 
 
 def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
-                  weapons: Mapping) -> None:
+                  weapons: Mapping, wrecks: bool) -> None:
     where = f"replay log: event {i} ({ev['action']})"
     w = board.width
     a, b = states[ev["unit"]].square, states[ev["target"]].square
@@ -108,15 +115,21 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
     ca, cb = classes[ev["unit"]], classes[ev["target"]]
     if AIRCRAFT_CLASS in (ca, cb) and not (board.in_building[a] or board.in_building[b]):
         return  # aircraft see and are seen by everything not in a building (L655)
-    blockers = frozenset(st.square for uid, st in states.items()
-                         if classes[uid] == VEHICLE_CLASS and not st.destroyed
-                         and st.square is not None)
-    los = line_of_sight(board, a, b, blockers)
+    live = frozenset(st.square for uid, st in states.items()
+                     if classes[uid] == VEHICLE_CLASS and st.square is not None
+                     and not st.destroyed)
+    wrecked = frozenset(st.square for uid, st in states.items()
+                        if classes[uid] == VEHICLE_CLASS and st.square is not None
+                        and st.destroyed) if wrecks else frozenset()
+    los = _sight(board, a, b, live | wrecked)
     if los == LOS_BLOCKED:
-        los = line_of_sight(board, a, b, blockers, tall=True)  # a walker or Large vehicle
-        if los == LOS_BLOCKED:
-            raise DustsimError(f"{where}: field 'los': the line of sight {pair} is blocked "
-                               "on the board (L602-655)")
+        if wrecked and _sight(board, a, b, live) != LOS_BLOCKED:
+            on = ", ".join(square_name(s, w) for s in sorted(wrecked))
+            raise DustsimError(f"{where}: field 'los': the line of sight {pair} is blocked by "
+                               f"a wreck (wrecks on {on}; a destroyed vehicle blocks sight, "
+                               "L486)")
+        raise DustsimError(f"{where}: field 'los': the line of sight {pair} is blocked "
+                           "on the board (L602-655)")
     want = "cover" if los == LOS_COVER else "clear"
     if ev.get("los") is not None and ev["los"] != want:
         raise DustsimError(f"{where}: field 'los': {ev['los']!r}, but the line {pair} is "
