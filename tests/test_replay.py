@@ -250,29 +250,88 @@ def test_rules_check_refuses_another_board(log):
         check_log_on_board(log, open_board())
 
 
-# -- a real game: 101 Firefight, the Rangers against the Heavy Grenadiers -----------------------
-# data/replay_firefight.json is dustsim.play.battle.event_log for the example lists
-# allies-rangers and axis-heavy-grenadiers (board seed 3, game seed 1), written by
-# write_replay: an input fixture of the battle's format (recorded, not re-run: the battle
+# -- real games ------------------------------------------------------------------------------
+# Recorded event logs of dustsim.play.battle.event_log for the example lists, written by
+# write_replay: input fixtures of the battle's format (recorded, not re-run: the battle
 # kernel's compile takes minutes), checked here as any log is.
+#   replay_firefight.json: 101 Firefight, allies-rangers vs axis-heavy-grenadiers, board seed
+#     3, game seed 1; replay_bridge.json: 110 Bridge Capture, allies-rangers vs
+#     ssu-red-army, board seed 2, game seed 5.
 REAL = Path(__file__).parent / "data" / "replay_firefight.json"
+BRIDGE = Path(__file__).parent / "data" / "replay_bridge.json"
 
 
-def test_real_game_holds_the_contract_and_the_rules_but_wrecks():
+def test_real_game_holds_every_check():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log = read_replay(BRIDGE)
+    check_log_on_board(log)  # ranges, sight (wrecks too), cover, weapon reach, moves
+    assert "Side A wins by objective" in render_replay_html(log)
+
+
+def test_real_game_findings():
+    """What the checks found in the recorded Firefight game (the battle kernel at the time)."""
     from dustsim.review.replay_rules import check_log_on_board
 
     log = read_replay(REAL)
     assert log["board"]["width"] == 9 and log["board"]["height"] == 12
-    # ranges, sight, cover and weapon reach all agree with the board where destroyed
-    # vehicles are left out ...
+    # Heinrich enters through a1, where the side's Ludwig stands (L464)
+    with pytest.raises(DustsimError, match=r"event 18 \(move\): field 'path': a vehicle "
+                       r"passes friendly vehicle 10 on a1 \(L464\)"):
+        check_log_on_board(log, wrecks=False)
+    assert "Side A wins by annihilation" in render_replay_html(log)
+
+
+def test_wrecks_block_sight(log):
+    """A vehicle destroyed on i5 before the Pounder (i3) fires up the i file at the squad on
+    i6: its wreck blocks the line (L486)."""
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log["units"].append({"id": "B3", "side": "B", "name": "Ludwig", "kind": "vehicle",
+                         "armour": "V4", "models": 1, "damage_track": 6, "square": 56,
+                         "facing": 4})
+    log["events"].insert(1, {"turn": 1, "side": "B", "unit": "B3", "action": "destroyed"})
     check_log_on_board(log, wrecks=False)
-    # ... but this game's kernel shot through a wreck: Heinrich, destroyed on a2 in turn 1,
-    # stands between the Pounder on b7 and Ludwig on a1 (L486: wrecks block sight)
-    with pytest.raises(DustsimError, match=r"event 46 \(attack\): field 'los': the line of "
-                       r"sight from b7 to a1 is blocked by a wreck \(wrecks on a2"):
+    with pytest.raises(DustsimError, match=r"event 10 \(attack\): field 'los': the line of "
+                       r"sight from i3 to i6 is blocked by a wreck \(wrecks on i5"):
         check_log_on_board(log)
-    page = render_replay_html(log)
-    assert "Side A wins by annihilation" in page
+
+
+def _unit(uid, side, kind, square):
+    card = {"infantry": ("Ranger Combat Squad", "I2", 5, None),
+            "vehicle": ("Pounder", "V4", 1, 6)}[kind]
+    return {"id": uid, "side": side, "name": card[0], "kind": kind, "armour": card[1],
+            "models": card[2], "damage_track": card[3], "square": square, "facing": 0}
+
+
+@pytest.mark.parametrize(("change", "extra", "message"), [
+    # squad 2's March Move (event 6) ending on c8, where squad 1 stands
+    ({"events.6.to": 86, "events.6.path": ...}, [], "event 6 (march): field 'to': c8 is held "
+     "by unit 'B1'"),
+    # the Rangers' move (event 2: c1 -> c2 -> c3) through an enemy squad on c2
+    ({}, [_unit("B3", "B", "infantry", 14)], "event 2 (move): field 'path': passes c2, held "
+     "by enemy unit 'B3'"),
+    # ... through a friendly squad: allowed (L463)
+    ({}, [_unit("A3", "A", "infantry", 14)], None),
+    # the Pounder (event 8: i2 -> h3 -> i3) through a friendly vehicle on h3 (L464)
+    ({"events.8.path": [31, 32]}, [_unit("A3", "A", "vehicle", 31)], "event 8 (move): field "
+     "'path': a vehicle passes friendly vehicle 'A3' on h3"),
+    # the Pounder as a tracked vehicle into tank traps on i3 (movement class 1: tracked)
+    ({"units.1.move_class": 1, "board.terrain.32": 3}, [], "event 8 (move): field 'path': i3 "
+     "(tank traps) is impassable for movement class tracked"),
+])
+def test_moves_against_the_board(log, change, extra, message):
+    from dustsim.review.replay_rules import check_log_on_board
+
+    for where, value in change.items():
+        _set(log, where, value)
+    log["units"] += extra
+    if message is None:
+        check_log_on_board(log)
+        return
+    with pytest.raises(DustsimError) as e:
+        check_log_on_board(log)
+    assert message in str(e.value), str(e.value)
 
 
 def test_real_game_broken_the_ways_a_kernel_could():
@@ -300,14 +359,15 @@ def test_cli_checks_and_writes(tmp_path, capsys):
     from dustsim.cli.shell import main
 
     page, chart = tmp_path / "g.html", tmp_path / "g.svg"
-    assert main(["replay", str(REAL), "--rules", "--no-wrecks", "-o", str(page), "--chart",
-                 str(chart), "--step", "50"]) == 0
+    assert main(["replay", str(BRIDGE), "--rules", "-o", str(page), "--chart", str(chart),
+                 "--step", "50"]) == 0
     out = capsys.readouterr().out
-    assert "143 events, contract ok, rules ok (wrecks not blocking)" in out
+    assert "255 events, contract ok, rules ok;" in out
+    assert main(["replay", str(BRIDGE), "--rules", "--no-wrecks", "--quiet"]) == 0
     assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
     assert chart.read_bytes().startswith(b"<?xml")
     assert main(["replay", str(REAL), "--rules"]) == 2
-    assert "blocked by a wreck" in capsys.readouterr().err
+    assert "event 18 (move): field 'path': a vehicle passes" in capsys.readouterr().err
     assert main(["replay", str(REAL), "--no-wrecks"]) == 2  # without --rules it does nothing
     capsys.readouterr()
     assert main(["replay", str(REAL), "-o", str(page)]) == 2  # exists, no --force

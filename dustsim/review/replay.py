@@ -63,7 +63,7 @@ TERRAIN_STYLE: dict[str, tuple[str, str | None, str]] = {
     "minefield": ("#e3c9b4", "dots", ".."), "quonset hut": ("#7f8f5a", "hut", "\\\\"),
     "strongpoint": ("#777b80", "building", "//"), "bunker": ("#55595e", "building", "//"),
     "ammo crates": ("#b58b4c", "block", "++"), "road": ("#bfb49c", None, ""),
-    "rubble": ("#b5aa99", "dots", "oo"), "water": ("#8fbbe0", "lines", "~~"),
+    "rubble": ("#b5aa99", "dots", "oo"), "water": ("#8fbbe0", "lines", "-"),
     "swamp": ("#9bab7e", "lines", "--"), "bridge": ("#b59a72", "lines", "||"),
     "solid": ("#3d3b38", None, ""), "smoke": ("#c9c9c9", "dots", ".."),
 }

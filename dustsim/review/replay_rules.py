@@ -12,6 +12,11 @@ step and compares every attack with :mod:`dustsim.play.board`'s reference functi
   whose square gives its class cover, or behind such a corner, has ``cover`` true (L680;
   close combat ignores cover, L765). Cover from other sources (smoke) is not second-guessed.
 
+* a move passes only friendly units, a vehicle no friendly vehicle, and ends on a square no
+  other standing unit holds (L463-465); aircraft fly over all (L510-516); where the log gives
+  the unit's ``move_class``, enters only squares passable for that class (the board's
+  ``move_cost``).
+
 A Walker or a Large/Huge vehicle sees over Quonset huts (L3156-3158); the log does not carry
 size, so a line that only such a unit could draw is accepted. Weapon ranges (the cards)
 are checked where the log lists each unit's weapon lines with their ranges and each attack
@@ -28,16 +33,19 @@ import numpy as np
 from dustsim.errors import DustsimError
 from dustsim.play.board import (
     AIRCRAFT_CLASS,
+    IMPASSABLE,
     INFANTRY_CLASS,
     LOS_BLOCKED,
     LOS_COVER,
+    MOVE_CLASS_NAMES,
+    TERRAIN_NAMES,
     VEHICLE_CLASS,
     Board,
     distance,
     line_of_sight,
     make_board,
 )
-from dustsim.review.replay import ATTACKS, plain_log, square_name, validate_log, walk
+from dustsim.review.replay import ATTACKS, MOVES, plain_log, square_name, validate_log, walk
 
 
 def _class(kind: str) -> int:
@@ -81,9 +89,58 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                for u in log["units"] for w in u.get("weapons") or ()
                if isinstance(w, Mapping) and "line" in w and isinstance(w.get("range"), list)
                and len(w["range"]) == 2}
+    sides = {u["id"]: u["side"] for u in log["units"]}
+    movers = {u["id"]: u["move_class"] for u in log["units"]
+              if _is_class(u.get("move_class"))}
     for i, ev, states in walk(log):
         if ev["action"] in ATTACKS:
             _check_attack(i, ev, board, states, classes, weapons, wrecks)
+        elif ev["action"] in MOVES:
+            _check_move(i, ev, board, states, movers, classes, sides)
+
+
+def _is_class(c: Any) -> bool:
+    return isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(MOVE_CLASS_NAMES)
+
+
+def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapping,
+                classes: Mapping, sides: Mapping) -> None:
+    """A move passes only friendly units, a vehicle no friendly vehicle, and ends on a square
+    no other unit holds (L463-465); where the log gives the
+    unit's movement class (``move_class``, :data:`dustsim.play.board.MOVE_CLASS_NAMES`),
+    enters only squares passable for it (the board's ``move_cost``)."""
+    where = f"replay log: event {i} ({ev['action']})"
+    w, to, uid = board.width, ev["to"], ev["unit"]
+    if to is None:
+        return
+    for other, st in states.items():
+        if other != uid and st.square == to and not st.destroyed:
+            raise DustsimError(f"{where}: field 'to': {square_name(to, w)} is held by unit "
+                               f"{other!r}; no unit ends its move on an occupied square "
+                               "(L463-465)")
+    if classes[uid] != AIRCRAFT_CLASS:  # aircraft fly over everything (L510-516)
+        side = sides[uid]
+        for s in ev.get("path") or []:
+            if s in (to, states[uid].square):
+                continue
+            for other, st in states.items():
+                if st.square != s or st.destroyed or other == uid:
+                    continue
+                if sides[other] != side:
+                    raise DustsimError(f"{where}: field 'path': passes {square_name(s, w)}, "
+                                       f"held by enemy unit {other!r} (only friendly units "
+                                       "may be passed, L463)")
+                if classes[uid] == VEHICLE_CLASS and classes[other] == VEHICLE_CLASS:
+                    raise DustsimError(f"{where}: field 'path': a vehicle passes friendly "
+                                       f"vehicle {other!r} on {square_name(s, w)} (L464)")
+    mc = movers.get(uid)
+    if mc is None:
+        return
+    for s in [*(ev.get("path") or []), to]:
+        if s != states[uid].square and board.move_cost[s, mc] >= IMPASSABLE:
+            raise DustsimError(f"{where}: field 'path': {square_name(s, w)} "
+                               f"({TERRAIN_NAMES[board.terrain[s]]}) is impassable for "
+                               f"movement class {MOVE_CLASS_NAMES[mc]}")
 
 
 def _sight(board: Board, a: int, b: int, blockers: frozenset) -> int:
