@@ -37,6 +37,8 @@ CAPS: dict[str, tuple[int, int, str]] = {
     "top": (1, 1_000_000, "show at least one row"),
     "distance": (0, 100, "sides at most 100 squares apart"),
     "turns": (1, 100, "at most 100 turns"),
+    "board_side": (1, 24, "a board side is at most 24 squares (the rulebook's board is 9 x 12; "
+                          "the sight-line tables grow as the side to the fifth power)"),
     # Dust Epic
     "epic_budget": (1, 40, "optimise budgets up to 40 PP (the exact solver runs once per mix; "
                            "larger budgets take many minutes)"),

@@ -198,7 +198,7 @@ def test_tables_agree_with_reference_under_random_blockers():
                     assert _kernel_los(b, a, t, d, tall) == ref, (a, t, tall)
 
 
-# ---- buildings (L618-620, L646) -----------------------------------------------------------------
+# ---- buildings (L618-620, L637) -----------------------------------------------------------------
 
 def _house() -> B.Board:
     # row 5  . B B B .     a 3 x 3 building, one opening O at (2,3) in its bottom wall
@@ -227,7 +227,7 @@ def test_building_seen_only_through_openings_near_a_unit():
     # (0,0) -> (3,4) passes (0,1), (1,1), (1,2), (2,2), then enters at the opening (2,3),
     # crosses (3,3) inside and reaches (3,4), which is adjacent to the opening: clear
     assert b.los[sq(w, 0, 0), sq(w, 3, 4)] == B.LOS_CLEAR
-    # two units in the same building see each other (example units G and F, L646)
+    # two units in the same building see each other (example units G and F, L637)
     assert b.los[sq(w, 1, 4), sq(w, 3, 5)] == B.LOS_CLEAR
     # the building blocks lines passing through it
     assert b.los[sq(w, 0, 4), sq(w, 4, 4)] == B.LOS_BLOCKED
@@ -320,3 +320,44 @@ def test_bad_boards_are_one_line_errors():
         B.make_board("x", 2, 2, [0, 0, 0, 99])
     with pytest.raises(DustsimError, match="objective"):
         B.make_board("x", 2, 2, objectives=[7])
+
+
+def test_arc_table_matches_arc_of_everywhere():
+    b = B.open_board(4, 5)
+    for d in range(8):
+        for a in range(b.n):
+            for t in range(b.n):
+                assert b.arc[d, a, t] == B.arc_of(b, a, d, t)
+
+
+# ---- movement (L461-506, L516, L3527-3529) ------------------------------------------------------
+
+def test_steps_by_movement_class():
+    # row 1  . S .      S: small structure (impassable, L478); X: tank traps (L482)
+    # row 0  . X .
+    w = 3
+    b = board_with(w, 2, {(1, 1): B.SMALL_STRUCTURE, (1, 0): B.TANK_TRAPS})
+    a = sq(w, 0, 0)
+    east, northeast = 2, 1
+    assert B.can_step(b, B.FOOT, a, east)            # infantry cross tank traps
+    assert not B.can_step(b, B.TRACKED, a, east)     # vehicles do not
+    assert not B.can_step(b, B.FOOT, a, northeast)   # into the structure: no
+    assert B.can_step(b, B.JUMP, a, northeast)       # jump troops pass over it (L3529)
+    assert B.can_step(b, B.FLYING, a, northeast)     # aircraft fly over (L516)
+    # a vehicle may not cut the corner of an impassable square diagonally (L506):
+    # row 1  v S .      the step (0,1) -> (1,0) (direction 3, south-east) passes the corner
+    # row 0  . . .      of the structure at (1,1)
+    o = board_with(w, 2, {(1, 1): B.SMALL_STRUCTURE})
+    assert not B.can_step(o, B.WHEELED, sq(w, 0, 1), 3)
+    assert B.can_step(o, B.FOOT, sq(w, 0, 1), 3)          # infantry may (vehicles only, L506)
+    assert B.can_step(B.open_board(3, 2), B.WHEELED, sq(w, 0, 1), 3)
+
+
+def test_terrain_dice_table():
+    # barbed wire: one die, moves on with the primary face, 1/3 (L3146); minefield: a Blast
+    # attack doing 1 damage to infantry and 2 to vehicles (L3152)
+    wire, mines = B.TERRAIN_DICE["barbed_wire"], B.TERRAIN_DICE["minefield"]
+    assert wire["terrain"] == B.BARBED_WIRE and wire["dice"] == 1
+    assert wire["p_success"] == pytest.approx(1 / 3)
+    assert (mines["damage_infantry"], mines["damage_vehicle"]) == (1, 2)
+    assert mines["attack"] == "blast"

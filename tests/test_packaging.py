@@ -31,6 +31,7 @@ def test_wheel_installs_and_runs(tmp_path):
           "--target", str(site), str(wheel)])
     assert (site / "dustsim" / "unit_data" / "dust-1947").is_dir()
     assert (site / "dustsim" / "review" / "templates" / "card.html.j2").is_file()
+    assert (site / "dustsim" / "play" / "scenario_data" / "101-firefight.toml").is_file()
     # the installed copy, not the checkout (the dependencies come from this environment)
     env = {**os.environ, "PYTHONPATH": str(site)}
     work = tmp_path / "elsewhere"

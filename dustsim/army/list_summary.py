@@ -33,6 +33,7 @@ from dustsim.army.lists import ArmyList, Check, check
 from dustsim.data.cards import COLUMNS, Card, Weapon
 from dustsim.errors import DustsimError
 from dustsim.rules.attack import Situation, compile_attack, usable_weapons
+from dustsim.rules.skills import unplayed_rules
 
 FAR = 1_000_000
 RANGE_U = "U"
@@ -319,5 +320,6 @@ def summarize(lst: ArmyList, cards: list[Card] | None = None, *,
     units["offence_share"] = units["offence"] / tot if tot > 0 else 0.0
     dsum = units["durability"].replace(math.inf, math.nan).sum()
     units["durability_share"] = units["durability"] / dsum if dsum > 0 else math.nan
+    notes += unplayed_rules(c for u in lst.units for c in u.cards)
     return ListSummary(lst, legality, units, offence, weights,
                        tuple(dict.fromkeys(notes + list(legality.notes))))

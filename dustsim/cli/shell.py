@@ -41,7 +41,7 @@ def cmd_validate(args) -> int:
             print(w, file=sys.stderr)
     complete = sum(c.complete for c in cards)
     print(f"ok: {len(cards)} cards valid ({complete} complete, {len(cards) - complete} partial)"
-          + (f"; {len(warnings)} carry skills the engines do not model (--warnings lists "
+          + (f"; {len(warnings)} carry rules the battles do not play (--warnings lists "
              "them)" if warnings and not args.warnings else ""))
     from dustsim.data.views import data_summary
 
@@ -269,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("-v", "--verbose", action="store_true",
                    help="list every conflict, erratum, inferred size and skill name")
     v.add_argument("--warnings", action="store_true",
-                   help="list each card carrying a known skill the engines do not model")
+                   help="list each card carrying a rule the battles do not play (`dustsim skills`)")
     v.set_defaults(func=cmd_validate)
 
     c = sub.add_parser("cards", help="list cards or show one as printed")
@@ -444,6 +444,7 @@ def _main(argv: Sequence[str] | None) -> int:
             list_commands,  # noqa: F401  (registers list)
             replay_commands,  # noqa: F401  (registers replay)
             rules_commands,  # noqa: F401  (registers options)
+            scenario_commands,  # noqa: F401  (registers scenarios)
         )
 
         parser = build_parser()

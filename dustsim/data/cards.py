@@ -323,16 +323,11 @@ def _check_skills(skills: list[str], problems: list, where: dict) -> None:
 
 
 def skill_warnings(cards: Iterable[Card]) -> list[str]:
-    """One line per card carrying skills the engines do not model (known, documented)."""
-    from dustsim.rules.skills import classify
+    """One line per card carrying rules the battles do not play (the one table of
+    :mod:`dustsim.rules.skills`, issue 23)."""
+    from dustsim.rules.skills import unplayed_warnings
 
-    out = []
-    for c in cards:
-        unmodelled = [s for s in c.skills if classify(s) == "unmodelled"]
-        if unmodelled:
-            out.append(f"warning: {c.file}: unit {c.name!r}: skills not modelled: "
-                       + ", ".join(unmodelled))
-    return out
+    return unplayed_warnings(cards)
 
 
 def _str_list(raw: dict, name: str, problems: list, where: dict) -> list[str]:

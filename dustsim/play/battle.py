@@ -54,7 +54,7 @@ CHUNK = 1024  # games per chunk: part of the stream definition (results depend o
 MAX_TRIALS = 10_000_000
 DEFAULT_SCENARIO = "101"
 SIDES = ("A", "B")
-WON_BY = ("objective", "annihilation", "exit", "victory points", "draw")
+WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "default")
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit")
@@ -76,76 +76,57 @@ DECISIONS = (
 # -- the scenario as the kernel reads it -----------------------------------------------------------
 @dataclass(frozen=True)
 class ScenarioSetup:
-    """What the kernel needs from a scenario (built by :func:`scenario_setup`)."""
+    """What the kernel needs from a scenario (built by :func:`scenario_setup`): its victory
+    conditions (:func:`dustsim.play.scenarios.victory_array`), victory-point scoring
+    (:func:`dustsim.play.scenarios.scoring_array`) and this call's board."""
 
     number: str
     name: str
     turns: int
-    vc: int
-    exit_n: int
-    obj_turn: int
-    roles: bool
+    victory: np.ndarray
+    scoring: np.ndarray
     board: Any
+    conditions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
-
-def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0) -> ScenarioSetup:
-    """The scenario (a name, a number or a :mod:`dustsim.play.scenarios` Scenario) and its
-    board for this call."""
-    from dustsim.play import battle_kernel as BK
-
-    try:
+    @property
+    def hints(self) -> int:
+        """The policy's hints (kernel ``B_VC``): the scenario scores objectives / exits."""
+        from dustsim.play import battle_kernel as BK
         from dustsim.play import scenarios as S
-    except ImportError:  # the scenarios module not merged yet: Firefight on an open board
-        S = None
-    if S is None:
-        if str(scenario).lower() not in ("101", "firefight"):
-            raise DustsimError(f"scenario {scenario!r} is not available", field="--scenario")
-        from dustsim.play.board import open_board
 
-        return ScenarioSetup("101", "Firefight", 8, BK.VC_VP | BK.VC_ANNIHILATION, 0, 0, True,
-                             open_board(12, 9, "101 Firefight (open)"))
-    sc = scenario if not isinstance(scenario, str | int) else S.find_scenario(str(scenario))
-    board = S.build_board(sc, seed)
-    vc = BK.VC_VP | BK.VC_ANNIHILATION
-    exit_n = 0
-    obj_turn = 0
-    conds = _conditions(sc)
-    if "objectives" in conds:
-        vc |= BK.VC_OBJECTIVES
-    if "sudden" in conds:
-        vc |= BK.VC_OBJ_SUDDEN
-        obj_turn = int(conds.get("sudden") or 1)
-    if "exit" in conds:
-        vc |= BK.VC_EXIT
-        exit_n = int(conds.get("exit") or 1)
-    return ScenarioSetup(str(getattr(sc, "number", scenario)), str(getattr(sc, "name", "")),
-                         int(getattr(sc, "turns", 8)), vc, exit_n, obj_turn, True, board)
+        kinds = {int(k) for k in self.victory[:, 0]}
+        h = BK.VC_OBJECTIVES if (S.VC_HOLD in kinds or self.scoring[3] > 0) else 0
+        return h | (BK.VC_EXIT if (S.VC_EXIT in kinds or self.scoring[6] > 0) else 0)
 
 
-def _conditions(sc: Any) -> dict:
-    """The scenario's victory conditions as {kind: parameter} (kinds: objectives, sudden,
-    exit); read from the scenario's ``victory`` field."""
-    out: dict = {}
-    v = getattr(sc, "victory", None) or getattr(sc, "victory_conditions", None) or ()
-    if isinstance(v, dict):
-        v = [v]
-    for c in v:
-        if isinstance(c, str):
-            kind, param = c, None
-        elif isinstance(c, dict):
-            kind, param = c.get("kind") or c.get("type"), c.get("count") or c.get("turn")
-        else:
-            kind = getattr(c, "kind", None) or getattr(c, "type", None)
-            param = getattr(c, "count", None) or getattr(c, "turn", None)
-        kind = str(kind or "").lower()
-        if "exit" in kind:
-            out["exit"] = param
-        elif "sudden" in kind or "immediate" in kind:
-            out["sudden"] = param
-        elif "objective" in kind or "hold" in kind or "capture" in kind:
-            out["objectives"] = param
-    return out
+def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
+                   variant: str | None = None) -> ScenarioSetup:
+    """The scenario (a name, a number or a :class:`dustsim.play.scenarios.Scenario`) and its
+    board for this call (seeded)."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import scenarios as S
+
+    sc = scenario if isinstance(scenario, S.Scenario) else S.find_scenario(scenario)
+    board = S.build_board(sc, seed, variant) if variant else S.build_board(sc, seed)
+    victory = S.victory_array(sc)
+    if victory.shape[0] > BK.MAX_VC:
+        raise DustsimError(f"scenario {sc.number} has {victory.shape[0]} victory conditions; "
+                           f"battles take at most {BK.MAX_VC}", field="--scenario")
+    notes = []
+    if sc.scoring.immobilized or sc.scoring.crippled:
+        notes.append(f"scenario {sc.number}: victory points for immobilized or crippled "
+                     "vehicles are not scored (critical hits are not played)")
+    if sc.points.attacker != sc.points.defender:
+        notes.append(f"scenario {sc.number}: the attacker's and defender's points "
+                     f"({sc.points.attacker} % / {sc.points.defender} %) are not enforced: the "
+                     "lists play as given")
+    if any(v.kind == "hold_objectives" and v.get("clear_building") for v in sc.victory):
+        notes.append(f"scenario {sc.number}: 'no enemy in the objective's building' is "
+                     "played as no enemy on the objective's area")
+    return ScenarioSetup(str(sc.number), sc.name, int(sc.turns), victory,
+                         S.scoring_array(sc), board,
+                         tuple(v.describe() for v in sc.victory), tuple(notes))
 
 
 # -- compilation -----------------------------------------------------------------------------------
@@ -370,13 +351,15 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     m[BK.R_B, BK.B_WIDTH] = board.width
     m[BK.R_B, BK.B_TURNS] = setup.turns
     m[BK.R_B, BK.B_ROLE] = -1 if attacker is None else attacker
-    m[BK.R_B, BK.B_VC] = setup.vc
+    m[BK.R_B, BK.B_VC] = setup.hints
     m[BK.R_B, BK.B_NOBJ] = len(board.objectives)
-    m[BK.R_B, BK.B_EXIT_N] = setup.exit_n
-    m[BK.R_B, BK.B_OBJ_TURN] = setup.obj_turn
+    m[BK.R_B, BK.B_NVC] = setup.victory.shape[0]
+    m[BK.R_B, BK.B_HEIGHT] = board.height
     # floats: policy row, unit AP, per (line, target) expected damage of one carrier
     f = np.zeros((BK.F_UNITS + U + max(W, 1) * U, BK.NF), float)
-    f[0, :] = policy.row()
+    f[0, : len(policy.row())] = policy.row()
+    f[BK.F_SCORE, : setup.scoring.shape[0]] = setup.scoring
+    f[BK.F_VC: BK.F_VC + setup.victory.shape[0], : setup.victory.shape[1]] = setup.victory
     ap = np.nan_to_num(spec.ap)
     f[BK.F_UNITS: BK.F_UNITS + U, 0] = ap
     rs = get_ruleset("dust-1947", **(options or {}))
@@ -416,7 +399,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             f[row, 0] = _line_ev(w, skills, targets_open[t], rs)
             f[row, 1] = _line_ev(w, skills, targets_cov[t], rs)
     bd, ls, lq = _board_matrix(board)
-    notes = list(spec.notes) + list(DECISIONS)
+    notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
     if any(not math.isfinite(a) for a in spec.ap):
         notes.append("a unit's AP is unknown: it scores 0 victory points")
     return BattleSpec(
@@ -434,7 +417,7 @@ def _chunk(args):
     seed_seq, n, spec = args
     rng = state(seed_seq)
     T = spec.setup.turns
-    acc = np.zeros(22, float)
+    acc = np.zeros(24, float)
     curves = np.zeros((T + 1, 4), float)
     m = spec.m.copy()  # each chunk its own state (threads)
     BK._run_battles(rng, n, m, spec.f, spec.bd, spec.ls, spec.lq, acc, curves)
@@ -477,28 +460,28 @@ class BattleResult:
 
     def won_by(self) -> dict[str, dict[str, float]]:
         """Share of all games each side won by each condition."""
-        return {s: {WON_BY[k]: float(self.acc[3 + i * 5 + k] / self.trials) for k in range(4)}
-                for i, s in enumerate(SIDES)}
+        return {s: {WON_BY[k]: float(self.acc[3 + i * 6 + k] / self.trials)
+                    for k in (0, 1, 2, 3, 5)} for i, s in enumerate(SIDES)}
 
     def _figures(self) -> dict[str, tuple[float, float]]:
         d: dict[str, tuple[float, float]] = {}
         d["p_a_wins"], d["p_b_wins"], d["p_draw"] = self._p(0), self._p(1), self._p(2)
         for i, s in enumerate(("a", "b")):
-            for k in range(4):
-                d[f"p_{s}_wins_by_{WON_BY[k].replace(' ', '_')}"] = self._p(3 + i * 5 + k)
-        d["vp_a"] = self._mean(13)
-        d["vp_b"] = self._mean(15)
+            for k in (0, 1, 2, 3, 5):
+                d[f"p_{s}_wins_by_{WON_BY[k].replace(' ', '_')}"] = self._p(3 + i * 6 + k)
+        d["vp_a"] = self._mean(15)
+        d["vp_b"] = self._mean(17)
         T = self.spec.setup.turns
         for i, s in enumerate(("a", "b")):
             m = self.curves[T, 2 * i] / self.trials
             var = max(self.curves[T, 2 * i + 1] / self.trials - m * m, 0.0)
             d[f"ap_lost_{s}"] = (float(m), math.sqrt(var / self.trials))
-        d["mean_turns"] = (float(self.acc[17] / self.trials), float("nan"))
-        d["p_a_attacker"] = self._p(18)
-        na = self.acc[18]
+        d["mean_turns"] = (float(self.acc[19] / self.trials), float("nan"))
+        d["p_a_attacker"] = self._p(20)
+        na = self.acc[20]
         nb = self.trials - na
-        d["p_attacker_wins"] = self._p(19)
-        d["p_defender_wins"] = self._p(20)
+        d["p_attacker_wins"] = self._p(21)
+        d["p_defender_wins"] = self._p(22)
         d["games_a_attacker"] = (float(na), 0.0)
         d["games_b_attacker"] = (float(nb), 0.0)
         return d
@@ -662,8 +645,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     log = np.zeros((LOG_CAP, BK.NLOG), np.int64)
     plog = np.zeros(LOG_CAP * 4, np.int64)
     out = np.zeros(7, np.int64)
+    vps = np.zeros(2, float)
     m = spec.m.copy()
-    BK._run_logged(rng, faces, m, spec.f, spec.bd, spec.ls, spec.lq, log, plog, out)
+    BK._run_logged(rng, faces, m, spec.f, spec.bd, spec.ls, spec.lq, log, plog, out, vps)
     board = spec.setup.board
     n_ev = int(out[0])
     units = []
@@ -767,12 +751,6 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             ev["text"] = (f"The game ends: {ev['winner']} ({ev['won_by']})." if
                           ev["winner"] != "draw" else "The game ends in a draw.")
         events.append(ev)
-    # starting squares: where each unit first appears
-    lost = [0.0, 0.0]
-    final = m
-    for u in range(len(spec.names)):
-        if _left_py(final, u) == 0:
-            lost[spec.sides[u]] += float(np.nan_to_num(spec.ap[u]))
     winner = int(out[3])
     zone = (0, 1) if int(out[6]) == 0 else (1, 0)  # side -> board zone
     return {
@@ -790,10 +768,11 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                   "enters": [bool(board.enters[zone[i]]) for i in (0, 1)]},
         "units": units,
         "policy": {"A": spec.policy.name, "B": spec.policy.name},
+        "victory_conditions": list(spec.setup.conditions),
         "seed": seed,
         "attacker": SIDES[int(out[6])],
         "result": {"winner": SIDES[winner] if winner < 2 else "draw",
-                   "won_by": WON_BY[int(out[4])], "vp": [lost[1], lost[0]],
+                   "won_by": WON_BY[int(out[4])], "vp": [float(vps[0]), float(vps[1])],
                    "turns": int(out[5])},
         "events": events,
         "notes": list(spec.notes),

@@ -53,7 +53,9 @@ from dustsim.play.duel_kernel import (
     C_P,
     C_PASS,
     C_REACT_DICE,
+    C_SALVO,
     C_SUPP,
+    C_VOLLEY,
     H_GROUPS,
     H_RES,
     H_RES2,
@@ -66,12 +68,15 @@ from dustsim.play.duel_kernel import (
     H_WS,
     H_WT,
     NCOL,
+    OFF,
+    ON,
     R_CFG,
     ST_ACT,
     ST_HERO,
     ST_MODELS,
     ST_MOVED,
     ST_SINGLE,
+    ST_STUN,
     ST_TOK,
     T_SUPP,
     U_AIR,
@@ -85,6 +90,7 @@ from dustsim.play.duel_kernel import (
     U_SINGLE,
     U_SQUAD,
     U_SUPPORT,
+    U_THIRD,
     U_W0,
     U_W1,
     W_AMMO,
@@ -92,7 +98,9 @@ from dustsim.play.duel_kernel import (
     W_RELOAD,
     W_RMAX,
     W_RMIN,
+    W_SALVO,
     W_SETUP,
+    W_VOLLEY,
     WS_AMMO,
     WS_LOADED,
     WT_BLAST,
@@ -103,7 +111,9 @@ from dustsim.play.duel_kernel import (
     _hurts,
     _initiative,
     _left,
+    _release,
     _removal_roll,
+    _stun,
 )
 
 # -- layout ------------------------------------------------------------------------------------
@@ -112,27 +122,37 @@ R_B = 2  # battle configuration row
 R_G = 3  # game state row
 FIRST_BLOCK = 4
 # battle configuration (row R_B)
-(B_N, B_WIDTH, B_TURNS, B_POLICY, B_ROLE, B_VC, B_NOBJ, B_LOG, B_LOGN, B_PLOGN, B_EXIT_N,
- B_OBJ_TURN, B_LOGCAP, B_PLOGCAP) = range(14)
+(B_N, B_WIDTH, B_TURNS, B_POLICY, B_ROLE, B_VC, B_NOBJ, B_LOG, B_LOGN, B_PLOGN, B_NVC,
+ B_HEIGHT) = range(12)
 # victory condition bits (B_VC)
-VC_VP, VC_OBJECTIVES, VC_EXIT, VC_ANNIHILATION, VC_OBJ_SUDDEN = 1, 2, 4, 8, 16
+# policy hints (B_VC): the scenario scores objectives / exits
+VC_OBJECTIVES, VC_EXIT = 2, 4
+# victory condition rows (f[F_VC + i], columns of scenarios.VICTORY_COLUMNS)
+V_KIND, V_SIDE, V_COUNT, V_FROM, V_END, V_CLEAR, V_CLEAR_BLD, V_FRACTION, V_IMMOB = range(9)
+VK_HOLD, VK_EXIT, VK_ANNIHILATION, VK_VP_THRESHOLD, VK_VP, VK_DEFAULT, VK_DRAW = range(7)
+F_VC = 2  # first victory row; F_SCORE: the scoring row (scenarios.SCORING_FIELDS)
+F_SCORE = 1
+MAX_VC = 6
+(SC_DESTROYED, SC_IMMOB, SC_CRIPPLED, SC_OBJ_HELD, SC_OBJ_CLEAR, SC_ENEMY_HALF,
+ SC_EXITED) = range(7)
 # game state (row R_G)
-G_TURN, G_ATT, G_END, G_WINNER, G_WONBY, G_EXIT0, G_EXIT1, G_OBJ0, G_OBJ1, G_REACTED = range(10)
-WON_OBJECTIVE, WON_ANNIHILATION, WON_EXIT, WON_VP, WON_DRAW = range(5)
+G_TURN, G_ATT, G_END, G_WINNER, G_WONBY, G_EXIT0, G_EXIT1, G_OBJ0, G_OBJ1, G_NOCC = range(10)
+WON_OBJECTIVE, WON_ANNIHILATION, WON_EXIT, WON_VP, WON_DRAW, WON_DEFAULT = range(6)
 # unit facts (block H_XU): movement class, kind, blocks sight, strength at start, tall
 X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)
 KIND_INF, KIND_VEH, KIND_AIR = 0, 1, 2
 FLYING = 6
 # unit state beyond the duel kernel's ST_* (columns 0..6)
-ST_SQ, ST_FACE, ST_GONE, ST_DONE_TURN = 7, 8, 9, 10
-WS_TGT, WS_COV = 2, 3  # declared target of a weapon line in this action, target in cover
+ST_SQ, ST_FACE, ST_GONE = 9, 10, 11  # after the duel kernel's (ST_STUN is 7)
+WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST = range(6)
 INF = 1 << 30
+QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
 # floats f: row 0 policy weights, rows 1.. unit AP, then (weapon line, target) expected damage
-F_UNITS = 1
+F_UNITS = F_VC + MAX_VC
 (PW_THREAT, PW_CLOSE, PW_OBJ, PW_COVER, PW_SUST, PW_HOLD_TURNS, PW_EXIT, PW_BEHIND) = range(8)
-NF = 8
+NF = 10
 # board rows (bd, width n): dist, los, path cost per class, then one row each
 BD_DIST = 0
 
@@ -151,8 +171,14 @@ def bd_rows(n: int) -> dict:
 (L_TURN, L_SIDE, L_UNIT, L_ACTION, L_FROM, L_TO, L_P0, L_PN, L_WMASK, L_TARGET, L_RANGE,
  L_LOS, L_COVER, L_D0, L_D1, L_HITS, L_SAVES, L_DAMAGE, L_CAS, L_TOKEN, L_X) = range(21)
 NLOG = 21
+# action codes and flags as NumPy scalars: Numba compiles a function once per value of a
+# plain constant argument (see duel_kernel.ON), so these keep one specialisation per helper
 (A_INITIATIVE, A_ACTIVATE, A_MOVE, A_MARCH, A_ATTACK, A_SUSTAINED, A_REACTION, A_CC, A_NOTHING,
- A_PASS, A_TOKEN, A_TOKEN_REMOVED, A_DESTROYED, A_OBJECTIVE, A_END_TURN, A_END, A_EXIT) = range(17)
+ A_PASS, A_TOKEN, A_TOKEN_REMOVED, A_DESTROYED, A_OBJECTIVE, A_END_TURN, A_END,
+ A_EXIT) = (np.int64(i) for i in range(17))
+NONE = np.int64(-1)
+ZERO = np.int64(0)
+ONE = np.int64(1)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -280,86 +306,116 @@ def _in_cover(m, bd, u, sq, los):
 
 
 # -- movement ------------------------------------------------------------------------------------
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _push(qb, st, c):
+    """Append state ``st`` to the bucket of cost ``c`` (Dial's buckets in ``qb``: heads at
+    0..QL, tails at QL..2 QL, entries (state, next) from 2 QL)."""
+    e = 2 * QL + 2 * qb[2 * QL - 1]
+    if e + 1 >= qb.shape[0]:
+        return
+    qb[2 * QL - 1] += 1
+    qb[e] = st
+    qb[e + 1] = -1
+    if qb[c] < 0:
+        qb[c] = e
+    else:
+        qb[qb[QL + c] + 1] = e
+    qb[QL + c] = e
+
+
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _reach(m, bd, u, limit):
+def _corner_ok(m, bd, r_mc, side, q):
+    """A diagonal step may pass the corner of square q (on the board, passable, no enemy)."""
+    if q < 0 or bd[r_mc, q] >= 99:
+        return False
+    oq = m[m[0, H_SCR] + q, SC_OCC]
+    return not (oq > 0 and m[m[0, H_UNITS] + oq - 1, U_SIDE] != side)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _reach(m, bd, u, limit, qb):
     """Movement costs from u's square (or from its entry squares when off the board) to every
     square, up to ``limit``: scratch columns SC_C0/SC_C1 (cost with no / one diagonal used),
-    SC_P0/SC_P1 the parent state (square * 2 + diagonal flag; -2 an entry square)."""
+    SC_P0/SC_P1 the parent state (square * 2 + diagonal flag; -2 an entry square). Dial's
+    algorithm over cost buckets (``qb``: scratch)."""
     n = m[R_B, B_N]
     rsc = m[0, H_SCR]
     rx = m[0, H_XU] + u
+    ru = m[0, H_UNITS]
     cls = m[rx, X_CLASS]
     fly = cls == FLYING
-    side = _side(m, u)
+    side = m[ru + u, U_SIDE]
     veh = m[rx, X_KIND] == KIND_VEH
     r_mc = 9 * n + 4 + cls
     r_nb = 9 * n + 11
     r_wall = 9 * n + 24
+    if limit > QL - 2:
+        limit = QL - 2
     for s in range(n):
         m[rsc + s, SC_C0] = INF
         m[rsc + s, SC_C1] = INF
-        m[rsc + s, SC_P0] = -1
-        m[rsc + s, SC_P1] = -1
-    start = _sq(m, u)
+    for c in range(limit + 1):
+        qb[c] = -1
+    qb[2 * QL - 1] = 0
+    start = m[m[0, H_ST] + u, ST_SQ]
     if start >= 0:
         m[rsc + start, SC_C0] = 0
+        m[rsc + start, SC_P0] = -1
+        _push(qb, start * 2, 0)
     else:  # entering: the first square entered costs its move cost (L2440)
         zone = 9 * n + 19 + (0 if side == m[R_G, G_ATT] else 1)
         for s in range(n):
             if bd[zone, s] != 0:
                 c = bd[r_mc, s] if not fly else 1
                 o = m[rsc + s, SC_OCC]
-                if c <= limit and (o == 0 or _side(m, o - 1) == side):
+                if c <= limit and (o == 0 or m[ru + o - 1, U_SIDE] == side):
                     m[rsc + s, SC_C0] = c
                     m[rsc + s, SC_P0] = -2
-    # Dial-style relaxation by cost level (costs are small integers)
+                    _push(qb, s * 2, c)
     for level in range(limit + 1):
-        for s in range(n):
-            for dflag in range(2):
-                c = m[rsc + s, SC_C0 + dflag]
-                if c != level:
+        e = qb[level]
+        while e >= 0:
+            st = qb[e]
+            e = qb[e + 1]
+            s = st >> 1
+            dflag = st & 1
+            c = m[rsc + s, SC_C0 + dflag]
+            if c != level:
+                continue  # a stale entry: reached cheaper since
+            o = m[rsc + s, SC_OCC]
+            if o > 0 and o - 1 != u and not fly and m[ru + o - 1, U_SIDE] != side:
+                continue  # never through an enemy (entry squares: checked above)
+            wall = bd[r_wall, s]
+            for d in range(8):
+                t = bd[r_nb + d, s]
+                if t < 0:
                     continue
-                o = m[rsc + s, SC_OCC]
-                if o > 0 and o - 1 != u and not fly:  # pass through a friendly unit only
-                    ou = o - 1
-                    if _side(m, ou) != side:
-                        continue
-                for d in range(8):
-                    t = bd[r_nb + d, s]
-                    if t < 0:
-                        continue
-                    step = 1 if fly else bd[r_mc, t]
-                    if step >= 99:
-                        continue
-                    if not fly and (bd[r_wall, s] >> d) & 1:
+                step = 1 if fly else bd[r_mc, t]
+                if step >= 99:
+                    continue
+                if not fly:
+                    if (wall >> d) & 1:
                         continue
                     ot = m[rsc + t, SC_OCC]
-                    if not fly and ot > 0 and ot - 1 != u:
-                        if _side(m, ot - 1) != side:
+                    if ot > 0 and ot - 1 != u:
+                        if m[ru + ot - 1, U_SIDE] != side:
                             continue  # never into an enemy's square
                         if veh and m[m[0, H_XU] + ot - 1, X_KIND] == KIND_VEH:
                             continue  # vehicles never pass friendly vehicles (L463)
-                    nd = dflag
-                    if d % 2 == 1:
-                        if not fly:  # corners of impassable squares or enemies block
-                            a1 = bd[r_nb + (d + 7) % 8, s]
-                            a2 = bd[r_nb + (d + 1) % 8, s]
-                            bad = False
-                            for q in (a1, a2):
-                                if q < 0 or bd[r_mc, q] >= 99:
-                                    bad = True
-                                else:
-                                    oq = m[rsc + q, SC_OCC]
-                                    if oq > 0 and _side(m, oq - 1) != side:
-                                        bad = True
-                            if bad:
-                                continue
-                        step += dflag  # further diagonals count two (L461)
-                        nd = 1
-                    nc = c + step
-                    if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
-                        m[rsc + t, SC_C0 + nd] = nc
-                        m[rsc + t, SC_P0 + nd] = s * 2 + dflag
+                nd = dflag
+                if d & 1:
+                    if not fly:  # corners of impassable squares or enemies block
+                        if not _corner_ok(m, bd, r_mc, side, bd[r_nb + ((d + 7) & 7), s]):
+                            continue
+                        if not _corner_ok(m, bd, r_mc, side, bd[r_nb + ((d + 1) & 7), s]):
+                            continue
+                    step += dflag  # further diagonals count two (L461)
+                    nd = 1
+                nc = c + step
+                if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
+                    m[rsc + t, SC_C0 + nd] = nc
+                    m[rsc + t, SC_P0 + nd] = s * 2 + dflag
+                    _push(qb, t * 2 + nd, nc)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -481,76 +537,91 @@ def _ev(m, f, w, t, cov, carriers):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _offence(m, f, bd, ls, lq, u, s, commit):
+def _offence(m, f, bd, ls, lq, u, s, commit, val):
     """Value of u attacking from square s, each weapon line at its own best target (003
     L657-663): range, line of sight and cover from s. With ``commit`` the choices are written
-    to the weapon state (WS_TGT, WS_COV). Close-combat lines fire at adjacent enemies."""
+    to the weapon state (WS_TGT, WS_COV). Close-combat lines fire at adjacent enemies.
+    ``val[w, 3]`` is scratch (the best value of line w so far)."""
     U = m[0, H_U]
     ru = m[0, H_UNITS] + u
     rws = m[0, H_WS]
-    m[R_B, B_N]
+    rwp = m[0, H_WPN]
     side = m[ru, U_SIDE]
-    total = 0.0
     w0 = m[ru, U_W0]
     w1 = m[ru, U_W1]
-    if commit:
-        for w in range(w0, w1):
-            m[rws + w, WS_TGT] = -1
     if w1 <= w0:
         return 0.0
-    # per line: best target
     for w in range(w0, w1):
-        best = 0.0
-        bt = -1
-        bc = 0
-        cc = m[m[0, H_WPN] + w, W_CC] != 0
-        for t in range(U):
-            if m[m[0, H_UNITS] + t, U_SIDE] == side or not _present(m, t):
+        val[w, 3] = 0.0
+        m[rws + w, 6] = -1
+        m[rws + w, 7] = 0
+    air_u = _kind(m, u) == KIND_AIR
+    for t in range(U):
+        if m[m[0, H_UNITS] + t, U_SIDE] == side or not _present(m, t):
+            continue
+        ts = _sq(m, t)
+        d = bd[s, ts]
+        inreach = False
+        for w in range(w0, w1):
+            if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX] and _hurts(m, w, t):
+                inreach = True
+                break
+        if not inreach:
+            continue
+        los = _sight(m, bd, ls, lq, s, ts, u, t)
+        if los == 2:
+            continue
+        air_t = _kind(m, t) == KIND_AIR
+        if air_u or air_t:
+            cov = 1 if los == 1 else 0
+        else:
+            cov = _in_cover(m, bd, t, ts, los)
+        for w in range(w0, w1):
+            cc = m[rwp + w, W_CC] != 0
+            if cc and (air_t or m[R_G, G_NOCC] != 0):
                 continue
-            ts = _sq(m, t)
-            d = bd[s, ts]
             c = _fires_at(m, w, t, d, cc)
             if c == 0:
                 continue
-            if cc and _kind(m, t) == KIND_AIR:
-                continue
-            los = _sight(m, bd, ls, lq, s, ts, u, t)
-            if los == 2:
-                continue
-            cov = _in_cover(m, bd, t, ts, los)
-            if _kind(m, u) == KIND_AIR or _kind(m, t) == KIND_AIR:
-                cov = 1 if los == 1 else 0
             v = _ev(m, f, w, t, cov, c)
-            if v > best:
-                best = v
-                bt = t
-                bc = cov
-        total += best
+            if v > val[w, 3]:
+                val[w, 3] = v
+                m[rws + w, 6] = t
+                m[rws + w, 7] = cov
+    total = 0.0
+    for w in range(w0, w1):
+        total += val[w, 3]
         if commit:
-            m[rws + w, WS_TGT] = bt
-            m[rws + w, WS_COV] = bc
+            m[rws + w, WS_TGT] = m[rws + w, 6]
+            m[rws + w, WS_COV] = m[rws + w, 7]
     return total
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _threat_setup(m, f, u, out_reach, out_val):
-    """Per enemy e of u: reach (e's move + longest range of a line that hurts u) and the value
-    of e's lines on u in the open (col 0) and in cover (col 1)."""
+def _threat_setup(m, f, u, el, val):
+    """The enemies of u on the board, as a compact list for the square scores: el[0, 0] their
+    count k; row i = 1..k: [unit, square, reach (its Move + the longest range of a line that
+    hurts u, -1 none), acted this turn, the longest range of u's lines that hurt it (-1
+    none)]; val[i, 0] / val[i, 1] the value of its lines on u in the open / in cover."""
     U = m[0, H_U]
     side = _side(m, u)
+    ru = m[0, H_UNITS] + u
+    k = 0
     for e in range(U):
-        out_reach[e] = -1
-        out_val[e, 0] = 0.0
-        out_val[e, 1] = 0.0
-        if _side(m, e) == side or not _alive(m, e) or m[m[0, H_ST] + e, ST_GONE] != 0:
+        if _side(m, e) == side or not _present(m, e):
             continue
+        k += 1
+        el[k, 0] = e
+        el[k, 1] = _sq(m, e)
+        el[k, 3] = m[m[0, H_ST] + e, ST_ACT]
+        val[k, 0] = 0.0
+        val[k, 1] = 0.0
         re = m[0, H_UNITS] + e
         longest = -1
         for w in range(m[re, U_W0], m[re, U_W1]):
             if not _hurts(m, w, u):
                 continue
-            rws = m[0, H_WS] + w
-            if m[rws, WS_AMMO] == 0:
+            if m[m[0, H_WS] + w, WS_AMMO] == 0:
                 continue
             c = _carriers(m, w)
             if c == 0:
@@ -559,59 +630,45 @@ def _threat_setup(m, f, u, out_reach, out_val):
             if r > 1000:
                 r = 1000
             longest = r if r > longest else longest
-            out_val[e, 0] += _ev(m, f, w, u, 0, c)
-            out_val[e, 1] += _ev(m, f, w, u, 1, c)
-        if longest >= 0:
-            out_reach[e] = longest + m[re, U_MOVE]
+            val[k, 0] += _ev(m, f, w, u, ZERO, c)
+            val[k, 1] += _ev(m, f, w, u, ONE, c)
+        el[k, 2] = longest + m[re, U_MOVE] if longest >= 0 else -1
+        mine = -1
+        for w in range(m[ru, U_W0], m[ru, U_W1]):
+            if _hurts(m, w, e) and m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0:
+                r = m[m[0, H_WPN] + w, W_RMAX]
+                if r > 1000:
+                    r = 1000
+                mine = r if r > mine else mine
+        el[k, 4] = mine
+    el[0, 0] = k
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _threat(m, bd, u, s, reach, val):
-    """Expected loss of u on square s from the enemies that can reach a firing square next."""
-    U = m[0, H_U]
+def _position(m, f, bd, u, s, el, val, lam):
+    """Score of u ending on s (no attack): the threat there (the expected loss to the enemies
+    that can reach a firing square next, halved for those that acted this turn, lower in
+    cover), cover, closing on enemies it can hurt, objectives, the exit edge (weights of the
+    policy row f[0])."""
     n = m[R_B, B_N]
-    cov = 1 if bd[9 * n + 1 + _kind(m, u), s] != 0 else 0
-    tot = 0.0
-    for e in range(U):
-        if reach[e] < 0:
-            continue
-        es = _sq(m, e)
-        if es < 0:
-            continue
-        if bd[es, s] <= reach[e]:
-            v = val[e, cov]
-            if m[m[0, H_ST] + e, ST_ACT] != 0:
-                v *= 0.5  # it has acted this turn: it strikes next turn, if it wins the race
-            tot += v
-    return tot
-
-
-@nb.njit(nogil=True, cache=True, _nrt=False)
-def _position(m, f, bd, u, s, reach, val, lam):
-    """Score of u ending on s (no attack): threat, cover, closing on enemies it can hurt,
-    objectives, the exit edge (weights of the policy row f[0])."""
-    n = m[R_B, B_N]
-    U = m[0, H_U]
     side = _side(m, u)
-    sc = -lam * _threat(m, bd, u, s, reach, val)
-    if bd[9 * n + 1 + _kind(m, u), s] != 0:
+    cov = 1 if bd[9 * n + 1 + _kind(m, u), s] != 0 else 0
+    thr = 0.0
+    bestgap = 10_000
+    for i in range(1, el[0, 0] + 1):
+        d = bd[el[i, 1], s]
+        if el[i, 2] >= 0 and d <= el[i, 2]:
+            v = val[i, cov]
+            thr += 0.5 * v if el[i, 3] != 0 else v
+        if el[i, 4] >= 0:
+            gap = d - el[i, 4]
+            if gap < bestgap:
+                bestgap = gap
+    val[0, 2] = bestgap  # read by _activate: no enemy within its longest range when > 0
+    sc = -lam * thr
+    if cov:
         sc += f[0, PW_COVER]
     # closing: distance to the nearest enemy it can hurt, beyond its longest range
-    ru = m[0, H_UNITS] + u
-    bestgap = 10_000
-    for t in range(U):
-        if _side(m, t) == side or not _present(m, t):
-            continue
-        longest = -1
-        for w in range(m[ru, U_W0], m[ru, U_W1]):
-            if _hurts(m, w, t) and m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0:
-                r = m[m[0, H_WPN] + w, W_RMAX]
-                longest = r if r > longest else longest
-        if longest < 0:
-            continue
-        gap = bd[s, _sq(m, t)] - longest
-        if gap < bestgap:
-            bestgap = gap
     if bestgap < 10_000 and bestgap > 0:
         sc -= f[0, PW_CLOSE] * bestgap
     # objectives: standing on one, or closing on the nearest not held by the side
@@ -635,7 +692,7 @@ def _position(m, f, bd, u, s, reach, val, lam):
     if m[R_B, B_VC] & VC_EXIT and m[m[0, H_XU] + u, X_CAN_EXIT] != 0:
         ex = 9 * n + 22 + (0 if side == m[R_G, G_ATT] else 1)
         best = 10_000
-        w = m[R_B, B_WIDTH]
+        m[R_B, B_WIDTH]
         for q in range(n):
             if bd[ex, q] != 0:
                 d = bd[s, q]
@@ -702,6 +759,12 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
             nd = m[wt, WT_DICE] * c
         if m[rwp + w, W_SETUP] != 0 and moved:
             nd = (nd + 1) // 2
+        if m[rwp + w, W_SALVO] != 0 and m[R_CFG, C_SALVO] != 0:
+            nd *= 2  # a Salvo attack: twice the dice, the Loaded token removed (L3312)
+            m[rws + w, WS_LOADED] = 0
+        if m[rwp + w, W_VOLLEY] != 0 and m[R_CFG, C_VOLLEY] != 0 and m[rws + w, WS_AMMO] > 1:
+            nd *= m[rws + w, WS_AMMO]  # every box left in one volley (L3341)
+            m[rws + w, WS_AMMO] = 0
         if m[rws + w, WS_AMMO] > 0:
             m[rws + w, WS_AMMO] -= 1
         if m[rwp + w, W_RELOAD] != 0:
@@ -713,7 +776,7 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         ng += 1
     if ng == 0:
         return pos, False
-    rt = _target_spec(m, t, True)
+    rt = _target_spec(m, t, ON)
     p0 = pos
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
     k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, kind, _sq(m, u), _sq(m, t))
@@ -750,14 +813,14 @@ def _face(width, a, b):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _hit(m, log, t, rr, before_left, before_tok):
+def _hit(m, log, t, rr, before_left, before_tok, by):
     """Apply the result row rr to t and log what changed (destroyed, token)."""
-    _apply(m, t, rr)
+    _apply(m, t, rr, by)
     turn = m[R_G, G_TURN]
     if before_left > 0 and not _alive(m, t):
-        _log(m, log, turn, _side(m, t), t, A_DESTROYED, _sq(m, t), -1)
+        _log(m, log, turn, _side(m, t), t, A_DESTROYED, _sq(m, t), NONE)
     elif m[m[0, H_ST] + t, ST_TOK] != before_tok:
-        k = _log(m, log, turn, _side(m, t), t, A_TOKEN, _sq(m, t), -1)
+        k = _log(m, log, turn, _side(m, t), t, A_TOKEN, _sq(m, t), NONE)
         if k >= 0:
             log[k, L_TOKEN] = m[m[0, H_ST] + t, ST_TOK]
 
@@ -792,10 +855,10 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         bl = _left(m, t)
         bt = m[m[0, H_ST] + t, ST_TOK]
         pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained,
-                              moved, False, rr, kind)
+                              moved, OFF, rr, kind)
         if fired:
             fired_any = True
-            _hit(m, log, t, rr, bl, bt)
+            _hit(m, log, t, rr, bl, bt, u)
     for t in range(U):
         declared = False
         for w in range(w0, w1):
@@ -807,7 +870,7 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         bl = _left(m, t)
         bt = m[m[0, H_ST] + t, ST_TOK]
         pos, hit_back = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
-                                 True, rr, A_CC)
+                                 ON, rr, A_CC)
         if not hit_back:
             continue
         # retaliation: t's close-combat lines at u, never sustained (L765)
@@ -817,13 +880,15 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             m[rws + w, WS_COV] = 0
         blu = _left(m, u)
         btu = m[m[0, H_ST] + u, ST_TOK]
-        pos, retaliated = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, t, u, False,
-                                   False, True, rr2, A_CC)
+        retaliated = False
+        if _stun(m, t) == 0:  # a Stunned unit cannot fight back (L3266, L3331, L3465)
+            pos, retaliated = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, t, u,
+                                       OFF, OFF, ON, rr2, A_CC)
         for w in range(m[rt, U_W0], m[rt, U_W1]):
             m[rws + w, WS_TGT] = -1
-        _hit(m, log, t, rr, bl, bt)
+        _hit(m, log, t, rr, bl, bt, u)
         if retaliated:
-            _hit(m, log, u, rr2, blu, btu)
+            _hit(m, log, u, rr2, blu, btu, t)
     return pos
 
 
@@ -846,6 +911,8 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
             continue
         if m[rs + r, ST_ACT] != 0 or m[ru + r, U_REACT_RANGE] == 0:
             continue
+        if _stun(m, r) >= 2:
+            continue  # grappled: cannot fight (L3268)
         rsq = _sq(m, r)
         d = bd[rsq, ms]
         if d > m[ru + r, U_REACT_RANGE]:
@@ -856,7 +923,7 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
         cov = _in_cover(m, bd, mover, ms, los)
         v = 0.0
         for w in range(m[ru + r, U_W0], m[ru + r, U_W1]):
-            c = _fires_at(m, w, mover, d, False)
+            c = _fires_at(m, w, mover, d, OFF)
             if c > 0:
                 v += _ev(m, f, w, mover, cov, c)
         if v > best_val:
@@ -869,12 +936,16 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     tok = m[rs + r, ST_TOK]
     pos = _removal_roll(rng, buf, pos, scripted, m, r)
     if m[rs + r, ST_TOK] != tok:
-        k = _log(m, log, m[R_G, G_TURN], _side(m, r), r, A_TOKEN_REMOVED, rsq, -1)
+        k = _log(m, log, m[R_G, G_TURN], _side(m, r), r, A_TOKEN_REMOVED, rsq, NONE)
         if k >= 0:
             log[k, L_TOKEN] = m[rs + r, ST_TOK]
     n = m[R_CFG, C_REACT_DICE]
     if m[R_CFG, C_SUPP] != 0 and m[rs + r, ST_TOK] == 2:
         n = 1  # still suppressed: one reactive die (L747)
+    if m[rs + r, ST_STUN] == 1:
+        n = 1  # Stunned: one reactive die, the token removed either way (L3333, L3467)
+        m[rs + r, ST_STUN] = 0
+    _release(m, r)
     p0 = pos
     s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], n)
     k = _log(m, log, m[R_G, G_TURN], _side(m, r), r, A_REACTION, rsq, ms)
@@ -890,10 +961,10 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     cov = _in_cover(m, bd, mover, ms, los)
     rws = m[0, H_WS]
     for w in range(m[ru + r, U_W0], m[ru + r, U_W1]):
-        ok = _fires_at(m, w, mover, d, False) > 0
+        ok = _fires_at(m, w, mover, d, OFF) > 0
         m[rws + w, WS_TGT] = mover if ok else -1
         m[rws + w, WS_COV] = cov
-    return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, False,
+    return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
                    A_SUSTAINED if s >= 2 else A_ATTACK)
 
 
@@ -940,7 +1011,7 @@ def _try_exit(m, bd, log, u):
         m[rs, ST_GONE] = 1
         m[m[0, H_SCR] + s, SC_OCC] = 0
         m[R_G, G_EXIT0 + side] += 1
-        _log(m, log, m[R_G, G_TURN], side, u, A_EXIT, s, -1)
+        _log(m, log, m[R_G, G_TURN], side, u, A_EXIT, s, NONE)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -961,7 +1032,7 @@ def _lambda(m, f, u):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, reach, val):
+def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """Two actions of unit u, chosen by the policy (module docstring)."""
     ru = m[0, H_UNITS] + u
     rs = m[0, H_ST] + u
@@ -972,27 +1043,43 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, reach, va
     side = m[ru, U_SIDE]
     m[rs, ST_ACT] = 1
     cur = m[rs, ST_SQ]
-    _log(m, log, turn, side, u, A_ACTIVATE, cur, -1)
+    _log(m, log, turn, side, u, A_ACTIVATE, cur, NONE)
     tok = m[rs, ST_TOK]
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
     if m[rs, ST_TOK] != tok:
-        k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, cur, -1)
+        k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, cur, NONE)
         if k >= 0:
             log[k, L_TOKEN] = m[rs, ST_TOK]
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
+    stun = _stun(m, u)
+    if stun >= 2:  # grappled: Nothing + Nothing (L3268)
+        _log(m, log, turn, side, u, A_NOTHING, cur, cur)
+        return pos
+    actions = 2
+    if m[ru, U_THIRD] != 0:  # Infantry Ace / Ace Pilot: a third action on the die (L3557)
+        s3, pos = _count(rng, buf, pos, scripted, m[ru, U_THIRD], 1)
+        actions += s3
+    if stun == 1:
+        m[rs, ST_STUN] = 0  # its first action is Nothing, then the token goes (L3331)
+    if suppressed or stun == 1:
+        actions -= 1
+    three = actions == 3
+    suppressed = actions == 1  # one action left: Attack or Move
+    m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745
     _occupy(m)
-    _threat_setup(m, f, u, reach, val)
+    _threat_setup(m, f, u, el, val)
     lam = _lambda(m, f, u)
     mv = m[ru, U_MOVE]
     march = m[ru, U_MARCH]
     air = m[ru, U_AIR] != 0
     onboard = cur >= 0
     limit = mv if suppressed else march
-    _reach(m, bd, u, limit)
+    _reach(m, bd, u, limit, qb)
     # reload weapons that are empty: Reload + Attack replaces the Sustained Attack
     unloaded = False
     for w in range(m[ru, U_W0], m[ru, U_W1]):
-        if m[rwp + w, W_RELOAD] != 0 and m[rws + w, WS_LOADED] == 0 and m[rws + w, WS_AMMO] != 0:
+        reloads = m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0
+        if reloads and m[rws + w, WS_LOADED] == 0 and m[rws + w, WS_AMMO] != 0:
             unloaded = True
     best = -1e300
     plan = 0  # 0 nothing, 1 sustained here, 2 move+attack, 3 attack+move, 4 march, 5 attack
@@ -1000,38 +1087,39 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, reach, va
     sust = f[0, PW_SUST]
     off_here = 0.0
     if onboard:
-        here = _position(m, f, bd, u, cur, reach, val, lam)
+        here = _position(m, f, bd, u, cur, el, val, lam)
         best = here
         if not air:
             if unloaded:
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
-                    if m[rwp + w, W_RELOAD] != 0:
+                    if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 1
-                off_here = _offence(m, f, bd, ls, lq, u, cur, False)
+                off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
-                    if m[rwp + w, W_RELOAD] != 0:
+                    if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 0
                 if off_here > 0.0 and not suppressed and off_here + here > best:
                     best, plan = off_here + here, 7
-                off_here = _offence(m, f, bd, ls, lq, u, cur, False)
+                off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
             else:
-                off_here = _offence(m, f, bd, ls, lq, u, cur, False)
+                off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
             if off_here > 0.0:
                 sc = (off_here if suppressed else sust * off_here) + here
                 if sc > best:
                     best, plan = sc, (5 if suppressed else 1)
-    m[0, H_SCR]
     for s in range(n):
         c = _cost(m, s)
         if c > limit or not _can_end(m, u, s) or s == cur:
             continue
-        p = _position(m, f, bd, u, s, reach, val, lam)
+        p = _position(m, f, bd, u, s, el, val, lam)
         if c <= mv:
             if suppressed:
                 if p > best:
                     best, plan, plan_sq = p, 6, s
                 continue
-            o = _offence(m, f, bd, ls, lq, u, s, False)
+            o = 0.0
+            if val[0, 2] <= 0.0:  # some enemy within its longest range from s
+                o = _offence(m, f, bd, ls, lq, u, s, OFF, val)
             if o > 0.0 and o + p > best:
                 best, plan, plan_sq = o + p, 2, s
             if onboard and not air and off_here > 0.0 and off_here + p > best:
@@ -1041,15 +1129,35 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, reach, va
     # execute
     if plan == 0:
         _log(m, log, turn, side, u, A_NOTHING, cur, cur)
+        m[R_G, G_NOCC] = 0
         return pos
+    _release(m, u)  # not a Nothing action: u's grapple lets go (L3268)
+    pos = _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb,
+                   plan, plan_sq, three)
+    m[R_G, G_NOCC] = 0
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb, plan,
+             plan_sq, three):
+    """Carry out u's plan (codes of :func:`_activate`); with a third action (``three``) a
+    Move + Attack becomes Move + Sustained Attack and a March Move is followed by an Attack."""
+    ru = m[0, H_UNITS] + u
+    rs = m[0, H_ST] + u
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    mv = m[ru, U_MOVE]
+    march = m[ru, U_MARCH]
+    cur = m[rs, ST_SQ]
     if plan == 1 or plan == 5 or plan == 7:
         if plan == 7:
             for w in range(m[ru, U_W0], m[ru, U_W1]):
-                if m[rwp + w, W_RELOAD] != 0:
+                if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                     m[rws + w, WS_LOADED] = 1
-        _offence(m, f, bd, ls, lq, u, cur, True)
+        _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
-        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, False, kind)
+        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
     if plan == 6:
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
         _try_exit(m, bd, log, u)
@@ -1063,18 +1171,19 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, reach, va
         if not _alive(m, u):
             return pos
         _occupy(m)
-        _offence(m, f, bd, ls, lq, u, plan_sq, True)
-        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, False, True, A_ATTACK)
+        _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
+        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
+                       A_SUSTAINED if three else A_ATTACK)
     if plan == 3:
-        _offence(m, f, bd, ls, lq, u, cur, True)
-        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, False, False, A_ATTACK)
+        _offence(m, f, bd, ls, lq, u, cur, ON, val)
+        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
         if not _alive(m, u):
             return pos
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         if not _alive(m, u):
             return pos
         _occupy(m)
-        _reach(m, bd, u, mv)
+        _reach(m, bd, u, mv, qb)
         if _cost(m, plan_sq) <= mv and _can_end(m, u, plan_sq):
             _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
             _try_exit(m, bd, log, u)
@@ -1098,24 +1207,28 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, reach, va
     if not _alive(m, u):
         return pos
     _occupy(m)
-    _reach(m, bd, u, march - spent)
+    _reach(m, bd, u, march - spent, qb)
     if _cost(m, plan_sq) <= march - spent and _can_end(m, u, plan_sq):
         _place(m, bd, log, plog, u, plan_sq, march - spent, A_MARCH)
     _try_exit(m, bd, log, u)
+    if three and _alive(m, u) and m[rs, ST_GONE] == 0:
+        _occupy(m)
+        if _offence(m, f, bd, ls, lq, u, m[rs, ST_SQ], ON, val) > 0.0:
+            pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, ON, A_ATTACK)
     return pos
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _strikes(m, bd, u):
-    """Quick urgency: u (on or off the board) has an enemy within its longest useful range +
-    its Move (no sight test): 1 + the AP-scaled target count, else 0."""
+    """Quick urgency: u (on the board, or entering from its edge) has an enemy within the
+    longest range of a line that hurts it + its Move (no sight test)."""
     ru = m[0, H_UNITS] + u
     s = _sq(m, u)
     n = m[R_B, B_N]
     U = m[0, H_U]
     side = m[ru, U_SIDE]
     mv = m[ru, U_MOVE]
-    cnt = 0
+    width = m[R_B, B_WIDTH]
     for t in range(U):
         if _side(m, t) == side or not _present(m, t):
             continue
@@ -1123,32 +1236,29 @@ def _strikes(m, bd, u):
         if s >= 0:
             d = bd[s, ts]
         else:  # off the board: from its entry edge (the nearest row)
-            r = ts // m[R_B, B_WIDTH]
-            h = n // m[R_B, B_WIDTH]
-            d = r + 1 if side == m[R_G, G_ATT] else h - r
+            r = ts // width
+            d = r + 1 if side == m[R_G, G_ATT] else n // width - r
         for w in range(m[ru, U_W0], m[ru, U_W1]):
-            if _hurts(m, w, t) and m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0:
-                if d <= m[m[0, H_WPN] + w, W_RMAX] + mv:
-                    cnt += 1
-                    break
-    return cnt
+            if d <= m[m[0, H_WPN] + w, W_RMAX] + mv and _hurts(m, w, t):
+                if m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0:
+                    return True
+    return False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _pick(m, bd, side):
-    """The policy's next unit of ``side``: unactivated, alive, not exited; the one with most
-    enemies within striking reach first (a unit that cannot strike moves last); ties by list
-    order. -1 if none."""
+def _pick(m, f, bd, side):
+    """The policy's next unit of ``side``: unactivated, alive, not exited; one that can strike
+    (:func:`_strikes`) before one that cannot, then the most AP first. -1 if none."""
     U = m[0, H_U]
     rs = m[0, H_ST]
     best = -1
-    bk = -1
+    bk = -1.0
     for u in range(U):
         if _side(m, u) != side or m[rs + u, ST_ACT] != 0 or not _alive(m, u):
             continue
         if m[rs + u, ST_GONE] != 0:
             continue
-        k = _strikes(m, bd, u)
+        k = f[F_UNITS + u, 0] + (1e6 if _strikes(m, bd, u) else 0.0)
         if k > bk:
             best, bk = u, k
     return best
@@ -1212,8 +1322,8 @@ def _objectives(m, bd, log):
         elif b and not a:
             h1 += 1
         if a != b:
-            kk = _log(m, log, m[R_G, G_TURN], 0 if a else 1, -1, A_OBJECTIVE, bd[9 * n + 27, i],
-                      -1)
+            kk = _log(m, log, m[R_G, G_TURN], np.int64(0 if a else 1), NONE, A_OBJECTIVE,
+                      bd[9 * n + 27, i], NONE)
             if kk >= 0:
                 log[kk, L_X] = i
     m[R_G, G_OBJ0] = h0
@@ -1228,29 +1338,152 @@ def _finish(m, f, winner, wonby):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _score_end(m, f):
-    """The scenario's result at the end of the last turn: exits, objectives, then victory
-    points (the AP of enemy units destroyed, L368) as the tie-break; equal VP is a draw."""
-    vc = m[R_B, B_VC]
+def _held(m, bd, side, clear):
+    """Objectives held by list side ``side``: one of its units on the objective's area and no
+    enemy unit in it nor, with ``clear`` > 0, within ``clear`` of the objective's square
+    (L2443-2445; decision: the range is counted from the objective's square)."""
+    k = m[R_B, B_NOBJ]
+    n = m[R_B, B_N]
+    r_area = 9 * n + 21
+    r_obj = 9 * n + 27
+    cnt = 0
+    for i in range(k):
+        own = False
+        bad = False
+        o = bd[r_obj, i]
+        for u in range(m[0, H_U]):
+            if not _present(m, u):
+                continue
+            sq = _sq(m, u)
+            a = bd[r_area, sq]
+            if _side(m, u) == side:
+                if a == i:
+                    own = True
+            elif a == i or (clear > 0 and bd[sq, o] <= clear):
+                bad = True
+        if own and not bad:
+            cnt += 1
+    return cnt
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _force(m, f, side):
+    """Army points of side's whole force."""
+    tot = 0.0
+    for u in range(m[0, H_U]):
+        if _side(m, u) == side:
+            tot += f[F_UNITS + u, 0]
+    return tot
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _exited(m, f, side):
+    """Army points of side's units that left the board."""
+    tot = 0.0
+    for u in range(m[0, H_U]):
+        if _side(m, u) == side and m[m[0, H_ST] + u, ST_GONE] != 0:
+            tot += f[F_UNITS + u, 0]
+    return tot
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _vp(m, f, bd, side):
+    """Victory points of list side ``side`` under the scenario's scoring row: destroyed enemy
+    AP, objectives held (with the scoring's clear range), units in the enemy half, own AP
+    exited (scenarios.Scoring)."""
+    vp = f[F_SCORE, SC_DESTROYED] * _lost(m, f, 1 - side)
+    if f[F_SCORE, SC_OBJ_HELD] != 0.0:
+        vp += f[F_SCORE, SC_OBJ_HELD] * _held(m, bd, side, np.int64(f[F_SCORE, SC_OBJ_CLEAR]))
+    if f[F_SCORE, SC_ENEMY_HALF] != 0.0:
+        h = m[R_B, B_HEIGHT]
+        width = m[R_B, B_WIDTH]
+        att = side == m[R_G, G_ATT]
+        for u in range(m[0, H_U]):
+            if _side(m, u) != side or not _present(m, u) or _kind(m, u) == KIND_AIR:
+                continue
+            r = _sq(m, u) // width
+            if (att and 2 * r > h - 1) or (not att and 2 * r < h - 1):
+                vp += f[F_SCORE, SC_ENEMY_HALF]
+    if f[F_SCORE, SC_EXITED] != 0.0:
+        vp += f[F_SCORE, SC_EXITED] * _exited(m, f, side)
+    return vp
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _met(m, f, bd, i, side):
+    """Condition row i is met for list side ``side`` now (HOLD, EXIT, ANNIHILATION)."""
+    r = F_VC + i
+    kind = np.int64(f[r, V_KIND])
+    if kind == VK_HOLD:
+        k = m[R_B, B_NOBJ]
+        need = k if f[r, V_COUNT] < 0 else np.int64(f[r, V_COUNT])
+        return k > 0 and _held(m, bd, side, np.int64(f[r, V_CLEAR])) >= need
+    if kind == VK_EXIT:
+        fo = _force(m, f, side)
+        return fo > 0.0 and _exited(m, f, side) >= f[r, V_FRACTION] * fo
+    if kind == VK_ANNIHILATION:
+        fo = _force(m, f, 1 - side)
+        return fo > 0.0 and _lost(m, f, 1 - side) >= f[r, V_FRACTION] * fo - 1e-9
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _victory(m, f, bd, end):
+    """The scenario's victory conditions in file order (scenarios module docstring): at the
+    end of a turn those not reserved for the game's end; with ``end`` (after the last turn)
+    also the end-of-game ones. The first one met decides; returns True when decided."""
     att = m[R_G, G_ATT]
-    if vc & VC_EXIT:
-        if m[R_G, G_EXIT0 + att] >= m[R_B, B_EXIT_N]:
-            _finish(m, f, att, WON_EXIT)
-            return
-    if vc & VC_OBJECTIVES:
-        h0 = m[R_G, G_OBJ0]
-        h1 = m[R_G, G_OBJ1]
-        if h0 != h1:
-            _finish(m, f, 0 if h0 > h1 else 1, WON_OBJECTIVE)
-            return
-    vp0 = _lost(m, f, 1)
-    vp1 = _lost(m, f, 0)
-    if vp0 > vp1:
-        _finish(m, f, 0, WON_VP)
-    elif vp1 > vp0:
-        _finish(m, f, 1, WON_VP)
-    else:
+    turn = m[R_G, G_TURN]
+    for i in range(m[R_B, B_NVC]):
+        r = F_VC + i
+        kind = np.int64(f[r, V_KIND])
+        at_end = f[r, V_END] != 0.0
+        if at_end and not end:
+            continue
+        if kind == VK_HOLD and not at_end and turn < f[r, V_FROM]:
+            continue
+        sc = np.int64(f[r, V_SIDE])
+        if kind <= VK_ANNIHILATION:  # HOLD, EXIT, ANNIHILATION
+            for pick in range(2):
+                side = att if pick == 0 else 1 - att
+                if (sc == 0 and side != att) or (sc == 1 and side == att):
+                    continue
+                if _met(m, f, bd, i, side):
+                    won = WON_OBJECTIVE if kind == VK_HOLD else (
+                        WON_EXIT if kind == VK_EXIT else WON_ANNIHILATION)
+                    _finish(m, f, side, won)
+                    return True
+        elif kind == VK_VP_THRESHOLD:
+            v0 = _vp(m, f, bd, 0)
+            v1 = _vp(m, f, bd, 1)
+            ok0 = v0 >= f[r, V_FRACTION] * _force(m, f, 1) and (sc == 2 or (sc == 0) == (att == 0))
+            ok1 = v1 >= f[r, V_FRACTION] * _force(m, f, 0) and (sc == 2 or (sc == 0) == (att == 1))
+            if ok0 or ok1:
+                if ok0 and ok1 and v0 == v1:
+                    continue
+                w = 0 if (ok0 and not ok1) or (ok0 and ok1 and v0 > v1) else 1
+                _finish(m, f, w, WON_VP)
+                return True
+        elif end and kind == VK_VP:
+            v0 = _vp(m, f, bd, 0)
+            v1 = _vp(m, f, bd, 1)
+            if v0 > v1:
+                _finish(m, f, 0, WON_VP)
+            elif v1 > v0:
+                _finish(m, f, 1, WON_VP)
+            else:
+                _finish(m, f, 2, WON_DRAW)
+            return True
+        elif end and kind == VK_DEFAULT:
+            _finish(m, f, att if sc == 0 else 1 - att, WON_DEFAULT)
+            return True
+        elif end and kind == VK_DRAW:
+            _finish(m, f, 2, WON_DRAW)
+            return True
+    if end:
         _finish(m, f, 2, WON_DRAW)
+        return True
+    return False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1269,6 +1502,7 @@ def _reset(m):
         m[rs + u, ST_SQ] = -1
         m[rs + u, ST_FACE] = 0 if _side(m, u) == 0 else 4
         m[rs + u, ST_GONE] = 0
+        m[rs + u, ST_STUN] = 0
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
         m[m[0, H_WS] + w, WS_LOADED] = 1
@@ -1330,11 +1564,11 @@ def _deploy(rng, m, f, bd, log):
             if best >= 0:
                 m[m[0, H_ST] + u, ST_SQ] = best
                 m[rsc + best, SC_OCC] = u + 1
-                _log(m, log, 0, side, u, A_MOVE, -1, best)
+                _log(m, log, 0, side, u, A_MOVE, NONE, best)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, reach, val, curve):
+def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, curve):
     """One game; the result in the game-state row (G_WINNER, G_WONBY, G_TURN); curve[k]
     receives the AP lost by A and B at the end of turn k (k = 0..T)."""
     _reset(m)
@@ -1362,12 +1596,12 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, reach, val, curv
         can = False
         for u in range(m[0, H_U]):
             if _side(m, u) == win and _alive(m, u) and m[rs + u, ST_GONE] == 0:
-                if _strikes(m, bd, u) > 0:
+                if _strikes(m, bd, u):
                     can = True
                     break
         if not can:
             first = 1 - win
-        k = _log(m, log, turn, win, -1, A_INITIATIVE, -1, -1)
+        k = _log(m, log, turn, win, NONE, A_INITIATIVE, NONE, NONE)
         if k >= 0:
             log[k, L_X] = first
         cur = first
@@ -1379,14 +1613,14 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, reach, val, curv
                 break
             if na == 0 or (m[R_CFG, C_PASS] != 0 and na < no):
                 if na > 0:
-                    _log(m, log, turn, cur, -1, A_PASS, -1, -1)
+                    _log(m, log, turn, cur, NONE, A_PASS, NONE, NONE)
                 cur = 1 - cur
                 continue
-            u = _pick(m, bd, cur)
-            pos = _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, reach,
-                            val)
+            u = _pick(m, f, bd, cur)
+            pos = _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val,
+                            qb)
             a0, a1, l0, l1 = _counts(m)
-            if (m[R_B, B_VC] & VC_ANNIHILATION) and (l0 == 0 or l1 == 0):
+            if l0 == 0 or l1 == 0:  # a side with nothing left: the game ends (decision)
                 gone0 = m[R_G, G_EXIT0] > 0
                 gone1 = m[R_G, G_EXIT1] > 0
                 if not (gone0 or gone1):
@@ -1401,27 +1635,18 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, reach, val, curv
         curve[turn, 0] = _lost(m, f, 0)
         curve[turn, 1] = _lost(m, f, 1)
         last = turn
-        _log(m, log, turn, -1, -1, A_END_TURN, -1, -1)
+        _log(m, log, turn, NONE, NONE, A_END_TURN, NONE, NONE)
         if m[R_G, G_END] != 0:
             break
-        if (m[R_B, B_VC] & VC_OBJ_SUDDEN) and turn >= m[R_B, B_OBJ_TURN]:
-            k0 = m[R_B, B_NOBJ]
-            if m[R_G, G_OBJ0] == k0 and k0 > 0:
-                _finish(m, f, 0, WON_OBJECTIVE)
-                break
-            if m[R_G, G_OBJ1] == k0 and k0 > 0:
-                _finish(m, f, 1, WON_OBJECTIVE)
-                break
-        if (m[R_B, B_VC] & VC_EXIT) and m[R_G, G_EXIT0 + att] >= m[R_B, B_EXIT_N]:
-            _finish(m, f, att, WON_EXIT)
+        if _victory(m, f, bd, False):
             break
     for k in range(last + 1, T + 1):
         curve[k, 0] = curve[last, 0]
         curve[k, 1] = curve[last, 1]
     m[R_G, G_TURN] = last
     if m[R_G, G_END] == 0:
-        _score_end(m, f)
-    k = _log(m, log, last, m[R_G, G_WINNER], -1, A_END, -1, -1)
+        _victory(m, f, bd, True)
+    k = _log(m, log, last, m[R_G, G_WINNER], NONE, A_END, NONE, NONE)
     if k >= 0:
         log[k, L_X] = m[R_G, G_WONBY]
     return pos
@@ -1430,41 +1655,40 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, reach, val, curv
 # -- entry points ----------------------------------------------------------------------------------
 @nb.njit(nogil=True, cache=True)
 def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
-    """``n`` games; acc: [0:3] winner A/B/draw, [3:13] wins by (side, won_by) as
-    3 + side * 5 + won_by, [13:15] VP of A (sum, sum sq), [15:17] VP of B, [17] turns played,
-    [18] games with A attacking, [19] attacker wins, [20] defender wins, [21] draws with A
-    attacking; curves[k]: AP lost by A (sum, sum sq), by B (sum, sum sq) at the end of turn k."""
+    """``n`` games; acc: [0:3] winner A/B/draw, [3:15] wins by (side, won_by) at
+    3 + side * 6 + won_by, [15:17] VP of A (sum, sum sq), [17:19] VP of B, [19] turns played,
+    [20] games with A attacking, [21] attacker wins, [22] defender wins; curves[k]: AP lost
+    by A (sum, sum sq), by B (sum, sum sq) at the end of turn k."""
     T = m[R_B, B_TURNS]
     U = m[0, H_U]
     buf = np.zeros(1, np.uint8)
     log = np.zeros((1, NLOG), np.int64)
     plog = np.zeros(1, np.int64)
-    reach = np.zeros(U, np.int64)
-    val = np.zeros((U, 2), np.float64)
+    el = np.zeros((U + 1, 5), np.int64)
+    qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
+    val = np.zeros((max(U + 1, m[0, H_W]), 4), np.float64)
     curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 0
     for _ in range(n):
-        _game(rng, buf, 0, False, m, f, bd, ls, lq, log, plog, reach, val, curve)
+        _game(rng, buf, ZERO, OFF, m, f, bd, ls, lq, log, plog, el, val, qb, curve)
         w = m[R_G, G_WINNER]
         acc[w] += 1.0
         if w < 2:
-            acc[3 + w * 5 + m[R_G, G_WONBY]] += 1.0
-        vp0 = curve[T, 1]
-        vp1 = curve[T, 0]
-        acc[13] += vp0
-        acc[14] += vp0 * vp0
-        acc[15] += vp1
-        acc[16] += vp1 * vp1
-        acc[17] += m[R_G, G_TURN]
+            acc[3 + w * 6 + m[R_G, G_WONBY]] += 1.0
+        vp0 = _vp(m, f, bd, 0)
+        vp1 = _vp(m, f, bd, 1)
+        acc[15] += vp0
+        acc[16] += vp0 * vp0
+        acc[17] += vp1
+        acc[18] += vp1 * vp1
+        acc[19] += m[R_G, G_TURN]
         att = m[R_G, G_ATT]
         if att == 0:
-            acc[18] += 1.0
-        if w == att:
-            acc[19] += 1.0
-        elif w == 1 - att:
             acc[20] += 1.0
-        elif att == 0:
+        if w == att:
             acc[21] += 1.0
+        elif w == 1 - att:
+            acc[22] += 1.0
         for k in range(T + 1):
             a = curve[k, 0]
             b = curve[k, 1]
@@ -1475,18 +1699,19 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
 
 
 @nb.njit(nogil=True, cache=True)
-def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out):
+def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
     """One game with its event log (dice from ``faces``, read as scripted dice so every roll's
     faces are known); out: [events, path entries, faces used, winner, won_by, turns, attacker]."""
     T = m[R_B, B_TURNS]
     U = m[0, H_U]
-    reach = np.zeros(U, np.int64)
-    val = np.zeros((U, 2), np.float64)
+    el = np.zeros((U + 1, 5), np.int64)
+    qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
+    val = np.zeros((max(U + 1, m[0, H_W]), 4), np.float64)
     curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 1
     m[R_B, B_LOGN] = 0
     m[R_B, B_PLOGN] = 0
-    pos = _game(rng, faces, 0, True, m, f, bd, ls, lq, log, plog, reach, val, curve)
+    pos = _game(rng, faces, ZERO, ON, m, f, bd, ls, lq, log, plog, el, val, qb, curve)
     out[0] = m[R_B, B_LOGN]
     out[1] = m[R_B, B_PLOGN]
     out[2] = pos
@@ -1494,4 +1719,6 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out):
     out[4] = m[R_G, G_WONBY]
     out[5] = m[R_G, G_TURN]
     out[6] = m[R_G, G_ATT]
+    vps[0] = _vp(m, f, bd, 0)
+    vps[1] = _vp(m, f, bd, 1)
     m[R_B, B_LOG] = 0

@@ -10,7 +10,8 @@ rows 0 and ``height - 1`` (see :mod:`dustsim.play.scenarios`).
 Everything here is static (terrain only) and computed once per map (:func:`make_board` caches
 the tables by terrain): range (:data:`Board.dist`, the diagonal rule of L580-582), line of sight
 dot to dot with the corner rule (L602-655), cover per unit class (L680, L3142), movement cost
-per movement class (L461-498, L3527, L3547, L3689, L3697), fire arcs per facing (L584-598).
+per movement class (L461-486, L506, L516, L3527, L3547, L3689, L3697), fire arcs per facing
+(L584-598).
 Dynamic blockers (vehicles, smoke) are tested by the kernels on the stored sight lines
 (:data:`Board.line_start` ...), exactly as :func:`line_of_sight` does here in pure Python.
 
@@ -28,22 +29,23 @@ from typing import Any
 import numpy as np
 
 from dustsim.errors import DustsimError
+from dustsim.limits import CAPS, check_int
 
 # --------------------------------------------------------------------------------------------
-# Terrain codes (int8). L467-484 (terrain types), L3110-3158 (special terrain).
-OPEN = 0  #: open ground: passable, no cover, no effect on sight (L467)
+# Terrain codes (int8). L470-486 (terrain types), L3110-3158 (special terrain).
+OPEN = 0  #: open ground: passable, no cover, no effect on sight (L472)
 BUILDING = 1  #: building interior square: infantry only; blocks sight through it (L484, L618)
-TREES = 2  #: trees: passable, cover inside, block sight to what lies beyond (L473, L616, L680)
-TANK_TRAPS = 3  #: no effect on sight, cover inside, vehicles cannot enter (L478, L680)
-SMALL_STRUCTURE = 4  #: pillar, fuel tank, silo: impassable, blocks sight (L477, L618)
+TREES = 2  #: trees: passable, cover inside, block sight to what lies beyond (L474, L616, L680)
+TANK_TRAPS = 3  #: no effect on sight, cover inside, vehicles cannot enter (L482, L680)
+SMALL_STRUCTURE = 4  #: pillar, fuel tank, silo: impassable, blocks sight (L478, L618)
 TRENCH = 5  #: no effect on sight; infantry inside are in cover (L3140-3142)
 BARBED_WIRE = 6  #: infantry roll to cross (L3144-3148): see :data:`TERRAIN_DICE`
 MINEFIELD = 7  #: attacks units crossing it (L3150-3154): see :data:`TERRAIN_DICE`
 QUONSET_HUT = 8  #: short building: blocks sight except for walkers, Large, Huge (L3156-3158)
-STRONGPOINT = 9  #: fortification interior (1 x 2 squares, L3132): infantry only, all-round sight
-BUNKER = 10  #: fortification interior, faces one way, entered from the rear (L3126, L3134)
+STRONGPOINT = 9  #: fortification interior (1 x 2 squares, L3128): infantry only, all-round sight
+BUNKER = 10  #: fortification interior, faces one way, entered from the rear (L3126, L3130)
 BUILDING_OPENING = 11  #: building square with an opening in its outer wall (L484, L618-620)
-AMMO_CRATES = 12  #: no effect on sight, cover inside (L483, L680)
+AMMO_CRATES = 12  #: no effect on sight, cover inside (L481, L680)
 ROAD = 13  #: open ground; +1/+2 move on roads for wheeled/tracked/half-tracked (L475)
 RUBBLE = 14  #: cover inside; wheeled, tracked, half-tracked cannot enter (L476, L680)
 WATER = 15  #: deep water: impassable except amphibious and aircraft (L480, L3411-3413)
@@ -63,7 +65,7 @@ N_TERRAIN = len(TERRAIN_NAMES)
 # text L475-480 treats the three alike, so their columns agree everywhere); WALKER is a vehicle
 # with none of those skills (L476, L479: walkers cross rubble and swamp); JUMP is infantry with
 # the Flying skill (jetpacks, L3527-3529: passes over any terrain as open ground, ends only where
-# it could stand: where the FOOT column is passable); FLYING is an aircraft (L510-516: terrain
+# it could stand: where the FOOT column is passable); FLYING is an aircraft (L516: terrain
 # has no effect, it is placed above it).
 FOOT, TRACKED, WHEELED, HALF_TRACKED, WALKER, JUMP, FLYING = range(7)
 MOVE_CLASS_NAMES: tuple[str, ...] = (
@@ -82,10 +84,10 @@ LOS_CLEAR, LOS_COVER, LOS_BLOCKED = 0, 1, 2
 SEE_THROUGH, OPAQUE, OPAQUE_UNLESS_TALL = 0, 1, 2
 
 # Fire-arc bits (Board.arc, arc_of): L584-598. A square may lie in two arcs: side arcs are the
-# half planes left and right of the vehicle except the straight front/rear line (L594), so a
+# half planes left and right of the vehicle except the straight front/rear line (L592), so a
 # square 30 degrees off the front is in the front arc and in a side arc.
 FRONT, REAR, SIDE = 1, 2, 4
-TURRET = FRONT | REAR | SIDE  #: a turret fires all round (L596); infantry too (L586)
+TURRET = FRONT | REAR | SIDE  #: a turret fires all round (L594); infantry too (L586)
 
 #: Facing d (0-7) points at (dcol, drow) = DIRECTIONS[d]; 0 is towards row+ (side A's front),
 #: counting clockwise as seen with row 0 at the bottom. The rulebook faces a square's edge
@@ -98,7 +100,7 @@ DIRECTIONS: tuple[tuple[int, int], ...] = (
 #: and units. A kernel treats a pair where one unit is an aircraft as: if the other unit's
 #: square has ``in_building`` set, use the ground table ``los`` (the sight line through an
 #: opening, L655); otherwise clear, with no terrain-given cover (aircraft are placed above
-#: terrain, L510) and no dynamic blockers. Units in a bunker never fire at aircraft (L3136).
+#: terrain, L516) and no dynamic blockers. Units in a bunker never fire at aircraft (L3132).
 AIRCRAFT_SEE_ALL = True
 
 #: Dice of special terrain, for the battle kernel (faces as in RULES.md: P = the bloc/primary
@@ -132,12 +134,15 @@ BOARD_DECISIONS: tuple[tuple[str, str], ...] = (
      "squares whose outer wall has an opening. A line into or out of a building must cross "
      "its wall at an opening square, with the outside unit or the inside unit within range 1 "
      "of that opening (a unit in the opening square counts) (L618-620); two units in the same "
-     "building see each other (L646); any other building square blocks; openings take "
+     "building see each other (L637); any other building square blocks; openings take "
      "infantry only (vehicles never enter buildings, L484)"),
-    ("fortifications", "a strongpoint or bunker is its 1 x 2 interior (L3132); its squares "
+    ("fortifications", "a strongpoint or bunker is its 1 x 2 interior (L3128); its squares "
      "block lines through them except lines from/to that fortification; a bunker sees and is "
-     "seen only within 90 degrees of its facing, inclusive (L3134); its occupants are in "
-     "cover (OPEN-17: like buildings, L680) and re-roll failed saves in the kernel (L3136)"),
+     "seen only within 90 degrees of its facing, inclusive (L3130); its occupants are in "
+     "cover (OPEN-17: like buildings, L680) and re-roll failed saves in the kernel (L3132)"),
+    ("aircraft", "aircraft see and are seen by every unit not in a building, opening or bunker "
+     "(L655; a strongpoint lacks the roof, L3114, so it is open to them); see "
+     "AIRCRAFT_SEE_ALL"),
     ("quonset", "a Quonset hut square is impassable and blocks ground sight unless the shooter "
      "or the target is a walker or a Large/Huge vehicle (L3156-3158): tables los_tall, "
      "line_opaque code 2"),
@@ -150,9 +155,16 @@ BOARD_DECISIONS: tuple[tuple[str, str], ...] = (
     ("cover", "cover[:, infantry]: building, opening, trees, tank traps, ammo crates, rubble, "
      "trench, strongpoint, bunker; cover[:, vehicle]: trees, ammo crates, rubble (the only "
      "cover squares a vehicle can stand in); cover[:, aircraft] is 0: aircraft are above "
-     "terrain (L510, L680); smoke is dynamic (OPEN-18: units in smoke are in cover)"),
+     "terrain (L516, L680); smoke is dynamic (OPEN-18: units in smoke are in cover)"),
     ("arcs", "front/rear: target square centre within 45 degrees (inclusive) of the facing "
      "line; side: any square not straight ahead or behind (L588-594); centre of squares"),
+    ("dynamic", "vehicles (L612), smoke (L614) and wrecks (L486: a destroyed vehicle stays as "
+     "terrain that blocks sight and gives cover) are the kernels' dynamic blockers on the "
+     "stored sight lines; the road bonus (+1 Move, +2 March Move on roads only, L475) is the "
+     "kernel's, from terrain ROAD"),
+    ("not modelled", "mud and sand (halved moves, L473, L477), walls on square edges and "
+     "multi-storey buildings (L484), vehicles crushing ammo crates (L481), amphibious "
+     "movement (L3411-3413)"),
 )
 
 # Per-terrain properties --------------------------------------------------------------------
@@ -190,7 +202,7 @@ _BUILDINGS = frozenset({BUILDING, BUILDING_OPENING})
 _FORTS = frozenset({STRONGPOINT, BUNKER})
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Board:
     """One battlefield and its lookup tables (all arrays read-only; see the module docstring).
 
@@ -206,7 +218,8 @@ class Board:
     Extras: ``los_tall`` (the ``los`` table when the shooter or target is a walker or a Large
     or Huge vehicle: Quonset huts transparent), ``line_opaque int8[m]`` (per line entry, the
     square's static opacity for that line: 0, 1 opaque, 2 opaque unless tall), ``in_building
-    bool[n]`` (building, opening or fortification square: aircraft rule L655), ``building_id
+    bool[n]`` (building, opening or bunker square: aircraft rule L655; a strongpoint has no
+    roof, L3114, so aircraft see into it), ``building_id
     int16[n]`` (-1 or the index of the building the square belongs to), ``wall_mask
     uint8[n]`` (bit d: a ground step from this square in direction d crosses a wall),
     ``fort_facing int8[n]`` (bunker facing, -1 elsewhere), ``arc int8[8,n,n]`` (fire-arc bits
@@ -247,6 +260,11 @@ class Board:
     enters: np.ndarray = field(repr=False)
     cliff_mask: np.ndarray = field(repr=False)
     cliff_climb: np.ndarray = field(repr=False)
+
+    def __repr__(self) -> str:
+        terrain = int((self.terrain != OPEN).sum())
+        return (f"Board({self.name!r}, {self.width} x {self.height}, {terrain} terrain "
+                f"squares, {len(self.objectives)} objectives)")
 
     @property
     def n(self) -> int:
@@ -290,7 +308,7 @@ MAP_LEGEND: dict[str, int] = {
 }
 _CHAR = {v: k for k, v in MAP_LEGEND.items()}
 
-MAX_SIDE = 30  #: largest board side accepted (tables grow as n^2 x line length)
+MAX_SIDE = CAPS["board_side"][1]  #: largest board side (dustsim.limits.CAPS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -356,7 +374,7 @@ def trace_line(width: int, height: int, a: int, b: int) -> list[tuple[int, int]]
 
 def _fort_sees(board_facing: int, width: int, fort: int, other: int) -> bool:
     """Whether a bunker at ``fort`` facing ``board_facing`` sees ``other`` (within 90 degrees
-    of its facing, inclusive; L3134)."""
+    of its facing, inclusive; L3130)."""
     fx, fy = DIRECTIONS[board_facing]
     ox = other % width - fort % width
     oy = other // width - fort // width
@@ -407,7 +425,7 @@ class _Geometry:
             bs = self.building[s]
             if bs >= 0:
                 if bs == ba == bb:
-                    pass  # both units in this building see each other (L646)
+                    pass  # both units in this building see each other (L637)
                 elif bs == bb and entry_b is not None and k >= entry_b:
                     pass  # inside the target's building, past the opening
                 elif bs == ba and exit_a is not None and k <= exit_a:
@@ -533,8 +551,8 @@ def arc_of(board: Board, shooter_sq: int, facing: int, target_sq: int) -> int:
     facing ``facing`` (0-7, :data:`DIRECTIONS`), L584-598.
 
     FRONT: the target square's centre lies within 45 degrees (inclusive) of the facing line
-    (L590); REAR likewise behind (L592); SIDE: any square not straight ahead or behind
-    (L594). A turret or infantry weapon fires at any bit (L586, L596). The vehicle's own
+    (L588); REAR likewise behind (L590); SIDE: any square not straight ahead or behind
+    (L592). A turret or infantry weapon fires at any bit (L586, L594). The vehicle's own
     square gives 0.
     """
     return _arc(board.width, shooter_sq, facing, target_sq)
@@ -652,7 +670,7 @@ def _terrain_tables(width: int, height: int, terrain: np.ndarray, height_level: 
         rear = (along < 0) & (-along >= np.abs(across))
         side = across != 0
         arc[d] = front * FRONT + rear * REAR + side * SIDE
-    in_building = np.array([int(t) in _BUILDINGS or int(t) in _FORTS for t in terrain], bool)
+    in_building = np.array([int(t) in _BUILDINGS or int(t) == BUNKER for t in terrain], bool)
     tables = {
         "dist": dist, "los": los, "los_tall": los_tall, "line_start": line_start,
         "line_squares": line_squares, "line_corner": line_corner, "line_opaque": line_opaque,
@@ -715,9 +733,7 @@ def make_board(name: str, width: int, height: int, terrain: Any = None,
     neighbouring squares with a cliff face between them (both directions are marked).
     """
     for label, v in (("width", width), ("height", height)):
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_SIDE:
-            raise DustsimError(f"board {label} must be an integer from 1 to {MAX_SIDE}, "
-                               f"got {v!r}")
+        check_int(v, "board_side", f"board {label}")
     n = width * height
     terrain = _arr(terrain, n, np.int8, 0, "terrain")
     if terrain.min(initial=0) < 0 or terrain.max(initial=0) >= N_TERRAIN:
@@ -814,7 +830,7 @@ def can_step(board: Board, move_class: int, s: int, d: int) -> bool:
     passes over anything but must end where FOOT could stand, L3529); ground units do not
     cross walls (``wall_mask``) or cliffs (``cliff_mask``; infantry may where
     ``cliff_climb`` says so, by the scenario's special move, L2846); vehicles do not cut the
-    corner of an impassable square diagonally (L498).
+    corner of an impassable square diagonally (L506).
     """
     t = int(board.neighbours[s, d])
     if t < 0 or board.move_cost[t, move_class] >= IMPASSABLE:

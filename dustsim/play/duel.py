@@ -39,10 +39,25 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kern
 * ``allocation``: ``least-loss`` (default), ``squad-first`` or ``hero-first`` (RULES.md §3;
   defined in :data:`dustsim.rules.attack.POLICIES`). Within a squad the owner removes plain soldiers
   first: a weapon line carried by ``c`` soldiers fires with ``min(c, survivors)``.
+* ``salvo="when-loaded"`` (default): a loaded Salvo weapon always makes a Salvo attack (twice
+  the dice, 1947 L3308-3312), and the unit takes Reload + Attack when it is empty, as for
+  Reload weapons; ``"never"``: normal attacks only.
+* ``volley="all"`` (default): a Volley weapon fires every box it has left in one attack (dice
+  x boxes, L3337-3341); ``"one"``: one box per attack.
+* ``initiative_choice="go-first"`` (default): the initiative winner activates first;
+  ``"go-second"``: it lets the opponent go first (the winner's choice, L337).
 
-Units activate in the order listed. Not modelled (listed in each result's ``notes`` when a
-card has them): officer and other special actions, Stunned tokens (Tesla, Grapple), critical
-hits, Salvo and Volley (a weapon always fires its normal attack), smoke, transports.
+With a third action (Infantry Ace, an Ace Pilot: a die at activation, 2/3, L3555-3557,
+L3367-3369) a unit takes Move + Sustained Attack where one Move brings it in range, March Move +
+Attack where the March does, Reload + Sustained Attack when empty in range. Stunned tokens
+(Tesla damage, a Grapple hit, Cheat Death; L3264-3270, L3325-3335, L3463-3467) cost the first
+action, stop close-combat retaliation and cut a reaction to one die; a grappled unit does
+Nothing until the grappler acts or dies.
+
+Units activate in the order listed. Every skill and weapon rule of the sides' cards that the
+battles do not play is named in the result's ``notes``, from the one table
+(:func:`dustsim.rules.skills.unplayed_rules`); critical hits, special actions and transports
+are not played either.
 """
 
 from __future__ import annotations
@@ -70,9 +85,12 @@ from dustsim.rules.attack import (
     target_from_card,
     token_immune,
     weapon_from_cell,
+    weapon_skills,
 )
 from dustsim.rules.dice import FaceSet, P
 from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+from dustsim.rules.skills import unplayed_rules
+from dustsim.rules.unit_rules import unit_rules
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,8 +104,6 @@ CHUNK = 4096  # duels per chunk: part of the stream definition (results depend o
 REACTION_RANGE = 4  # 1947 L797, 2013 L437
 INITIATIVE_DICE = 3  # 1947 L337, 2013 L176, 2009 L229
 OUTCOMES = ("a", "b", "none")
-NOT_MODELLED_SKILLS = ("advanced reactive fire", "black ops", "officer", "medic", "mechanic",
-                       "charge", "first strike", "assassin", "camouflage")
 
 
 @dataclass(frozen=True)
@@ -99,6 +115,9 @@ class DuelPolicy:
     reactive: str = "when-able"
     initiative: str = "roll"
     allocation: str = DEFAULT_POLICY
+    salvo: str = "when-loaded"
+    volley: str = "all"
+    initiative_choice: str = "go-first"
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "approach": ("longest-range", "close-in"),
@@ -106,6 +125,9 @@ class DuelPolicy:
         "reactive": ("when-able", "never"),
         "initiative": ("roll", "a", "b"),
         "allocation": POLICIES,
+        "salvo": ("when-loaded", "never"),
+        "volley": ("all", "one"),
+        "initiative_choice": ("go-first", "go-second"),
     }
 
     def __post_init__(self) -> None:
@@ -396,8 +418,8 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
     brave = bool(skills & {"brave", "commissar", "unflappable", "semper fi"})
     row[K.U_SUPP_DICE] = rs.suppression_dice + (1 if brave else 0)
     row[K.U_IMMUNE] = int(token_immune(tg))  # the single-attack rule
-    for s in sorted(skills & set(NOT_MODELLED_SKILLS)):
-        notes.append(f"{du.name}: skill {s!r} not modelled in duels")
+    ur = unit_rules(card, du.hero, du.pilot)  # third action: one die on P or T (L3557, L3369)
+    row[K.U_THIRD] = (P | T).mask if ur.third_action_faces == 4 else 0
     if du.pilot is not None:
         notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
     weapons = []
@@ -418,14 +440,12 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
                                  f"boxes; not fired")
                     continue
                 ammo = w.ammo
-            for k in ("salvo", "volley", "wire-guided"):
-                if k in kw:
-                    notes.append(f"{carrier.name}: {w.name} fires normally ({k} not used)")
             weapons.append((w, carrier, (1 if is_hero else w.count, int(is_hero), rng[0],
                                          rng[1], int(w.close_combat), ammo,
                                          int("reload" in kw), int("set-up" in kw),
-                                         int("burst" in kw)),
-                            attacker_skills(carrier)))
+                                         int("burst" in kw), int("salvo" in kw),
+                                         int("volley" in kw and ammo > 0)),
+                            weapon_skills(carrier, w)))
     row.setflags(write=False)
     return _Unit(row, tg, _tspec_row(tg, rs, rs_key), tuple(weapons), tuple(notes))
 
@@ -523,6 +543,8 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 gblast[w0 + k, t] = blast
                 gdice[w0 + k, t] = dice
     notes.extend(sorted(unusable))
+    # every rule on these cards that battles do not play: the one table (issue 23)
+    notes.extend(unplayed_rules(c for du in all_units for c in (du.card, du.hero, du.pilot)))
     # one unit a side: the target and reactor choices have a single candidate, so the
     # value matrix that orders them is not needed (zeros behave the same)
     value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
@@ -540,6 +562,9 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     config[K.C_P] = P.mask
     config[K.C_T] = T.mask
     config[K.C_BURST] = int(ruleset == "tactics-2013")
+    config[K.C_SALVO] = int(policy.salvo == "when-loaded")
+    config[K.C_VOLLEY] = int(policy.volley == "all")
+    config[K.C_FIRST] = int(policy.initiative_choice == "go-second")
     strength = tuple(int(units[u, K.U_MODELS] + units[u, K.U_HERO] + units[u, K.U_SINGLE])
                      for u in range(U))
     return DuelSpec(
@@ -733,7 +758,7 @@ def replay_duel(spec: DuelSpec, faces: str | list[int]) -> ScriptedDuel:
 
     arr = np.asarray(parse_faces(faces) if isinstance(faces, str) else faces, np.uint8)
     U = len(spec.names)
-    st = np.zeros((U, 7), np.int64)
+    st = np.zeros((U, 8), np.int64)
     out = np.zeros(4, np.int64)
     from dustsim.engines.rng import scripted_state
 

@@ -11,7 +11,8 @@ geometry; the abstraction is documented in :mod:`dustsim.play.duel`).
 
 Dice order (what scripted dice must give), per turn: initiative (side A's dice, then side B's,
 re-rolled while tied), then per activation: the token removal roll (if the unit has a token),
-the attack(s) as :mod:`dustsim.engines.kernel` documents them; a reaction first rolls the reactor's
+the third-action die (a unit with Infantry Ace or an Ace Pilot, 003:L3557, L3369), the
+attack(s) as :mod:`dustsim.engines.kernel` documents them; a reaction first rolls the reactor's
 removal roll (if tokened), then its reactive dice, then its attack. With random dice the
 initiative is one random bit (the roll is symmetric: a fair coin, :func:`_initiative`) and every
 other roll one uniform (:mod:`dustsim.engines.rng`).
@@ -41,15 +42,18 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     C_APPROACH,
     C_BURST,
     C_DIST,
+    C_FIRST,
     C_INIT,
     C_INIT_DICE,
     C_P,
     C_PASS,
     C_REACT_DICE,
+    C_SALVO,
     C_SUPP,
     C_T,
     C_TIEBREAK,
     C_TURNS,
+    C_VOLLEY,
     FAR,
     N_CONFIG,
     N_UNIT_COLS,
@@ -59,6 +63,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     ST_MODELS,
     ST_MOVED,
     ST_SINGLE,
+    ST_STUN,
     ST_TOK,
     ST_X,
     U_AIR,
@@ -73,6 +78,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     U_SQUAD,
     U_SUPP_DICE,
     U_SUPPORT,
+    U_THIRD,
     U_W0,
     U_W1,
     W_AMMO,
@@ -83,8 +89,10 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     W_RELOAD,
     W_RMAX,
     W_RMIN,
+    W_SALVO,
     W_SETUP,
     W_UNIT,
+    W_VOLLEY,
     WS_AMMO,
     WS_LOADED,
 )
@@ -105,7 +113,7 @@ HALF = np.uint64(1 << 63)  # a random initiative: side A first when the next 64 
 # int64 matrix ``m`` of ``NCOL`` columns (the widest rows: units, dice groups). A helper takes
 # that one array instead of fifteen: a call passes every array as its whole descriptor (9 to
 # 13 words each), and that argument traffic, not the dice, was most of a duel's time.
-NCOL = 14
+NCOL = 16
 # row 0: the header (U, W, then the first row of each block); row 1: the configuration.
 # The dice groups are ordered (target, variant, weapon line): the lines of one attacker on one
 # target are consecutive rows, resolved in place by the dice kernel (a line that does not fire
@@ -318,6 +326,7 @@ def _move(m, u, t, squares, desired):
     the nearest enemy ahead. Returns True if it moved."""
     ru = m[0, H_UNITS]
     rs = m[0, H_ST]
+    _release(m, u)  # a Move is not a Nothing action: u's grapple lets go (L3268)
     d = _dist(m, u, t)
     step = d - desired
     if step > squares:
@@ -375,7 +384,13 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
             n = (n + 1) // 2
         if m[rwp + w, W_BURST] != 0 and m[R_CFG, C_BURST] != 0 and m[rs + t, ST_MOVED] == 0:
             n *= 2
+        if m[rwp + w, W_SALVO] != 0 and m[R_CFG, C_SALVO] != 0:
+            n *= 2  # a Salvo attack: twice the dice, the Loaded token removed (003:L3312)
+            m[rws + w, WS_LOADED] = 0
         # the weapon is spent even if the target dies before its dice (simultaneous fire)
+        if m[rwp + w, W_VOLLEY] != 0 and m[R_CFG, C_VOLLEY] != 0 and m[rws + w, WS_AMMO] > 1:
+            n *= m[rws + w, WS_AMMO]  # every box left in one volley: dice x boxes (L3341)
+            m[rws + w, WS_AMMO] = 0
         if m[rws + w, WS_AMMO] > 0:
             m[rws + w, WS_AMMO] -= 1
         if m[rwp + w, W_RELOAD] != 0:
@@ -397,7 +412,10 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _apply(m, t, rr):
+def _apply(m, t, rr, u):
+    """Apply the attack result in row ``rr`` (by unit ``u``) to unit ``t``: losses, the
+    Under Fire / Suppression token, and a Stunned token (res[5] of the dice kernel: Tesla
+    damage 003:L3329, a Grapple hit L3268 held while ``u`` does Nothing, Cheat Death L3465)."""
     rs = m[0, H_ST] + t
     ru = m[0, H_UNITS] + t
     m[rs, ST_MODELS] -= m[rr, 2]
@@ -407,6 +425,32 @@ def _apply(m, t, rr):
         m[rs, ST_SINGLE] -= m[rr, 3]
     if m[R_CFG, C_SUPP] != 0 and m[ru, U_IMMUNE] == 0:
         m[rs, ST_TOK] = m[rr, 4]
+    flags = m[rr, 5]
+    if flags & 2:
+        m[rs, ST_STUN] = 2 + u  # grappled: held until u is destroyed or acts (L3268)
+    elif flags & 5 and m[rs, ST_STUN] == 0:
+        m[rs, ST_STUN] = 1  # Stunned until its next activation's Nothing (L3331, L3465)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _stun(m, u):
+    """Unit u's Stunned state (see ``ST_STUN``); a grapple whose grappler is destroyed is
+    released first (003:L3268)."""
+    r = m[0, H_ST] + u
+    s = m[r, ST_STUN]
+    if s >= 2 and not _alive(m, s - 2):
+        m[r, ST_STUN] = 0
+        s = 0
+    return s
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _release(m, g):
+    """Unit g takes an action other than Nothing: its Grapple lets go (003:L3268)."""
+    rs = m[0, H_ST]
+    for v in range(m[0, H_U]):
+        if m[rs + v, ST_STUN] == 2 + g:
+            m[rs + v, ST_STUN] = 0
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -416,19 +460,23 @@ def _attack(rng, buf, pos, scripted, m, u, t, sustained, moved, allow_cc):
     rr = m[0, H_RES]
     rr2 = m[0, H_RES2]
     variant = 1 if sustained else 0
+    _release(m, u)  # an Attack is not a Nothing action: u's grapple lets go (L3268)
     pos, fired = _fire(rng, buf, pos, scripted, m, u, t, variant, moved, OFF, ON, rr)
     if fired:
-        _apply(m, t, rr)
+        _apply(m, t, rr, u)
     if not allow_cc or not _alive(m, t) or _dist(m, u, t) != 1:
         return pos
     cc_variant = 0 if fired else variant  # one part of a Sustained Attack is sustained
+    stunned = _stun(m, t) != 0  # a Stunned unit cannot fight back (L3266, L3331, L3465)
     pos, hit_back = _fire(rng, buf, pos, scripted, m, u, t, cc_variant, moved, ON, OFF, rr)
     retaliated = False
     if hit_back:
-        pos, retaliated = _fire(rng, buf, pos, scripted, m, t, u, V_ATTACK, OFF, ON, OFF, rr2)
-        _apply(m, t, rr)
+        if not stunned:
+            pos, retaliated = _fire(rng, buf, pos, scripted, m, t, u, V_ATTACK, OFF, ON, OFF,
+                                    rr2)
+        _apply(m, t, rr, u)
         if retaliated:
-            _apply(m, u, rr2)
+            _apply(m, u, rr2, t)
     return pos
 
 
@@ -461,6 +509,8 @@ def _react(rng, buf, pos, scripted, m, value, mover):
             continue
         if m[rs + r, ST_ACT] != 0 or m[ru + r, U_REACT_RANGE] == 0:
             continue
+        if _stun(m, r) >= 2:
+            continue  # grappled: cannot fight (L3268)
         d = _dist(m, r, mover)
         if d > m[ru + r, U_REACT_RANGE]:
             continue
@@ -479,6 +529,9 @@ def _react(rng, buf, pos, scripted, m, value, mover):
     n = m[R_CFG, C_REACT_DICE]
     if m[R_CFG, C_SUPP] != 0 and m[rs + r, ST_TOK] == 2:
         n = 1  # still suppressed: one reactive die (1947 L747)
+    if m[rs + r, ST_STUN] == 1:
+        n = 1  # Stunned: one reactive die, the token removed either way (L3333, L3467)
+        m[rs + r, ST_STUN] = 0
     s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], n)
     if s >= 2:
         pos = _attack(rng, buf, pos, scripted, m, r, mover, ON, OFF, OFF)
@@ -489,37 +542,57 @@ def _react(rng, buf, pos, scripted, m, value, mover):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _activate(rng, buf, pos, scripted, m, value, u):
-    """Two actions of unit u under the approach policy (see :mod:`dustsim.play.duel`)."""
+    """Two actions (three after a successful third-action die) of unit u under the approach
+    policy (see :mod:`dustsim.play.duel`). A grappled unit does Nothing (it may not move and
+    cannot fight, 003:L3268); a Stunned or Suppressed unit's first action is Nothing, both
+    together cost one action (L745, L3331-3333); with three actions the unit takes one Move-
+    type and one Attack-type action (L352-358): Move + Sustained Attack, March Move + Attack,
+    or Reload + Sustained Attack."""
     ru = m[0, H_UNITS] + u
     rwp = m[0, H_WPN]
     rws = m[0, H_WS]
-    m[m[0, H_ST] + u, ST_ACT] = 1
+    rsu = m[0, H_ST] + u
+    m[rsu, ST_ACT] = 1
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
-    suppressed = m[R_CFG, C_SUPP] != 0 and m[m[0, H_ST] + u, ST_TOK] == 2
+    suppressed = m[R_CFG, C_SUPP] != 0 and m[rsu, ST_TOK] == 2
+    stun = _stun(m, u)
+    if stun >= 2:
+        return pos  # grappled: Nothing + Nothing
+    actions = 2
+    if m[ru, U_THIRD] != 0:  # Infantry Ace / Ace Pilot: a third action on P or T (L3557)
+        s3, pos = _count(rng, buf, pos, scripted, m[ru, U_THIRD], 1)
+        actions += s3
+    if stun == 1:
+        m[rsu, ST_STUN] = 0  # its first action is Nothing, then the token goes (L3331)
+    if suppressed or stun == 1:
+        actions -= 1
+    cc = OFF if suppressed else ON  # a Suppressed unit cannot initiate close combat (L745)
     t, longest, shortest = _choose_target(m, value, u)
     if t < 0:
-        return pos  # nothing it can hurt: Nothing + Nothing
+        return pos  # nothing it can hurt: Nothing
     desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
     mv = m[ru, U_MOVE]
     d = _dist(m, u, t)
-    if suppressed:  # first action Nothing (1947 L745); then Attack if possible, else Move
+    if actions == 1:  # after the Nothing: Attack if possible, else Move
         if d <= longest:
-            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, OFF)
+            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, cc)
         else:
             _move(m, u, t, mv, desired)
         return pos
+    three = actions == 3
     aircraft = m[ru, U_AIR] != 0  # aircraft Move before anything else (1947 L516)
     if d <= desired and not aircraft:
         unloaded = False
         for w in range(m[ru, U_W0], m[ru, U_W1]):
-            if m[rwp + w, W_RELOAD] != 0 and m[rws + w, WS_LOADED] == 0 and _hurts(m, w, t):
+            if (m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0) and \
+                    m[rws + w, WS_LOADED] == 0 and _hurts(m, w, t):
                 unloaded = True
-        if unloaded:  # Reload + Attack (1947 L3304-3306)
+        if unloaded:  # Reload + Attack (1947 L3304-3306, Salvo L3312)
             for w in range(m[ru, U_W0], m[ru, U_W1]):
-                if m[rwp + w, W_RELOAD] != 0:
+                if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                     m[rws + w, WS_LOADED] = 1
-            return _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, ON)
-        return _attack(rng, buf, pos, scripted, m, u, t, ON, OFF, ON)
+            return _attack(rng, buf, pos, scripted, m, u, t, ON if three else OFF, OFF, cc)
+        return _attack(rng, buf, pos, scripted, m, u, t, ON, OFF, cc)
     # Move + Attack, or a March Move: one Move, then a reaction may come (1947 L797-811)
     _move(m, u, t, mv, desired)
     pos = _react(rng, buf, pos, scripted, m, value, u)
@@ -527,9 +600,11 @@ def _activate(rng, buf, pos, scripted, m, value, u):
         return pos
     if aircraft or d - mv <= longest:
         if _alive(m, t):
-            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, ON, ON)
+            pos = _attack(rng, buf, pos, scripted, m, u, t, ON if three else OFF, ON, cc)
     else:
         _move(m, u, t, m[ru, U_MARCH] - mv, desired)  # the rest of the March
+        if three and _alive(m, t) and _dist(m, u, t) <= longest:
+            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, ON, cc)
     return pos
 
 
@@ -597,6 +672,7 @@ def _engage(rng, buf, pos, scripted, m, value, out):
         m[rs + u, ST_X] = 0 if m[ru + u, U_SIDE] == 0 else m[R_CFG, C_DIST]
         m[rs + u, ST_ACT] = 0
         m[rs + u, ST_MOVED] = 0
+        m[rs + u, ST_STUN] = 0
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
         m[m[0, H_WS] + w, WS_LOADED] = 1
@@ -605,6 +681,8 @@ def _engage(rng, buf, pos, scripted, m, value, out):
             m[rs + u, ST_ACT] = 0
             m[rs + u, ST_MOVED] = 0
         side, pos = _initiative(rng, buf, pos, scripted, m)
+        if m[R_CFG, C_FIRST] != 0:
+            side = 1 - side  # the winner chooses who activates first (L337): the opponent
         while True:
             n0, n1, f0, f1 = _unactivated(m)
             na, no, u = (n0, n1, f0) if side == 0 else (n1, n0, f1)

@@ -10,19 +10,23 @@ changing a value here, touch ``duel_kernel.py`` too.
 
 from __future__ import annotations
 
-# unit columns
+# unit columns (U_THIRD: the die faces that grant a third action, 0 none; issue 23,
+# dustsim.rules.unit_rules)
 (U_SIDE, U_MODELS, U_HERO, U_SINGLE, U_MOVE, U_AIR, U_REACT_RANGE, U_SUPP_DICE, U_IMMUNE,
- U_W0, U_W1, U_SQUAD, U_SUPPORT, U_MARCH) = range(14)
-N_UNIT_COLS = 14
-# weapon columns
-W_UNIT, W_CARRIERS, W_HERO, W_RMIN, W_RMAX, W_CC, W_AMMO, W_RELOAD, W_SETUP, W_BURST = range(10)
-N_WEAPON_COLS = 10
-# configuration
+ U_W0, U_W1, U_SQUAD, U_SUPPORT, U_MARCH, U_THIRD) = range(15)
+N_UNIT_COLS = 15
+# weapon columns (W_SALVO, W_VOLLEY: the weapon is a Salvo / Volley weapon, 003:L3308-3341)
+(W_UNIT, W_CARRIERS, W_HERO, W_RMIN, W_RMAX, W_CC, W_AMMO, W_RELOAD, W_SETUP, W_BURST,
+ W_SALVO, W_VOLLEY) = range(12)
+N_WEAPON_COLS = 12
+# configuration (C_SALVO: Salvo attacks whenever loaded; C_VOLLEY: every ammo box in one
+# volley; C_FIRST: 1 when the initiative winner lets the opponent activate first, L337)
 (C_TURNS, C_DIST, C_INIT, C_PASS, C_APPROACH, C_SUPP, C_TIEBREAK, C_INIT_DICE, C_REACT_DICE,
- C_P, C_T, C_BURST) = range(12)
-N_CONFIG = 12
-# state columns
-ST_MODELS, ST_HERO, ST_SINGLE, ST_TOK, ST_X, ST_ACT, ST_MOVED = range(7)
+ C_P, C_T, C_BURST, C_SALVO, C_VOLLEY, C_FIRST) = range(15)
+N_CONFIG = 15
+# state columns (ST_STUN: 0 none, 1 Stunned (Tesla, Cheat Death), 2 + g held by unit g's
+# Grapple weapon)
+ST_MODELS, ST_HERO, ST_SINGLE, ST_TOK, ST_X, ST_ACT, ST_MOVED, ST_STUN = range(8)
 # weapon state
 WS_AMMO, WS_LOADED = range(2)
 FAR = 1_000_000  # "U" range

@@ -20,7 +20,7 @@ stream) summed in order, so the same seed gives the same numbers for any thread 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba as nb
 import numpy as np
@@ -50,12 +50,16 @@ def compile_lists(a: ArmyList, b: ArmyList, *, distance: int = DEFAULT_DISTANCE,
                   options: dict | None = None) -> DuelSpec:
     """Compile two lists into one engagement (A: list ``a``, B: list ``b``)."""
     try:
-        return compile_duel(duel_units(a), duel_units(b), ruleset="dust-1947",
+        spec = compile_duel(duel_units(a), duel_units(b), ruleset="dust-1947",
                             distance=distance, turns=turns, policy=policy, options=options)
     except DustsimError as exc:
         which = a if exc.unit and any(exc.unit in u.name for u in a.units) else b
         raise DustsimError(exc.message, file=exc.file or which.file, unit=exc.unit,
                            field=exc.field) from None
+    # platoon advantages (L950-958) are not played in battles: named, never dropped silently
+    extra = tuple(f"platoon advantage not played in battles: {lst.name}: platoon {p.id!r} "
+                  f"({p.chart}; L950-958)" for lst in (a, b) for p in lst.platoons)
+    return replace(spec, notes=spec.notes + extra) if extra else spec
 
 
 @nb.njit(nogil=True, cache=True)

@@ -7,6 +7,11 @@ pieces and who places them, fixed features (``layout``), deployment, objectives,
 conditions, victory-point scoring, variants and the ``decisions`` taken where the text is
 silent or its symbols and maps were lost.
 
+Terrain: each player places only on their own half (L2439), so the order of placing (by
+initiative, alternating) does not change the board; the generator places each half's pieces
+uniformly on its free squares, never on the row a side enters on, and draws again (same seed
+stream) when a side could not reach the enemy, an objective or its exit.
+
 Orientation: the attacker is side A (row 0 edge) and the defender side B (last row). A
 scenario played across the short edges is 9 wide x 12 high, one across the long edges 12 x 9
 (:mod:`dustsim.play.board`). Halves: the attacker's half is the rows below the centre line,
@@ -231,6 +236,12 @@ class Scenario:
         return long_ if self.edges == "short" else short
 
     @property
+    def roles(self) -> dict[str, int]:
+        """Board side of each role: the attacker is side A (0, row-0 edge), the defender side
+        B (1). Which army list plays which role is the battle's choice."""
+        return {"attacker": 0, "defender": 1}
+
+    @property
     def board_size(self) -> str:
         return f"{self.width} x {self.height}"
 
@@ -278,6 +289,50 @@ class Scenario:
             "variants": [f"{v.name} [{v.status}]" for v in self.variants],
             "decisions": len(self.decisions),
         }
+
+
+# --------------------------------------------------------------------------------------------
+# Flat forms for the battle kernel
+
+#: Codes of :func:`victory_array` column 0, in :data:`VICTORY_KINDS` order.
+VC_HOLD, VC_EXIT, VC_ANNIHILATION, VC_VP_THRESHOLD, VC_VP, VC_DEFAULT, VC_DRAW = range(7)
+#: Side codes (column 1): the attacker (board side A), the defender (side B), either.
+SIDE_ATTACKER, SIDE_DEFENDER, SIDE_EITHER = 0, 1, 2
+#: Columns of :func:`victory_array`.
+VICTORY_COLUMNS = ("kind", "side", "count", "from_turn", "game_end", "clear_range",
+                   "clear_building", "fraction", "count_immobilized")
+
+
+def victory_array(scenario: Scenario) -> np.ndarray:
+    """The victory conditions as ``float64[k, 9]``, one row per condition in file order,
+    columns :data:`VICTORY_COLUMNS`: kind code (``VC_*``), side code (``SIDE_*``), count
+    (-1: all objectives), first turn checked, 1 if checked only at the end of the game,
+    clear range (-1: none), 1 if the objective's building must hold no enemy, fraction,
+    1 if immobilized vehicles count as destroyed. Absent parameters take the vocabulary's
+    defaults (module docstring)."""
+    kinds = list(VICTORY_KINDS)
+    out = np.zeros((len(scenario.victory), len(VICTORY_COLUMNS)), np.float64)
+    for i, v in enumerate(scenario.victory):
+        p = dict(VICTORY_KINDS[v.kind])
+        p.update(v.params)
+        side = p.get("side", "either")
+        count = p.get("count", "all")
+        end = v.kind in ("victory_points", "default_winner", "draw") or p.get("at") == "game_end"
+        out[i] = (kinds.index(v.kind), SIDES.index(side), -1 if count == "all" else count,
+                  p.get("from_turn", 1), float(end), p.get("clear_range", -1),
+                  float(bool(p.get("clear_building", False))), p.get("fraction", 0.0),
+                  float(bool(p.get("count_immobilized", False))))
+    return out
+
+
+#: Entries of :func:`scoring_array`.
+SCORING_FIELDS = ("destroyed", "immobilized", "crippled", "objective_held",
+                  "objective_clear_range", "unit_in_enemy_half", "exited")
+
+
+def scoring_array(scenario: Scenario) -> np.ndarray:
+    """The victory-point weights as ``float64[7]`` in :data:`SCORING_FIELDS` order."""
+    return np.array([float(getattr(scenario.scoring, f)) for f in SCORING_FIELDS], np.float64)
 
 
 # --------------------------------------------------------------------------------------------
@@ -493,13 +548,18 @@ def load_scenarios() -> tuple[Scenario, ...]:
 
 
 def find_scenario(name_or_number: str | int) -> Scenario:
-    """A bundled scenario by number (``101``) or name (``firefight``, accents and case
-    ignored); anything else is a one-line error with the closest names."""
+    """A bundled scenario by number (``101``), name (``firefight``, accents and case
+    ignored) or the unique name it begins (``fuel``); anything else is a one-line error
+    with the closest names."""
     scenarios = load_scenarios()
     key = str(name_or_number).strip()
+    folded = fold(key.replace("-", " ").replace("_", " "))
     for s in scenarios:
-        if key == str(s.number) or fold(key) in (fold(s.name), fold(f"{s.number} {s.name}")):
+        if key == str(s.number) or folded in (fold(s.name), fold(f"{s.number} {s.name}")):
             return s
+    prefix = [s for s in scenarios if folded and fold(s.name).startswith(folded)]
+    if len(prefix) == 1:
+        return prefix[0]
     names = [s.name for s in scenarios]
     raise DustsimError(f"no scenario {key!r}{did_you_mean(key, names)} (scenarios: "
                        f"{', '.join(f'{s.number} {s.name}' for s in scenarios)})",
@@ -569,7 +629,7 @@ def _layout(g: _Grid, sc: Scenario, rng: np.random.Generator, variant: Variant |
         half = g.half(1)
         rows = sorted({s // w for s in np.flatnonzero(half)})
         r = rows[(len(rows) - 1) // 2]
-        c = (w - 2) // 2 + (w % 2)  # the 1 x 2 interior, side by side (L3132)
+        c = (w - 2) // 2 + (w % 2)  # the 1 x 2 interior, side by side (L3128)
         squares = [g.sq(c, r), g.sq(c + 1, r)]
         code = B.BUNKER if piece == "bunker" else B.STRONGPOINT
         for s in squares:
@@ -753,11 +813,12 @@ def _place_terrain(g: _Grid, sc: Scenario, rng: np.random.Generator) -> None:
         half = g.half(role)
         if sc.layout == "sewers":
             half = np.ones(g.w * g.h, bool)
-        land = half & (g.terrain != B.WATER)
         if rule.count >= 0:
             quota = rule.count
         else:
-            quota = round(rule.coverage / 100.0 * int(land.sum()))
+            # a half is half the board (54 squares, also on 9 rows) less its water
+            land = g.w * g.h / 2 - int((half & (g.terrain == B.WATER)).sum())
+            quota = round(rule.coverage / 100.0 * land)
             if rule.includes_fixed:
                 quota -= g.fixed_in_half[role]
         allowed = half.copy()
@@ -965,6 +1026,8 @@ def _playable(board: B.Board, sc: Scenario) -> bool:
             if not (seen & other).any():
                 return False
             if cls == B.FOOT and any(not seen[t].any() for t in targets):
+                return False
+            if board.exit_mask[role].any() and not (seen & board.exit_mask[role]).any():
                 return False
     return True
 

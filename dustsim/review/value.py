@@ -77,6 +77,7 @@ import pandas as pd
 
 from dustsim.data.cards import COLUMNS, Card
 from dustsim.errors import DustsimError
+from dustsim.rules.skills import played_skill_names
 
 DISTANCES: tuple[int, ...] = (3, 6, 9, 12)
 TURNS = 4
@@ -140,14 +141,7 @@ KEYWORD_ROLES = {"salvo": "Salvo", "volley": "Volley", "wire-guided": "wire-guid
                  "smoke": "smoke", "tesla": "Tesla stun", "grapple": "Grapple stun"}
 NO_WEAPON = "no weapon of its own (worth in its special rules)"
 #: skills the engagements play (or that change nothing in them); any other skill is named
-PLAYED_SKILLS = frozenset({
-    "damage resilient", "defensive tactics", "steel guard", "zombie", "superhuman",
-    "super human", "cheat death", "killing spree", "berserk", "frenzy", "brave", "commissar",
-    "unflappable", "semper fi", "nothin' easy", "nothin's easy", "helicopter", "flying",
-    "support weapon", "loner", "mercenary", "wheeled", "tracked", "half tracked",
-    "large vehicle", "huge vehicle", "small vehicle", "large", "move and fire", "airmobile",
-    "gorilla", "naval unit", "amphibious", "and stay down", "power scope", "power scopes",
-    "huge", "small", "unique"})
+PLAYED_SKILLS = played_skill_names()  # the one table: dustsim.rules.skills (issue 23)
 _ROLE_RE = [(re.compile(rf"^(?:{pat})$"), role, main) for pat, role, main in ROLES]
 
 
