@@ -57,7 +57,7 @@ FACING_STEPS = DIRECTIONS
 # page draws the pattern by name; the chart uses the matplotlib hatch); by TERRAIN_NAMES name
 TERRAIN_STYLE: dict[str, tuple[str, str | None, str]] = {
     "open": ("#e7e1cf", None, ""), "building": ("#8c8177", "building", "//"),
-    "building opening": ("#a39789", "block", "/"), "trees": ("#7fae6a", "trees", "oo"),
+    "building opening": ("#bdb1a3", "building", "/"), "trees": ("#7fae6a", "trees", "oo"),
     "tank traps": ("#cfcabb", "cross", "xx"), "small structure": ("#b49f7c", "block", ".."),
     "trench": ("#9c7a52", "lines", "--"), "barbed wire": ("#d9d3c3", "wire", "xx"),
     "minefield": ("#e3c9b4", "dots", ".."), "quonset hut": ("#7f8f5a", "hut", "\\\\"),

@@ -189,8 +189,12 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
                            "on the board (L602-655)")
     want = "cover" if los == LOS_COVER else "clear"
     if ev.get("los") is not None and ev["los"] != want:
+        why = "L608-610"
+        if wrecked and _sight(board, a, b, live) != los:
+            why = (f"with the wrecks on {', '.join(square_name(s, w) for s in sorted(wrecked))}"
+                   "; a destroyed vehicle blocks sight, L486")
         raise DustsimError(f"{where}: field 'los': {ev['los']!r}, but the line {pair} is "
-                           f"{want!r} on the board (L608-610)")
+                           f"{want!r} on the board ({why})")
     in_cover = los == LOS_COVER or bool(board.cover[b, cb])
     if ev.get("cover") is False and in_cover:
         raise DustsimError(f"{where}: field 'cover': false, but the target on "
