@@ -427,3 +427,37 @@ def test_mangled_logs_fail_cleanly(data):
         return
     render_replay_html(log)
     unit_states(log)
+
+
+def late_game(log: dict) -> dict:
+    """The fixture with a close combat, an objective taken and an exit added in turn 2: the
+    Pounder drives i3 -> i5 and fights squad 2 (on i6), which falls; side A holds objective 1
+    (h5); the Rangers march back to c1 and leave by their edge."""
+    more = [
+        {"turn": 2, "side": "A", "unit": "A2", "action": "activate"},
+        {"turn": 2, "side": "A", "unit": "A2", "action": "move", "from": 32, "path": [44, 56],
+         "to": 56, "facing": 0},
+        {"turn": 2, "side": "A", "unit": "A2", "action": "close-combat", "weapon":
+         "Improvised Close Combat", "target": "B2", "range": 1, "dice": "PT", "hits": 1,
+         "saves": 0, "damage": 1, "casualties": 1},
+        {"turn": 2, "side": "B", "unit": "B2", "action": "destroyed"},
+        {"turn": 2, "side": "A", "unit": None, "action": "objective", "objective": 1},
+        {"turn": 2, "side": "A", "unit": "A1", "action": "activate"},
+        {"turn": 2, "side": "A", "unit": "A1", "action": "march", "from": 26, "path": [14, 2],
+         "to": 2},
+        {"turn": 2, "side": "A", "unit": "A1", "action": "exit", "from": 2},
+    ]
+    log["events"][25:25] = more
+    return log
+
+
+def test_late_game_holds_the_rules(log):
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log = late_game(log)
+    check_log_on_board(log)
+    end = unit_states(log)
+    assert end["B2"].destroyed and end["A1"].square is None and end["A2"].square == 56
+    assert event_text(log, 29) == "Side A controls the objective on h5."
+    assert event_text(log, 32) == "Ranger Combat Squad leaves the board by its exit edge " \
+        "from c1."
