@@ -329,3 +329,21 @@ def test_assassin_aims_close_combat_hits_at_the_joined_hero():
     plain = compile_duel([DuelUnit(hero("A", knife))], [b], distance=1, turns=1,
                          policy=QUIET)
     assert replay_duel(plain, "P").left == {"A": 2, "Chief + Squad": 5}
+
+
+def test_strongpoint_units_hold_their_fortification():
+    def gun_team(name):
+        return Card(name=name, edition="dust-1947", kind="support", armour="I1", ap=20,
+                    damage_track=4, move=0, march_move=0, skills=("Strong Point",))
+
+    a = vehicle("A", weapon({"I1": "1/1"}))
+    # Sustained: P hits; the infantry save S fails and is re-rolled in a strongpoint (L3132):
+    # P saves. The gun team (Under Fire) fails its removal roll and has no weapon
+    out = replay_duel(duel_spec(a, gun_team("Gun")), "P" "S" "P" "SS")
+    assert out.left["Gun"] == 4
+    # in a bunker the re-roll saves on P or S
+    out = replay_duel(duel_spec(a, gun_team("Gun (Bunker)")), "P" "S" "S" "SS")
+    assert out.left["Gun (Bunker)"] == 4
+    # in a strongpoint S on the re-roll does not save
+    out = replay_duel(duel_spec(a, gun_team("Gun")), "P" "S" "S" "SS")
+    assert out.left["Gun"] == 3

@@ -94,6 +94,7 @@ from dustsim.rules.attack import (
     _norm_skill,
     attacker_skills,
     compile_attack,
+    fortification_of,
     target_from_card,
     token_immune,
     weapon_from_cell,
@@ -250,6 +251,9 @@ def _range(w: Weapon) -> tuple[int, int] | None:
 def _target(unit: DuelUnit, allocation: str) -> Target:
     card = unit.card
     extra = {"aircraft_moved": "move"} if card.kind == "aircraft" else {}
+    # a Strongpoint unit holds its strongpoint or bunker: save re-rolls and close-combat
+    # saves (1947 L3132-3136; the single-attack rule, dustsim.rules.attack)
+    extra["fortification"] = fortification_of(card)
     t = target_from_card(card, cover=unit.cover, policy=allocation, **extra)
     if unit.hero is not None:
         if unit.hero.damage_track is None:
@@ -559,7 +563,11 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 continue
             block = _memo(("pair", id(cu), id(ct), rs_key), (cu, ct),
                           lambda cu=cu, ct=ct: _pair_block(cu, ct, rs, rs_key))
+            bunker = cu.target.fortification == "bunker"
             for k, (rows, blast, dice, unknown) in enumerate(block):
+                if bunker and (ct.target.target_type == "aircraft"
+                               or "artillery" in cu.weapons[k][0].keywords):
+                    continue  # no fire at aircraft, no artillery from a bunker (L3132)
                 if unknown:
                     w, carrier = cu.weapons[k][:2]
                     unusable.add(f"{carrier.name}: {w.name} vs {ct.target.column} unknown "

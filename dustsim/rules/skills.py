@@ -320,8 +320,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "L3507-3509, L3347-3357"),
     _r("Assault Vehicle", S, N, _ENLIST),
     _r("Assault Shield", S, N, _ENLIST),
-    _r("Strongpoint", S, N, "fielded in a strongpoint (save re-rolls, close-combat saves); "
-       "battles put no fortification on the field", "L3663-3665, L3112-3138"),
+    _r("Strongpoint", S, P, "holds its strongpoint, or a bunker for the '(Bunker)' card: "
+       "save re-rolls, close-combat saves, no fire at aircraft from a bunker "
+       "(rules.attack.fortification_of)", "L3663-3665, L3112-3138",
+       gap="the fortification's facing, fire arcs and line of sight (L3130-3132; board)"),
     _r("Aircraft", K, N, "evade saves after moving are played; flying over units and never "
        "reacting are " + _BOARD, "L3395-3401"),
     _r("Raid", S, N, _ENLIST),
