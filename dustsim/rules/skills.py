@@ -251,8 +251,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "attacks (engagement kernel)", "L3453-3457",
        gap="the Camouflage special action to hide again"),
     _r("Improved Camouflage", S, N, "camouflage variant (ENLIST); " + _BOARD, "L3453-3457"),
-    _r("Smoke Launchers", S, N, "once per game free smoke screen on itself; " + _BOARD,
-       "L3651-3653, L3226-3230"),
+    _r("Smoke Launchers", S, P, "once per game a free smoke screen on itself when "
+       "threatened: cover until the end of the next turn (engagement kernel)",
+       "L3651-3653, L3226-3230",
+       gap="the 2x2 screen blocking line of sight to units beyond (board)"),
     _r("Smoke Grenades", S, N, "smoke screen (ENLIST); " + _BOARD, "L3226-3230"),
     _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
