@@ -363,3 +363,18 @@ def test_smoke_launchers_cover_until_the_end_of_the_next_turn():
     assert out.left["B"] == 3
     plain = duel_spec(a, vehicle("B"), turns=1, policy=b_first)
     assert replay_duel(plain, "P").left["B"] == 4  # no launcher: no save in the open
+
+
+def test_airborne_drop_nothing_then_a_second_action_on_p_or_t():
+    a = hero("A", GUN, skills=("Airborne",))
+    b = vehicle("B")
+    # A is placed at range 4 of B (L3393), first action Nothing; T: a second action, the
+    # Attack: P hits; B's removal roll
+    assert replay_duel(duel_spec(a, b, distance=12), "T" "P" "SS").left["B"] == 4
+    # S: a second Nothing
+    assert replay_duel(duel_spec(a, b, distance=12), "S").left["B"] == 5
+    # before its drop it is not on the table: B (first, armed) has nothing to attack
+    armed = vehicle("B", GUN)
+    b_first = DuelPolicy(reactive="never", passing="never", initiative="b")
+    out = replay_duel(duel_spec(a, armed, distance=12, policy=b_first), "S")
+    assert out.left == {"A": 2, "B": 5}

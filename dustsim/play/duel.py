@@ -61,7 +61,9 @@ policy does not wait for a bad roll); a lone Assassin hero aims its close-combat
 joined hero; Smoke Launchers: at the start of an activation in which an enemy that can hurt
 it is within its longest range plus one Move, the vehicle (not already in cover) launches its
 one smoke screen: cover until the end of the next turn (1947 L3651-3653, L3228, L680; the
-screen's own square only, and it does not stop the vehicle firing out).
+screen's own square only, and it does not stop the vehicle firing out); Airborne: the unit is
+off the table until its first activation, then placed at its approach range from its target
+(on its own side of it), first action Nothing, a second action (Attack) on P or T (L3391-3393).
 With a third action (Infantry Ace, an Ace Pilot: a die at activation, 2/3, L3555-3557,
 L3367-3369) a unit takes Move + Sustained Attack where one Move brings it in range, March Move +
 Attack where the March does, Reload + Sustained Attack when empty in range. Stunned tokens
@@ -451,7 +453,8 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             | K.F_FIGHTING_SPIRIT * ur.fighting_spirit | K.F_LUCKY * ur.lucky
             | K.F_ASSASSIN * (ur.assassin and du.hero is None and card.kind == "hero")
             # smoke gives cover: nothing to gain for a unit placed in cover already
-            | K.F_SMOKE * (ur.smoke_launchers and not du.cover))
+            | K.F_SMOKE * (ur.smoke_launchers and not du.cover)
+            | K.F_AIRBORNE * ur.airborne)
         if reacts and ur.reactive_faces == 4:  # Advanced Reactive Fire (L3373)
             row[K.U_REACT_RANGE] = ur.reactive_range
             row[K.U_REACT_MASK] = (P | S).mask

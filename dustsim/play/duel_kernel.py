@@ -61,6 +61,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     C_TIEBREAK,
     C_TURNS,
     C_VOLLEY,
+    F_AIRBORNE,
     F_ASSASSIN,
     F_AT_THE_DOUBLE,
     F_CAMOUFLAGE,
@@ -84,6 +85,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     ST_LUCKY,
     ST_MODELS,
     ST_MOVED,
+    ST_OFF,
     ST_SINGLE,
     ST_SMOKE,
     ST_SMOKES,
@@ -329,7 +331,7 @@ def _choose_target(m, value, u):
     best_long = -1
     best_short = -1
     for t in range(m[0, H_U]):
-        if m[ru + t, U_SIDE] == side or not _alive(m, t):
+        if m[ru + t, U_SIDE] == side or not _alive(m, t) or m[m[0, H_ST] + t, ST_OFF] != 0:
             continue
         longest, shortest = _useful_ranges(m, u, t)
         if longest < 0:
@@ -366,7 +368,7 @@ def _move(m, u, t, squares, desired):
     side = m[ru + u, U_SIDE]
     direction = 1 if side == 0 else -1
     for e in range(m[0, H_U]):
-        if m[ru + e, U_SIDE] == side or not _alive(m, e):
+        if m[ru + e, U_SIDE] == side or not _alive(m, e) or m[rs + e, ST_OFF] != 0:
             continue
         gap = (m[rs + e, ST_X] - m[rs + u, ST_X]) * direction - 1
         if gap < step:
@@ -398,7 +400,7 @@ def _threatened(m, u):
     side = m[ru + u, U_SIDE]
     hit = False
     for e in range(m[0, H_U]):
-        if m[ru + e, U_SIDE] == side or not _alive(m, e):
+        if m[ru + e, U_SIDE] == side or not _alive(m, e) or m[m[0, H_ST] + e, ST_OFF] != 0:
             continue
         longest, _shortest = _useful_ranges(m, e, u)
         if longest >= 0 and _dist(m, e, u) <= longest + m[ru + e, U_MOVE]:
@@ -673,7 +675,7 @@ def _react(rng, buf, pos, scripted, m, value, mover):
     best = -1
     best_val = -1.0
     for r in range(m[0, H_U]):
-        if m[ru + r, U_SIDE] == side or not _alive(m, r):
+        if m[ru + r, U_SIDE] == side or not _alive(m, r) or m[rs + r, ST_OFF] != 0:
             continue
         if m[rs + r, ST_ACT] != 0 or m[ru + r, U_REACT_RANGE] == 0:
             continue
@@ -753,6 +755,20 @@ def _activate(rng, buf, pos, scripted, m, value, u):
         actions -= 1
     cc = OFF if suppressed else ON  # a Suppressed unit cannot initiate close combat (L745)
     t, longest, shortest = _choose_target(m, value, u)
+    if m[rsu, ST_OFF] != 0:
+        # Airborne: placed anywhere on its first turn (L3393; the policy: at its approach
+        # range from its target, on its own side of it), first action Nothing, then a
+        # second action on P or T, else a second Nothing
+        m[rsu, ST_OFF] = 0
+        if t < 0:
+            return pos
+        desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
+        side = m[ru, U_SIDE]
+        m[rsu, ST_X] = m[m[0, H_ST] + t, ST_X] - (desired if side == 0 else -desired)
+        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
+        if s2 > 0 and actions > 1 and _alive(m, t):
+            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, cc)
+        return pos
     if t < 0:
         return pos  # nothing it can hurt: Nothing
     desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
@@ -894,6 +910,7 @@ def _engage(rng, buf, pos, scripted, m, value, out):
         m[rs + u, ST_LUCKY] = 0
         m[rs + u, ST_SMOKE] = 0
         m[rs + u, ST_SMOKES] = 1 if m[ru + u, U_FLAGS] & F_SMOKE else 0
+        m[rs + u, ST_OFF] = 1 if m[ru + u, U_FLAGS] & F_AIRBORNE else 0  # L3393
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
         m[m[0, H_WS] + w, WS_LOADED] = 1

@@ -243,8 +243,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "(engagement kernel)", "L3603-3605"),
     _r("At the Double", S, P, "a free Move after a March Move (engagement kernel)",
        "L3431-3433"),
-    _r("Airborne", S, N, "dropped anywhere on turn 1; 2/3 for a second action; " + _BOARD,
-       "L3391-3393"),
+    _r("Airborne", S, P, "off the table until its first activation, then placed at its "
+       "approach range, Nothing, a second action on 2/3 (engagement kernel)", "L3391-3393",
+       gap="placement on a board (not within range 2 of an objective) and reserves"),
     _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
        "L3379-3381"),
     _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
