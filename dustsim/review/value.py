@@ -777,7 +777,89 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     if mapping is None and tab["in_fit"].sum() >= 5:
         mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
                               tab.loc[tab["in_fit"], "ap"], seed=st.seed)
-    return ValueModel(_apply(tab, mapping), eng, fld, mapping, st, hosts, tuple(edition_cards))
+    out = _apply(tab, mapping)
+    out = _with_consistency(out, edition_cards, st.seed)
+    out = _with_reasons(out, pair_log_ratios(eng, st.eps), fld)
+    return ValueModel(out, eng, fld, mapping, st, hosts, tuple(edition_cards))
+
+
+# -- the second lens and the verdict a designer reads ---------------------------------------------
+CONSISTENCY_COLUMNS = ("consistency_ap", "consistency_low", "consistency_high",
+                       "consistency_peers")
+
+
+def _with_consistency(tab: pd.DataFrame, edition_cards: list[Card], seed: int) -> pd.DataFrame:
+    """Join the consistency lens (:mod:`dustsim.review.consistency`: a statistical model of the
+    price list, out of fold) and the evidence strength of each verdict:
+
+    * ``consistency_verdict``: the printed AP above the lens's interval (*over-costed*), below it
+      (*under-costed*) or inside (*in band*);
+    * ``evidence``: **strong** where the model of play and the lens give the same verdict,
+      *moderate* where one calls the card off and the other in band, *conflicting* where they
+      call it off in opposite directions, *play only* where the lens has no interval, and ""
+      for cards the model of play does not judge."""
+    from dustsim.review.consistency import consistency
+
+    tab = tab.drop(columns=[c for c in (*CONSISTENCY_COLUMNS, "consistency_verdict",
+                                        "evidence") if c in tab])
+    try:
+        lens = consistency(edition_cards, seed=seed).table
+    except DustsimError:  # too few priced cards for a cross-validated lens
+        lens = pd.DataFrame(columns=["unit", *CONSISTENCY_COLUMNS])
+    tab = tab.merge(lens[["unit", *CONSISTENCY_COLUMNS]], on="unit", how="left")
+    ap = tab["ap"]
+    cv = np.where(ap > tab["consistency_high"], "over-costed",
+                  np.where(ap < tab["consistency_low"], "under-costed", "in band"))
+    cv = np.where(tab["consistency_ap"].isna() | ap.isna(), "", cv)
+    tab["consistency_verdict"] = cv
+    play = tab["verdict"]
+    judged = play.isin(("over-costed", "under-costed", "in band"))
+    ev = np.where(play == cv, "strong",
+                  np.where((play == "in band") | (cv == "in band"), "moderate", "conflicting"))
+    ev = np.where(cv == "", "play only", ev)
+    tab["evidence"] = np.where(judged, ev, "")
+    return tab
+
+
+def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
+                  field_: tuple[Opponent, ...]) -> pd.DataFrame:
+    """``reason``: one sentence per card: what it wins or loses its engagements with (the
+    field's weighted share of each opponent it destroys and of itself it loses; the
+    opponent it does best and worst against), what the price list says, and the roles the
+    model does not play."""
+    w = {o.name: o.weight for o in field_}
+    p = pairs[pairs["opponent"].isin(w)].copy() if len(pairs) else pairs
+    by_unit = dict(tuple(p.groupby("unit", sort=False))) if len(p) else {}
+    out = []
+    for r in tab.itertuples():
+        bits = []
+        g = by_unit.get(r.unit)
+        if g is not None and len(g):
+            ww = g["opponent"].map(w).to_numpy()
+            kill = float((ww * g["d_unit"]).sum() / ww.sum())
+            lose = float((ww * g["d_opp"]).sum() / ww.sum())
+            best = g.loc[g["y"].idxmax(), "opponent"]
+            worst = g.loc[g["y"].idxmin(), "opponent"]
+            who = f" (joined to {r.host})" if isinstance(r.host, str) and r.host else ""
+            bits.append(f"In play{who} it destroys {kill:.0%} of an opponent of the field for "
+                        f"{lose:.0%} of itself; best against {best}, worst against {worst}")
+            if r.verdict in ("over-costed", "under-costed", "in band"):
+                bits.append(f"worth {r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
+                            f"against {r.ap:g} printed: {r.verdict}")
+        elif isinstance(r.why, str) and r.why:
+            bits.append(f"Not played: {r.why}")
+        if np.isfinite(r.consistency_ap if r.consistency_ap is not None else math.nan):
+            bits.append(f"the price list charges {r.consistency_ap:.1f} AP "
+                        f"({r.consistency_low:.0f}-{r.consistency_high:.0f}) for cards like it"
+                        f" ({r.consistency_peers})")
+        if r.mainly_unmodelled:
+            bits.append(f"its worth lies mainly in {r.mainly_unmodelled}, which the "
+                        "engagements do not play")
+        elif r.not_modelled:
+            bits.append(f"not played: {r.not_modelled}")
+        out.append("; ".join(bits) + ("." if bits else ""))
+    tab["reason"] = out
+    return tab
 
 
 def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
@@ -855,7 +937,11 @@ def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
 
 def reapply(model: ValueModel, mapping: Mapping) -> ValueModel:
     """The same strengths under another mapping."""
-    return replace(model, table=_apply(model.table, mapping), mapping=mapping)
+    tab = _with_consistency(_apply(model.table, mapping), list(model.cards),
+                            model.settings.seed)
+    tab = _with_reasons(tab, pair_log_ratios(model.engagements, model.settings.eps),
+                        model.field)
+    return replace(model, table=tab, mapping=mapping)
 
 
 # -- the heuristic baseline -----------------------------------------------------------------------
