@@ -58,5 +58,25 @@ def test_unplayable_cards_are_named_not_zero(d47):
 def test_a_hero_is_valued_joined(d47):
     hero = find_card(d47, "Maggie")
     t = B.battle_values(d47, hosts=8, games=4, only=[hero.name]).set_index("unit")
-    joined = t.at[hero.name, "battle_joined"]
+    joined = t.at[hero.name, "battle_joined"].split(" (")[0]
     assert joined and find_card(d47, joined).kind == "squad"
+
+
+def test_only_changed_cards_replay(d47, monkeypatch):
+    names = ["Pounder", "Maggie"]
+    kw = {"hosts": 2, "games": 4, "only": names}
+    first = B.battle_values(d47, **kw)
+    calls = []
+    real = B._play_pair
+    monkeypatch.setattr(B, "_play_pair", lambda *a, **k: calls.append(1) or real(*a, **k))
+    pounder = find_card(d47, "Pounder")
+    cheaper = [replace(c, ap=c.ap - 2) if c is pounder else c for c in d47]
+    ctx = B.contexts(d47, hosts=2)
+    again = B.battle_values(cheaper, contexts_=ctx, previous=first, **kw)
+    assert calls == []  # a cost change replays nothing
+    np.testing.assert_array_equal(again["battle_value"], first["battle_value"])
+    w = pounder.weapons[0]
+    stronger = [replace(c, weapons=(replace(w, count=w.count + 1), *c.weapons[1:]))
+                if c is pounder else c for c in d47]
+    B.battle_values(stronger, contexts_=ctx, previous=first, **kw)
+    assert 0 < len(calls) <= 2 * 2  # Pounder's pairings (and the bases) only

@@ -62,10 +62,16 @@ class Context:
     seed: int
 
 
+_PLAYABLE: dict[Card, bool] = {}
+
+
 def _playable(card: Card) -> bool:
+    """A card drawn as support: costed, playable, its worth not mainly in an unplayed role."""
     from dustsim.review.value import main_roles, why_unplayable
 
-    return bool(card.ap) and why_unplayable(card) is None and not main_roles(card)
+    if card not in _PLAYABLE:
+        _PLAYABLE[card] = bool(card.ap) and why_unplayable(card) is None and not main_roles(card)
+    return _PLAYABLE[card]
 
 
 def _army(platoon, cards: list[Card], by_name: dict[str, Card], rng: np.random.Generator,
@@ -171,7 +177,7 @@ def _play_pair(a: tuple[ListUnit, ...], b: tuple[ListUnit, ...], games: int, see
     destroyed) minus the AP of A's own units destroyed, A's unit ``adjust[0]`` (the card
     under test, or the squad a hero joined) weighted ``adjust[1]`` instead of its AP. The
     engine: :mod:`dustsim.play.list_battles`."""
-    from dustsim.play.list_battles import _run, compile_lists
+    from dustsim.play.list_battles import _chunk, compile_lists
 
     la = ArmyList("host", 10_000, a)
     lb = ArmyList("opponent", 10_000, b)
@@ -183,7 +189,7 @@ def _play_pair(a: tuple[ListUnit, ...], b: tuple[ListUnit, ...], games: int, see
                 w[i] = adjust[1]
                 break
     spec = replace(spec, ap=w)
-    acc = _run(spec, games, seed, 1)
+    acc = _chunk((np.random.SeedSequence(seed), games, spec))[0]  # one stream, this thread
     m = (acc[8] - acc[6]) / games
     var = max(acc[10] / games - m * m, 0.0)
     return float(m), float(var)
@@ -199,69 +205,112 @@ def _stream(name: str) -> int:
     return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=4).digest(), "little")
 
 
+def settings_key(seed: int, hosts: int, games: int, budget: float) -> str:
+    """What a card's battle rows depend on besides the card and the armies."""
+    return f"s{seed}h{hosts}g{games}b{budget:g}"
+
+
+def contexts_key(ctx: dict[str, tuple[Context, ...]]) -> str:
+    """A content hash of the armies (names and seeds)."""
+    text = repr(sorted((b, [([u.name for u in c.host], [u.name for u in c.opponent], c.seed)
+                            for c in cs]) for b, cs in ctx.items()))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
 def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
                   games: int = GAMES, budget: float = BUDGET, progress: bool = False,
-                  only: Iterable[str] | None = None) -> pd.DataFrame:
+                  only: Iterable[str] | None = None,
+                  contexts_: dict[str, tuple[Context, ...]] | None = None,
+                  previous: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per card: ``battle_value`` (VP added per battle), its standard error, the pairings
-    played, how a hero joined, and ``why`` where it cannot play (module docstring)."""
-    ctx = contexts(cards, seed=seed, hosts=hosts, budget=budget)
+    played, where a hero joined, and ``battle_why`` where it cannot play (module docstring).
+
+    ``contexts_``: the armies to use (a patch passes the unpatched edition's); rows of
+    ``previous`` with the same card fingerprint, armies and settings are reused (a patch or
+    whatif replays only the cards it changed; an AP change replays nothing)."""
+    from dustsim.review.value import fingerprint
+
+    ctx = contexts_ if contexts_ is not None else contexts(cards, seed=seed, hosts=hosts,
+                                                          budget=budget)
+    ckey, skey = contexts_key(ctx), settings_key(seed, hosts, games, budget)
+    reuse: dict[str, dict] = {}
+    if previous is not None and len(previous) and "battle_fp" in previous:
+        ok = (previous["battle_contexts"] == ckey) & (previous["battle_settings"] == skey)
+        reuse = {r["unit"]: r for r in previous[ok].to_dict("records")}
     base: dict[int, float] = {}
     rows = []
-    todo = [c for c in cards if only is None or c.name in set(only)]
+    wanted = set(only) if only is not None else None
+    todo = [c for c in cards if wanted is None or c.name in wanted]
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=len(todo), desc="battle values", unit="card", leave=False)
     for card in todo:
-        w = why(card)
-        if w is None and not card.ap:
-            w = "no cost"
-        mine = ctx.get(card.bloc) if card.bloc in ctx else None
-        if mine is None:  # mercenaries (and blocs without a chart): every bloc's hosts
-            mine = tuple(c for b in sorted(ctx) for c in ctx[b][:max(1, hosts // len(ctx))])
-        if w is not None or not mine:
-            rows.append({"unit": card.name, "battle_value": np.nan, "battle_value_se": np.nan,
-                         "battle_pairings": 0, "battle_joined": "",
-                         "battle_why": w or "no army of its bloc"})
+        fp = fingerprint(card)
+        old = reuse.get(card.name)
+        if old is not None and old["battle_fp"] == fp:
+            rows.append(old)
+            if bar is not None:
+                bar.update(1)
             continue
-        d, joined = [], ""
+        w = why(card)
+        mine = ctx.get(card.bloc) if card.bloc in ctx else None
+        if mine is None and ctx:  # mercenaries (and blocs without a chart): every bloc's
+            mine = tuple(c for b in sorted(ctx) for c in ctx[b][:max(1, hosts // len(ctx))])
+        row = {"unit": card.name, "battle_value": np.nan, "battle_value_se": np.nan,
+               "battle_pairings": 0, "battle_joined": "", "battle_why": "",
+               "battle_fp": fp, "battle_contexts": ckey, "battle_settings": skey}
+        if w is not None or not mine:
+            row["battle_why"] = w or "no army of its bloc"
+            rows.append(row)
+            if bar is not None:
+                bar.update(1)
+            continue
+        d, joined = [], []
         for c in mine:
-            key = c.seed
             try:
-                if key not in base:
-                    base[key] = _play_pair(c.host, c.opponent, games, c.seed)[0]
-                army, joined = _with_card(c.host, card)
-                if joined:  # the joined unit loses only the squad's own AP
+                if c.seed not in base:
+                    base[c.seed] = _play_pair(c.host, c.opponent, games, c.seed)[0]
+                army, to = _with_card(c.host, card)
+                if to:  # the joined unit loses only the squad's own AP
                     u = next(u for u in army if u.hero is card)
                     adjust = (_unit_name(u), u.card_ap)
+                    joined.append(to)
                 else:
                     adjust = (_unit_name(army[-1]), 0.0)
                 m, _v = _play_pair(army, c.opponent, games, c.seed, adjust)
             except DustsimError as exc:
                 d = []
-                joined = f"cannot play: {exc.message}"
+                row["battle_why"] = f"cannot play: {exc.message}"
                 break
-            d.append(m - base[key])
+            d.append(m - base[c.seed])
         if bar is not None:
             bar.update(1)
-        d = np.asarray(d, float)
-        rows.append({"unit": card.name,
-                     "battle_value": float(d.mean()) if len(d) else np.nan,
-                     "battle_value_se": float(d.std(ddof=1) / np.sqrt(len(d)))
-                     if len(d) > 1 else np.nan,
-                     "battle_pairings": len(d), "battle_joined": joined,
-                     "battle_why": "" if len(d) else joined})
+        if d:
+            d = np.asarray(d, float)
+            row["battle_value"] = float(d.mean())
+            row["battle_value_se"] = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 \
+                else np.nan
+            row["battle_pairings"] = len(d)
+            if joined:
+                top = max(set(joined), key=lambda n: (joined.count(n), n))
+                row["battle_joined"] = (f"{top}" + (f" ({len(joined)} of {len(d)} armies)"
+                                                    if len(joined) < len(d) else ""))
+        rows.append(row)
     if bar is not None:
         bar.close()
     return pd.DataFrame(rows)
 
 
-def battle_fair(values: pd.DataFrame, cards: list[Card], *, seed: int = 0) -> pd.DataFrame:
+def battle_fair(values: pd.DataFrame, cards: list[Card], *, seed: int = 0,
+                mapping=None) -> pd.DataFrame:
     """Fair AP from the battle values (module docstring, step 4): ``battle_fair_ap``, its
     band ``battle_fair_low`` / ``battle_fair_high`` (the mapping's 90 % prediction band with
     the Monte Carlo error of ``v``) and ``battle_verdict``; cards below :data:`V_MIN` get
-    ``battle_why`` = "no measurable effect in battles" and no cost."""
+    ``battle_why`` = "no measurable effect in battles" and no cost. ``mapping``: apply this
+    one instead of fitting (a patch keeps the unpatched edition's); the one used is in
+    ``attrs["mapping"]``."""
     from dustsim.review.value import fit_mapping, main_roles
 
     t = values.copy()
@@ -275,10 +324,10 @@ def battle_fair(values: pd.DataFrame, cards: list[Card], *, seed: int = 0) -> pd
     for k in ("battle_fair_ap", "battle_fair_low", "battle_fair_high"):
         t[k] = np.nan
     t["battle_verdict"] = ""
-    if fit.sum() < 5:
+    if mapping is None and fit.sum() < 5:
         return t
     s = np.log(np.where(pos, v, np.nan))
-    m = fit_mapping(s[fit], t.loc[fit, "ap"], seed=seed)
+    m = mapping if mapping is not None else fit_mapping(s[fit], t.loc[fit, "ap"], seed=seed)
     se = (t["battle_value_se"].to_numpy(float) / np.where(pos, v, np.nan))
     t.loc[pos, "battle_fair_ap"] = m.fair(s[pos])
     lo, hi = m.band(s[pos], se[pos])

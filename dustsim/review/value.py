@@ -209,6 +209,9 @@ class ValueSettings:
     per_class: int = PER_CLASS  # representatives per armour class
     join_heroes: bool = False  # play heroes joined to a host squad (measured: worse)
     infantry_cover: bool = False  # infantry of both sides fights from cover
+    battles: bool = True  # value from battles (dustsim.review.battle_value) beside
+    battle_hosts: int = 24  # host armies per bloc
+    battle_games: int = 32  # games per pairing (with and without the card)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not (
@@ -225,7 +228,8 @@ class ValueSettings:
         """What the engagement figures depend on (a cached table is reused only if equal)."""
         return (f"t{self.trials}s{self.seed}d{','.join(map(str, self.distances))}"
                 f"T{self.turns}k{self.per_class}j{int(self.join_heroes)}"
-                f"c{int(self.infantry_cover)}")
+                f"c{int(self.infantry_cover)}"
+                + (f"b{self.battle_hosts}x{self.battle_games}" if self.battles else ""))
 
 
 @dataclass(frozen=True)
@@ -720,12 +724,29 @@ class ValueModel:
     settings: ValueSettings
     hosts: dict[str, str] = field(default_factory=dict)
     cards: tuple[Card, ...] = ()
+    battles: pd.DataFrame = field(default_factory=pd.DataFrame)  # battle_value rows
+    battle_contexts: dict = field(default_factory=dict)  # the armies they were played in
+    battle_mapping: Mapping | None = None
 
     def quality(self) -> dict:
         """Agreement of suggested and printed cost over the judged cards (joined heroes
         included; they are not in the fit)."""
         d = self.table[self.table["judged"]]
         return fit_quality(d["fair_ap"], d["ap"])
+
+    def lens_quality(self) -> dict[str, dict]:
+        """Agreement with the printed costs of each lens over the cards it judges: the
+        engagements (:meth:`quality`), the battles (``battle_verdict`` set) and the
+        consistency lens (a statistical model of the price list, every priced card)."""
+        t = self.table
+        out = {"engagements": self.quality()}
+        if "battle_verdict" in t:
+            b = t[t["battle_verdict"].isin(("over-costed", "under-costed", "in band"))]
+            out["battles"] = fit_quality(b["battle_fair_ap"], b["ap"])
+        if "consistency_ap" in t:
+            c = t[t["consistency_ap"].notna() & (t["ap"].fillna(0) > 0)]
+            out["consistency"] = fit_quality(c["consistency_ap"], c["ap"])
+        return out
 
 
 def _describe(card: Card) -> dict:
@@ -739,7 +760,10 @@ def _describe(card: Card) -> dict:
 def value_model(edition_cards: list[Card], settings: ValueSettings | None = None, *,
                 previous: pd.DataFrame | None = None, field_: tuple[Opponent, ...] | None = None,
                 mapping: Mapping | None = None, hosts: dict[str, str] | None = None,
-                progress: bool = False, client=None) -> ValueModel:
+                progress: bool = False, client=None,
+                previous_battles: pd.DataFrame | None = None,
+                battle_contexts: dict | None = None,
+                battle_mapping: Mapping | None = None) -> ValueModel:
     """Run the model over one edition. ``field_``, ``hosts`` and ``mapping`` default to the
     edition's (a patch passes the unpatched edition's so that before and after compare like
     with like); ``previous`` engagement rows are reused where nothing changed; ``client``:
@@ -778,9 +802,30 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
                               tab.loc[tab["in_fit"], "ap"], seed=st.seed)
     out = _apply(tab, mapping)
+    bv, ctx, bmap = pd.DataFrame(), {}, None
+    if st.battles:
+        from dustsim.review import battle_value as B
+
+        ctx = battle_contexts if battle_contexts is not None else B.contexts(
+            edition_cards, seed=st.seed, hosts=st.battle_hosts)
+        bv = B.battle_values(edition_cards, seed=st.seed, hosts=st.battle_hosts,
+                             games=st.battle_games, contexts_=ctx, previous=previous_battles,
+                             progress=progress)
+        bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping)
+        bmap = bf.attrs.get("mapping")
+        out = out.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
     out = _with_consistency(out, edition_cards, st.seed)
     out = _with_reasons(out, pair_log_ratios(eng, st.eps), fld)
-    return ValueModel(out, eng, fld, mapping, st, hosts, tuple(edition_cards))
+    return ValueModel(out, eng, fld, mapping, st, hosts, tuple(edition_cards), bv, ctx, bmap)
+
+
+LENS_TITLES = {"engagements": "Value from one-on-one engagements",
+               "battles": "Value from battles (with and without the card in sampled armies)",
+               "consistency": "Consistency lens (a statistical model of the price list, out "
+                              "of fold; not a model of play)"}
+BATTLE_COLUMNS = ("battle_value", "battle_value_se", "battle_pairings", "battle_joined",
+                  "battle_why", "battle_fair_ap", "battle_fair_low", "battle_fair_high",
+                  "battle_verdict")
 
 
 # -- the second lens and the verdict a designer reads ---------------------------------------------
@@ -1122,7 +1167,9 @@ def run_patch(edition_cards: list[Card], changes: dict[str, Card], before: Value
     new_cards = patched(edition_cards, changes)
     after = value_model(new_cards, before.settings, previous=before.engagements,
                         field_=before.field, mapping=before.mapping, hosts=before.hosts,
-                        progress=progress)
+                        progress=progress, previous_battles=before.battles,
+                        battle_contexts=before.battle_contexts,
+                        battle_mapping=before.battle_mapping)
     return after, compare(before, after)
 
 
@@ -1184,6 +1231,12 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
     if m is not None:
         parts.append(f"<p>Fit: n = {q['n']}, Spearman {q['spearman']:.3f}, log R² "
                      f"{q['log_r2']:.3f}; log AP = {m.a:.3f} + {m.b:.3f} × strength.</p>")
+    for name, qq in model.lens_quality().items():
+        if name == "engagements":
+            continue
+        parts.append(f"<p>{_h.escape(LENS_TITLES[name])}: n = {qq['n']}, Spearman "
+                     f"{qq['spearman']:.3f}, log R² {qq['log_r2']:.3f} (suggested against "
+                     "printed AP over the cards it judges).</p>")
     field_df = pd.DataFrame([o.__dict__ for o in model.field],
                             columns=["name", "column", "weight", "n_class", "class_ap"])
     parts.append("<h3>Reference field</h3>" + table_html(
