@@ -4,10 +4,12 @@
 
 Lenses, on the same edition and seed:
 
-* **old model**: one-on-one engagements against a reference field
-  (:func:`dustsim.review.value.value_model`);
-* **battles**: a card's marginal VP in sampled armies, with and without it
-  (:mod:`dustsim.review.battle_value`);
+* **old model**: one-on-one engagements against a reference field only
+  (:func:`dustsim.review.value.value_model` with ``battles=False``);
+* **new model**: the review's model of play, engagements and battles combined
+  (:func:`dustsim.review.value.value_model`, defaults);
+* **battles alone**: a card's marginal VP in sampled armies, with and without it
+  (:mod:`dustsim.review.battle_value`, its own mapping);
 * **consistency lens**: the cross-validated statistical model of the price list
   (:mod:`dustsim.review.consistency`; not a model of play);
 * the heuristic baseline (dice x damage x range x health x armour).
@@ -15,7 +17,7 @@ Lenses, on the same edition and seed:
 For each: Spearman and log R² (squared Pearson correlation of log suggested and log printed
 AP) over the cards it judges, the share of the edition's priced cards judged, and the median
 fair/printed AP of the cards above 40 AP and of those at 2-3 AP (the issue asks 0.67-1.5:
-no saturation). Then the battle lens's ten best and worst per AP with one sentence each.
+no saturation). Then the new model's ten best and worst per AP with their sentence.
 CPU time per lens (``time.process_time``; the machine is shared, wall time is not a measure).
 """
 
@@ -47,14 +49,11 @@ def main() -> None:
     ap.add_argument("--hosts", type=int, default=None)
     ap.add_argument("--games", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--battles", help="a parquet of battle_values() to reuse")
     args = ap.parse_args()
 
     import numpy as np
-    import pandas as pd
 
     from dustsim.data.cards import load_cards
-    from dustsim.review import battle_value as B
     from dustsim.review.analytics import column_weights
     from dustsim.review.consistency import consistency
     from dustsim.review.value import (
@@ -71,30 +70,32 @@ def main() -> None:
     print(f"== dust-1947: {len(ec)} cards, {n_priced} priced")
     _kernel()
     c0 = time.process_time()
-    vm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed))
+    old = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, battles=False))
     cpu_old = time.process_time() - c0
-    t = vm.table.set_index("unit")
-    j = t[t["judged"]]
+    t0 = old.table.set_index("unit")
+    j = t0[t0["judged"]]
     _row("old model", j["fair_ap"].to_numpy(float), j["ap"].to_numpy(float), n_priced,
          cpu_old)
 
+    kw = {k: v for k, v in (("battle_hosts", args.hosts), ("battle_games", args.games)) if v}
     c0 = time.process_time()
-    if args.battles:
-        bv = pd.read_parquet(args.battles)
-    else:
-        kw = {k: v for k, v in (("hosts", args.hosts), ("games", args.games)) if v}
-        bv = B.battle_values(ec, seed=args.seed, progress=True, **kw)
-    bf = B.battle_fair(bv, ec, seed=args.seed)
-    cpu_b = time.process_time() - c0
-    jb = bf[bf["battle_verdict"].isin(("over-costed", "under-costed", "in band"))]
-    _row("battles", jb["battle_fair_ap"].to_numpy(float), jb["ap"].to_numpy(float),
-         n_priced, cpu_b)
-
+    vm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, **kw),
+                     progress=True)  # the engagements are reused from the run above
+    cpu_new = time.process_time() - c0
+    t = vm.table.set_index("unit")
+    jn = t[t["judged"]]
+    _row("new model", jn["fair_ap"].to_numpy(float), jn["ap"].to_numpy(float), n_priced,
+         cpu_new)
+    jb = t[t["battle_verdict"].isin(("over-costed", "under-costed", "in band"))]
+    _row("battles alone", jb["battle_fair_ap"].to_numpy(float), jb["ap"].to_numpy(float),
+         n_priced, 0.0)
     c0 = time.process_time()
     lens = consistency(ec, seed=args.seed).table
     cpu_c = time.process_time() - c0
     _row("consistency lens", lens["consistency_ap"].to_numpy(float),
          lens["ap"].to_numpy(float), n_priced, cpu_c)
+    ev = jn["evidence"].value_counts()
+    print("  evidence of the new verdicts: " + ", ".join(f"{k} {v}" for k, v in ev.items()))
 
     w = column_weights(ec)
     hs = np.array([heuristic_strength(by[u], w) for u in j.index])
@@ -102,20 +103,14 @@ def main() -> None:
     m = fit_mapping(np.log(hs[ok]), j["ap"].to_numpy()[ok], seed=args.seed)
     _row("heuristic", m.fair(np.log(hs[ok])), j["ap"].to_numpy(float)[ok], n_priced, 0.0)
 
-    jb = jb.assign(per_ap=jb["battle_fair_ap"] / jb["ap"])
-    cons = lens.set_index("unit")
-    for title, rows in (("best per AP (battles)", jb.nlargest(10, "per_ap")),
-                        ("worst per AP (battles)", jb.nsmallest(10, "per_ap"))):
+    jn = jn.assign(per_ap=jn["fair_ap"] / jn["ap"])
+    for title, rows in (("best per AP (new model)", jn.nlargest(10, "per_ap")),
+                        ("worst per AP (new model)", jn.nsmallest(10, "per_ap"))):
         print(f"  {title}:")
-        for r in rows.itertuples():
-            c = by[r.unit]
-            how = f", joined to {r.battle_joined}" if r.battle_joined else ""
-            print(f"    {r.unit} ({c.kind}, {c.armour}, {r.ap:g} AP): fair "
-                  f"{r.battle_fair_ap:.1f} AP; adds {r.battle_value:+.1f} ± "
-                  f"{r.battle_value_se:.1f} VP per battle to {r.battle_pairings} armies"
-                  f"{how}; price list {cons.at[r.unit, 'consistency_ap']:.1f} AP; old model "
-                  f"{t.at[r.unit, 'fair_ap']:.1f} AP ({t.at[r.unit, 'verdict']})")
-
+        for u, r in rows.iterrows():
+            print(f"    {u} ({r['kind']}, {r['armour']}, {r['ap']:g} AP): fair "
+                  f"{r['fair_ap']:.1f} AP, {r['verdict']}, evidence {r['evidence']}; old model "
+                  f"{t0.at[u, 'fair_ap']:.1f}. {r['reason']}")
 
 if __name__ == "__main__":
     main()

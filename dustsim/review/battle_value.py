@@ -47,8 +47,8 @@ from dustsim.data.cards import Card
 from dustsim.errors import DustsimError
 
 BUDGET = 50.0
-HOSTS = 8
-GAMES = 48
+HOSTS = 32
+GAMES = 24
 V_MIN = 0.05  # VP: a card adding less than this is "no measurable effect"
 
 

@@ -210,8 +210,8 @@ class ValueSettings:
     join_heroes: bool = False  # play heroes joined to a host squad (measured: worse)
     infantry_cover: bool = False  # infantry of both sides fights from cover
     battles: bool = True  # value from battles (dustsim.review.battle_value) beside
-    battle_hosts: int = 24  # host armies per bloc
-    battle_games: int = 32  # games per pairing (with and without the card)
+    battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
+    battle_games: int = 24  # games per pairing (with and without the card)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not (
@@ -228,8 +228,7 @@ class ValueSettings:
         """What the engagement figures depend on (a cached table is reused only if equal)."""
         return (f"t{self.trials}s{self.seed}d{','.join(map(str, self.distances))}"
                 f"T{self.turns}k{self.per_class}j{int(self.join_heroes)}"
-                f"c{int(self.infantry_cover)}"
-                + (f"b{self.battle_hosts}x{self.battle_games}" if self.battles else ""))
+                f"c{int(self.infantry_cover)}")
 
 
 @dataclass(frozen=True)
@@ -727,6 +726,7 @@ class ValueModel:
     battles: pd.DataFrame = field(default_factory=pd.DataFrame)  # battle_value rows
     battle_contexts: dict = field(default_factory=dict)  # the armies they were played in
     battle_mapping: Mapping | None = None
+    scales: tuple | None = None  # the standardisation of the two strengths (step 3b)
 
     def quality(self) -> dict:
         """Agreement of suggested and printed cost over the judged cards (joined heroes
@@ -763,7 +763,8 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
                 progress: bool = False, client=None,
                 previous_battles: pd.DataFrame | None = None,
                 battle_contexts: dict | None = None,
-                battle_mapping: Mapping | None = None) -> ValueModel:
+                battle_mapping: Mapping | None = None,
+                scales: tuple | None = None) -> ValueModel:
     """Run the model over one edition. ``field_``, ``hosts`` and ``mapping`` default to the
     edition's (a patch passes the unpatched edition's so that before and after compare like
     with like); ``previous`` engagement rows are reused where nothing changed; ``client``:
@@ -795,13 +796,6 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     tab["notes"] = tab["unit"].map(notes).fillna("")
     tab["host"] = tab["unit"].map(played.groupby("unit")["host"].first()).fillna("")
     tab["partial"] = tab["notes"].str.contains("unknown|no known range|not fired", regex=True)
-    has = tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
-    tab["judged"] = has & (tab["mainly_unmodelled"] == "") & ~tab["partial"]
-    tab["in_fit"] = tab["judged"] & (tab["host"] == "")
-    if mapping is None and tab["in_fit"].sum() >= 5:
-        mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
-                              tab.loc[tab["in_fit"], "ap"], seed=st.seed)
-    out = _apply(tab, mapping)
     bv, ctx, bmap = pd.DataFrame(), {}, None
     if st.battles:
         from dustsim.review import battle_value as B
@@ -813,19 +807,63 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
                              progress=progress)
         bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping)
         bmap = bf.attrs.get("mapping")
-        out = out.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
+        tab = tab.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
+    has = tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
+    tab["judged"] = has & (tab["mainly_unmodelled"] == "") & ~tab["partial"]
+    tab["in_fit"] = tab["judged"] & (tab["host"] == "")
+    tab, scales = _combine(tab, scales)
+    if mapping is None and tab["in_fit"].sum() >= 5:
+        mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
+                              tab.loc[tab["in_fit"], "ap"], seed=st.seed)
+    out = _apply(tab, mapping)
     out = _with_consistency(out, edition_cards, st.seed)
     out = _with_reasons(out, pair_log_ratios(eng, st.eps), fld)
-    return ValueModel(out, eng, fld, mapping, st, hosts, tuple(edition_cards), bv, ctx, bmap)
+    return ValueModel(out, eng, fld, mapping, st, hosts, tuple(edition_cards), bv, ctx, bmap,
+                      scales)
+
+
+def _combine(tab: pd.DataFrame, scales: tuple | None) -> tuple[pd.DataFrame, tuple | None]:
+    """The strength of play (module docstring, step 3b): the mean of the engagement strength
+    and the log battle value, each standardised (mean 0, sd 1 over the cards in the fit that
+    have both; ``scales`` from the unpatched edition when given). A card with only one of
+    the two keeps that one (standardised)."""
+    tab = tab.copy()
+    tab["strength_engagements"] = tab["strength"]
+    tab["strength_engagements_se"] = tab["strength_se"]
+    if "battle_value" not in tab:
+        return tab, scales
+    v = pd.to_numeric(tab["battle_value"], errors="coerce")
+    from dustsim.review.battle_value import V_MIN
+
+    ok_v = v > V_MIN
+    lb = np.log(v.where(ok_v))
+    lb_se = (pd.to_numeric(tab["battle_value_se"], errors="coerce") / v).where(ok_v)
+    e, e_se = tab["strength"], tab["strength_se"]
+    if scales is None:
+        both = tab["in_fit"] & e.notna() & lb.notna()
+        if both.sum() < 5:
+            return tab, None
+        scales = (float(e[both].mean()), float(e[both].std()), float(lb[both].mean()),
+                  float(lb[both].std()))
+    me, se_, mb, sb = scales
+    ze, zb = (e - me) / se_, (lb - mb) / sb
+    ze_se, zb_se = e_se / se_, lb_se / sb
+    two = ze.notna() & zb.notna()
+    tab["strength"] = np.where(two, (ze + zb) / 2, ze.fillna(zb))
+    tab["strength_se"] = np.where(two, np.sqrt(ze_se**2 + zb_se.fillna(0) ** 2) / 2,
+                                  ze_se.fillna(zb_se))
+    return tab, scales
+
+
+BATTLE_COLUMNS = ("battle_value", "battle_value_se", "battle_pairings", "battle_joined",
+                  "battle_why", "battle_fair_ap", "battle_fair_low", "battle_fair_high",
+                  "battle_verdict")
 
 
 LENS_TITLES = {"engagements": "Value from one-on-one engagements",
                "battles": "Value from battles (with and without the card in sampled armies)",
                "consistency": "Consistency lens (a statistical model of the price list, out "
                               "of fold; not a model of play)"}
-BATTLE_COLUMNS = ("battle_value", "battle_value_se", "battle_pairings", "battle_joined",
-                  "battle_why", "battle_fair_ap", "battle_fair_low", "battle_fair_high",
-                  "battle_verdict")
 
 
 # -- the second lens and the verdict a designer reads ---------------------------------------------
@@ -888,6 +926,11 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
             who = f" (joined to {r.host})" if isinstance(r.host, str) and r.host else ""
             bits.append(f"In play{who} it destroys {kill:.0%} of an opponent of the field for "
                         f"{lose:.0%} of itself; best against {best}, worst against {worst}")
+            bvv = getattr(r, "battle_value", math.nan)
+            if isinstance(bvv, float) and np.isfinite(bvv):
+                joined = f", joined to {r.battle_joined}" if r.battle_joined else ""
+                bits.append(f"in battles it adds {bvv:+.1f} ± {r.battle_value_se:.1f} VP to "
+                            f"{r.battle_pairings} armies of its bloc{joined}")
             if r.verdict in ("over-costed", "under-costed", "in band"):
                 bits.append(f"worth {r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
                             f"against {r.ap:g} printed: {r.verdict}")
@@ -1169,7 +1212,7 @@ def run_patch(edition_cards: list[Card], changes: dict[str, Card], before: Value
                         field_=before.field, mapping=before.mapping, hosts=before.hosts,
                         progress=progress, previous_battles=before.battles,
                         battle_contexts=before.battle_contexts,
-                        battle_mapping=before.battle_mapping)
+                        battle_mapping=before.battle_mapping, scales=before.scales)
     return after, compare(before, after)
 
 
