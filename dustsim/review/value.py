@@ -37,6 +37,23 @@ mapping in step 4).
    pairing played the ``s_O`` terms cancel). It is a log ratio: +0.7 means the card trades
    about twice as well as the field, at one unit each. Monte Carlo error: the delta method on
    the per-distance means (``strength_se``).
+3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`, on by default:
+   ``ValueSettings.battles``). Each card also joins :data:`ValueSettings.battle_hosts` legal
+   host armies of its bloc (platoon charts, heroes joined to a squad they may join) and plays
+   each one's opponent with and without it on common random numbers; its **battle value**
+   ``v`` is the victory points (1947 L368) its presence adds per battle (what it destroys and
+   what it saves the rest of its army; its own loss is not charged, which would charge it its
+   printed price). The **strength** that step 4 maps is the mean of the engagement strength
+   and ``log v``, each standardised over the cards of the fit that have both (mean 0, sd 1;
+   fixed equal weights: nothing here is fitted to printed costs); a card with one of the two
+   keeps that one. The engagement strength is kept as ``strength_engagements``; the battles
+   alone, mapped by their own power law, as ``battle_fair_ap`` (``battle_*`` columns).
+   Why combine: the engagements are precise but saturate (a log ratio of one-on-one
+   trades) and play heroes alone; the battles value heroes joined and a card's effect on
+   the army around it, but one card's effect on a 50 AP battle is noisy. Checked in
+   ``benchmarks/value_model.py``: Spearman and log R² against the printed costs of the old
+   engagements-only model, the battles alone, this combination and the consistency lens, and
+   the median fair/printed of the cards above 40 AP and at 2-3 AP (saturation).
 4. **Fair points** (:func:`fit_mapping`). The only fitted parameters: one monotone mapping
    ``log AP = a + b x strength`` for the whole edition (always the whole edition, also when a
    report shows a subset), fitted by reduced-major-axis regression (``b = sd(log AP) /
@@ -59,6 +76,14 @@ mapping in step 4).
    such cards are kept out of the verdicts and of the fit, and listed as such
    (``mainly_unmodelled``), as are cards with no weapon of their own that have an unmodelled
    rule (all their worth is in it). Platoon advantages are never part of a card's figure.
+
+6. **The second lens** (:mod:`dustsim.review.consistency`): a cross-validated statistical model
+   of the printed cost from the card's own numbers and skills (out of fold: a card's own
+   price never trains its prediction). Not a model of play; it gives ``consistency_ap`` with
+   its interval, and the **evidence** of each verdict: *strong* only where the model of play
+   and the lens give the same verdict (``_with_consistency``). ``reason``: one sentence per
+   card (what it wins or loses engagements and battles with, what the price list charges
+   for cards like it, what is not played).
 
 Static balance tables (:mod:`dustsim.review.analytics`) are kept for reference; this model is
 what the report's fair points and verdicts come from.
