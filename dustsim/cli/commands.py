@@ -513,7 +513,7 @@ def cmd_whatif(args) -> int:
     card = find_card(ed, args.unit)
     changed = modify_card(card, ap=args.ap, cells=cells or None, add_die=args.add_die,
                           remove_die=args.remove_die)
-    previous = None
+    previous = previous_battles = None
     if args.baseline:
         from pathlib import Path
 
@@ -525,9 +525,12 @@ def cmd_whatif(args) -> int:
                                "with dustsim report)", file=str(args.baseline),
                                field="--baseline")
         previous = pd.read_parquet(f)
+        fb = Path(args.baseline) / "tables" / "value_battles.parquet"
+        previous_battles = pd.read_parquet(fb) if fb.is_file() else None
     st = ValueSettings(trials=args.trials, seed=args.seed)
     progress = progress_wanted(args)
-    before = value_model(ed, st, previous=previous, progress=progress)
+    before = value_model(ed, st, previous=previous, progress=progress,
+                         previous_battles=previous_battles)
     _after, diff = run_patch(ed, {card.name: changed}, before, progress=progress)
     moved = diff[diff["changed"] | diff["verdict_changed"]]
     cols = ["unit", "ap_before", "ap_after", "strength_before", "strength_after",

@@ -292,9 +292,12 @@ class DuelSpec:
     notes: tuple[str, ...] = field(default=())
 
 
-def _values(all_units, targets, sides, units, wlist, hurts, rs) -> np.ndarray:
+def _values(all_units, targets, sides, units, wlist, hurts, rs, compiled=None,
+            rs_key=None) -> np.ndarray:
     """value[u, t]: expected AP of t destroyed by one Sustained Attack of u at full strength
-    (exact engine), the target-choice policy's measure; 0 where u cannot hurt t."""
+    (exact engine), the target-choice policy's measure; 0 where u cannot hurt t. With the
+    compiled units, the fraction destroyed is memoised per compiled pair (a pure function of
+    the two compiled units and the ruleset)."""
     from dustsim.engines.exact import evaluate as exact_evaluate
 
     U = len(all_units)
@@ -304,13 +307,21 @@ def _values(all_units, targets, sides, units, wlist, hurts, rs) -> np.ndarray:
             idx = [i for i in range(units[u, K.U_W0], units[u, K.U_W1]) if hurts[i, t]]
             if sides[t] == sides[u] or not idx:
                 continue
-            pairs = [(wlist[i][1], wlist[i][1].cell(targets[t].column)) for i in idx]
-            sk = frozenset().union(*(attacker_skills(wlist[i][2]) for i in idx))
-            try:
-                spec = compile_attack(pairs, targets[t], Situation("sustained", skills=sk), rs)
-                frac = exact_evaluate(spec).damage.mean() / max(spec.max_damage, 1)
-            except DustsimError:
-                frac = 1e-6
+
+            def frac_of(idx=idx, t=t) -> float:
+                pairs = [(wlist[i][1], wlist[i][1].cell(targets[t].column)) for i in idx]
+                sk = frozenset().union(*(attacker_skills(wlist[i][2]) for i in idx))
+                try:
+                    spec = compile_attack(pairs, targets[t], Situation("sustained", skills=sk),
+                                          rs)
+                    return exact_evaluate(spec).damage.mean() / max(spec.max_damage, 1)
+                except DustsimError:
+                    return 1e-6
+            if compiled is None:
+                frac = frac_of()
+            else:
+                cu, ct = compiled[u], compiled[t]
+                frac = _memo(("value", id(cu), id(ct), rs_key), (cu, ct), frac_of)
             ap_t = all_units[t].ap
             value[u, t] = max(frac, 1e-9) * (ap_t if math.isfinite(ap_t) and ap_t > 0 else 1.0)
     return value
@@ -598,8 +609,8 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     notes.extend(unplayed_rules(c for du in all_units for c in (du.card, du.hero, du.pilot)))
     # one unit a side: the target and reactor choices have a single candidate, so the
     # value matrix that orders them is not needed (zeros behave the same)
-    value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
-             if U > 2 else np.zeros((U, U), float))
+    value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs, compiled,
+                     rs_key) if U > 2 else np.zeros((U, U), float))
     config = np.zeros(K.N_CONFIG, np.int64)
     config[K.C_TURNS] = turns
     config[K.C_DIST] = distance

@@ -25,9 +25,9 @@ card's log prediction the 5 % and 95 % quantiles of the out-of-fold log errors o
 else of all): how far the price list usually strays from the lens for such cards, the card's
 own error excluded (the cross-validation-plus idea; its width is measured by ``coverage`` in
 :meth:`ConsistencyLens.quality`). A card without a printed cost gets the model trained on
-every priced card and the quantiles of every error. ``consistency_peers``: the three priced cards of the
-training folds nearest in (standardised) feature space, with their AP: what the card is
-priced against. Deterministic for a seed (single-threaded trees, fixed ``random_state``).
+every priced card and the quantiles of every error. ``consistency_peers``: the three priced
+cards of the training folds nearest in (standardised) feature space, with their AP: what the
+card is priced against. Deterministic for a seed (single-threaded trees, fixed ``random_state``).
 """
 
 from __future__ import annotations

@@ -269,7 +269,7 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
     vm = value_model(edition_cards, vs, progress=s.progress, client=client)
     names = {c.name for c in chosen}
     fp = vm.table[vm.table["unit"].isin(names)].reset_index(drop=True)
-    frames = {"value_engagements": vm.engagements,
+    frames = {"value_engagements": vm.engagements, "value_battles": vm.battles,
               "value_field": pd.DataFrame([o.__dict__ for o in vm.field],
                                           columns=["name", "column", "weight", "n_class",
                                                    "class_ap"]),
@@ -415,11 +415,13 @@ def _sections(frames: dict, charts: dict, settings: dict, value_html: str = "") 
             if have(name):
                 tabs.append(t(name, title, links=card))
         claimed.add("value_engagements")  # large: a download
+        claimed.add("value_battles")
         out.append(Section(
             "value", "Value from play: fair points and verdicts", "", tuple(tabs),
             chart_list("fair_points"),
             tuple(n for n in ("fair_points", "value_field", "value_roles",
-                              "value_engagements") if have(n)), html=value_html))
+                              "value_engagements", "value_battles") if have(n)),
+            html=value_html))
     if have("patch"):
         out.append(Section(
             "patch", "Balance patch: before and after",
