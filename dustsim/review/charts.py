@@ -233,8 +233,23 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
         d = fair.dropna(subset=["fair_ap"])
         fig = _figure(figsize=(9, 7.5))
         ax = fig.subplots()
-        ax.scatter(d["fair_ap"], d["ap"], s=14, c=[_colour(b) for b in d["bloc"]], alpha=0.75)
         handles, names = [], []
+        if {"fair_low", "fair_high"} <= set(d) and len(d):
+            # each card's band: the printed cost outside it is a verdict
+            band = ax.hlines(d["ap"], d["fair_low"], d["fair_high"], color="#999", lw=0.8,
+                             alpha=0.45, zorder=1)
+            handles.append(band)
+            names.append("90 % band of the suggested cost")
+        ax.scatter(d["fair_ap"], d["ap"], s=14, c=[_colour(b) for b in d["bloc"]], alpha=0.75,
+                   zorder=2)
+        if "verdict" in d:
+            for verdict, marker in (("over-costed", "v"), ("under-costed", "^")):
+                w = d[d["verdict"] == verdict]
+                if len(w):
+                    handles.append(ax.scatter(w["fair_ap"], w["ap"], s=46, marker=marker,
+                                              facecolors="none", edgecolors="black", lw=0.8,
+                                              zorder=3))
+                    names.append(f"{verdict} ({len(w)})")
         if len(d):
             lo, hi = d[["fair_ap", "ap"]].min().min() * 0.8, d[["fair_ap", "ap"]].max().max() * 1.2
             xs = np.linspace(lo, hi, 50)
@@ -259,6 +274,10 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
         ax.set_xlabel(xlabel)
         ax.set_ylabel("printed AP")
         ax.set_title(title or "Fair points: above the line = over-costed")
+        if "fair_high" in d and len(d):  # the bands reach beyond the points
+            lo = min(d["fair_low"].min(), d["ap"].min()) * 0.9
+            hi = max(d["fair_high"].max(), d["ap"].max()) * 1.1
+            ax.set_xlim(lo, hi)
         present = [b for b in BLOC_COLOURS if b in set(d["bloc"])]
         handles += [Patch(color=_colour(b)) for b in present]
         names += present

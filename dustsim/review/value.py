@@ -1088,8 +1088,12 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
     m = model.mapping
     st = model.settings
     parts = ["<h2>Value from play: fair points and verdicts</h2>",
-             "<p>Each card plays one-on-one engagements against a reference field (the "
-             "median-cost card of each armour class, weighted by the class's share of the "
+             "<p>Each card plays one-on-one engagements against a reference field ("
+             + ("the median-cost card of each armour class" if st.per_class == 1 else
+                f"up to {st.per_class} cards of each armour class, at the "
+                + ", ".join(f"{(i + 0.5) / st.per_class:.0%}" for i in range(st.per_class))
+                + " quantiles of its printed costs, sharing the class's weight")
+             + "; each class weighted by its share of the "
              f"edition's AP), from {', '.join(map(str, st.distances))} squares, "
              f"{st.turns} turns, {st.trials:,} engagements per distance (seed {st.seed}); "
              "strength = field-weighted log ratio of what it destroys to what it loses; "
