@@ -437,3 +437,56 @@ def duel_matrix_chart(matrix: pd.DataFrame, title: str = "") -> Figure:
                   title="cell colour mixes", title_fontsize=7)
         fig.tight_layout()
         return fig
+
+
+def patch_chart(diff: pd.DataFrame, title: str = "", n: int = 25) -> Figure:
+    """A balance patch's changed cards (and verdict changes): each card's fair cost and
+    90 % band before (grey) and after (blue), its printed cost before (o) and after (x). The
+    fair cost is always marked, also when it does not move (a zero-length arrow draws
+    nothing, so the markers carry it); an arrow shows where it moved."""
+    with matplotlib.rc_context(STYLE):
+        keep = diff["changed"] | diff["verdict_changed"] if "verdict_changed" in diff \
+            else diff["changed"]
+        d = diff[keep].head(n).iloc[::-1].reset_index(drop=True)
+        fig = _figure(figsize=(8.5, 0.55 * len(d) + 1.8))
+        ax = fig.subplots()
+        bands = {"fair_low_before", "fair_high_before", "fair_low_after",
+                 "fair_high_after"} <= set(d)
+        for i, r in d.iterrows():
+            for when, dy, colour in (("before", 0.13, "#999999"), ("after", -0.13,
+                                                                    "tab:blue")):
+                fair = r.get(f"fair_ap_{when}")
+                if pd.isna(fair):
+                    continue
+                if bands and pd.notna(r[f"fair_low_{when}"]):
+                    ax.hlines(i + dy, r[f"fair_low_{when}"], r[f"fair_high_{when}"],
+                              color=colour, lw=3, alpha=0.35)
+                ax.plot([fair], [i + dy], "|", color=colour, ms=12, mew=2)
+            if pd.notna(r["fair_ap_before"]) and pd.notna(r["fair_ap_after"]) \
+                    and r["fair_ap_before"] != r["fair_ap_after"]:
+                ax.annotate("", xy=(r["fair_ap_after"], i - 0.13),
+                            xytext=(r["fair_ap_before"], i + 0.13),
+                            arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 1})
+            ax.plot([r["ap_before"]], [i], "o", color="black", mfc="none", ms=6)
+            ax.plot([r["ap_after"]], [i], "x", color="black", ms=7, mew=1.5)
+        ax.set_yticks(range(len(d)))
+        ax.set_yticklabels([f"{u[:30]}\n{b} -> {a}" if b != a else u[:30]
+                            for u, b, a in zip(d["unit"], d["verdict_before"],
+                                               d["verdict_after"], strict=True)], fontsize=8)
+        ax.set_ylim(-0.7, len(d) - 0.3)
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], color="#999999", lw=3, alpha=0.6, marker="|", ms=10,
+                          mew=2, label="fair cost and 90 % band, before"),
+                   Line2D([], [], color="tab:blue", lw=3, alpha=0.6, marker="|", ms=10,
+                          mew=2, label="after"),
+                   Line2D([], [], ls="", marker="o", mfc="none", color="black",
+                          label="printed cost before"),
+                   Line2D([], [], ls="", marker="x", color="black", label="printed after")]
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.12 if len(d)
+                                                                         > 3 else -0.25),
+                  ncol=2, fontsize=7)
+        ax.set_xlabel("AP")
+        ax.set_title(title or "Balance patch: fair cost before and after")
+        fig.tight_layout()
+        return fig

@@ -257,13 +257,14 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
            ) -> tuple[dict, pd.DataFrame, str, object]:
     """The value model (:mod:`dustsim.review.value`) on the whole edition: tables for the chosen
     cards, the section's HTML, and the before/after of a patch."""
+    from dustsim.review.charts import patch_chart
     from dustsim.review.value import (
         html_section,
-        patch_chart,
         roles_table,
         run_patch,
         value_model,
     )
+    from dustsim.review.whatif import with_bands
 
     vm = value_model(edition_cards, vs, progress=s.progress, client=client)
     names = {c.name for c in chosen}
@@ -276,7 +277,8 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
     parts = [html_section(vm, _table_html, names)]
     patch_fig = None
     if changes:
-        _after, diff = run_patch(edition_cards, changes, vm, progress=s.progress)
+        after, diff = run_patch(edition_cards, changes, vm, progress=s.progress)
+        diff = with_bands(diff, vm.table, after.table)
         frames["patch"] = diff
         charts.mkdir(exist_ok=True)
         patch_fig = patch_chart(diff, f"{s.edition}: balance patch {Path(s.patch).name}")
