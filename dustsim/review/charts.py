@@ -56,14 +56,57 @@ def _bloc_legend(target, blocs, **kw) -> None:
         target.legend([Patch(color=_colour(b)) for b in names], names, **kw)
 
 
-def _repel(ax, texts) -> None:
-    """Move labels apart (adjustText) so that none overlaps another or a point."""
+def _repel(ax, texts, x=None, y=None) -> None:
+    """Move labels apart (adjustText) so that none overlaps another or a point (``x``,
+    ``y``: the points). Call it last, once the axes' limits and layout are final: a later
+    resize moves the points under labels of fixed size."""
     if len(texts) < 2:
         return
     from adjustText import adjust_text
 
+    kw = {} if x is None else {"x": np.asarray(x, float), "y": np.asarray(y, float)}
+    anchors = [t.get_position() for t in texts]
     adjust_text(texts, ax=ax, arrowprops={"arrowstyle": "-", "color": "#888", "lw": 0.5},
-                expand=(1.1, 1.3))
+                expand=(1.1, 1.3), **kw)
+    if _text_overlaps(ax.figure, texts):
+        # adjustText is a heuristic: where labels still overlap, a column beside the axes
+        # (leader lines to the points) cannot
+        for t in texts:
+            t.remove()
+        for p in [p for p in ax.patches if type(p).__name__ == "FancyArrowPatch"]:
+            p.remove()
+        _label_column(ax, anchors, [t.get_text() for t in texts], texts[0].get_fontsize())
+
+
+def _text_overlaps(fig, texts) -> bool:
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(r) for t in texts]
+    return any(boxes[i].overlaps(boxes[j]) for i in range(len(boxes))
+               for j in range(i + 1, len(boxes)))
+
+
+def _label_column(ax, anchors, labels, fontsize) -> None:
+    """Labels in one column right of the axes, in the order of their points' heights,
+    spaced by at least a line, each joined to its point by a thin line."""
+    to_axes = ax.transData + ax.transAxes.inverted()
+    ys = [to_axes.transform(a)[1] for a in anchors]
+    order = sorted(range(len(labels)), key=lambda i: -ys[i])
+    height_px = ax.get_window_extent().height
+    gap = 1.35 * fontsize * ax.figure.dpi / 72 / max(height_px, 1.0)
+    lines = [labels[i].count("\n") + 1 for i in order]
+    pos, y = [], 1.0
+    for i, n in zip(order, lines, strict=True):
+        y = min(y, ys[i])
+        pos.append(y)
+        y -= gap * n
+    shift = min(0.0, pos[-1] - gap * (lines[-1] - 1)) if pos else 0.0
+    pos = [p - shift if shift < 0 else p for p in pos]  # pushed below 0: move all up
+    for i, p in zip(order, pos, strict=True):
+        ax.annotate(labels[i], xy=anchors[i], xycoords="data", xytext=(1.02, p),
+                    textcoords="axes fraction", fontsize=fontsize, va="center",
+                    annotation_clip=False,
+                    arrowprops={"arrowstyle": "-", "color": "#888", "lw": 0.5})
 
 
 _BBOX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> (dpi, bbox)
@@ -212,16 +255,22 @@ def reliability_scatter(unit_column: pd.DataFrame, column: str, title: str = "",
         ax.scatter(d["ap_destroyed_per_ap"], d["p_destroy"], s=14,
                    c=[_colour(b) for b in d["bloc"]], alpha=0.75)
         top = d.nlargest(label, "ap_destroyed_per_ap")
-        texts = [ax.text(r["ap_destroyed_per_ap"], r["p_destroy"], r["unit"], fontsize=7)
-                 for _, r in top.iterrows()]
-        _repel(ax, texts)
         ref = d["ref_size"].iloc[0] if len(d) else "?"
         ax.set_xlabel("mean AP destroyed per action per AP")
         ax.set_ylabel("P(destroy the reference target in one Sustained Attack)")
         ax.set_title(title or f"Reliability vs mean against {column} (reference size {ref}); "
                               f"the {len(top)} best per AP named")
-        _bloc_legend(ax, d["bloc"], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
+        # below the axes: the right side may take a column of labels (_repel)
+        _bloc_legend(ax, d["bloc"], loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=7,
+                     fontsize=7)
         fig.tight_layout()
+        # labels last: the layout above resizes the axes, and labels pushed apart before
+        # it would close up again (issue 26: two squads' names printed over each other)
+        at = [top["ap_destroyed_per_ap"].round(9).to_numpy(), top["p_destroy"].round(9)
+              .to_numpy()]
+        texts = [ax.text(x, y, ", ".join(g["unit"]), fontsize=7)
+                 for (x, y), g in top.groupby(at, sort=False)]
+        _repel(ax, texts, d["ap_destroyed_per_ap"], d["p_destroy"])
         return fig
 
 
@@ -258,13 +307,9 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
             names.append("printed = suggested")
             ax.set_xscale("log")
             ax.set_yscale("log")
-        picked = pd.concat([d.nlargest(label, "residual"), d.nsmallest(label, "residual")])
-        picked = picked[~picked.index.duplicated()]
-        # cards on the same point (copies with the same figures) share one label
-        at = [picked["fair_ap"].round(6).to_numpy(), picked["ap"].to_numpy()]
-        texts = [ax.text(x, y, ", ".join(g["unit"]), fontsize=7)
-                 for (x, y), g in picked.groupby(at, sort=False)]
-        _repel(ax, texts)
+        if "fair_high" in d and len(d):  # the bands reach beyond the points
+            ax.set_xlim(min(d["fair_low"].min(), d["ap"].min()) * 0.9,
+                        max(d["fair_high"].max(), d["ap"].max()) * 1.1)
         from matplotlib.ticker import FuncFormatter
 
         fmt = FuncFormatter(lambda v, _: f"{v:g}")
@@ -274,15 +319,20 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
         ax.set_xlabel(xlabel)
         ax.set_ylabel("printed AP")
         ax.set_title(title or "Fair points: above the line = over-costed")
-        if "fair_high" in d and len(d):  # the bands reach beyond the points
-            lo = min(d["fair_low"].min(), d["ap"].min()) * 0.9
-            hi = max(d["fair_high"].max(), d["ap"].max()) * 1.1
-            ax.set_xlim(lo, hi)
         present = [b for b in BLOC_COLOURS if b in set(d["bloc"])]
         handles += [Patch(color=_colour(b)) for b in present]
         names += present
-        if handles:
-            ax.legend(handles, names, loc="upper left", fontsize=7)
+        if handles:  # below the axes: over-costed labels sit in the upper left, and the
+            # right side may take a column of labels (_repel)
+            ax.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, -0.08),
+                      ncol=4, fontsize=7)
+        picked = pd.concat([d.nlargest(label, "residual"), d.nsmallest(label, "residual")])
+        picked = picked[~picked.index.duplicated()]
+        # cards on the same point (copies with the same figures) share one label
+        at = [picked["fair_ap"].round(6).to_numpy(), picked["ap"].to_numpy()]
+        texts = [ax.text(x, y, ", ".join(g["unit"]), fontsize=7)
+                 for (x, y), g in picked.groupby(at, sort=False)]
+        _repel(ax, texts, d["fair_ap"], d["ap"])
         return fig
 
 

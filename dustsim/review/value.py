@@ -1137,19 +1137,8 @@ def patch_section(diff: pd.DataFrame, table_html, chart: str | None = None) -> s
 
 
 def patch_chart(diff: pd.DataFrame, title: str = ""):
-    """Fair cost before -> after of the changed cards (arrows), printed cost marked."""
-    import matplotlib.pyplot as plt
+    """Fair cost and band before and after of the changed cards: the review's chart,
+    :func:`dustsim.review.charts.patch_chart` (no pyplot state)."""
+    from dustsim.review.charts import patch_chart as chart
 
-    d = diff[diff["changed"] | diff["verdict_changed"]].head(25).iloc[::-1]
-    fig, ax = plt.subplots(figsize=(8, 0.4 * len(d) + 1.5))
-    for i, r in enumerate(d.itertuples()):
-        ax.annotate("", xy=(r.fair_ap_after, i), xytext=(r.fair_ap_before, i),
-                    arrowprops={"arrowstyle": "->", "color": "tab:blue"})
-        ax.plot([r.ap_before], [i], "o", color="grey", ms=4)
-        ax.plot([r.ap_after], [i], "x", color="black", ms=6)
-    ax.set_yticks(range(len(d)))
-    ax.set_yticklabels([u[:30] for u in d["unit"]], fontsize=8)
-    ax.set_xlabel("AP (arrow: fair cost before -> after; o printed before, x after)")
-    ax.set_title(title or "Balance patch")
-    fig.tight_layout()
-    return fig
+    return chart(diff, title)
