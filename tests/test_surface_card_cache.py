@@ -54,3 +54,29 @@ def test_the_cache_can_be_turned_off(cache, tmp_path, monkeypatch):
     assert load_cards([f])
     assert not cache.exists()
     assert card_cache.key([f]) != card_cache.key([SMALL])  # the path is part of the key
+
+
+def test_bench_first_run_measures_cold_then_warm_in_one_empty_cache(monkeypatch):
+    """The bench's first-run rows: each command twice, with the same fresh, empty Numba and
+    card caches (the commands themselves are stubbed: compiling takes tens of seconds)."""
+    import os
+
+    from dustsim import bench
+
+    calls = []
+
+    def child(args, module=True, env_extra=None):
+        d = env_extra["NUMBA_CACHE_DIR"]
+        calls.append((args[0], d, os.path.isdir(d) and os.listdir(d)))
+        os.makedirs(d, exist_ok=True)
+        open(os.path.join(d, "compiled"), "w").close()  # what a cold run leaves
+        return 10.0 if len(calls) % 2 else 2.0
+
+    monkeypatch.setattr(bench, "_child_cpu", child)
+    rows = {r.name: r for r in bench._first_run(quick=False)}
+    assert [c[0] for c in calls] == ["list", "list", "report", "report"]
+    assert not calls[0][2] and calls[1][2] == ["compiled"]  # cold: empty; warm: same cache
+    assert calls[0][1] == calls[1][1] != calls[2][1]
+    assert rows["first run, cold caches: list vs (two example lists)"].status == "PASS"
+    assert rows["  cold / warm: report --units (4 cards)"].value == 5.0
+    assert bench._first_run(quick=True)[0].value == 0.0  # not in --quick
