@@ -11,9 +11,12 @@ measured in the same rounds of the same process (the fastest round; the median i
   large (goal >= 1000x on the three-laser query; every PMF equal to 1e-9);
 * Dust Epic's exact Markov chain, cold;
 * start-up CPU time of ``dustsim --help`` (<= 0.15 s) and an exact attack (<= 0.3 s);
+* the first run of a fresh install: ``list vs`` (and, full run, a 4-card report) with empty
+  Numba and card caches, then warm (CPU seconds, goals <= 15 s and <= 45 s, and the ratio);
 * peak resident memory while the trial count grows 10x (it stays flat).
 
-Kernels are compiled and warmed before any timing, so compile cost is in no figure. Each
+Kernels are compiled and warmed before any timing, so compile cost is in no figure but the
+first-run rows (which measure it, in child processes with empty caches). Each
 goal carries PASS or FAIL (``dustsim bench --json``: ``goal``, ``value``, ``status``).
 """
 
@@ -257,6 +260,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     results += _epic_exact(quick)
     results += _exact_vs_icepool(quick)
     results += _latency(quick)
+    results += _first_run(quick)
     results += _memory(specs, quick, threads)
     return results
 
@@ -392,9 +396,9 @@ def _exact_vs_icepool(quick: bool) -> list[BenchResult]:
     return out
 
 
-def _child_cpu(args: list[str], module: bool = True) -> float:
+def _child_cpu(args: list[str], module: bool = True, env_extra: dict | None = None) -> float:
     """CPU seconds (user + system) of one ``python -m dustsim ARGS`` run (``python ARGS``
-    with ``module=False``)."""
+    with ``module=False``; ``env_extra`` added to its environment)."""
     import os
     import subprocess
     import sys
@@ -404,6 +408,7 @@ def _child_cpu(args: list[str], module: bool = True) -> float:
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode cached
+    env.update(env_extra or {})
     cmd = [sys.executable, "-m", "dustsim", *args] if module else [sys.executable, *args]
     subprocess.run(cmd, capture_output=True, check=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -426,6 +431,41 @@ def _latency(quick: bool) -> list[BenchResult]:
         BenchResult("latency: dustsim attack ... --engine exact", t_att, "s CPU", "<= 0.3",
                     detail=f"python -c 'import numpy' alone: {t_np:.3f} s CPU"),
     ]
+
+
+def _first_run(quick: bool) -> list[BenchResult]:
+    """A fresh install's first commands: child CPU time with empty Numba and card caches
+    (cold: every kernel compiled), then the same command again (warm: read from the caches).
+    Goals (issue 26): the first ``list vs`` of two example lists <= 15 s, a 4-card report
+    <= 45 s (full run only), the cold/warm ratio shown."""
+    import tempfile
+    from pathlib import Path
+
+    if quick:  # compiling is the point, and it takes tens of seconds: full runs only
+        return [BenchResult("first run (cold caches)", 0.0, "", detail="not in --quick: "
+                                                                       "run `dustsim bench`")]
+    lists = Path(__file__).resolve().parents[1] / "examples" / "lists"
+    a, b = lists / "allies-rangers.toml", lists / "ssu-red-army.toml"
+    runs = []
+    if a.is_file() and b.is_file():
+        runs.append(("list vs (two example lists)", ["list", "vs", str(a), str(b), "--quiet"],
+                     "<= 15"))
+    runs.append(("report --units (4 cards)", ["report", "--units", "Pounder,Ludwig,Ranger "
+                 "Combat Squad,Steel Samuraï", "--quiet", "--force", "--format", "png"],
+                 "<= 45"))
+    out = []
+    for name, args, goal in runs:
+        with tempfile.TemporaryDirectory(prefix="dustsim-first-run-") as tmp:
+            env = {"NUMBA_CACHE_DIR": str(Path(tmp) / "numba"),
+                   "DUSTSIM_CACHE_DIR": str(Path(tmp) / "cards")}
+            if args[0] == "report":
+                args = [*args, "--out", str(Path(tmp) / "report")]
+            cold = _child_cpu(args, env_extra=env)
+            warm = _child_cpu(args, env_extra=env)
+        out += [BenchResult(f"first run, cold caches: {name}", cold, "s CPU", goal),
+                BenchResult(f"  the same, warm caches: {name}", warm, "s CPU"),
+                BenchResult(f"  cold / warm: {name}", cold / warm, "x")]
+    return out
 
 
 def _maxrss_mb() -> float:

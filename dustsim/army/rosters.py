@@ -22,6 +22,7 @@ Parsing uses the standard library's expat parser and refuses any document type d
 from __future__ import annotations
 
 import functools
+import json
 import os
 import zipfile
 from collections.abc import Callable
@@ -105,7 +106,7 @@ def catalogue_index(folder: str) -> IdIndex:
     folder_p = Path(folder)
     if not folder_p.is_dir():
         raise DustsimError("BattleScribe catalogue folder not found (pass --catalogues DIR "
-                           "or set DUSTSIM_BSDATA)", file=folder)
+                           f"with {CATALOGUES_FROM}, or set DUSTSIM_BSDATA)", file=folder)
     cats = sorted(folder_p.glob("*.cat"), key=lambda p: p.name)
     gsts = sorted(folder_p.glob("*.gst"))
     if not cats:
@@ -143,6 +144,30 @@ def catalogue_index(folder: str) -> IdIndex:
             if eid:
                 ids.setdefault(eid, []).append(card.name)
     return IdIndex({k: tuple(dict.fromkeys(v)) for k, v in ids.items()}, cat_bloc)
+
+
+# the id index of the BattleScribe catalogues the Dust 1947 cards were imported from, shipped
+# with the package (ids and card names only): a roster reads without the catalogues
+BUNDLED_INDEX = Path(__file__).parent / "data" / "bsdata_dust1947_ids.json"
+CATALOGUES_FROM = ("the BSData/dust1947 catalogues (https://github.com/BSData/dust1947, "
+                   "the .cat and .gst files)")
+
+
+def index_json(index: IdIndex, revision: str = "") -> str:
+    """The id index as the JSON that :data:`BUNDLED_INDEX` holds (sorted, stable)."""
+    return json.dumps({"revision": revision, "ids": {k: list(v) for k, v in
+                                                     sorted(index.ids.items())},
+                       "catalogue_bloc": dict(sorted(index.catalogue_bloc.items()))},
+                      indent=0, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+@functools.lru_cache(maxsize=1)
+def bundled_index() -> IdIndex | None:
+    """The shipped id index (None when the package has none)."""
+    if not BUNDLED_INDEX.is_file():
+        return None
+    d = json.loads(BUNDLED_INDEX.read_text(encoding="utf-8"))
+    return IdIndex({k: tuple(v) for k, v in d["ids"].items()}, dict(d["catalogue_bloc"]))
 
 
 # -- reading a roster --------------------------------------------------------------------------
@@ -204,10 +229,12 @@ def read_roster(path: str | Path, catalogues: str | Path | None = None,
         raise DustsimError(f"root element <{root.tag}> is not a BattleScribe roster",
                            file=file)
     folder = catalogues or default_catalogue_dir()
-    if folder is None:
-        raise DustsimError("cannot resolve entry ids: BattleScribe catalogues not found "
-                           "(pass --catalogues DIR or set DUSTSIM_BSDATA)", file=file)
-    index = catalogue_index(str(Path(folder).resolve()))
+    index = catalogue_index(str(Path(folder).resolve())) if folder is not None else \
+        bundled_index()
+    if index is None:
+        raise DustsimError("cannot resolve entry ids: no BattleScribe catalogues (pass "
+                           f"--catalogues DIR with {CATALOGUES_FROM}, or set DUSTSIM_BSDATA "
+                           "to that folder)", file=file)
     kinds = kind_of or (lambda _name: "")
     out: list[Selection] = []
     unresolved: list[str] = []

@@ -531,15 +531,15 @@ def cmd_whatif(args) -> int:
     progress = progress_wanted(args)
     before = value_model(ed, st, previous=previous, progress=progress,
                          previous_battles=previous_battles)
-    _after, diff = run_patch(ed, {card.name: changed}, before, progress=progress)
-    moved = diff[diff["changed"] | diff["verdict_changed"]]
-    cols = ["unit", "ap_before", "ap_after", "strength_before", "strength_after",
-            "fair_ap_before", "fair_ap_after", "verdict_before", "verdict_after",
-            "rank_value_per_ap_before", "rank_value_per_ap_after"]
-    if args.json:
-        print(moved[cols].to_json(orient="records", indent=1))
+    after, diff = run_patch(ed, {card.name: changed}, before, progress=progress)
+    from dustsim.review.whatif import summary_text, with_bands
+
+    diff = with_bands(diff, before.table, after.table)
+    if args.json:  # the whole before/after frame, one object per card
+        print(diff.to_json(orient="records", indent=1))
     else:
-        print(moved[cols].T.to_string(header=False, float_format=lambda v: f"{v:.4g}"))
+        print(summary_text(diff, [card.name]))
+        print("(--json: every card before and after)", file=sys.stderr)
     return 0
 
 

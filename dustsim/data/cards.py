@@ -716,11 +716,20 @@ def validate(paths: Iterable[str | Path]) -> tuple[list[Card], list[Problem]]:
 
 
 def load_cards(paths: Iterable[str | Path] | None = None) -> list[Card]:
-    """Load and validate cards; raise :class:`DustsimError` on the first problem."""
-    cards, problems = validate([default_data_dir()] if paths is None else list(paths))
-    if problems:
-        raise problems[0].error()
-    return cards
+    """Load and validate cards; raise :class:`DustsimError` on the first problem. A load
+    without problems is cached on disk by content (:mod:`dustsim.data.card_cache`)."""
+    from dustsim.data.card_cache import cached
+
+    paths = [default_data_dir()] if paths is None else list(paths)
+
+    def load() -> list[Card]:
+        cards, problems = validate(paths)
+        if problems:
+            raise problems[0].error()
+        return cards
+
+    files = list(iter_unit_files(paths))
+    return cached(files, load) if files else load()
 
 
 def default_data_dir() -> Path:

@@ -438,3 +438,9 @@ def _uniform_loop(rng, n):
     for _ in range(n):
         s += rng.random()
     return s
+
+
+# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

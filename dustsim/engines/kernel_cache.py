@@ -18,7 +18,8 @@ import contextlib
 import hashlib
 from pathlib import Path
 
-MODULES = ("engines/rng", "engines/kernel", "play/duel_kernel", "play/list_battles", "play/epic",
+MODULES = ("engines/jit", "engines/rng", "engines/kernel", "play/duel_kernel", "play/list_battles",
+           "play/epic",
            "review/value")
 _done = False
 

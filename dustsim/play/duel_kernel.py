@@ -1024,3 +1024,9 @@ def _run_duel_scripted(rng, faces, units, wpn, gdice, gblast, groups, tspec, cfg
     out[1] = o[1]
     out[2] = min(pos, faces.shape[0])
     out[3] = 1 if pos > faces.shape[0] else 0
+
+
+# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

@@ -344,3 +344,9 @@ def meta_standings(table: pd.DataFrame) -> pd.DataFrame:
                         "mean_margin": g["margin"].mean(),
                         "opponents": g["opponent"].count()})
     return out.sort_values("mean_p_win", ascending=False).reset_index()
+
+
+# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

@@ -1161,8 +1161,12 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
     m = model.mapping
     st = model.settings
     parts = ["<h2>Value from play: fair points and verdicts</h2>",
-             "<p>Each card plays one-on-one engagements against a reference field (the "
-             "median-cost card of each armour class, weighted by the class's share of the "
+             "<p>Each card plays one-on-one engagements against a reference field ("
+             + ("the median-cost card of each armour class" if st.per_class == 1 else
+                f"up to {st.per_class} cards of each armour class, at the "
+                + ", ".join(f"{(i + 0.5) / st.per_class:.0%}" for i in range(st.per_class))
+                + " quantiles of its printed costs, sharing the class's weight")
+             + "; each class weighted by its share of the "
              f"edition's AP), from {', '.join(map(str, st.distances))} squares, "
              f"{st.turns} turns, {st.trials:,} engagements per distance (seed {st.seed}); "
              "strength = field-weighted log ratio of what it destroys to what it loses; "
@@ -1212,19 +1216,8 @@ def patch_section(diff: pd.DataFrame, table_html, chart: str | None = None) -> s
 
 
 def patch_chart(diff: pd.DataFrame, title: str = ""):
-    """Fair cost before -> after of the changed cards (arrows), printed cost marked."""
-    import matplotlib.pyplot as plt
+    """Fair cost and band before and after of the changed cards: the review's chart,
+    :func:`dustsim.review.charts.patch_chart` (no pyplot state)."""
+    from dustsim.review.charts import patch_chart as chart
 
-    d = diff[diff["changed"] | diff["verdict_changed"]].head(25).iloc[::-1]
-    fig, ax = plt.subplots(figsize=(8, 0.4 * len(d) + 1.5))
-    for i, r in enumerate(d.itertuples()):
-        ax.annotate("", xy=(r.fair_ap_after, i), xytext=(r.fair_ap_before, i),
-                    arrowprops={"arrowstyle": "->", "color": "tab:blue"})
-        ax.plot([r.ap_before], [i], "o", color="grey", ms=4)
-        ax.plot([r.ap_after], [i], "x", color="black", ms=6)
-    ax.set_yticks(range(len(d)))
-    ax.set_yticklabels([u[:30] for u in d["unit"]], fontsize=8)
-    ax.set_xlabel("AP (arrow: fair cost before -> after; o printed before, x after)")
-    ax.set_title(title or "Balance patch")
-    fig.tight_layout()
-    return fig
+    return chart(diff, title)
