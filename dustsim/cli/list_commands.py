@@ -111,10 +111,12 @@ def _cards(args):
     return load_cards(_data_paths(getattr(args, "data", None)))
 
 
-def _load(path: str, cards, args):
-    from dustsim.army.lists import load_list
+def _load(path: str, cards, args, *, play: bool = False):
+    """A list file; ``play``: refused when a selection resolves to no card (vs, meta)."""
+    from dustsim.army.lists import load_list, require_resolved
 
-    return load_list(path, cards, points=args.points, catalogues=args.catalogues)
+    lst = load_list(path, cards, points=args.points, catalogues=args.catalogues)
+    return require_resolved(lst) if play else lst
 
 
 def _check_chart_path(args) -> Path | None:
@@ -217,7 +219,7 @@ def cmd_list_vs(args) -> int:
     from dustsim.play.list_battles import play_lists
 
     chart, cards = _prepare(args)
-    a, b = _load(args.list_a, cards, args), _load(args.list_b, cards, args)
+    a, b = _load(args.list_a, cards, args, play=True), _load(args.list_b, cards, args, play=True)
     r = play_lists(a, b, trials=args.trials, seed=args.seed, distance=args.distance,
                    turns=args.turns, policy=_policy(args), threads=args.threads,
                    curve_trials=args.curve_trials,
@@ -255,7 +257,7 @@ def cmd_list_meta(args) -> int:
 
     chart, cards = _prepare(args)
     files = list_files(args.folder)
-    lists = [_load(str(f), cards, args) for f in files]
+    lists = [_load(str(f), cards, args, play=True) for f in files]
     with dask_client(args.workers, args.scheduler) as client:
         table = meta(lists, trials=args.trials, seed=args.seed, client=client,
                      distance=args.distance, turns=args.turns, policy=_policy(args),

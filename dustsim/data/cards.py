@@ -653,14 +653,18 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     """Parse the TOML text of one unit file named ``file``; problems are appended."""
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        problems.append(Problem(file, None, None, "toml", f"malformed TOML: {exc}"))
+    except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
+        problems.append(Problem(file, None, None, "toml",
+                                f"malformed TOML: {' '.join(str(exc).split())[:120]}"))
         return []
     except RecursionError:
         problems.append(Problem(file, None, None, "toml", "malformed TOML: nested too deeply"))
         return []
     if doc.get("schema", 1) != 1:
-        problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
+        from dustsim.data.schema import short
+
+        problems.append(Problem(file, None, None, "schema",
+                                f"unsupported {short(doc.get('schema'))}"))
         return []
     defaults = {}
     for k in ("edition", "bloc", "source", "revision"):
