@@ -87,7 +87,8 @@ ARG_KNOBS: dict[str, str] = {
 
 #: text flags where an empty value is a mistake (it would silently mean "everything")
 _NAME_ARGS = ("edition", "bloc", "name", "unit", "vs", "units", "weapon", "target", "ruleset",
-              "platoon", "side_a", "side_b", "scheduler", "output", "out", "csv", "chart")
+              "platoon", "side_a", "side_b", "scheduler", "output", "out", "csv", "chart",
+              "patch", "baseline", "catalogues")
 
 
 def check_args(args) -> None:
