@@ -636,9 +636,21 @@ def _cover_field(raw: dict, problems: list, where: dict) -> tuple[tuple[str, str
 
 def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
     """Parse one TOML unit file; problems are appended, valid cards returned."""
+    import stat
+
+    from dustsim.limits import FILE_BYTES
+
     path = Path(path)
     file = str(path)
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # /dev/zero, a FIFO: would read forever
+            problems.append(Problem(file, None, None, "file", "not a regular file"))
+            return []
+        if st.st_size > FILE_BYTES:
+            problems.append(Problem(file, None, None, "file",
+                                    f"{st.st_size:,} bytes, over the cap of {FILE_BYTES:,}"))
+            return []
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.append(Problem(file, None, None, "encoding", f"not UTF-8 ({exc.reason})"))
@@ -686,6 +698,47 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     return [c for c in cards if c is not None]
 
 
+def _scan(folder: Path) -> list[Path]:
+    """The ``*.toml`` files under ``folder``, bounded: at most ``SCAN_DEPTH`` levels,
+    ``SCAN_DIRS`` folders and ``SCAN_FILES`` files (``validate /`` is refused in one line,
+    not a walk of the whole file system); hidden folders and links to folders are skipped."""
+    import os
+
+    from dustsim.limits import SCAN_DEPTH, SCAN_DIRS, SCAN_FILES
+
+    found: list[Path] = []
+    stack = [(folder, 0)]
+    dirs = 0
+    hint = "point it at the folder of the unit files (such as unit_data/)"
+    while stack:
+        d, depth = stack.pop()
+        dirs += 1
+        if dirs > SCAN_DIRS:
+            raise DustsimError(f"more than {SCAN_DIRS} folders under it; {hint}",
+                               file=str(folder))
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError:
+            continue  # an unreadable folder holds no unit file we can read
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if depth + 1 > SCAN_DEPTH:
+                        raise DustsimError(f"folders nested deeper than {SCAN_DEPTH} levels; "
+                                           f"{hint}", file=str(folder))
+                    stack.append((Path(e.path), depth + 1))
+                elif e.name.endswith(".toml"):
+                    found.append(Path(e.path))
+                    if len(found) > SCAN_FILES:
+                        raise DustsimError(f"more than {SCAN_FILES} .toml files under it; "
+                                           f"{hint}", file=str(folder))
+            except OSError:
+                continue
+    return sorted(found)
+
+
 def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
     for p in paths:
         p = Path(p)
@@ -694,7 +747,7 @@ def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
         except OSError:  # a name too long: parse_unit_file reports it
             is_dir = False
         if is_dir:
-            yield from sorted(p.rglob("*.toml"))
+            yield from _scan(p)
         else:
             yield p
 
