@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from dustsim.cli.shell import EXIT_BAD_INPUT, command, lazy_parser
-from dustsim.errors import DustsimError
+from dustsim.errors import DustsimError, printable
 
 
 def _common(p, *, data: bool = True) -> None:
@@ -184,9 +184,10 @@ def cmd_list_check(args) -> int:
                                       "missing": list(p.missing)} for p in c.platoons]})
             continue
         state = "legal" if c.legal else f"ILLEGAL ({len(c.violations)} violation(s))"
-        print(f"{f}: {lst.name}: {c.ap_paid:g}/{lst.points:g} AP paid, {c.army_type}: {state}")
+        print(printable(f"{f}: {lst.name}: {c.ap_paid:g}/{lst.points:g} AP paid, "
+                        f"{c.army_type}: {state}"))
         for line in c.lines():
-            print(f"{f}: {line}")
+            print(printable(f"{f}: {line}"))
         for p in c.platoons:
             if p.found:
                 act = "active" if p.advantage_active else "not active"
@@ -228,7 +229,8 @@ def cmd_list_vs(args) -> int:
     if args.json:
         print(json.dumps(d, indent=1))
     else:
-        print(f"A: {a.name} ({d['ap_a']:g} AP)\nB: {b.name} ({d['ap_b']:g} AP)\n"
+        print(f"A: {printable(a.name)} ({d['ap_a']:g} AP)\nB: {printable(b.name)} "
+              f"({d['ap_b']:g} AP)\n"
               f"{args.distance} squares apart, up to {args.turns} turns; {r.trials:,} games, "
               f"seed {r.seed}")
         for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw"),

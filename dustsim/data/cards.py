@@ -509,6 +509,9 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     where = {"file": file, "unit": name, "weapon": None}
     n0 = len(problems)
     _unknown_keys(raw, CARD_KEYS, problems, where)
+    if not name.isprintable():  # an escape or carriage return would forge printed lines
+        problems.append(Problem(**where, field="name",
+                                message="holds a control character (escape, carriage return)"))
     edition = raw.get("edition", defaults.get("edition"))
     if edition not in EDITIONS:
         problems.append(Problem(**where, field="edition",
