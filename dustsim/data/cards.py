@@ -529,7 +529,7 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         ):
             problems.append(Problem(**where, field="armour",
                                     message=f"{armour!r} is not I1-I4, V1-V7 or A1-A3"))
-    if not any(p.field == "armour" for p in problems[n0:]):
+    if not any(p.field in ("armour", "kind") for p in problems[n0:]):
         _card_sense(kind, armour, raw, problems, where)
     models = _int_field(raw, "models", problems, where, minimum=1, maximum=_cap("models"))
     track = _int_field(raw, "damage_track", problems, where, minimum=1, maximum=_cap("track"))
@@ -564,7 +564,11 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     if not isinstance(capturable, bool):
         problems.append(Problem(**where, field="capturable", message="must be true or false"))
     conflicts = []
-    for cf in raw.get("conflict", []) or []:
+    conflicts_raw = raw.get("conflict", [])
+    if not isinstance(conflicts_raw, list):
+        problems.append(Problem(**where, field="conflict", message="must be an array of tables"))
+        conflicts_raw = []
+    for cf in conflicts_raw:
         keys = ("field", "used", "other", "used_source", "other_source")
         if isinstance(cf, dict):
             _unknown_keys(cf, CONFLICT_KEYS, problems, where, "conflict.")
@@ -574,7 +578,7 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
             continue
         conflicts.append(Conflict(*(cf[k] for k in keys)))
     cover = _cover_field(raw, problems, where)
-    weapons_raw = raw.get("weapon", []) or []
+    weapons_raw = raw.get("weapon", [])
     if not isinstance(weapons_raw, list):
         problems.append(Problem(**where, field="weapon", message="must be an array of tables"))
         weapons_raw = []
