@@ -129,3 +129,20 @@ def test_card_names_with_control_characters_are_refused(tmp_path, capsys):
                  'source = "x"\n', encoding="utf-8")
     assert main(["validate", str(f)]) == 2
     assert "control character" in capsys.readouterr().err
+
+
+def test_a_failure_while_a_signal_unwinds_is_the_signal(monkeypatch, capsys):
+    """SIGTERM during chart rendering: matplotlib's cleanup raised AttributeError on half-built
+    state, reported as an internal error (exit 1); it is the signal (exit 143)."""
+    import dustsim.cli.shell as S
+
+    def render(args):
+        try:
+            raise S.Terminated
+        finally:
+            raise AttributeError("'NoneType' object has no attribute 'apply_aspect'")
+
+    monkeypatch.setattr(S, "cmd_validate", render)
+    assert main(["validate"]) == S.EXIT_TERMINATED
+    err = capsys.readouterr().err
+    assert "terminated" in err and "internal error" not in err
