@@ -191,6 +191,18 @@ def _check_attack_flags(args) -> None:
         raise DustsimError("--volley must be >= 0 ammo boxes", field="--volley")
     if args.distance is not None and args.distance < 1:
         raise DustsimError("--distance must be >= 1 square", field="--distance")
+    # a flag that would change nothing is refused, not ignored (issue 27)
+    card_mode = bool(args.unit or args.vs)
+    if args.distance is not None and not card_mode:
+        raise DustsimError("--distance needs --unit/--vs (the card's weapon ranges); a "
+                           "--weapon cell has no range", field="--distance")
+    if args.hero_damage_taken and (card_mode or args.hero_track is None):
+        raise DustsimError("--hero-damage-taken needs a joined hero (--hero-track with "
+                           "--weapon/--target)", field="--hero-damage-taken")
+    if args.volley and not card_mode and "volley" not in {
+            k.strip().lower() for k in args.keyword}:
+        raise DustsimError("--volley acts on Volley weapons only: add --keyword volley",
+                           field="--volley")
 
 
 def _attack_ruleset(args, options: dict, card_edition: str | None = None):
@@ -245,6 +257,9 @@ def cmd_attack(args) -> int:
                                          close_combat=args.close_combat, ruleset=rs,
                                          extra_skills=tuple(args.skill),
                                          distance=args.distance, with_choices=True, **sit_kw)
+        if args.volley and not any("volley" in w.keywords for w in att.weapons):
+            raise DustsimError(f"--volley acts on Volley weapons; {att.name!r} has none",
+                               field="--volley")
         title = f"{att.name} -> {dfn.name} ({target.column}{', cover' if target.cover else ''})"
     else:
         if not args.weapon or not args.target:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from dustsim.cli.shell import EXIT_BAD_INPUT, command, lazy_parser
-from dustsim.errors import DustsimError
+from dustsim.errors import DustsimError, printable
 
 
 def _common(p, *, data: bool = True) -> None:
@@ -141,10 +141,12 @@ def _cards(args):
     return load_cards(_data_paths(getattr(args, "data", None)))
 
 
-def _load(path: str, cards, args):
-    from dustsim.army.lists import load_list
+def _load(path: str, cards, args, *, play: bool = False):
+    """A list file; ``play``: refused when a selection resolves to no card (vs, meta)."""
+    from dustsim.army.lists import load_list, require_resolved
 
-    return load_list(path, cards, points=args.points, catalogues=args.catalogues)
+    lst = load_list(path, cards, points=args.points, catalogues=args.catalogues)
+    return require_resolved(lst) if play else lst
 
 
 def _check_chart_path(args) -> Path | None:
@@ -212,9 +214,10 @@ def cmd_list_check(args) -> int:
                                       "missing": list(p.missing)} for p in c.platoons]})
             continue
         state = "legal" if c.legal else f"ILLEGAL ({len(c.violations)} violation(s))"
-        print(f"{f}: {lst.name}: {c.ap_paid:g}/{lst.points:g} AP paid, {c.army_type}: {state}")
+        print(printable(f"{f}: {lst.name}: {c.ap_paid:g}/{lst.points:g} AP paid, "
+                        f"{c.army_type}: {state}"))
         for line in c.lines():
-            print(f"{f}: {line}")
+            print(printable(f"{f}: {line}"))
         for p in c.platoons:
             if p.found:
                 act = "active" if p.advantage_active else "not active"
@@ -266,7 +269,7 @@ def cmd_list_vs(args) -> int:
         raise DustsimError("--replay needs a board (a scenario, not --scenario line)",
                            field="--replay")
     chart, cards = _prepare(args)
-    a, b = _load(args.list_a, cards, args), _load(args.list_b, cards, args)
+    a, b = _load(args.list_a, cards, args, play=True), _load(args.list_b, cards, args, play=True)
     args.distance = DEFAULT_DISTANCE if args.distance is None else args.distance
     args.turns = DEFAULT_TURNS if args.turns is None else args.turns
     r = play_lists(a, b, trials=args.trials, seed=args.seed, distance=args.distance,
@@ -277,7 +280,8 @@ def cmd_list_vs(args) -> int:
     if args.json:
         print(json.dumps(d, indent=1))
     else:
-        print(f"A: {a.name} ({d['ap_a']:g} AP)\nB: {b.name} ({d['ap_b']:g} AP)\n"
+        print(f"A: {printable(a.name)} ({d['ap_a']:g} AP)\nB: {printable(b.name)} "
+              f"({d['ap_b']:g} AP)\n"
               f"{args.distance} squares apart, up to {args.turns} turns; {r.trials:,} games, "
               f"seed {r.seed}")
         for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw"),
@@ -308,7 +312,7 @@ def _vs_board(args) -> int:
                            "curve comes from the games themselves)", field="--curve-trials")
     chart, cards = _prepare(args)
     replay = _check_replay_path(args)
-    a, b = _load(args.list_a, cards, args), _load(args.list_b, cards, args)
+    a, b = _load(args.list_a, cards, args, play=True), _load(args.list_b, cards, args, play=True)
     spec = prepare(a, b, scenario=args.scenario, seed=args.seed, policy=args.policy,
                    attacker=args.attacker, turns=args.turns)
     r = simulate_battle(spec, args.trials, args.seed, threads=args.threads,
@@ -365,7 +369,7 @@ def cmd_list_meta(args) -> int:
     line = _line(args)
     chart, cards = _prepare(args)
     files = list_files(args.folder)
-    lists = [_load(str(f), cards, args) for f in files]
+    lists = [_load(str(f), cards, args, play=True) for f in files]
     with dask_client(args.workers, args.scheduler) as client:
         if line:
             from dustsim.army.lists import DEFAULT_DISTANCE, DEFAULT_TURNS

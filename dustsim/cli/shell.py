@@ -520,6 +520,12 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit:
         raise
     except Exception as exc:
+        signal_exc = _signal_behind(exc)
+        if signal_exc is not None:  # a cleanup step failed while a signal unwound (matplotlib)
+            terminated = isinstance(signal_exc, Terminated)
+            _say(f"dustsim: {'terminated' if terminated else 'interrupted'}; no partial output "
+                 "was kept")
+            return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
         if debug:
             import traceback
 
@@ -528,6 +534,20 @@ def _main(argv: Sequence[str] | None) -> int:
         _say(f"dustsim: internal error (a bug, please report it): {msg}"
              + ("" if debug else "; re-run with --debug for the traceback"))
         return EXIT_BUG
+
+
+def _signal_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM this exception was raised while handling, if any: a library's
+    ``finally`` that fails on half-built state (matplotlib's ``apply_aspect`` during a
+    SIGTERM) must not turn a signal into an "internal error"."""
+    seen: set[int] = set()
+    e: BaseException | None = exc.__context__ or exc.__cause__
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, KeyboardInterrupt):
+            return e
+        e = e.__context__ or e.__cause__
+    return None
 
 
 def _suppress():

@@ -504,6 +504,9 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     where = {"file": file, "unit": name, "weapon": None}
     n0 = len(problems)
     _unknown_keys(raw, CARD_KEYS, problems, where)
+    if not name.isprintable():  # an escape or carriage return would forge printed lines
+        problems.append(Problem(**where, field="name",
+                                message="holds a control character (escape, carriage return)"))
     edition = raw.get("edition", defaults.get("edition"))
     if edition not in EDITIONS:
         problems.append(Problem(**where, field="edition",
@@ -521,7 +524,7 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         ):
             problems.append(Problem(**where, field="armour",
                                     message=f"{armour!r} is not I1-I4, V1-V7 or A1-A3"))
-    if not any(p.field == "armour" for p in problems[n0:]):
+    if not any(p.field in ("armour", "kind") for p in problems[n0:]):
         _card_sense(kind, armour, raw, problems, where)
     models = _int_field(raw, "models", problems, where, minimum=1, maximum=_cap("models"))
     track = _int_field(raw, "damage_track", problems, where, minimum=1, maximum=_cap("track"))
@@ -556,7 +559,11 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     if not isinstance(capturable, bool):
         problems.append(Problem(**where, field="capturable", message="must be true or false"))
     conflicts = []
-    for cf in raw.get("conflict", []) or []:
+    conflicts_raw = raw.get("conflict", [])
+    if not isinstance(conflicts_raw, list):
+        problems.append(Problem(**where, field="conflict", message="must be an array of tables"))
+        conflicts_raw = []
+    for cf in conflicts_raw:
         keys = ("field", "used", "other", "used_source", "other_source")
         if isinstance(cf, dict):
             _unknown_keys(cf, CONFLICT_KEYS, problems, where, "conflict.")
@@ -566,7 +573,7 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
             continue
         conflicts.append(Conflict(*(cf[k] for k in keys)))
     cover = _cover_field(raw, problems, where)
-    weapons_raw = raw.get("weapon", []) or []
+    weapons_raw = raw.get("weapon", [])
     if not isinstance(weapons_raw, list):
         problems.append(Problem(**where, field="weapon", message="must be an array of tables"))
         weapons_raw = []
@@ -631,9 +638,21 @@ def _cover_field(raw: dict, problems: list, where: dict) -> tuple[tuple[str, str
 
 def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
     """Parse one TOML unit file; problems are appended, valid cards returned."""
+    import stat
+
+    from dustsim.limits import FILE_BYTES
+
     path = Path(path)
     file = str(path)
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # /dev/zero, a FIFO: would read forever
+            problems.append(Problem(file, None, None, "file", "not a regular file"))
+            return []
+        if st.st_size > FILE_BYTES:
+            problems.append(Problem(file, None, None, "file",
+                                    f"{st.st_size:,} bytes, over the cap of {FILE_BYTES:,}"))
+            return []
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.append(Problem(file, None, None, "encoding", f"not UTF-8 ({exc.reason})"))
@@ -648,14 +667,18 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     """Parse the TOML text of one unit file named ``file``; problems are appended."""
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        problems.append(Problem(file, None, None, "toml", f"malformed TOML: {exc}"))
+    except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
+        problems.append(Problem(file, None, None, "toml",
+                                f"malformed TOML: {' '.join(str(exc).split())[:120]}"))
         return []
     except RecursionError:
         problems.append(Problem(file, None, None, "toml", "malformed TOML: nested too deeply"))
         return []
     if doc.get("schema", 1) != 1:
-        problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
+        from dustsim.data.schema import short
+
+        problems.append(Problem(file, None, None, "schema",
+                                f"unsupported {short(doc.get('schema'))}"))
         return []
     defaults = {}
     for k in ("edition", "bloc", "source", "revision"):
@@ -677,6 +700,47 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     return [c for c in cards if c is not None]
 
 
+def _scan(folder: Path) -> list[Path]:
+    """The ``*.toml`` files under ``folder``, bounded: at most ``SCAN_DEPTH`` levels,
+    ``SCAN_DIRS`` folders and ``SCAN_FILES`` files (``validate /`` is refused in one line,
+    not a walk of the whole file system); hidden folders and links to folders are skipped."""
+    import os
+
+    from dustsim.limits import SCAN_DEPTH, SCAN_DIRS, SCAN_FILES
+
+    found: list[Path] = []
+    stack = [(folder, 0)]
+    dirs = 0
+    hint = "point it at the folder of the unit files (such as unit_data/)"
+    while stack:
+        d, depth = stack.pop()
+        dirs += 1
+        if dirs > SCAN_DIRS:
+            raise DustsimError(f"more than {SCAN_DIRS} folders under it; {hint}",
+                               file=str(folder))
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError:
+            continue  # an unreadable folder holds no unit file we can read
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if depth + 1 > SCAN_DEPTH:
+                        raise DustsimError(f"folders nested deeper than {SCAN_DEPTH} levels; "
+                                           f"{hint}", file=str(folder))
+                    stack.append((Path(e.path), depth + 1))
+                elif e.name.endswith(".toml"):
+                    found.append(Path(e.path))
+                    if len(found) > SCAN_FILES:
+                        raise DustsimError(f"more than {SCAN_FILES} .toml files under it; "
+                                           f"{hint}", file=str(folder))
+            except OSError:
+                continue
+    return sorted(found)
+
+
 def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
     for p in paths:
         p = Path(p)
@@ -685,7 +749,7 @@ def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
         except OSError:  # a name too long: parse_unit_file reports it
             is_dir = False
         if is_dir:
-            yield from sorted(p.rglob("*.toml"))
+            yield from _scan(p)
         else:
             yield p
 

@@ -52,10 +52,13 @@ def compile_lists(a: ArmyList, b: ArmyList, *, distance: int = DEFAULT_DISTANCE,
     try:
         spec = compile_duel(duel_units(a), duel_units(b), ruleset="dust-1947",
                             distance=distance, turns=turns, policy=policy, options=options)
-    except DustsimError as exc:
-        which = a if exc.unit and any(exc.unit in u.name for u in a.units) else b
+    except DustsimError as exc:  # name the list's file, not the duel's --side-a/-b flag
+        sides = {"--side-a": a, "--side-b": b}
+        which = sides.get(exc.field or "") or (
+            a if exc.unit and any(exc.unit in u.name for u in a.units) else b)
+        field = None if exc.field in sides else exc.field
         raise DustsimError(exc.message, file=exc.file or which.file, unit=exc.unit,
-                           field=exc.field) from None
+                           field=field) from None
     # platoon advantages (L950-958) are not played in battles: named, never dropped silently
     extra = tuple(f"platoon advantage not played in battles: {lst.name}: platoon {p.id!r} "
                   f"({p.chart}; L950-958)" for lst in (a, b) for p in lst.platoons)

@@ -89,6 +89,8 @@ def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> 
     from dustsim.engines.kernel import simulate_batch
     from dustsim.review.analytics import static_spec
 
+    if "mean_damage" not in uc:  # nothing swept (an edition without costs)
+        return pd.DataFrame()
     rows = uc.dropna(subset=["mean_damage"])
     rows = rows[rows["mean_damage"] > 0]
     if rows.empty or s.confirm <= 0:
@@ -320,10 +322,12 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
         out[name] = (caption, fig)
 
     top = 40
-    put(efficiency_heatmap(uc, top=top, title=f"{s.edition}: AP destroyed per action per AP "
-                                              "(Attack; open/cover mean)"),
-        "efficiency_heatmap", f"AP destroyed per action per AP against every armour column "
-                              f"(the best {top} cards by their mean)")
+    swept = "action" in uc  # False where no card of the edition has a cost (2013, 2009)
+    if swept:
+        put(efficiency_heatmap(uc, top=top, title=f"{s.edition}: AP destroyed per action per AP "
+                                                  "(Attack; open/cover mean)"),
+            "efficiency_heatmap", f"AP destroyed per action per AP against every armour "
+                                  f"column (the best {top} cards by their mean)")
     if not sc.empty:
         n = min(15, max(1, len(sc) // 2))
         mc = " (bars: 1 Monte Carlo SE of the offence)" if "composite_se" in sc else ""
@@ -341,11 +345,11 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
                                          f"AP (up to {s.platoon_support} support unit)"),
             "platoons", "Best legal build of each platoon, and the spread over every build")
     refs = reference_targets(edition_cards)
-    for col in ("I2", "V4"):
+    for col in ("I2", "V4") if swept else ():
         put(reliability_scatter(uc, col), f"reliability_{col}",
             f"Reliability against the {col} reference target: mean against P(destroy)")
     by_name = {c.name: c for c in chosen}
-    for col in ("V4", "I2"):
+    for col in ("V4", "I2") if swept else ():
         d = uc[(uc["column"] == col) & (uc["action"] == "sustained") & (~uc["cover"])]
         d = d.dropna(subset=["ap_destroyed_per_ap"]).nlargest(3, "ap_destroyed_per_ap")
         results = [(u, evaluate(static_spec(by_name[u], refs[col].target(False),
