@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from dustsim import DEFAULT_TRIALS, META_TRIALS
 from dustsim.cli.shell import EXIT_BAD_INPUT, command, lazy_parser
 from dustsim.errors import DustsimError
 
@@ -69,7 +70,8 @@ def _vs_arguments(v) -> None:
     v.add_argument("list_b")
     _common(v)
     _battle_options(v)
-    v.add_argument("--trials", type=int, default=10_000)
+    v.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"games to play (default {DEFAULT_TRIALS:,})")
     v.add_argument("--curve-trials", type=int,
                    help="games per turn limit for the points-left curve (default trials/4)")
     v.add_argument("--threads", type=int, help="worker threads (default: all cores)")
@@ -83,7 +85,8 @@ def _meta_arguments(m) -> None:
     m.add_argument("folder")
     _common(m)
     _battle_options(m)
-    m.add_argument("--trials", type=int, default=4_000, help="games per pairing (4000)")
+    m.add_argument("--trials", type=int, default=META_TRIALS,
+                   help=f"games per pairing (default {META_TRIALS:,})")
     m.add_argument("--workers", type=int, default=0,
                    help="run on a local Dask cluster of this many processes")
     m.add_argument("--scheduler", help="run on the Dask cluster at this address")
@@ -222,7 +225,7 @@ def cmd_list_vs(args) -> int:
                    turns=args.turns, policy=_policy(args), threads=args.threads,
                    curve_trials=args.curve_trials,
                    progress=not args.json and sys.stderr.isatty())
-    d = r.summary()
+    d = r.to_dict()
     if args.json:
         print(json.dumps(d, indent=1))
     else:

@@ -56,6 +56,7 @@ import numpy as np
 from dustsim import DEFAULT_TRIALS
 from dustsim.data.cards import Card, Weapon, find_card
 from dustsim.engines.distributions import Distribution
+from dustsim.engines.results import ResultAPI, distribution_rows
 from dustsim.errors import DustsimError
 from dustsim.play import duel_layout as K  # the kernel itself (Numba) loads on first use
 from dustsim.rules.attack import (
@@ -553,14 +554,14 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
 
 # -- running --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class DuelResult:
+class DuelResult(ResultAPI):
     """Outcome of an engagement: who wins, when, what it costs, who survives.
 
-    ``p_a_wins``: side B destroyed within the turn limit, side A not; ``p_draw``: both sides
-    still standing after the last turn. ``turns_to_win[s]`` is the distribution of the turn in
-    which side ``s`` destroyed the other (given that it did). ``ap_lost[s]`` is the mean army
-    points of side ``s``'s destroyed units; ``left[unit]`` the distribution of what a unit has
-    left (models + hero track + damage track).
+    ``p_a_wins``: side B destroyed within the turn limit, side A not; ``p_draw`` ("no
+    result"): both sides still standing after the last turn. ``turns_to_win[s]`` is the
+    distribution of the turn in which side ``s`` destroyed the other (given that it did).
+    ``ap_lost[s]`` is the mean army points of side ``s``'s destroyed units; ``left[unit]``
+    the distribution of what a unit has left (models + hero track + damage track).
     """
 
     spec: DuelSpec
@@ -590,9 +591,19 @@ class DuelResult:
     def p_draw(self) -> float:
         return self._p(2)
 
-    def se(self, outcome: str) -> float:
-        """Standard error of P(outcome), outcome in ``a``, ``b``, ``none``."""
-        return self._se(self._p(OUTCOMES.index(outcome)))
+    #: the outcome names ``se()`` took before the result API (deprecated)
+    _SE_ALIASES: ClassVar[dict[str, str]] = {"a": "p_a_wins", "b": "p_b_wins",
+                                             "none": "p_draw"}
+
+    def _standard_errors(self) -> dict[str, float]:
+        out = {k: self._se(self._p(i))
+               for i, k in enumerate(("p_a_wins", "p_b_wins", "p_draw"))}
+        for s in ("a", "b"):
+            dist = self.turns_to_win(s)
+            out[f"expected_turns_{s}_wins"] = (math.nan if dist is None else
+                                               dist.mean_se or 0.0)
+            out[f"ap_lost_{s}"] = self.ap_lost(s)[1]
+        return out
 
     def turns_to_win(self, side: str) -> Distribution | None:
         i = OUTCOMES.index(side)
@@ -625,9 +636,9 @@ class DuelResult:
         sides = {s: ", ".join(n for n, x in zip(sp.names, sp.sides, strict=True)
                               if OUTCOMES[x] == s) for s in ("a", "b")}
         items = [("A", sides["a"]), ("B", sides["b"]),
-                 ("P(A wins)", with_se(self.p_a_wins, self.se("a"))),
-                 ("P(B wins)", with_se(self.p_b_wins, self.se("b"))),
-                 ("P(no result)", with_se(self.p_draw, self.se("none")))]
+                 ("P(A wins)", with_se(self.p_a_wins, self.se("p_a_wins"))),
+                 ("P(B wins)", with_se(self.p_b_wins, self.se("p_b_wins"))),
+                 ("P(no result)", with_se(self.p_draw, self.se("p_draw")))]
         for s in ("a", "b"):
             m, _ = self.ap_lost(s)
             items.append((f"AP lost by {s.upper()}", num(m)))
@@ -645,15 +656,15 @@ class DuelResult:
 
         return table("Duel", self._items())
 
-    def summary(self) -> dict:
-        """Flat dict (the CLI's ``--json`` object)."""
+    def to_dict(self) -> dict:
+        """The full record (the CLI's ``--json`` object): units and notes included."""
         sp = self.spec
         d = {
             "ruleset": sp.ruleset, "distance": sp.distance, "turns": sp.turns,
             "policy": dict(vars(sp.policy)), "trials": self.trials, "seed": self.seed,
             "p_a_wins": self.p_a_wins, "p_b_wins": self.p_b_wins, "p_draw": self.p_draw,
-            "se_p_a_wins": self.se("a"), "se_p_b_wins": self.se("b"),
-            "se_p_draw": self.se("none"),
+            "se_p_a_wins": self.se("p_a_wins"), "se_p_b_wins": self.se("p_b_wins"),
+            "se_p_draw": self.se("p_draw"),
         }
         for s in ("a", "b"):
             dist = self.turns_to_win(s)
@@ -672,17 +683,19 @@ class DuelResult:
         d["notes"] = list(sp.notes)
         return d
 
-    def to_frame(self) -> pd.DataFrame:
-        import pandas as pd
-
-        """Tidy: one row per unit and amount left (side, unit, left, probability)."""
+    def _frame_rows(self) -> list[dict]:
+        """Per side: units left and the turn of its win; per unit: what it has left
+        (models + hero track + damage track)."""
         rows = []
+        for s in ("a", "b"):
+            rows += distribution_rows("units_left", self.units_left(s), side=s.upper())
+            dist = self.turns_to_win(s)
+            if dist is not None:
+                rows += distribution_rows("turns_to_win", dist, side=s.upper())
         for u, name in enumerate(self.spec.names):
-            dist = self.left(u)
-            for k, p in enumerate(dist.probs):
-                rows.append({"side": OUTCOMES[self.spec.sides[u]], "unit": name, "left": k,
-                             "probability": float(p)})
-        return pd.DataFrame(rows)
+            rows += distribution_rows("left", self.left(u),
+                                      side=OUTCOMES[self.spec.sides[u]].upper(), unit=name)
+        return rows
 
 
 def _duel_chunk(args):
@@ -799,10 +812,10 @@ def duel_matrix(cards: list[Card], *, ruleset: str = "dust-1947", distance: int 
             rows.append({**row, "playable": False, "why": str(exc)})
             continue
         r = simulate_duel(spec, trials, int(ss.generate_state(1)[0]), threads=1)
-        s = r.summary()
+        s = r.to_dict()
         rows.append({**row, "playable": True, "why": "",
                      "p_a_wins": r.p_a_wins, "p_b_wins": r.p_b_wins, "p_draw": r.p_draw,
-                     "se_p_a_wins": r.se("a"),
+                     "se_p_a_wins": r.se("p_a_wins"),
                      "expected_turns_a_wins": s["expected_turns_a_wins"],
                      "ap_lost_a": s["ap_lost_a"], "ap_lost_b": s["ap_lost_b"]})
     return pd.DataFrame(rows)

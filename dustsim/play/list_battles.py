@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numba as nb
 import numpy as np
 import pandas as pd
 
+from dustsim import DEFAULT_TRIALS, META_TRIALS
 from dustsim.army.lists import CAPTURED, DEFAULT_DISTANCE, DEFAULT_TURNS, ArmyList
+from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
 from dustsim.play import duel_kernel as K
 from dustsim.play.duel import DuelPolicy, DuelSpec, DuelUnit, compile_duel
@@ -133,8 +136,13 @@ def _mean_se(s: float, s2: float, n: int) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
-class ListBattle:
-    """Outcome of list A against list B over ``trials`` games (see the module docstring)."""
+class ListBattle(ResultAPI):
+    """Outcome of list A against list B over ``trials`` games (see the module docstring).
+
+    ``p_a_wins``: A destroyed all of B, or more AP than it lost, by the turn limit;
+    ``p_draw``: equal victory points at the turn limit (both armies destroyed in the same
+    activation included), not "nobody destroyed" as in a duel.
+    """
 
     name_a: str
     name_b: str
@@ -162,8 +170,15 @@ class ListBattle:
     def p_draw(self) -> float:
         return self._p(5)[0]
 
-    def se(self, outcome: str) -> float:
-        return self._p({"a": 3, "b": 4, "draw": 5}[outcome])[1]
+    #: the outcome names ``se()`` took before the result API (deprecated)
+    _SE_ALIASES: ClassVar[dict[str, str]] = {"a": "p_a_wins", "b": "p_b_wins",
+                                             "draw": "p_draw"}
+
+    def _standard_errors(self) -> dict[str, float]:
+        d = self.to_dict()
+        return {k: d[f"se_{k}"] for k in ("p_a_wins", "p_b_wins", "p_draw", "p_a_annihilates",
+                                          "p_b_annihilates", "ap_lost_a", "ap_lost_b",
+                                          "margin")}
 
     def ap_lost(self, side: str) -> tuple[float, float]:
         """(mean, standard error) of the AP side ``side`` loses."""
@@ -177,7 +192,8 @@ class ListBattle:
         var = max(self.acc[10] / self.trials - m * m, 0.0)
         return float(m), math.sqrt(var / self.trials)
 
-    def summary(self) -> dict:
+    def to_dict(self) -> dict:
+        """The full record (the CLI's ``--json`` object): the curve and notes included."""
         d = {"list_a": self.name_a, "list_b": self.name_b, "ap_a": self.ap_a,
              "ap_b": self.ap_b, "trials": self.trials, "seed": self.seed,
              "distance": self.spec.distance, "turns": self.spec.turns}
@@ -191,12 +207,11 @@ class ListBattle:
         d["notes"] = list(self.spec.notes)
         return d
 
-    def to_frame(self) -> pd.DataFrame:
-        """Tidy: one row per outcome (outcome, probability, se)."""
-        s = self.summary()
-        return pd.DataFrame([{"outcome": k[2:], "probability": s[k], "se": s[f"se_{k}"]}
-                             for k in ("p_a_wins", "p_b_wins", "p_draw", "p_a_annihilates",
-                                       "p_b_annihilates")])
+    def _frame_rows(self) -> list[dict]:
+        """The points-left curve: quantity ``ap_left``, ``k`` the turn."""
+        return [{"quantity": "ap_left", "side": r["side"].upper(), "unit": r["list"],
+                 "k": r["turn"], "value": r["ap_left"], "se": r["se"]}
+                for r in self.curve.to_dict(orient="records")]
 
     def __repr__(self) -> str:
         m, se = self.margin
@@ -211,7 +226,7 @@ class ListBattle:
         return list_points_curve(self.curve, ax=ax, title=f"{self.name_a} vs {self.name_b}")
 
 
-def play_lists(a: ArmyList, b: ArmyList, *, trials: int = 10_000, seed: int = 0,
+def play_lists(a: ArmyList, b: ArmyList, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
                distance: int = DEFAULT_DISTANCE, turns: int = DEFAULT_TURNS,
                policy: DuelPolicy | None = None, threads: int | None = None,
                curve_trials: int | None = None, options: dict | None = None,
@@ -255,13 +270,13 @@ def play_lists(a: ArmyList, b: ArmyList, *, trials: int = 10_000, seed: int = 0,
 def _meta_task(i: int, a: ArmyList, b: ArmyList, trials: int, seed: int, settings: dict
                ) -> dict:
     r = play_lists(a, b, trials=trials, seed=seed, threads=1, curve_trials=1, **settings)
-    s = r.summary()
+    s = r.to_dict()
     s.pop("curve")
     s.pop("notes")
     return {"pair": i, **s}
 
 
-def meta(lists: list[ArmyList], *, trials: int = 4_000, seed: int = 0, client=None,
+def meta(lists: list[ArmyList], *, trials: int = META_TRIALS, seed: int = 0, client=None,
          progress: bool = False, **settings) -> pd.DataFrame:
     """Every list against every other (each pairing once, the earlier list as side A), here
     or on a Dask client. Pairing *i* draws from the *i*-th child of ``SeedSequence(seed)``.

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dustsim import __version__
+from dustsim import SWEEP_TRIALS, __version__
 from dustsim.data.cards import Card, load_cards
 from dustsim.errors import DustsimError
 from dustsim.io import atomic_dir, check_output_dir
@@ -46,7 +46,7 @@ class ReportSettings:
     edition: str = "dust-1947"
     units: tuple[str, ...] = ()
     engine: str = "exact"
-    trials: int = 20_000
+    trials: int = SWEEP_TRIALS  # per figure of the sweep
     seed: int = 0
     formats: tuple[str, ...] = ("png", "svg", "pdf")
     confirm: int = 200

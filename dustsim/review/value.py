@@ -76,6 +76,7 @@ import numpy as np
 import pandas as pd
 
 from dustsim.data.cards import COLUMNS, Card
+from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
 
 DISTANCES: tuple[int, ...] = (3, 6, 9, 12)
@@ -710,8 +711,14 @@ def fit_quality(suggested, printed) -> dict:
 
 # -- the whole model ------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class ValueModel:
-    """Everything one run of the model produced (tables tidy, one row per card)."""
+class ValueModel(ResultAPI):
+    """Everything one run of the model produced (tables tidy, one row per card).
+
+    Result API: ``summary()`` counts the cards, the judged ones and the verdicts and gives the
+    mapping; ``se()`` covers the mapping's ``a`` and ``b`` (bootstrap standard deviation);
+    ``to_frame()`` has per card (``unit``) its ``strength`` (with ``strength_se``) and
+    ``fair_ap``. No outcome words: the model has no winner.
+    """
 
     table: pd.DataFrame
     engagements: pd.DataFrame
@@ -726,6 +733,35 @@ class ValueModel:
         included; they are not in the fit)."""
         d = self.table[self.table["judged"]]
         return fit_quality(d["fair_ap"], d["ap"])
+
+    def to_dict(self) -> dict:
+        t = self.table
+        d: dict = {"edition": self.cards[0].edition if self.cards else "",
+                   "cards": len(t), "judged": int(t["judged"].sum()) if "judged" in t else 0}
+        if "verdict" in t:
+            for v, n in t["verdict"].value_counts().items():
+                d[f"cards_{str(v).replace(' ', '_').replace('-', '_')}"] = int(n)
+        if self.mapping is not None:
+            d.update(mapping_a=self.mapping.a, mapping_b=self.mapping.b,
+                     mapping_n=self.mapping.n, spearman=self.mapping.spearman,
+                     r2=self.mapping.r2)
+        return d
+
+    def _standard_errors(self) -> dict[str, float]:
+        if self.mapping is None:
+            return {}
+        boot = np.asarray(self.mapping.boot, float).reshape(-1, 2)
+        sd = boot.std(axis=0, ddof=1) if len(boot) > 1 else np.array([math.nan, math.nan])
+        return {"mapping_a": float(sd[0]), "mapping_b": float(sd[1])}
+
+    def _frame_rows(self) -> list[dict]:
+        rows = []
+        for r in self.table.to_dict(orient="records"):
+            rows.append({"quantity": "strength", "unit": r["unit"], "value": r["strength"],
+                         "se": r.get("strength_se")})
+            if "fair_ap" in r:
+                rows.append({"quantity": "fair_ap", "unit": r["unit"], "value": r["fair_ap"]})
+        return rows
 
 
 def _describe(card: Card) -> dict:
