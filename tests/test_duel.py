@@ -169,11 +169,16 @@ def test_hero_joined_and_resilient_matches_exact(all_cards):
     r = simulate_duel(spec, n, seed=5)
     from dataclasses import replace
 
-    from dustsim.api import card_attack_spec
+    from dustsim.data.skill_names import norm_skill
     from dustsim.engines.exact import evaluate
-    from dustsim.play.duel import _target
+    from dustsim.rules.attack import TARGET_SKILLS, target_from_card
+    from dustsim.rules.card_attack import card_attack_spec
 
-    tg = replace(_target(unit, spec.policy.allocation))  # the policy the duel ran
+    # the joined unit as the rules describe it (not the duel's own compiler): the squad's
+    # card in cover, the hero's track and his defensive skills, the allocation the duel ran
+    tg = replace(target_from_card(sq, cover=True, policy=spec.policy.allocation),
+                 hero_track=hero.damage_track,
+                 hero_skills=frozenset(map(norm_skill, hero.skills)) & TARGET_SKILLS)
     ex = evaluate(card_attack_spec(lg, tg, action="sustained"))
     start = sq.models + hero.damage_track
     left = r.left(unit.name).probs

@@ -26,7 +26,7 @@ def _common(p, *, data: bool = True) -> None:
 
 POLICY_FIELDS = ("approach", "passing", "reactive", "initiative", "allocation")
 def _battle_options(p) -> None:
-    from dustsim.army.lists import DEFAULT_DISTANCE, DEFAULT_TURNS
+    from dustsim.play.list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS
 
     p.add_argument("--distance", type=int, default=DEFAULT_DISTANCE,
                    help=f"squares between the armies at the start ({DEFAULT_DISTANCE})")
@@ -212,7 +212,9 @@ def cmd_list_show(args) -> int:
         for v in s.legality.lines():
             print(f"violation: {v}")
     if chart is not None:
-        _save_chart(s.plot(), chart)
+        from dustsim.review.list_charts import summary_chart
+
+        _save_chart(summary_chart(s), chart)
     return 0
 
 
@@ -247,7 +249,9 @@ def cmd_list_vs(args) -> int:
         for n in d["notes"]:
             print(f"note: {n}", file=sys.stderr)
     if chart is not None:
-        _save_chart(r.plot_curve(), chart)
+        from dustsim.review.list_charts import points_curve
+
+        _save_chart(points_curve(r.curve, title=f"{r.name_a} vs {r.name_b}"), chart)
     return 0
 
 

@@ -197,7 +197,8 @@ def join_hero(hero: Card, squad: Card, *, cover: bool = False,
 
 
 # -- compilation ----------------------------------------------------------------------------------
-def _range(w: Weapon) -> tuple[int, int] | None:
+def weapon_range(w: Weapon) -> tuple[int, int] | None:
+    """The squares a weapon line reaches, (min, max) (close combat (1, 1)); None if unknown."""
     r = w.range
     if r == "C":
         return 1, 1
@@ -211,7 +212,8 @@ def _range(w: Weapon) -> tuple[int, int] | None:
     return None  # "?"
 
 
-def _target(unit: DuelUnit, allocation: str) -> Target:
+def unit_target(unit: DuelUnit, allocation: str) -> Target:
+    """The target a duel unit presents (its joined hero's track and skills included)."""
     card = unit.card
     extra = {"aircraft_moved": "move"} if card.kind == "aircraft" else {}
     t = target_from_card(card, cover=unit.cover, policy=allocation, **extra)
@@ -222,6 +224,9 @@ def _target(unit: DuelUnit, allocation: str) -> Target:
         hs = frozenset(s for s in map(_norm_skill, unit.hero.skills) if s in TARGET_SKILLS)
         t = replace(t, hero_track=unit.hero.damage_track, hero_skills=hs)
     return t
+
+
+_range, _target = weapon_range, unit_target  # the names the compiler below uses
 
 
 @dataclass(frozen=True)

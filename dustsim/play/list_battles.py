@@ -20,35 +20,47 @@ stream) summed in order, so the same seed gives the same numbers for any thread 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 import numba as nb
 import numpy as np
 import pandas as pd
 
 from dustsim import DEFAULT_TRIALS, META_TRIALS
-from dustsim.army.lists import CAPTURED, DEFAULT_DISTANCE, DEFAULT_TURNS, ArmyList
+from dustsim.data.captured import captured_extra_ap
 from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
 from dustsim.play import duel_kernel as K
 from dustsim.play.duel import DuelPolicy, DuelSpec, DuelUnit, compile_duel
 
+DEFAULT_DISTANCE = 12  # list against list: squares between the armies at the start
+DEFAULT_TURNS = 6  # and the turn limit
 CHUNK = 2048  # games per chunk: part of the stream definition (results depend on it)
 MAX_TRIALS = 10_000_000
 
 
-def duel_units(lst: ArmyList) -> list[DuelUnit]:
+class Army(Protocol):
+    """What a list battle reads of an army list (:class:`dustsim.army.lists.ArmyList`, a
+    layer above: the lists are passed in)."""
+
+    name: str
+    file: str
+    units: Sequence
+
+
+def duel_units(lst: Army) -> list[DuelUnit]:
     """The list's units as engagement units (joined heroes, pilots, captured surcharge)."""
     out = []
     for u in lst.units:
-        extra = 2.0 if u.captured and u.card.bloc != CAPTURED else 0.0
+        extra = captured_extra_ap(u.captured, u.card.bloc)
         out.append(DuelUnit(u.card, hero=u.hero, cover=u.cover, pilot=u.pilot,
                             extra_ap=extra))
     return out
 
 
-def compile_lists(a: ArmyList, b: ArmyList, *, distance: int = DEFAULT_DISTANCE,
+def compile_lists(a: Army, b: Army, *, distance: int = DEFAULT_DISTANCE,
                   turns: int = DEFAULT_TURNS, policy: DuelPolicy | None = None,
                   options: dict | None = None) -> DuelSpec:
     """Compile two lists into one engagement (A: list ``a``, B: list ``b``)."""
@@ -219,14 +231,8 @@ class ListBattle(ResultAPI):
                 f"B {self.p_b_wins:.3f}, draw {self.p_draw:.3f}; margin {m:+.1f} ± {se:.1f} AP;"
                 f" {self.trials:,} games)")
 
-    def plot_curve(self, ax=None):
-        """Points left per turn, each side, with 2-standard-error bands."""
-        from dustsim.review.list_charts import points_curve as list_points_curve
 
-        return list_points_curve(self.curve, ax=ax, title=f"{self.name_a} vs {self.name_b}")
-
-
-def play_lists(a: ArmyList, b: ArmyList, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
+def play_lists(a: Army, b: Army, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
                distance: int = DEFAULT_DISTANCE, turns: int = DEFAULT_TURNS,
                policy: DuelPolicy | None = None, threads: int | None = None,
                curve_trials: int | None = None, options: dict | None = None,
@@ -267,7 +273,7 @@ def play_lists(a: ArmyList, b: ArmyList, *, trials: int = DEFAULT_TRIALS, seed: 
 
 
 # -- the meta --------------------------------------------------------------------------------------
-def _meta_task(i: int, a: ArmyList, b: ArmyList, trials: int, seed: int, settings: dict
+def _meta_task(i: int, a: Army, b: Army, trials: int, seed: int, settings: dict
                ) -> dict:
     r = play_lists(a, b, trials=trials, seed=seed, threads=1, curve_trials=1, **settings)
     s = r.to_dict()
@@ -276,7 +282,7 @@ def _meta_task(i: int, a: ArmyList, b: ArmyList, trials: int, seed: int, setting
     return {"pair": i, **s}
 
 
-def meta(lists: list[ArmyList], *, trials: int = META_TRIALS, seed: int = 0, client=None,
+def meta(lists: list[Army], *, trials: int = META_TRIALS, seed: int = 0, client=None,
          progress: bool = False, **settings) -> pd.DataFrame:
     """Every list against every other (each pairing once, the earlier list as side A), here
     or on a Dask client. Pairing *i* draws from the *i*-th child of ``SeedSequence(seed)``.

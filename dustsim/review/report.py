@@ -392,11 +392,14 @@ def _sections(frames: dict, charts: dict, settings: dict, value_html: str = "") 
             "unit_b": "card", "card": "card"}
     if have("scores"):
         out.append(Section(
-            "rankings", "Rankings per army point",
+            "rankings", "Rankings per army point (static composite)",
             f"Every scored {e} card: offence (AP destroyed per action against the reference "
             "target of each armour column, weighted by the edition's AP per column), "
             "durability (expected actions of the AP-weighted attacker mix to destroy it) and "
-            "the composite offence/AP × durability/AP (Lanchester square law).",
+            "the composite offence/AP × durability/AP (Lanchester square law). This is the "
+            "static composite, a different measure from the fair cost: the fair cost and the "
+            "over/under-costed verdicts are the value model's (Fair points section), and a "
+            "card it does not judge is ranked here without a verdict.",
             (t("scores", "Scores of every card", links=card,
                order=("composite", "desc")),),
             chart_list("ranking_composite", "ranking_offence", "efficiency_heatmap"),

@@ -668,6 +668,9 @@ def _rma(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(y.mean() - b * x.mean()), float(b)
 
 
+reduced_major_axis = _rma  # (intercept, slope); the static fair points fit the same way
+
+
 def fit_mapping(strength, ap, *, seed: int = 0, boot: int = BOOTSTRAP) -> Mapping:
     """The one fitted mapping (module docstring, step 4); needs at least 5 cards."""
     from scipy import stats
