@@ -140,7 +140,7 @@ def write_text(self, *a, **k):
         os.kill(os.getpid(), signal.SIGKILL)
     return real(self, *a, **k)
 Path.write_text = write_text
-with io.atomic_dir(Path(sys.argv[1])) as tmp:
+with io.atomic_dir(Path(sys.argv[1]), force=True) as tmp:
     (tmp / "data.txt").write_text("new")
 """
 
