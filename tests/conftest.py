@@ -42,7 +42,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
 SLOW_FILES = frozenset({"test_browser.py", "test_dask.py", "test_imports.py",
                         "test_packaging.py"})
 SLOW_TESTS = frozenset({"test_notebook_executes", "test_platoons_command",
-                        "test_library_sets_no_backend"})
+                        "test_library_sets_no_backend", "test_meta_on_dask_gives_the_same_numbers",
+                        "test_interrupted_report_leaves_nothing"})
 
 
 def pytest_collection_modifyitems(config, items):

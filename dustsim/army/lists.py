@@ -460,7 +460,7 @@ def _force_points(lst: ArmyList, by_name: dict[str, Card]) -> dict:
 
 def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, charts,
                     cards: list[Card]) -> tuple[PlatoonStatus, list[Violation]]:
-    from dustsim.army.platoons import _index, resolve
+    from dustsim.army.platoons import card_index, resolve
 
     chart = next((p for p in charts if _norm(p.name) in (_norm(ref.chart),
                                                         _norm(ref.chart + " Platoon"))), None)
@@ -477,7 +477,7 @@ def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, cha
         st = PlatoonStatus(ref.id, chart.name, True, False, False, chart.advantage, (), (),
                            tuple(u.name for u in members))
         return st, viol
-    idx = _index(cards, chart.edition)
+    idx = card_index(cards, chart.edition)
     slot_cards: list[set[str]] = []
     slot_joined: list[dict[str, list[set[str]]]] = []  # card -> the joins an option asks
     for s in chart.slots:

@@ -312,8 +312,12 @@ def resolve(option: Option, cards_by_norm: dict[str, Card], strict: bool = True
     return (c, "name") if c else (None, "unmatched")
 
 
-def _index(cards: Iterable[Card], edition: str) -> dict[str, Card]:
+def card_index(cards: Iterable[Card], edition: str) -> dict[str, Card]:
+    """The cards of ``edition`` by their match key (:func:`dustsim.data.names.match_key`)."""
     return {_norm(c.name): c for c in cards if c.edition == edition}
+
+
+_index = card_index  # the name the builders below use
 
 
 def matches(platoons: list[Platoon], cards: list[Card]) -> pd.DataFrame:

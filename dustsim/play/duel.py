@@ -55,6 +55,7 @@ import numpy as np
 
 from dustsim import DEFAULT_TRIALS
 from dustsim.data.cards import Card, Weapon, find_card
+from dustsim.data.skill_names import norm_skill
 from dustsim.engines.distributions import Distribution
 from dustsim.engines.results import ResultAPI, distribution_rows
 from dustsim.errors import DustsimError
@@ -65,7 +66,6 @@ from dustsim.rules.attack import (
     TARGET_SKILLS,
     Situation,
     Target,
-    _norm_skill,
     attacker_skills,
     compile_attack,
     target_from_card,
@@ -190,7 +190,7 @@ def join_hero(hero: Card, squad: Card, *, cover: bool = False,
     if hero.armour != squad.armour:
         raise DustsimError(f"a hero joins only a squad of the same armour ({hero.armour} vs "
                            f"{squad.armour})", unit=hero.name, field=field_name)
-    if any(_norm_skill(s) in ("loner", "superhuman") for s in hero.skills):
+    if any(norm_skill(s) in ("loner", "superhuman") for s in hero.skills):
         raise DustsimError("Loners and Superhumans never join a unit (1947 L3581, L3671)",
                            unit=hero.name, field=field_name)
     return DuelUnit(squad, hero=hero, cover=cover)
@@ -221,7 +221,7 @@ def unit_target(unit: DuelUnit, allocation: str) -> Target:
         if unit.hero.damage_track is None:
             raise DustsimError("damage track unknown: cannot be a target", unit=unit.hero.name,
                                field="damage_track")
-        hs = frozenset(s for s in map(_norm_skill, unit.hero.skills) if s in TARGET_SKILLS)
+        hs = frozenset(s for s in map(norm_skill, unit.hero.skills) if s in TARGET_SKILLS)
         t = replace(t, hero_track=unit.hero.damage_track, hero_skills=hs)
     return t
 
@@ -385,8 +385,8 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
     if march is None:
         march = 2 * move  # March Move = double Move (2013 L199, 2009 L243-245)
         notes.append(f"{card.name}: march move not on the card, taken as 2 x move")
-    skills = {_norm_skill(s) for s in card.skills} | (
-        {_norm_skill(s) for s in du.hero.skills} if du.hero else set())
+    skills = {norm_skill(s) for s in card.skills} | (
+        {norm_skill(s) for s in du.hero.skills} if du.hero else set())
     row[K.U_SQUAD] = int(card.kind == "squad")
     row[K.U_SUPPORT] = int(card.kind == "support")
     row[K.U_MODELS] = tg.models if card.kind == "squad" else 0

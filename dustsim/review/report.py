@@ -532,12 +532,13 @@ def _distributions(card: Card, refs, action: str = "attack") -> list[dict]:
 
 def _not_valued(card: Card, uc_rows: pd.DataFrame, score_row: dict | None) -> list[str]:
     """What the model leaves out for this card, named (never scored as zero)."""
-    from dustsim.rules.attack import ATTACKER_SKILLS, TARGET_SKILLS, _norm_skill, attacker_skills
+    from dustsim.data.skill_names import norm_skill
+    from dustsim.rules.attack import ATTACKER_SKILLS, TARGET_SKILLS, attacker_skills
 
     out = []
     modelled = attacker_skills(card) | TARGET_SKILLS
     for sk in card.skills:
-        n = _norm_skill(sk)
+        n = norm_skill(sk)
         if n not in modelled:
             out.append(f"skill {sk}: " + ("known to the rules engine but not part of the "
                                           "per-action figures" if n in ATTACKER_SKILLS
