@@ -1,4 +1,7 @@
-"""The Python API: one call to evaluate an attack with either engine.
+"""The Python API: the curated entry points (``__all__``), re-exported by ``dustsim``.
+
+Every call returns a result answering ``summary()``, ``to_frame()`` and ``se(name)``
+(:mod:`dustsim.engines.results`).
 
 >>> from dustsim.api import attack
 >>> r = attack("3/1", target="I2", models=5, cover=True, sustained=True)
@@ -9,20 +12,39 @@
 from __future__ import annotations
 
 from dustsim import DEFAULT_TRIALS
-from dustsim.data.cards import Card, find_card, load_cards  # noqa: F401  (the API's card access)
+from dustsim.data.cards import Card, find_card, load_cards
+from dustsim.engines.distributions import Distribution
 from dustsim.engines.exact import evaluate as exact_evaluate
 from dustsim.engines.results import AttackResult
 from dustsim.errors import DustsimError
 from dustsim.rules.attack import (
     Situation,
     Target,
-    attacker_skills,
     compile_attack,
     target_from_card,
-    weapon_choices,
     weapon_from_cell,
 )
-from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION, Ruleset, get_ruleset
+from dustsim.rules.card_attack import card_attack_spec
+from dustsim.rules.rulesets import get_ruleset
+
+__all__ = [
+    "DEFAULT_TRIALS",
+    "AttackResult",
+    "Distribution",
+    "DustsimError",
+    "attack",
+    "card_attack_spec",
+    "duel",
+    "epic_battle",
+    "evaluate",
+    "find_card",
+    "load_cards",
+    "load_list",
+    "meta",
+    "play_lists",
+    "unit_attack",
+    "value_model",
+]
 
 ENGINES = ("exact", "mc")
 
@@ -80,30 +102,6 @@ def attack(
                     seed=seed)
 
 
-def card_attack_spec(attacker: Card, target: Target, *, action: str = "attack",
-                     moved: bool = False, close_combat: bool = False,
-                     ruleset: str | Ruleset | None = None, extra_skills: tuple[str, ...] = (),
-                     distance: int | None = None, with_choices: bool = False,
-                     **situation):
-    """Compile a card's whole attack action (every weapon that can hurt the target, and is in
-    range at ``distance`` when given). ``situation``: more :class:`Situation` fields (salvo,
-    volley, aim, token). With ``with_choices``, also return the weapon lines fired and left
-    out, with why (:func:`~dustsim.rules.attack.weapon_choices`)."""
-    rs = ruleset or DEFAULT_RULESET_FOR_EDITION[attacker.edition]
-    choices = weapon_choices(attacker, target.column, close_combat=close_combat,
-                             distance=distance)
-    weapons = [w for w, c in zip(attacker.weapons, choices, strict=True) if c.fired]
-    if not weapons:
-        why = "; ".join(f"{c.name}: {c.reason}" for c in choices)
-        raise DustsimError(f"no weapon can damage a {target.column} target"
-                           + (f" ({why})" if why else ""),
-                           unit=attacker.name, field=target.column)
-    sit = Situation(action=action, moved=moved, close_combat=close_combat,
-                    skills=attacker_skills(attacker) | frozenset(extra_skills), **situation)
-    spec = compile_attack(weapons, target, sit, rs)
-    return (spec, choices) if with_choices else spec
-
-
 def unit_attack(attacker: Card, defender: Card, *, action: str = "attack", cover: bool = False,
                 engine: str = "exact", trials: int = DEFAULT_TRIALS, seed: int = 0,
                 close_combat: bool = False, ruleset: str | None = None) -> AttackResult:
@@ -123,3 +121,39 @@ def duel(side_a, side_b, **kw):
     from dustsim.play.duel import duel as _duel
 
     return _duel(side_a, side_b, **kw)
+
+
+def play_lists(a, b, **kw):
+    """List against list; see :func:`dustsim.play.list_battles.play_lists`."""
+    from dustsim.play.list_battles import play_lists as _play_lists
+
+    return _play_lists(a, b, **kw)
+
+
+def meta(lists, **kw):
+    """Every list against every other; see :func:`dustsim.play.list_battles.meta`."""
+    from dustsim.play.list_battles import meta as _meta
+
+    return _meta(lists, **kw)
+
+
+def epic_battle(attacker, defender, **kw):
+    """A Dust Epic battle; see :func:`dustsim.play.epic.battle` (exact or Monte Carlo)."""
+    from dustsim.play.epic import battle as _battle
+
+    return _battle(attacker, defender, **kw)
+
+
+def value_model(cards, settings=None, **kw):
+    """The value model over one edition; see :func:`dustsim.review.value.value_model`."""
+    from dustsim.review.value import value_model as _value_model
+
+    return _value_model(cards, settings, **kw)
+
+
+def load_list(path, cards=None, **kw):
+    """An army list from TOML or a BattleScribe roster; see
+    :func:`dustsim.army.lists.load_list`."""
+    from dustsim.army.lists import load_list as _load_list
+
+    return _load_list(path, cards, **kw)

@@ -10,14 +10,17 @@ Rules (README "Output safety"):
   regular file; a folder, a symbolic link or a device is refused.
 * Paths are checked by :func:`check_output_dir` / :func:`check_output_file` before any
   computation, so a bad ``--out`` costs nothing.
-* The new output is written into a hidden temporary sibling ``.NAME.XXXXXXXX`` holding a
-  PID file; when complete, it is swapped with the old one by ``renameat2(RENAME_EXCHANGE)``
-  (Linux), else the old one is first renamed to the visible ``NAME.old-dustsim`` and removed
-  only once the new one is in place. At every instant the path holds the old or the new
-  output, never nothing.
-* A killed run (SIGKILL, power loss) can leave its temporary sibling behind; the next run
-  writing beside it removes every such sibling whose PID file names a process that no longer
-  runs (or that holds the marker and no PID file: an old output the dead run was deleting).
+* The new output is written into a hidden temporary sibling ``.NAME.PID-XXXXXXXX``, the
+  writer's PID in its name (the one ``mkdir`` that creates it also says whose it is; the PID
+  file and the marker follow inside); when complete, it is swapped with the old one by
+  ``renameat2(RENAME_EXCHANGE)`` (Linux), else the old one is first renamed to the visible
+  ``NAME.old-dustsim`` and removed only once the new one is in place. At every instant the
+  path holds the old or the new output, never nothing.
+* A killed run (SIGKILL, power loss) can leave its temporary sibling behind, at any step;
+  the next run writing beside it removes every such sibling whose name names a process that
+  no longer runs (and, as older versions named them ``.NAME.XXXXXXXX``, every such folder
+  whose PID file names a dead process or that holds the marker and no PID file: an old
+  output the dead run was deleting).
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ OLD_SUFFIX = ".old-dustsim"
 SIBLING_EXTRA = 24
 NAME_MAX = 255
 PATH_MAX = 4096
-_TMP_RE = r"\.{name}\.[A-Za-z0-9_]{{8}}"
-_TMP_FILE_RE = r"\.{name}\.(\d+)-[A-Za-z0-9_]{{8}}"
+_TMP_RE = r"\.{name}\.[A-Za-z0-9_]{{8}}"  # an older dustsim's folder (its PID file inside)
+_TMP_FILE_RE = r"\.{name}\.(\d+)-[A-Za-z0-9_]{{8}}"  # a file or folder: the writer's PID
 
 
 # -- checks before the work ---------------------------------------------------------------------
@@ -201,7 +204,13 @@ def clean_stale(path: Path) -> list[Path]:
         try:
             if e.is_symlink():
                 continue
-            if e.is_dir() and dir_re.fullmatch(e.name):
+            if e.is_dir() and (m := file_re.fullmatch(e.name)):
+                # the PID is in the name, made by the one mkdir: a run killed at any step
+                # (even before it wrote anything inside) is recognised
+                if not _alive(int(m.group(1))):
+                    shutil.rmtree(e, ignore_errors=True)
+                    removed.append(e)
+            elif e.is_dir() and dir_re.fullmatch(e.name):
                 pid = _pid_in(e)
                 stale = (pid is not None and not _alive(pid)) or (
                     pid is None and has_marker(e))
@@ -283,13 +292,15 @@ def _publish(tmp: Path, path: Path) -> None:
 
 
 def _temp_name(path: Path) -> Path:
-    """A free ``.NAME.XXXXXXXX`` sibling of ``path`` (the form ``clean_stale`` knows)."""
+    """A free ``.NAME.PID-XXXXXXXX`` sibling of ``path`` (the form ``clean_stale`` knows):
+    the writer's PID is in the name, so the folder is recognisable from the moment it exists."""
     import secrets
 
     chars = "abcdefghijklmnopqrstuvwxyz0123456789_"
     parent = path.absolute().parent
     while True:
-        tmp = parent / f".{path.name}.{''.join(secrets.choice(chars) for _ in range(8))}"
+        rand = "".join(secrets.choice(chars) for _ in range(8))
+        tmp = parent / f".{path.name}.{os.getpid()}-{rand}"
         if not os.path.lexists(tmp):
             return tmp
 

@@ -35,6 +35,24 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
                           else "dev"))
 
 
+# The `slow` marker (pyproject.toml): subprocess, Dask, browser and notebook tests and the
+# longer statistical checks. `python -m pytest -m "not slow"` is the fast developer subset;
+# the README's command (CI) runs everything. Whole files are marked here; single tests carry
+# @pytest.mark.slow; a test that builds the shared report (a subprocess) is slow too.
+SLOW_FILES = frozenset({"test_browser.py", "test_dask.py", "test_imports.py",
+                        "test_packaging.py"})
+SLOW_TESTS = frozenset({"test_notebook_executes", "test_platoons_command",
+                        "test_library_sets_no_backend", "test_meta_on_dask_gives_the_same_numbers",
+                        "test_interrupted_report_leaves_nothing"})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if (item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS
+                or "small_report" in getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def all_cards():
     from dustsim.data.cards import load_cards

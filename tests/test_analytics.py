@@ -106,10 +106,23 @@ def test_scores_and_fair_points(d47):
             & (inband["fair_ap"] <= inband["fair_high"])).all()
 
 
-def test_benchmark_smoke():
-    from dustsim.bench import representative_mix, run
+@pytest.mark.slow
+def test_benchmark_ratios_are_the_ratios_of_their_figures():
+    """Each ratio the bench reports is the quotient of the two figures it names, measured in
+    the same run (a mislabelled or mis-wired ratio fails), and each goal's verdict follows
+    its value."""
+    from dustsim.bench import BenchResult, representative_mix, run
 
     assert len(representative_mix()) == 5
-    results = {r.name: r for r in run(quick=True)}
-    assert results["kernel throughput (mix, all threads)"].value > 0
-    assert "kernel / numpy (1 thread each)" in results
+    r = {x.name: x.value for x in run(quick=True)}
+    uni = r["uniform draws, tight Numba loop (PCG64)"]
+    ker = r["kernel throughput (mix, 1 thread)"]
+    assert r["kernel / numpy (1 thread each)"] == pytest.approx(
+        ker / r["numpy per-die baseline (1 thread)"])
+    assert r["attacks/s / uniform draws/s (1 thread)"] == pytest.approx(ker / uni)
+    assert r["duels/s / uniform draws/s (1 thread)"] == pytest.approx(
+        r["duels/s (Ludwig vs Pounder + Rangers, 1 thread)"] / uni)
+    assert r["epic battles/s / uniform draws/s (1 thread)"] == pytest.approx(
+        r["epic Monte Carlo battles/s (30 figures a side, 1 thread)"] / uni)
+    assert BenchResult("probe", 1.0, "x", ">= 2").status == "FAIL"
+    assert BenchResult("probe", 3.0, "x", ">= 2").status == "PASS"

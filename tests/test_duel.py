@@ -134,7 +134,7 @@ def test_older_rulesets_play(all_cards):
         b = vehicle("B", gun, armour="V4", track=6, edition=edition)
         r = duel([a], [b], ruleset=ruleset, distance=10, turns=4, trials=4_000, seed=1)
         assert r.p_a_wins + r.p_b_wins + r.p_draw == pytest.approx(1.0)
-        assert abs(r.p_a_wins - r.p_b_wins) < 5 * np.hypot(r.se("a"), r.se("b"))
+        assert abs(r.p_a_wins - r.p_b_wins) < 5 * np.hypot(r.se("p_a_wins"), r.se("p_b_wins"))
     # the bundled older cards are partial: a clear error, never a guess
     with pytest.raises(DustsimError, match="unknown"):
         lud = next(c for c in all_cards if c.edition == "tactics-2013" and c.name == "Ludwig")
@@ -169,11 +169,16 @@ def test_hero_joined_and_resilient_matches_exact(all_cards):
     r = simulate_duel(spec, n, seed=5)
     from dataclasses import replace
 
-    from dustsim.api import card_attack_spec
+    from dustsim.data.skill_names import norm_skill
     from dustsim.engines.exact import evaluate
-    from dustsim.play.duel import _target
+    from dustsim.rules.attack import TARGET_SKILLS, target_from_card
+    from dustsim.rules.card_attack import card_attack_spec
 
-    tg = replace(_target(unit, spec.policy.allocation))  # the policy the duel ran
+    # the joined unit as the rules describe it (not the duel's own compiler): the squad's
+    # card in cover, the hero's track and his defensive skills, the allocation the duel ran
+    tg = replace(target_from_card(sq, cover=True, policy=spec.policy.allocation),
+                 hero_track=hero.damage_track,
+                 hero_skills=frozenset(map(norm_skill, hero.skills)) & TARGET_SKILLS)
     ex = evaluate(card_attack_spec(lg, tg, action="sustained"))
     start = sq.models + hero.damage_track
     left = r.left(unit.name).probs
@@ -195,7 +200,7 @@ def test_identical_sides_are_symmetric(all_cards):
     assert ra.p_draw == rb.p_draw
     np.testing.assert_array_equal(ra.strength_hist[:2], rb.strength_hist[2:])
     rr = duel(side, side, **kw)  # initiative rolled: fair within 5 SE
-    se = np.hypot(rr.se("a"), rr.se("b"))
+    se = np.hypot(rr.se("p_a_wins"), rr.se("p_b_wins"))
     assert abs(rr.p_a_wins - rr.p_b_wins) < 5 * se
 
 
@@ -210,7 +215,7 @@ def test_same_seed_same_numbers_any_thread_count(all_cards):
 def test_invariants(all_cards):
     kw = dict(cards=all_cards, distance=8, turns=3, trials=5_000, seed=4)
     r = duel("Ludwig", "Pounder", **kw)
-    s = r.summary()
+    s = r.to_dict()
     assert s["units"][0]["p_destroyed"] == pytest.approx(r.p_b_wins)
     assert r.turns_to_win("a").mean() <= 3
     # a side that cannot hurt the other never wins

@@ -58,7 +58,9 @@ def test_distribution_api():
     assert d.quantile(0.5) == 2
     assert d.var() == pytest.approx(6 * (1 / 3) * (2 / 3))
     frame = r.to_frame()
-    assert set(frame.columns) == {"quantity", "value", "probability"}
+    assert list(frame.columns) == ["quantity", "side", "unit", "k", "value", "se"]
+    hits = frame[frame["quantity"] == "hits"]
+    assert hits["value"].tolist() == pytest.approx([d.pmf(k) for k in range(7)])
 
 
 def test_blast_dice_and_modifiers():

@@ -23,3 +23,25 @@ def test_stale_kernel_cache_is_dropped(tmp_path):
     (tmp_path / "engines" / "kernel.py").write_text("# kernel, edited\n")
     assert refresh(tmp_path)
     assert not any(f.exists() for f in files)
+
+
+def test_the_guarded_modules_are_the_kernels_and_their_imports():
+    # the duel kernels compile play/duel_layout's constants: it was missing from a hand list
+    assert {"engines/rng", "engines/kernel", "play/duel_kernel", "play/duel_layout",
+            "play/epic", "play/list_battles", "review/value"} <= set(MODULES)
+
+
+def test_kernel_modules_are_derived_from_imports(tmp_path):
+    from dustsim.engines.kernel_cache import kernel_modules
+
+    pkg = tmp_path / "dustsim"
+    (pkg / "play").mkdir(parents=True)
+    (pkg / "play" / "layout.py").write_text("FAR = 99\n")
+    (pkg / "play" / "helper.py").write_text("X = 1\n")
+    (pkg / "play" / "k.py").write_text(
+        "import numba as nb\nfrom dustsim.play import layout as L\n")
+    (pkg / "play" / "lazy.py").write_text(
+        "def build():\n    import numba\n"
+        "    from dustsim.play.helper import (\n        X,\n    )\n")
+    (pkg / "play" / "plain.py").write_text("from dustsim.play import layout\n# numba\n")
+    assert kernel_modules(pkg) == ("play/helper", "play/k", "play/layout", "play/lazy")

@@ -40,7 +40,7 @@ RANGE_U = "U"
 
 
 def _range(w: Weapon) -> tuple[int, int] | None:
-    from dustsim.play.duel import _range as duel_range
+    from dustsim.play.duel import weapon_range as duel_range
 
     r = duel_range(w)
     return None if r is None else (max(r[0], 1), r[1])
@@ -115,12 +115,12 @@ def _unit_offence(unit_name: str, shooters: list[Card], refs: dict) -> tuple[lis
 
 @functools.lru_cache(maxsize=2_000)
 def _durability(card: Card, hero: Card | None, attackers: tuple[Card, ...]) -> float:
-    from dustsim.api import card_attack_spec
+    from dustsim.army.unit_metrics import harmonic_actions, scoreable
     from dustsim.engines.exact import expected_actions_to_destroy
-    from dustsim.play.duel import DuelUnit, _target
-    from dustsim.review.analytics import harmonic_actions, scoreable
+    from dustsim.play.duel import DuelUnit, unit_target
+    from dustsim.rules.card_attack import card_attack_spec
 
-    tgt = _target(DuelUnit(card, hero=hero), "squad-first")
+    tgt = unit_target(DuelUnit(card, hero=hero), "squad-first")
     aps, actions = [], []
     for a in attackers:
         if not scoreable(a):
@@ -257,12 +257,6 @@ class ListSummary:
             columns=self.column_table().to_html(index=False, float_format=lambda v: f"{v:.3g}"
                                                 ), cannot=", ".join(self.cannot_hurt))
 
-    def plot(self):
-        """Offence by column and each unit's share of offence and durability."""
-        from dustsim.review.list_charts import summary_chart
-
-        return summary_chart(self)
-
 
 _HTML = """<div class="dustsim-list"><b>{{ s.army.name }}</b>
 {{ lg.ap_total }} AP ({{ lg.ap_paid }} paid of {{ s.army.points }}), {{ lg.army_type }}
@@ -277,8 +271,8 @@ def summarize(lst: ArmyList, cards: list[Card] | None = None, *,
               durability: bool = True) -> ListSummary:
     """Analyse a list (see the module docstring). ``durability=False`` skips the attacker
     mix (faster; the durability columns are NaN)."""
+    from dustsim.army.unit_metrics import column_weights, reference_targets
     from dustsim.data.cards import load_cards
-    from dustsim.review.analytics import column_weights, reference_targets
 
     cards = cards if cards is not None else load_cards()
     ed = [c for c in cards if c.edition == "dust-1947"]

@@ -43,19 +43,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dustsim.army.legality import breaches, one_captured_vehicle, unique_heroes, unit_limits
+from dustsim.data.captured import CAPTURED_BLOC, captured_extra_ap
 from dustsim.data.cards import Card
+from dustsim.data.names import match_key
 from dustsim.data.schema import check_keys, short
 from dustsim.errors import DustsimError
 
 EDITION = "dust-1947"
 MERCENARIES = "Mercenaries"
-CAPTURED = "Captured Vehicles"
+CAPTURED = CAPTURED_BLOC
 LIST_SUFFIXES = (".toml", ".ros", ".rosz")
 MAX_UNITS = 60
 MAX_COUNT = 20
 MAX_POINTS = 10_000
-DEFAULT_DISTANCE = 12  # list against list: squares between the armies at the start
-DEFAULT_TURNS = 6  # and the turn limit
 UNIT_FIELDS = ("card", "count", "hero", "pilot", "captured", "platoon", "cover")
 TOP_FIELDS = ("name", "points", "bloc", "edition", "unit", "platoon", "description")
 PLATOON_FIELDS = ("id", "chart")
@@ -104,7 +105,7 @@ class ListUnit:
         already the Captured Vehicles catalogue's (which prints the +2)."""
         if self.card.ap is None:
             return math.nan
-        extra = 2.0 if self.captured and self.card.bloc != CAPTURED else 0.0
+        extra = captured_extra_ap(self.captured, self.card.bloc)
         return float(self.card.ap) + extra
 
     @property
@@ -146,12 +147,7 @@ class ArmyList:
 
 
 # -- reading ---------------------------------------------------------------------------------------
-def _norm(s: str) -> str:
-    """Names compared without case, punctuation and accents; "&" reads "and"."""
-    import unicodedata
-
-    s = unicodedata.normalize("NFKD", s.casefold().replace("&", " and "))
-    return re.sub(r"[^0-9a-z]", "", s)
+_norm = match_key  # names compared without case, punctuation and accents; "&" reads "and"
 
 
 class _Cards:
@@ -500,7 +496,7 @@ def _force_points(lst: ArmyList, by_name: dict[str, Card]) -> dict:
 
 def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, charts,
                     cards: list[Card]) -> tuple[PlatoonStatus, list[Violation]]:
-    from dustsim.army.platoons import _index, resolve
+    from dustsim.army.platoons import card_index, resolve
 
     chart = next((p for p in charts if _norm(p.name) in (_norm(ref.chart),
                                                         _norm(ref.chart + " Platoon"))), None)
@@ -518,7 +514,7 @@ def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, cha
         st = PlatoonStatus(ref.id, chart.name, True, False, False, chart.advantage, (), (),
                            tuple(u.name for u in members))
         return st, viol
-    idx = _index(cards, chart.edition)
+    idx = card_index(cards, chart.edition)
     slot_cards: list[set[str]] = []
     slot_joined: list[dict[str, list[set[str]]]] = []  # card -> the joins an option asks
     for s in chart.slots:
@@ -604,6 +600,10 @@ def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, cha
     return st, viol
 
 
+def _violation(b) -> Violation:
+    return Violation(b.unit, b.rule, b.lines, b.message)
+
+
 def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Check:
     """Every army-building rule the list breaks, one :class:`Violation` each."""
     from dustsim.data.cards import load_cards
@@ -640,10 +640,9 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
                                    f"{c.name} ({c.bloc}) in an all-mercenary force"))
     # captured vehicles (L885-922)
     captured = [u for u in lst.units if u.captured]
-    for u in captured[1:]:
-        v.append(Violation(u.name, "Captured vehicles", "L885-889",
-                           f"a second captured vehicle ({len(captured)} in the list); a force "
-                           f"may field at most one"))
+    tally = Counter(c.name for u in lst.units for c in u.cards)
+    names = [u.name for u in captured]
+    v += [_violation(b) for b in one_captured_vehicle(tally, names, by_name)]
     for u in captured:
         base = _captured_base(u, by_name)
         if u.card.kind != "vehicle":
@@ -664,17 +663,7 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
         if u.hero:
             v.append(Violation(u.name, "Joins", "L932", "a hero joins a squad, not a vehicle"))
     # unique heroes (L928) and per-army limits (e.g. Pilot: Name vehicles, L3625)
-    tally = Counter(c.name for u in lst.units for c in u.cards)
-    for name, k in sorted(tally.items()):
-        c = by_name.get(name)
-        if c is None:
-            continue
-        if c.kind == "hero" and k > 1:
-            v.append(Violation(name, "Unique heroes", "L928",
-                               f"{k} times in the list; a hero is unique"))
-        elif c.max_per_army is not None and k > c.max_per_army:
-            v.append(Violation(name, "Unit limit", "L3625",
-                               f"{k} in the list; at most {c.max_per_army} per army"))
+    v += [_violation(b) for b in breaches(tally, names, by_name, (unique_heroes, unit_limits))]
     # joins and pilots (L932-948)
     for u in lst.units:
         if u.hero is not None:

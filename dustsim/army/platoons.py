@@ -31,20 +31,22 @@ halved to put it per action.
 from __future__ import annotations
 
 import itertools
-import re
 import tomllib
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+from dustsim.army.legality import breaches
+from dustsim.data.captured import CAPTURED_EXTRA_AP
 from dustsim.data.cards import Card, default_data_dir
+from dustsim.data.names import match_key
 from dustsim.errors import DustsimError
 
 FACTION_SHARE = 0.75
 HERO_BONUS = 0.10
-CAPTURED_EXTRA_AP = 2
 GET_MOVING = 1 / 3  # Officer: Get Moving You Bunch of Monkeys, 2 faces (L3725)
 ROLES = ("command", "required")
 SUPPORT_CORES = 20  # support units are tried on each platoon's best cores (platoon_table)
@@ -291,8 +293,7 @@ def chart_differences(paths: Iterable[str | Path] | None = None,
 
 # ---------------------------------------------------------------------------- matching
 
-def _norm(name: str) -> str:
-    return re.sub(r"[^0-9a-z]", "", name.casefold())
+_norm = match_key  # the list checker's normaliser (accents and "&" folded too)
 
 
 def resolve(option: Option, cards_by_norm: dict[str, Card], strict: bool = True
@@ -312,8 +313,12 @@ def resolve(option: Option, cards_by_norm: dict[str, Card], strict: bool = True
     return (c, "name") if c else (None, "unmatched")
 
 
-def _index(cards: Iterable[Card], edition: str) -> dict[str, Card]:
+def card_index(cards: Iterable[Card], edition: str) -> dict[str, Card]:
+    """The cards of ``edition`` by their match key (:func:`dustsim.data.names.match_key`)."""
     return {_norm(c.name): c for c in cards if c.edition == edition}
+
+
+_index = card_index  # the name the builders below use
 
 
 def matches(platoons: list[Platoon], cards: list[Card]) -> pd.DataFrame:
@@ -441,8 +446,7 @@ def force_points(members: Iterable[Member], by_name: dict[str, Card], budget: fl
     it allows and the AP paid from the budget."""
     members = list(members)
     cards = [by_name[m.card] for m in members]
-    costs = [float(card.ap) + (CAPTURED_EXTRA_AP if m.captured else 0)  # member_cost
-             for m, card in zip(members, cards, strict=True)]
+    costs = [member_cost(m, by_name) for m in members]
     total = sum(costs)
     counted = [(card, c) for m, card, c in zip(members, cards, costs, strict=True)
                if not m.captured and card.bloc != "Mercenaries"]
@@ -482,17 +486,9 @@ def force_points(members: Iterable[Member], by_name: dict[str, Card], budget: fl
 
 
 def _legal_counts(members: list[Member], by_name: dict[str, Card]) -> bool:
-    n: dict[str, int] = {}
-    captured = 0
-    for m in members:
-        n[m.card] = n.get(m.card, 0) + 1
-        captured += m.captured
-    for name, k in n.items():
-        c = by_name[name]
-        limit = 1 if c.kind == "hero" else c.max_per_army
-        if limit is not None and k > limit:
-            return False
-    return captured <= 1
+    """No breach of the counting rules the list checker applies (:mod:`dustsim.army.legality`)."""
+    tally = Counter(m.card for m in members)
+    return not breaches(tally, [m.card for m in members if m.captured], by_name)
 
 
 def support_pool(platoon: Platoon, cards: list[Card]) -> list[Member]:
@@ -630,7 +626,7 @@ def unit_metrics(score_table: pd.DataFrame, cards: list[Card],
                  fortified: Iterable[tuple[str, str]] = ()) -> dict:
     """``{(card, fortification): (offence, durability)}`` from a scores table; durability of
     fortified units (bunker / strongpoint saves) is computed here."""
-    from dustsim.review.analytics import durability
+    from dustsim.army.unit_metrics import durability
 
     out = {}
     for r in score_table.itertuples():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from dustsim import DEFAULT_TRIALS
+from dustsim import DEFAULT_TRIALS, SWEEP_TRIALS
 from dustsim.cli.shell import command, progress_wanted, refuse_unused
 from dustsim.errors import DustsimError
 
@@ -296,7 +296,7 @@ def cmd_attack(args) -> int:
                                                              f"{action})"), chart, args.force)
     if args.json:
         out = {"attack": title, "ruleset": spec.ruleset, "action": action,
-               **result.summary()}
+               **result.to_dict()}
         if choices is not None:
             out["weapons"] = [{"name": c.name, "fired": c.fired, "left_out": c.reason or None}
                               for c in choices]
@@ -379,9 +379,9 @@ def _register_report(sub) -> None:
     p.add_argument("--engine", default="exact", choices=("exact", "mc"),
                    help="exact: probabilities computed; mc: Monte Carlo with error bars "
                         "(default: exact)")
-    p.add_argument("--trials", type=int, default=20_000,
+    p.add_argument("--trials", type=int, default=SWEEP_TRIALS,
                    help="Monte Carlo trials per figure (MC engine, and the exact engine's "
-                        "confirmation; default: 20,000)")
+                        f"confirmation; default: {SWEEP_TRIALS:,})")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of every Monte Carlo figure, duel and engagement; the same "
                         "seed gives the same report (default: 0)")
@@ -726,7 +726,7 @@ def cmd_epic_battle(args) -> int:
     if args.json:
         print(json.dumps(d, indent=1))
         return 0
-    se = (lambda p: f" ± {r.se(p):.4f}") if r.trials else (lambda p: "")
+    se = (lambda k: f" ± {r.se(k):.4f}") if r.trials else (lambda k: "")
     print(f"{d['attacker']} attack {d['defender']} ({d['kind']}"
           + (", capital" if r.battle.capital else "")
           + (", production centre" if r.battle.production_centre else "")
@@ -734,7 +734,7 @@ def cmd_epic_battle(args) -> int:
                                       f", {r.states:,} states") + ")")
     for k in ("p_attacker_wins", "p_defender_wins", "p_ceasefire", "p_draw"):
         if k != "p_draw" or d[k]:
-            print(f"  {k:<16} {d[k]:.4f}{se(d[k])}")
+            print(f"  {k:<16} {d[k]:.4f}{se(k)}")
     for side in ("attacker", "defender"):
         surv = d[f"expected_survivors_{side}"]
         print(f"  {side} expected survivors: "
@@ -891,7 +891,7 @@ def cmd_duel(args) -> int:
                         turns=args.turns, policy=policy, options=_parse_options(args.option))
     r = simulate_duel(spec, args.trials, args.seed, threads=args.threads,
                       progress=progress_wanted(args))
-    d = r.summary()
+    d = r.to_dict()
     if csv_path is not None:
         from dustsim.io import atomic_write_bytes
 
@@ -908,7 +908,8 @@ def cmd_duel(args) -> int:
         extra = ""
         if key != "none" and d[f"expected_turns_{key}_wins"] is not None:
             extra = f"   (in {d[f'expected_turns_{key}_wins']:.2f} turns on average)"
-        print(f"  {label:<10} {p:.4f} ± {r.se(key):.4f}{extra}")
+        word = {"a": "p_a_wins", "b": "p_b_wins", "none": "p_draw"}[key]
+        print(f"  {label:<10} {p:.4f} ± {r.se(word):.4f}{extra}")
     for s in ("a", "b"):
         m = d[f"ap_lost_{s}"]
         print(f"  AP lost by {s.upper()}: " + ("unknown (a cost is '?')" if m is None else

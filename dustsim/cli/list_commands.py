@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dustsim import DEFAULT_TRIALS, META_TRIALS
 from dustsim.cli.shell import EXIT_BAD_INPUT, command, lazy_parser
 from dustsim.errors import DustsimError, printable
 
@@ -30,7 +31,7 @@ LINE = "line"  # --scenario line: the former engine (one line, no board)
 
 
 def _battle_options(p) -> None:
-    from dustsim.army.lists import DEFAULT_DISTANCE, DEFAULT_TURNS
+    from dustsim.play.list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS
     from dustsim.play.policies import DEFAULT_POLICY, POLICIES
 
     p.add_argument("--scenario", default="101",
@@ -96,7 +97,8 @@ def _vs_arguments(v) -> None:
     v.add_argument("list_b")
     _common(v)
     _battle_options(v)
-    v.add_argument("--trials", type=int, default=10_000)
+    v.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"games to play (default {DEFAULT_TRIALS:,})")
     v.add_argument("--curve-trials", type=int,
                    help="games per turn limit for the points-left curve (default trials/4)")
     v.add_argument("--threads", type=int, help="worker threads (default: all cores)")
@@ -113,7 +115,8 @@ def _meta_arguments(m) -> None:
     m.add_argument("folder")
     _common(m)
     _battle_options(m)
-    m.add_argument("--trials", type=int, default=4_000, help="games per pairing (4000)")
+    m.add_argument("--trials", type=int, default=META_TRIALS,
+                   help=f"games per pairing (default {META_TRIALS:,})")
     m.add_argument("--workers", type=int, default=0,
                    help="run on a local Dask cluster of this many processes")
     m.add_argument("--scheduler", help="run on the Dask cluster at this address")
@@ -242,7 +245,9 @@ def cmd_list_show(args) -> int:
         for v in s.legality.lines():
             print(f"violation: {v}")
     if chart is not None:
-        _save_chart(s.plot(), chart)
+        from dustsim.review.list_charts import summary_chart
+
+        _save_chart(summary_chart(s), chart)
     return 0
 
 
@@ -262,8 +267,7 @@ def _check_replay_path(args) -> Path | None:
 def cmd_list_vs(args) -> int:
     if not _line(args):
         return _vs_board(args)
-    from dustsim.army.lists import DEFAULT_DISTANCE, DEFAULT_TURNS
-    from dustsim.play.list_battles import play_lists
+    from dustsim.play.list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS, play_lists
 
     if getattr(args, "replay", None):
         raise DustsimError("--replay needs a board (a scenario, not --scenario line)",
@@ -276,7 +280,7 @@ def cmd_list_vs(args) -> int:
                    turns=args.turns, policy=_policy(args), threads=args.threads,
                    curve_trials=args.curve_trials,
                    progress=not args.json and sys.stderr.isatty())
-    d = r.summary()
+    d = r.to_dict()
     if args.json:
         print(json.dumps(d, indent=1))
     else:
@@ -299,7 +303,9 @@ def cmd_list_vs(args) -> int:
         for n in d["notes"]:
             print(f"note: {n}", file=sys.stderr)
     if chart is not None:
-        _save_chart(r.plot_curve(), chart)
+        from dustsim.review.list_charts import points_curve
+
+        _save_chart(points_curve(r.curve, title=f"{r.name_a} vs {r.name_b}"), chart)
     return 0
 
 
@@ -372,7 +378,7 @@ def cmd_list_meta(args) -> int:
     lists = [_load(str(f), cards, args, play=True) for f in files]
     with dask_client(args.workers, args.scheduler) as client:
         if line:
-            from dustsim.army.lists import DEFAULT_DISTANCE, DEFAULT_TURNS
+            from dustsim.play.list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS
 
             table = meta(lists, trials=args.trials, seed=args.seed, client=client,
                          distance=args.distance or DEFAULT_DISTANCE,

@@ -27,7 +27,8 @@ def _data_paths(paths: Sequence[str] | None) -> list[Path]:
 
 # -- validate / cards -------------------------------------------------------------------------
 def cmd_validate(args) -> int:
-    from dustsim.data.cards import skill_warnings, validate
+    from dustsim.data.cards import validate
+    from dustsim.rules.skills import skill_warnings
 
     cards, problems = validate(_data_paths(args.paths))
     for p in problems:

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dustsim.data.editions import DEFAULT_RULESET_FOR_EDITION, EDITIONS
 from dustsim.errors import DustsimError
-from dustsim.rules.rulesets import EDITIONS
 
 COLUMNS: tuple[str, ...] = (
     "I1", "I2", "I3", "I4",
@@ -330,25 +330,18 @@ def _cap(knob: str) -> int:
 
 
 def _check_skills(skills: list[str], problems: list, where: dict) -> None:
-    """Unknown skills are errors (a typo would switch a rule off); see dustsim.rules.skills."""
-    from dustsim.rules.skills import classify, suggest
+    """Unknown skills are errors (a typo would switch a rule off); see
+    dustsim.data.skill_names."""
+    from dustsim.data.skill_names import is_skill, suggest
 
     for sk in skills:
         if not sk.strip():
             problems.append(Problem(**where, field="skills", message="empty skill name"))
-        elif classify(sk) == "unknown":
+        elif not is_skill(sk):
             problems.append(Problem(
                 **where, field="skills",
                 message=f"unknown skill {sk!r}{suggest(sk)} (a real skill dustsim does not "
-                        "model goes in dustsim.rules.skills.KNOWN_UNMODELLED)"))
-
-
-def skill_warnings(cards: Iterable[Card]) -> list[str]:
-    """One line per card carrying rules the battles do not play (the one table of
-    :mod:`dustsim.rules.skills`, issue 23)."""
-    from dustsim.rules.skills import unplayed_warnings
-
-    return unplayed_warnings(cards)
+                        "model goes in dustsim.data.skill_names.SKILLS)"))
 
 
 def _str_list(raw: dict, name: str, problems: list, where: dict) -> list[str]:
@@ -812,8 +805,6 @@ def find_card(cards: Iterable[Card], name: str, edition: str | None = None,
     A name found in several editions resolves to Dust 1947 (the bundled default) when it is
     one of them; otherwise pass the edition.
     """
-    from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION
-
     pool = [c for c in cards if (edition is None or c.edition == edition) and (
         ruleset is None or DEFAULT_RULESET_FOR_EDITION.get(c.edition) == ruleset)]
     from dustsim.data.names import did_you_mean, fold

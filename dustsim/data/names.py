@@ -6,6 +6,7 @@ nothing gets the closest known names (rapidfuzz), so that an error message can o
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -15,6 +16,14 @@ def fold(name: str) -> str:
     s = unicodedata.normalize("NFKD", str(name))
     s = "".join(ch for ch in s if not unicodedata.combining(ch))
     return " ".join(s.casefold().split())
+
+
+def match_key(name: str) -> str:
+    """The key two spellings of one unit or chart name share: case, accents and punctuation
+    dropped, "&" read as "and" (``"Pounder & Co."`` and ``"pounder and co"`` match). The one
+    normaliser of the list checker and the platoon builder."""
+    s = unicodedata.normalize("NFKD", str(name).casefold().replace("&", " and "))
+    return re.sub(r"[^0-9a-z]", "", s)
 
 
 def closest(name: str, candidates: Iterable[str], limit: int = 3,

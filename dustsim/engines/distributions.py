@@ -12,9 +12,9 @@ class Distribution:
     """A distribution over 0, 1, 2, ... given by ``probs[k] = P(X = k)``.
 
     ``dropped`` is probability mass the exact engine truncated (below 1e-12); ``trials`` is
-    set when the distribution is a Monte Carlo estimate, and then ``mean_se`` is the standard
-    error of the mean. ``exact_mean`` overrides the mean when the histogram's last bin
-    collects an overflow (Monte Carlo keeps exact sums).
+    set when the distribution is a Monte Carlo estimate, and then ``mean_se``
+    (= ``se("mean")``) is the standard error of the mean. ``exact_mean`` overrides the mean
+    when the histogram's last bin collects an overflow (Monte Carlo keeps exact sums).
     """
 
     probs: np.ndarray
@@ -85,6 +85,29 @@ class Distribution:
         if not self.trials:
             return None
         return self.std() / np.sqrt(self.trials)
+
+    # -- the result API (dustsim.engines.results) ------------------------------------------
+    def summary(self) -> dict:
+        """Flat headline figures: mean, sd, max, trials (0 when exact)."""
+        return {"mean": self.mean(), "sd": self.std(), "max": self.max,
+                "trials": self.trials or 0}
+
+    def se(self, name: str) -> float:
+        """Standard error of a summary figure: ``mean`` (0.0 when exact)."""
+        from dustsim.errors import DustsimError
+
+        if name != "mean":
+            raise DustsimError(f"Distribution has no standard error for {name!r}; valid "
+                               f"names: mean", field="se")
+        return self.mean_se or 0.0
+
+    def to_frame(self):
+        """Tidy rows (:data:`dustsim.engines.results.FRAME_COLUMNS`): the mean, then
+        P(X = k) per k."""
+        from dustsim.engines.results import distribution_rows, frame
+
+        return frame([{"quantity": "mean", "value": self.mean(), "se": self.mean_se},
+                      *distribution_rows("pmf", self)])
 
     @property
     def max(self) -> int:

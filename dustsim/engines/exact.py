@@ -20,7 +20,20 @@ from dustsim.engines import (
 )
 from dustsim.engines.distributions import Distribution, mixture, point_mass
 from dustsim.engines.results import TOKEN_NAMES, AttackResult
-from dustsim.rules.attack import TOKEN_NONE, TOKEN_SUPPRESS, AttackSpec, GroupSpec
+from dustsim.rules.attack import (
+    AIMED_HERO,
+    AIMED_SOLDIER,
+    DR_NONE,
+    HERO_FIRST,
+    LEAST_LOSS,
+    SG_DR_FULL,
+    SQ_DR_ALL_POINTS,
+    SQ_DR_PER_HIT,
+    TOKEN_NONE,
+    TOKEN_SUPPRESS,
+    AttackSpec,
+    GroupSpec,
+)
 
 TOL = 1e-12
 
@@ -122,26 +135,26 @@ def _transition(A, B, single_full, policy, squad_dr, single_dr, auto_full, damag
                 continue
             if to_single == 0:
                 mph = models_per_hit
-                if not resilient_squad or squad_dr == 0:
+                if not resilient_squad or squad_dr == DR_NONE:
                     outcomes = {mph: 1.0}
-                elif squad_dr == 1:  # one die per hit
+                elif squad_dr == SQ_DR_PER_HIT:  # one die per hit
                     outcomes = {0: pd, mph: 1 - pd}
-                elif squad_dr == 2:  # every point must be cancelled
+                elif squad_dr == SQ_DR_ALL_POINTS:  # every point must be cancelled
                     dd = 1 if auto_kill else max(damage, 1)
                     outcomes = {0: pd**dd, 1: 1 - pd**dd}
-                else:  # one die per point, one model per point (2009)
+                else:  # SQ_DR_PER_POINT: one die per point, one model per point (2009)
                     pts = 1 if auto_kill else max(damage, 1)
                     outcomes = {pts - j: stats.binom.pmf(j, pts, pd) for j in range(pts + 1)}
                 for r, pr in outcomes.items():
                     T[s, idx(max(a - r, 0), b)] += pr
             else:
-                if not resilient_single or single_dr == 0:
+                if not resilient_single or single_dr == DR_NONE:
                     T[s, idx(a, b - min(full, b))] += 1.0
-                elif single_dr == 1:  # dice for the full damage, then capped
+                elif single_dr == SG_DR_FULL:  # dice for the full damage, then capped
                     for j in range(full + 1):
                         rem = full - j
                         T[s, idx(a, b - min(rem, b))] += stats.binom.pmf(j, full, pd)
-                else:  # dice for the points actually marked, each restores one
+                else:  # SG_DR_MARKED: dice for the points actually marked, each restores one
                     m = min(full, b)
                     for j in range(m + 1):
                         T[s, idx(a, b - m + j)] += stats.binom.pmf(j, m, pd)
@@ -152,15 +165,15 @@ def _target(policy: int, A: int, a: int, b: int, full: int) -> int:
     """Where one unsaved hit goes: 1 the single model, 0 a soldier, -1 wasted. The policy
     codes and their sources are those of :data:`dustsim.rules.attack.ALLOCATIONS`; the Monte Carlo
     kernel takes the same decision (:func:`dustsim.engines.kernel._to_single`)."""
-    if policy == 3:  # aimed at the hero
+    if policy == AIMED_HERO:
         return 1 if b > 0 else -1
-    if policy == 4:  # aimed at one soldier
+    if policy == AIMED_SOLDIER:
         return 0 if a == A and a > 0 else -1
     if a == 0:
         return 1
     if b == 0:
         return 0
-    if policy == 1 or (policy == 2 and full < b):
+    if policy == HERO_FIRST or (policy == LEAST_LOSS and full < b):
         return 1
     return 0
 

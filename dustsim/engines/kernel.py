@@ -31,7 +31,18 @@ from dustsim.engines.results import TOKEN_NAMES, AttackResult
 from dustsim.engines.rng import binom, mask_faces, scripted_state
 from dustsim.engines.rng import state as rng_state
 from dustsim.errors import DustsimError
-from dustsim.rules.attack import AttackSpec
+from dustsim.rules.attack import (
+    AIMED_HERO,
+    AIMED_SOLDIER,
+    DR_NONE,
+    HERO_FIRST,
+    LEAST_LOSS,
+    SG_DR_FULL,
+    SQ_DR_ALL_POINTS,
+    SQ_DR_PER_HIT,
+    SQ_DR_PER_POINT,
+    AttackSpec,
+)
 from dustsim.rules.dice import parse_faces
 
 CHUNK = 1 << 15  # trials per chunk: part of the stream definition (results depend on it)
@@ -70,17 +81,17 @@ def _to_single(policy, A, a, b, full):
     single model (joined hero, vehicle...), 0 a squad soldier, -1 nowhere (wasted).
     ``A``/``a`` soldiers at the start of the attack / now, ``b`` track left, ``full`` the
     hit's damage before Damage Resilient. Same decision as :func:`dustsim.engines.exact._target`."""
-    if policy == 3:  # attacker aims at the hero: hits after his elimination are wasted
+    if policy == AIMED_HERO:  # hits after his elimination are wasted
         return 1 if b > 0 else -1
-    if policy == 4:  # attacker aims at one soldier: once he is gone the rest is wasted
+    if policy == AIMED_SOLDIER:  # once he is gone the rest is wasted
         return 0 if a == A and a > 0 else -1
     if a == 0:
         return 1
     if b == 0:
         return 0
-    if policy == 1:  # hero-first
+    if policy == HERO_FIRST:
         return 1
-    if policy == 2 and full < b:  # least-loss: the hero survives the hit, no model lost
+    if policy == LEAST_LOSS and full < b:  # the hero survives the hit, no model lost
         return 1
     return 0
 
@@ -167,27 +178,27 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                 removed = groups[gi, G_MPH]
                 if groups[gi, G_RES_SQ] != 0:
                     mode = spec[S_SQDR]
-                    if mode == 1:  # one die per hit
+                    if mode == SQ_DR_PER_HIT:  # one die per hit
                         r, pos = _count(rng, buf, pos, scripted, 1, 1)
                         removed = removed * (1 - r)
-                    elif mode == 2:  # every point must be cancelled
+                    elif mode == SQ_DR_ALL_POINTS:  # every point must be cancelled
                         dd = 1 if groups[gi, G_AUTO] else max(groups[gi, G_DMG], 1)
                         r, pos = _count(rng, buf, pos, scripted, 1, dd)
                         removed = 0 if r == dd else 1
-                    elif mode == 3:  # one die per point, one model per point
+                    elif mode == SQ_DR_PER_POINT:  # one die per point, one model per point
                         pts = 1 if groups[gi, G_AUTO] else max(groups[gi, G_DMG], 1)
                         r, pos = _count(rng, buf, pos, scripted, 1, pts)
                         removed = pts - r
                 a = a - removed if removed < a else 0
             else:
-                mode = spec[S_SGDR] if groups[gi, G_RES_SG] != 0 else 0
-                if mode == 0:
+                mode = spec[S_SGDR] if groups[gi, G_RES_SG] != 0 else DR_NONE
+                if mode == DR_NONE:
                     b -= full if full < b else b
-                elif mode == 1:  # dice for the full damage, then capped
+                elif mode == SG_DR_FULL:  # dice for the full damage, then capped
                     r, pos = _count(rng, buf, pos, scripted, 1, full)
                     rem = full - r
                     b -= rem if rem < b else b
-                else:  # dice for the points actually marked, each restores one
+                else:  # SG_DR_MARKED: dice for the points actually marked, each restores one
                     m = full if full < b else b
                     b -= m
                     r, pos = _count(rng, buf, pos, scripted, 1, m)

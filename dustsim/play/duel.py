@@ -87,7 +87,9 @@ import numpy as np
 
 from dustsim import DEFAULT_TRIALS
 from dustsim.data.cards import Card, Weapon, find_card
+from dustsim.data.skill_names import norm_skill
 from dustsim.engines.distributions import Distribution
+from dustsim.engines.results import ResultAPI, distribution_rows
 from dustsim.errors import DustsimError
 from dustsim.play import duel_layout as K  # the kernel itself (Numba) loads on first use
 from dustsim.rules.attack import (
@@ -96,7 +98,6 @@ from dustsim.rules.attack import (
     TARGET_SKILLS,
     Situation,
     Target,
-    _norm_skill,
     attacker_skills,
     compile_attack,
     fortification_of,
@@ -232,14 +233,15 @@ def join_hero(hero: Card, squad: Card, *, cover: bool = False,
     if hero.armour != squad.armour:
         raise DustsimError(f"a hero joins only a squad of the same armour ({hero.armour} vs "
                            f"{squad.armour})", unit=hero.name, field=field_name)
-    if any(_norm_skill(s) in ("loner", "superhuman") for s in hero.skills):
+    if any(norm_skill(s) in ("loner", "superhuman") for s in hero.skills):
         raise DustsimError("Loners and Superhumans never join a unit (1947 L3581, L3671)",
                            unit=hero.name, field=field_name)
     return DuelUnit(squad, hero=hero, cover=cover)
 
 
 # -- compilation ----------------------------------------------------------------------------------
-def _range(w: Weapon) -> tuple[int, int] | None:
+def weapon_range(w: Weapon) -> tuple[int, int] | None:
+    """The squares a weapon line reaches, (min, max) (close combat (1, 1)); None if unknown."""
     r = w.range
     if r == "C":
         return 1, 1
@@ -253,7 +255,8 @@ def _range(w: Weapon) -> tuple[int, int] | None:
     return None  # "?"
 
 
-def _target(unit: DuelUnit, allocation: str) -> Target:
+def unit_target(unit: DuelUnit, allocation: str) -> Target:
+    """The target a duel unit presents (its joined hero's track and skills included)."""
     card = unit.card
     extra = {"aircraft_moved": "move"} if card.kind == "aircraft" else {}
     # a Strongpoint unit holds its strongpoint or bunker: save re-rolls and close-combat
@@ -264,9 +267,12 @@ def _target(unit: DuelUnit, allocation: str) -> Target:
         if unit.hero.damage_track is None:
             raise DustsimError("damage track unknown: cannot be a target", unit=unit.hero.name,
                                field="damage_track")
-        hs = frozenset(s for s in map(_norm_skill, unit.hero.skills) if s in TARGET_SKILLS)
+        hs = frozenset(s for s in map(norm_skill, unit.hero.skills) if s in TARGET_SKILLS)
         t = replace(t, hero_track=unit.hero.damage_track, hero_skills=hs)
     return t
+
+
+_range, _target = weapon_range, unit_target  # the names the compiler below uses
 
 
 @dataclass(frozen=True)
@@ -436,8 +442,8 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
     if march is None:
         march = 2 * move  # March Move = double Move (2013 L199, 2009 L243-245)
         notes.append(f"{card.name}: march move not on the card, taken as 2 x move")
-    skills = {_norm_skill(s) for s in card.skills} | (
-        {_norm_skill(s) for s in du.hero.skills} if du.hero else set())
+    skills = {norm_skill(s) for s in card.skills} | (
+        {norm_skill(s) for s in du.hero.skills} if du.hero else set())
     row[K.U_SQUAD] = int(card.kind == "squad")
     row[K.U_SUPPORT] = int(card.kind == "support")
     row[K.U_MODELS] = tg.models if card.kind == "squad" else 0
@@ -641,14 +647,14 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
 
 # -- running --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class DuelResult:
+class DuelResult(ResultAPI):
     """Outcome of an engagement: who wins, when, what it costs, who survives.
 
-    ``p_a_wins``: side B destroyed within the turn limit, side A not; ``p_draw``: both sides
-    still standing after the last turn. ``turns_to_win[s]`` is the distribution of the turn in
-    which side ``s`` destroyed the other (given that it did). ``ap_lost[s]`` is the mean army
-    points of side ``s``'s destroyed units; ``left[unit]`` the distribution of what a unit has
-    left (models + hero track + damage track).
+    ``p_a_wins``: side B destroyed within the turn limit, side A not; ``p_draw`` ("no
+    result"): both sides still standing after the last turn. ``turns_to_win[s]`` is the
+    distribution of the turn in which side ``s`` destroyed the other (given that it did).
+    ``ap_lost[s]`` is the mean army points of side ``s``'s destroyed units; ``left[unit]``
+    the distribution of what a unit has left (models + hero track + damage track).
     """
 
     spec: DuelSpec
@@ -678,9 +684,19 @@ class DuelResult:
     def p_draw(self) -> float:
         return self._p(2)
 
-    def se(self, outcome: str) -> float:
-        """Standard error of P(outcome), outcome in ``a``, ``b``, ``none``."""
-        return self._se(self._p(OUTCOMES.index(outcome)))
+    #: the outcome names ``se()`` took before the result API (deprecated)
+    _SE_ALIASES: ClassVar[dict[str, str]] = {"a": "p_a_wins", "b": "p_b_wins",
+                                             "none": "p_draw"}
+
+    def _standard_errors(self) -> dict[str, float]:
+        out = {k: self._se(self._p(i))
+               for i, k in enumerate(("p_a_wins", "p_b_wins", "p_draw"))}
+        for s in ("a", "b"):
+            dist = self.turns_to_win(s)
+            out[f"expected_turns_{s}_wins"] = (math.nan if dist is None else
+                                               dist.mean_se or 0.0)
+            out[f"ap_lost_{s}"] = self.ap_lost(s)[1]
+        return out
 
     def turns_to_win(self, side: str) -> Distribution | None:
         i = OUTCOMES.index(side)
@@ -713,9 +729,9 @@ class DuelResult:
         sides = {s: ", ".join(n for n, x in zip(sp.names, sp.sides, strict=True)
                               if OUTCOMES[x] == s) for s in ("a", "b")}
         items = [("A", sides["a"]), ("B", sides["b"]),
-                 ("P(A wins)", with_se(self.p_a_wins, self.se("a"))),
-                 ("P(B wins)", with_se(self.p_b_wins, self.se("b"))),
-                 ("P(no result)", with_se(self.p_draw, self.se("none")))]
+                 ("P(A wins)", with_se(self.p_a_wins, self.se("p_a_wins"))),
+                 ("P(B wins)", with_se(self.p_b_wins, self.se("p_b_wins"))),
+                 ("P(no result)", with_se(self.p_draw, self.se("p_draw")))]
         for s in ("a", "b"):
             m, _ = self.ap_lost(s)
             items.append((f"AP lost by {s.upper()}", num(m)))
@@ -733,15 +749,15 @@ class DuelResult:
 
         return table("Duel", self._items())
 
-    def summary(self) -> dict:
-        """Flat dict (the CLI's ``--json`` object)."""
+    def to_dict(self) -> dict:
+        """The full record (the CLI's ``--json`` object): units and notes included."""
         sp = self.spec
         d = {
             "ruleset": sp.ruleset, "distance": sp.distance, "turns": sp.turns,
             "policy": dict(vars(sp.policy)), "trials": self.trials, "seed": self.seed,
             "p_a_wins": self.p_a_wins, "p_b_wins": self.p_b_wins, "p_draw": self.p_draw,
-            "se_p_a_wins": self.se("a"), "se_p_b_wins": self.se("b"),
-            "se_p_draw": self.se("none"),
+            "se_p_a_wins": self.se("p_a_wins"), "se_p_b_wins": self.se("p_b_wins"),
+            "se_p_draw": self.se("p_draw"),
         }
         for s in ("a", "b"):
             dist = self.turns_to_win(s)
@@ -760,17 +776,19 @@ class DuelResult:
         d["notes"] = list(sp.notes)
         return d
 
-    def to_frame(self) -> pd.DataFrame:
-        import pandas as pd
-
-        """Tidy: one row per unit and amount left (side, unit, left, probability)."""
+    def _frame_rows(self) -> list[dict]:
+        """Per side: units left and the turn of its win; per unit: what it has left
+        (models + hero track + damage track)."""
         rows = []
+        for s in ("a", "b"):
+            rows += distribution_rows("units_left", self.units_left(s), side=s.upper())
+            dist = self.turns_to_win(s)
+            if dist is not None:
+                rows += distribution_rows("turns_to_win", dist, side=s.upper())
         for u, name in enumerate(self.spec.names):
-            dist = self.left(u)
-            for k, p in enumerate(dist.probs):
-                rows.append({"side": OUTCOMES[self.spec.sides[u]], "unit": name, "left": k,
-                             "probability": float(p)})
-        return pd.DataFrame(rows)
+            rows += distribution_rows("left", self.left(u),
+                                      side=OUTCOMES[self.spec.sides[u]].upper(), unit=name)
+        return rows
 
 
 def _duel_chunk(args):
@@ -887,10 +905,10 @@ def duel_matrix(cards: list[Card], *, ruleset: str = "dust-1947", distance: int 
             rows.append({**row, "playable": False, "why": str(exc)})
             continue
         r = simulate_duel(spec, trials, int(ss.generate_state(1)[0]), threads=1)
-        s = r.summary()
+        s = r.to_dict()
         rows.append({**row, "playable": True, "why": "",
                      "p_a_wins": r.p_a_wins, "p_b_wins": r.p_b_wins, "p_draw": r.p_draw,
-                     "se_p_a_wins": r.se("a"),
+                     "se_p_a_wins": r.se("p_a_wins"),
                      "expected_turns_a_wins": s["expected_turns_a_wins"],
                      "ap_lost_a": s["ap_lost_a"], "ap_lost_b": s["ap_lost_b"]})
     return pd.DataFrame(rows)

@@ -56,6 +56,7 @@ from numba import njit
 
 from dustsim import DEFAULT_TRIALS
 from dustsim.data.cards import default_data_dir
+from dustsim.engines.results import ResultAPI, binomial_se, flat
 from dustsim.engines.rng import cdf_table, invert, uniform
 from dustsim.engines.rng import state as rng_state
 from dustsim.errors import DustsimError
@@ -195,9 +196,17 @@ class Battle:
         return ts[1] >= ts[0]
 
 
-@dataclass
-class BattleResult:
-    """Outcome probabilities and expectations of one battle (exact or Monte Carlo)."""
+@dataclass(frozen=True)
+class BattleResult(ResultAPI):
+    """Outcome probabilities and expectations of one battle (exact or Monte Carlo).
+
+    Side A is the attacker, B the defender: ``p_a_wins`` = ``p_attacker_wins`` (the defender's
+    figures all destroyed, the attacker's not), ``p_b_wins`` = ``p_defender_wins``;
+    ``p_ceasefire`` is the battle ended by a cease-fire (three hitless rolls, L688) or a
+    retreat; ``p_draw`` is both sides destroyed at once (sea battles, which roll together;
+    0 on land). Monte Carlo standard errors
+    cover the probabilities; the expected losses, survivors and rolls carry none (NaN).
+    """
     battle: Battle
     engine: str
     p_attacker_wins: float
@@ -219,18 +228,56 @@ class BattleResult:
         return self.pp_lost_defender / self.pp_lost_attacker if self.pp_lost_attacker else \
             math.inf
 
-    def se(self, p: float) -> float:
-        return math.sqrt(p * (1 - p) / self.trials) if self.trials else 0.0
+    @property
+    def p_a_wins(self) -> float:
+        return self.p_attacker_wins
+
+    @property
+    def p_b_wins(self) -> float:
+        return self.p_defender_wins
+
+    def se(self, name: str) -> float:
+        """Standard error of the summary figure ``name`` (0.0 when exact). Passing a
+        probability (the older form) is deprecated."""
+        if isinstance(name, float):
+            import warnings
+
+            warnings.warn("BattleResult.se(p) is deprecated: use se(name)",
+                          DeprecationWarning, stacklevel=2)
+            return binomial_se(name, self.trials)
+        return ResultAPI.se(self, name)
+
+    def summary(self) -> dict:
+        """Flat headline figures, with the outcome words ``p_a_wins``/``p_b_wins``."""
+        return {"p_a_wins": self.p_a_wins, "p_b_wins": self.p_b_wins,
+                **flat(self.to_dict())}
+
+    def _standard_errors(self) -> dict[str, float]:
+        out = {k: binomial_se(getattr(self, k), self.trials)
+               for k in ("p_a_wins", "p_b_wins", "p_attacker_wins", "p_defender_wins",
+                         "p_ceasefire", "p_draw")}
+        for k in ("pp_lost_attacker", "pp_lost_defender", "expected_rolls"):
+            out[k] = math.nan if self.trials else 0.0
+        return out
+
+    def _frame_rows(self) -> list[dict]:
+        """Expected survivors per figure type (``unit`` the type)."""
+        se = math.nan if self.trials else None
+        return [{"quantity": "expected_survivors", "side": side, "unit": t, "value": v,
+                 "se": se}
+                for side, surv in (("A", self.survivors_attacker),
+                                   ("B", self.survivors_defender))
+                for t, v in surv.items()]
 
     def _items(self) -> list[tuple[str, str]]:
         from dustsim.engines.display import num, with_se
 
-        se = (lambda p: self.se(p)) if self.trials else (lambda p: None)
+        se = (lambda k: self.se(k)) if self.trials else (lambda k: None)
         return [("attacker", army_text(self.battle.attacker)),
                 ("defender", army_text(self.battle.defender)),
-                ("P(attacker wins)", with_se(self.p_attacker_wins, se(self.p_attacker_wins))),
-                ("P(defender wins)", with_se(self.p_defender_wins, se(self.p_defender_wins))),
-                ("P(cease-fire)", with_se(self.p_ceasefire, se(self.p_ceasefire))),
+                ("P(attacker wins)", with_se(self.p_attacker_wins, se("p_attacker_wins"))),
+                ("P(defender wins)", with_se(self.p_defender_wins, se("p_defender_wins"))),
+                ("P(cease-fire)", with_se(self.p_ceasefire, se("p_ceasefire"))),
                 ("PP lost", f"attacker {num(self.pp_lost_attacker)}, defender "
                             f"{num(self.pp_lost_defender)}"),
                 ("engine", self.engine + (f", {self.trials:,} trials" if self.trials else ""))]

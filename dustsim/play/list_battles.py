@@ -20,32 +20,47 @@ stream) summed in order, so the same seed gives the same numbers for any thread 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import ClassVar, Protocol
 
 import numba as nb
 import numpy as np
 import pandas as pd
 
-from dustsim.army.lists import CAPTURED, DEFAULT_DISTANCE, DEFAULT_TURNS, ArmyList
+from dustsim import DEFAULT_TRIALS, META_TRIALS
+from dustsim.data.captured import captured_extra_ap
+from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
 from dustsim.play import duel_kernel as K
 from dustsim.play.duel import DuelPolicy, DuelSpec, DuelUnit, compile_duel
 
+DEFAULT_DISTANCE = 12  # list against list: squares between the armies at the start
+DEFAULT_TURNS = 6  # and the turn limit
 CHUNK = 2048  # games per chunk: part of the stream definition (results depend on it)
 MAX_TRIALS = 10_000_000
 
 
-def duel_units(lst: ArmyList) -> list[DuelUnit]:
+class Army(Protocol):
+    """What a list battle reads of an army list (:class:`dustsim.army.lists.ArmyList`, a
+    layer above: the lists are passed in)."""
+
+    name: str
+    file: str
+    units: Sequence
+
+
+def duel_units(lst: Army) -> list[DuelUnit]:
     """The list's units as engagement units (joined heroes, pilots, captured surcharge)."""
     out = []
     for u in lst.units:
-        extra = 2.0 if u.captured and u.card.bloc != CAPTURED else 0.0
+        extra = captured_extra_ap(u.captured, u.card.bloc)
         out.append(DuelUnit(u.card, hero=u.hero, cover=u.cover, pilot=u.pilot,
                             extra_ap=extra))
     return out
 
 
-def compile_lists(a: ArmyList, b: ArmyList, *, distance: int = DEFAULT_DISTANCE,
+def compile_lists(a: Army, b: Army, *, distance: int = DEFAULT_DISTANCE,
                   turns: int = DEFAULT_TURNS, policy: DuelPolicy | None = None,
                   options: dict | None = None) -> DuelSpec:
     """Compile two lists into one engagement (A: list ``a``, B: list ``b``)."""
@@ -140,8 +155,13 @@ def _mean_se(s: float, s2: float, n: int) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
-class ListBattle:
-    """Outcome of list A against list B over ``trials`` games (see the module docstring)."""
+class ListBattle(ResultAPI):
+    """Outcome of list A against list B over ``trials`` games (see the module docstring).
+
+    ``p_a_wins``: A destroyed all of B, or more AP than it lost, by the turn limit;
+    ``p_draw``: equal victory points at the turn limit (both armies destroyed in the same
+    activation included), not "nobody destroyed" as in a duel.
+    """
 
     name_a: str
     name_b: str
@@ -169,8 +189,15 @@ class ListBattle:
     def p_draw(self) -> float:
         return self._p(5)[0]
 
-    def se(self, outcome: str) -> float:
-        return self._p({"a": 3, "b": 4, "draw": 5}[outcome])[1]
+    #: the outcome names ``se()`` took before the result API (deprecated)
+    _SE_ALIASES: ClassVar[dict[str, str]] = {"a": "p_a_wins", "b": "p_b_wins",
+                                             "draw": "p_draw"}
+
+    def _standard_errors(self) -> dict[str, float]:
+        d = self.to_dict()
+        return {k: d[f"se_{k}"] for k in ("p_a_wins", "p_b_wins", "p_draw", "p_a_annihilates",
+                                          "p_b_annihilates", "ap_lost_a", "ap_lost_b",
+                                          "margin")}
 
     def ap_lost(self, side: str) -> tuple[float, float]:
         """(mean, standard error) of the AP side ``side`` loses."""
@@ -184,7 +211,8 @@ class ListBattle:
         var = max(self.acc[10] / self.trials - m * m, 0.0)
         return float(m), math.sqrt(var / self.trials)
 
-    def summary(self) -> dict:
+    def to_dict(self) -> dict:
+        """The full record (the CLI's ``--json`` object): the curve and notes included."""
         d = {"list_a": self.name_a, "list_b": self.name_b, "ap_a": self.ap_a,
              "ap_b": self.ap_b, "trials": self.trials, "seed": self.seed,
              "distance": self.spec.distance, "turns": self.spec.turns}
@@ -198,12 +226,11 @@ class ListBattle:
         d["notes"] = list(self.spec.notes)
         return d
 
-    def to_frame(self) -> pd.DataFrame:
-        """Tidy: one row per outcome (outcome, probability, se)."""
-        s = self.summary()
-        return pd.DataFrame([{"outcome": k[2:], "probability": s[k], "se": s[f"se_{k}"]}
-                             for k in ("p_a_wins", "p_b_wins", "p_draw", "p_a_annihilates",
-                                       "p_b_annihilates")])
+    def _frame_rows(self) -> list[dict]:
+        """The points-left curve: quantity ``ap_left``, ``k`` the turn."""
+        return [{"quantity": "ap_left", "side": r["side"].upper(), "unit": r["list"],
+                 "k": r["turn"], "value": r["ap_left"], "se": r["se"]}
+                for r in self.curve.to_dict(orient="records")]
 
     def __repr__(self) -> str:
         m, se = self.margin
@@ -211,14 +238,8 @@ class ListBattle:
                 f"B {self.p_b_wins:.3f}, draw {self.p_draw:.3f}; margin {m:+.1f} ± {se:.1f} AP;"
                 f" {self.trials:,} games)")
 
-    def plot_curve(self, ax=None):
-        """Points left per turn, each side, with 2-standard-error bands."""
-        from dustsim.review.list_charts import points_curve as list_points_curve
 
-        return list_points_curve(self.curve, ax=ax, title=f"{self.name_a} vs {self.name_b}")
-
-
-def play_lists(a: ArmyList, b: ArmyList, *, trials: int = 10_000, seed: int = 0,
+def play_lists(a: Army, b: Army, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
                distance: int = DEFAULT_DISTANCE, turns: int = DEFAULT_TURNS,
                policy: DuelPolicy | None = None, threads: int | None = None,
                curve_trials: int | None = None, options: dict | None = None,
@@ -259,16 +280,16 @@ def play_lists(a: ArmyList, b: ArmyList, *, trials: int = 10_000, seed: int = 0,
 
 
 # -- the meta --------------------------------------------------------------------------------------
-def _meta_task(i: int, a: ArmyList, b: ArmyList, trials: int, seed: int, settings: dict
+def _meta_task(i: int, a: Army, b: Army, trials: int, seed: int, settings: dict
                ) -> dict:
     r = play_lists(a, b, trials=trials, seed=seed, threads=1, curve_trials=1, **settings)
-    s = r.summary()
+    s = r.to_dict()
     s.pop("curve")
     s.pop("notes")
     return {"pair": i, **s}
 
 
-def meta(lists: list[ArmyList], *, trials: int = 4_000, seed: int = 0, client=None,
+def meta(lists: list[Army], *, trials: int = META_TRIALS, seed: int = 0, client=None,
          progress: bool = False, **settings) -> pd.DataFrame:
     """Every list against every other (each pairing once, the earlier list as side A), here
     or on a Dask client. Pairing *i* draws from the *i*-th child of ``SeedSequence(seed)``.

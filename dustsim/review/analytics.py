@@ -27,9 +27,12 @@ Definitions (documented here, used by ``dustsim report`` and the notebooks):
 * **Composite** (Lanchester square law): a force of C points has C/AP units, and its fighting
   strength grows with firepower x numbers², so per point the value is
   ``offence_per_ap x durability_per_ap``.
-* **Fair points** (:func:`fair_points`, static): log AP on log(offence x durability) across
-  the edition by reduced major axis (no shrinkage toward the mean); the report's fair points
-  and verdicts come from the value model (:mod:`dustsim.review.value`).
+* **Static fair points** (:func:`static_fair_points`, the static composite, *not* the fair
+  cost): log AP on log(offence x durability) across the edition by reduced major axis (no
+  shrinkage toward the mean). The one fair-cost definition is the value model's
+  (:mod:`dustsim.review.value`): the report's fair points and verdicts, ``dustsim whatif``.
+  :func:`static_whatif` likewise reports the static scores. Both label every row
+  (``measure`` = :data:`STATIC_MEASURE`).
 
 Cards with ``?`` cells or inferred model counts are scored where the data suffice; the
 ``partial`` column and ``notes`` say which figures are partial.
@@ -38,107 +41,31 @@ Cards with ``?`` cells or inferred model counts are scored where the data suffic
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dustsim.api import card_attack_spec
+from dustsim.army.unit_metrics import (  # noqa: F401  (shared with the army tools; re-exported)
+    Reference,
+    attack_weapons,
+    column_weights,
+    durability,
+    edition_ruleset,
+    harmonic_actions,
+    reference_targets,
+    scoreable,
+    static_spec,
+)
 from dustsim.data.cards import COLUMNS, Card
 from dustsim.engines.exact import evaluate, expected_actions_to_destroy
 from dustsim.errors import DustsimError
-from dustsim.rules.attack import Target, target_from_card, usable_weapons
+from dustsim.rules.attack import Target, target_from_card
 
 SITUATIONS: tuple[tuple[str, bool], ...] = (
     ("attack", False), ("attack", True), ("sustained", False), ("sustained", True))
-
-
-@dataclass(frozen=True)
-class Reference:
-    column: str
-    kind: str
-    size: int
-    ap: float
-    n_cards: int
-
-    def target(self, cover: bool) -> Target:
-        if self.kind == "squad":
-            return Target(column=self.column, models=self.size, cover=cover)
-        return Target(column=self.column, track=self.size, kind=self.kind, cover=cover)
-
-
-def _median_int(xs) -> int:
-    return math.floor(float(np.median(xs)) + 0.5)
-
-
-def reference_targets(cards: Iterable[Card]) -> dict[str, Reference]:
-    """Median reference target of every column for one edition's cards."""
-    cards = [c for c in cards if c.armour and c.kind]
-    out = {}
-    for col in COLUMNS:
-        same = [c for c in cards if c.armour == col]
-        aps = [c.ap for c in same if c.ap]
-        if col[0] == "I":
-            squads = [c.models for c in same if c.kind == "squad" and c.models]
-            if not squads:
-                squads = [c.models for c in cards if c.kind == "squad" and c.models] or [5]
-            size, kind = _median_int(squads), "squad"
-        else:
-            tracks = [c.damage_track for c in same if c.damage_track]
-            if not tracks:
-                tracks = [c.damage_track for c in cards if c.armour and c.armour[0] == col[0]
-                          and c.damage_track] or [5]
-            size = _median_int(tracks)
-            kind = "vehicle" if col[0] == "V" else "aircraft"
-        if not aps:
-            aps = [c.ap for c in cards if c.ap and c.armour[0] == col[0]] or [1.0]
-        out[col] = Reference(col, kind, size, float(np.median(aps)), len(same))
-    return out
-
-
-def column_weights(cards: Iterable[Card]) -> dict[str, float]:
-    """Share of the edition's army points in each armour column."""
-    tot = {c: 0.0 for c in COLUMNS}
-    for c in cards:
-        if c.armour in tot and c.ap:
-            tot[c.armour] += c.ap
-    s = sum(tot.values())
-    if s == 0:
-        return {c: 1 / len(COLUMNS) for c in COLUMNS}
-    return {c: v / s for c, v in tot.items()}
-
-
-def scoreable(card: Card) -> bool:
-    return card.ap is not None and card.ap > 0 and bool(card.weapons)
-
-
-def _attack_notes(card: Card, column: str) -> tuple[list, list[str]]:
-    weapons, skipped = usable_weapons(card, column, close_combat=True)
-    notes = list(skipped)
-    if card.models_source == "inferred":
-        notes.append("squad size inferred")
-    return weapons, notes
-
-
-def static_spec(card: Card, target: Target, action: str = "attack", weapons=None):
-    """The static tables' attack: every standard weapon that can hurt the target, close
-    combat included (compiled as close combat when a close-combat weapon takes part)."""
-    weapons = weapons if weapons is not None else _attack_notes(card, target.column)[0]
-    cc = any(w.close_combat for w in weapons)
-    return card_attack_spec(card, target, action=action, close_combat=cc,
-                            ruleset=_edition_ruleset(card.edition))
-
-
-@cache
-def _edition_ruleset(edition: str):
-    """The edition's default ruleset, built once (the same immutable object every call; the
-    compiler would otherwise rebuild it for every attack)."""
-    from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION, get_ruleset
-
-    return get_ruleset(DEFAULT_RULESET_FOR_EDITION[edition])
 
 
 def reach(card: Card, weapons) -> float:
@@ -176,7 +103,7 @@ def unit_column_table(cards: list[Card], *, progress: bool = False,
             if not scoreable(card):
                 continue
             for col in COLUMNS:
-                weapons, notes = _attack_notes(card, col)
+                weapons, notes = attack_weapons(card, col)
                 for action, cover in situations:
                     jobs.append((edition, card, col, action, cover, refs[col], weapons, notes))
     it = jobs
@@ -312,7 +239,7 @@ def _pair_figures_cached(a: Card, tgt) -> tuple:
 def _pair_figures(a: Card, tgt) -> tuple:
     """(weapon names, partial, mean damage per figure or None without weapons, P(destroy),
     expected actions) of card ``a`` attacking ``tgt``."""
-    weapons, notes = _attack_notes(a, tgt.column)
+    weapons, notes = attack_weapons(a, tgt.column)
     names = "; ".join(w.name for w in weapons)
     if not weapons:
         nan_or_zero = math.nan if any("unknown" in n for n in notes) else 0.0
@@ -389,40 +316,13 @@ def scores(unit_column: pd.DataFrame, unit_unit: pd.DataFrame, cards: list[Card]
     return df.sort_values(["edition", "composite"], ascending=[True, False])
 
 
-def harmonic_actions(attacker_ap, expected_actions) -> float:
-    """AP-weighted harmonic mean of expected actions to destroy (the durability figure):
-    the inverse of the mix's mean destruction rate; inf when no attacker can destroy it."""
-    wts = np.asarray(attacker_ap, float)
-    rate = 1.0 / np.asarray(expected_actions, float)
-    ok = np.isfinite(rate) & np.isfinite(wts)
-    if not ok.any() or wts[ok].sum() == 0:
-        return math.nan
-    mean_rate = np.average(rate[ok], weights=wts[ok])
-    return 1.0 / mean_rate if mean_rate > 0 else math.inf
+STATIC_MEASURE = "static composite (not the value model's fair cost)"
 
 
-def durability(target: Card, attackers: Iterable[Card], **situation) -> float:
-    """Durability of one card (as in :func:`scores`) in a given situation, e.g.
-    ``fortification="bunker"``: the AP-weighted harmonic mean over the attacker mix."""
-    tgt = target_from_card(target, **situation)
-    aps, actions = [], []
-    for a in attackers:
-        if a.edition != target.edition or not scoreable(a):
-            continue
-        weapons, notes = _attack_notes(a, tgt.column)
-        if not weapons:
-            if not any("unknown" in n for n in notes):  # as in unit_unit_table
-                aps.append(a.ap)
-                actions.append(math.inf)
-            continue
-        aps.append(a.ap)
-        actions.append(expected_actions_to_destroy(static_spec(a, tgt, "attack", weapons)))
-    return harmonic_actions(aps, actions)
-
-
-def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
-    """Static fair points: log AP on log(offence x durability) per edition by reduced major
-    axis; suggested cost, residual and a 90 % band (the OLS prediction band's width)."""
+def static_fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
+    """Static fair points (the static composite, not the fair cost of
+    :mod:`dustsim.review.value`): log AP on log(offence x durability) per edition by reduced
+    major axis; suggested cost, residual and a 90 % band (the OLS prediction band's width)."""
     parts = []
     for _edition, g in score_table.groupby("edition"):
         g = g.copy()
@@ -436,9 +336,9 @@ def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
             x = np.log(strength[ok].to_numpy(float))
             y = np.log(g.loc[ok, "ap"].to_numpy(float))
             fit = stats.linregress(x, y)
-            from dustsim.review.value import _rma
+            from dustsim.review.value import reduced_major_axis
 
-            intercept, slope = _rma(x, y)  # reduced major axis: no shrinkage to the mean
+            intercept, slope = reduced_major_axis(x, y)  # no shrinkage to the mean
             n = len(x)
             yhat = intercept + slope * x
             s = np.sqrt(((y - yhat) ** 2).sum() / (n - 2))
@@ -456,7 +356,11 @@ def fair_points(score_table: pd.DataFrame, band: float = 0.90) -> pd.DataFrame:
     df = pd.concat(parts) if parts else score_table.copy()
     df["verdict"] = np.where(df["ap"] > df["fair_high"], "over-costed",
                              np.where(df["ap"] < df["fair_low"], "under-costed", "in band"))
+    df["measure"] = STATIC_MEASURE
     return df.sort_values("residual", ascending=False)
+
+
+fair_points = static_fair_points  # the older name; the measure is labelled in every row
 
 
 def modify_card(card: Card, *, ap: float | None = None,
@@ -506,9 +410,11 @@ def modify_card(card: Card, *, ap: float | None = None,
     return _replace(card, weapons=tuple(weapons), ap=new_ap)
 
 
-def whatif(pool: list[Card], edition_cards: list[Card], unit: str, *, progress: bool = False,
-           **changes) -> pd.DataFrame:
-    """Scores and ranks of ``unit`` within ``pool`` before and after a change (tidy)."""
+def static_whatif(pool: list[Card], edition_cards: list[Card], unit: str, *,
+                  progress: bool = False, **changes) -> pd.DataFrame:
+    """Static scores and ranks of ``unit`` within ``pool`` before and after a change (tidy;
+    the static composite, labelled in ``measure``: the fair cost's what-if is the value
+    model's, ``dustsim whatif`` / :func:`dustsim.review.value.run_patch`)."""
     from dustsim.data.cards import find_card
 
     card = find_card(pool, unit)
@@ -534,4 +440,7 @@ def whatif(pool: list[Card], edition_cards: list[Card], unit: str, *, progress: 
         if rk in before:
             row.update(rank_before=b[rk], rank_after=a[rk])
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).assign(measure=STATIC_MEASURE)
+
+
+whatif = static_whatif  # the older name; the measure is labelled in every row

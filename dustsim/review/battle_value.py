@@ -15,8 +15,8 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
    weapon or aircraft as one more unit; a hero joined to the army's first squad of its armour
    it may join (1947 L932-934), else alone. Army plus card plays the opponent, and so does the
    army alone, :data:`GAMES` games each, on the list-battle engine
-   (:mod:`dustsim.play.list_battles`: :data:`~dustsim.army.lists.DEFAULT_DISTANCE` squares,
-   :data:`~dustsim.army.lists.DEFAULT_TURNS` turns, the default policy) with **common random
+   (:mod:`dustsim.play.list_battles`: :data:`~dustsim.play.list_battles.DEFAULT_DISTANCE` squares,
+   :data:`~dustsim.play.list_battles.DEFAULT_TURNS` turns, the default policy) with **common random
    numbers** (the same seed for both games of a pairing).
 3. **Worth**: the battle's outcome is its victory points (1947 L368: the AP of the enemy
    units destroyed). The card's worth in one pairing is the change in the host's VP margin

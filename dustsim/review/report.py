@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dustsim import __version__
+from dustsim import SWEEP_TRIALS, __version__
 from dustsim.data.cards import Card, load_cards
 from dustsim.errors import DustsimError
 from dustsim.io import atomic_dir, check_output_dir
@@ -46,7 +46,7 @@ class ReportSettings:
     edition: str = "dust-1947"
     units: tuple[str, ...] = ()
     engine: str = "exact"
-    trials: int = 20_000
+    trials: int = SWEEP_TRIALS  # per figure of the sweep
     seed: int = 0
     formats: tuple[str, ...] = ("png", "svg", "pdf")
     confirm: int = 200
@@ -399,11 +399,14 @@ def _sections(frames: dict, charts: dict, settings: dict, value_html: str = "") 
             "unit_b": "card", "card": "card"}
     if have("scores"):
         out.append(Section(
-            "rankings", "Rankings per army point",
+            "rankings", "Rankings per army point (static composite)",
             f"Every scored {e} card: offence (AP destroyed per action against the reference "
             "target of each armour column, weighted by the edition's AP per column), "
             "durability (expected actions of the AP-weighted attacker mix to destroy it) and "
-            "the composite offence/AP × durability/AP (Lanchester square law).",
+            "the composite offence/AP × durability/AP (Lanchester square law). This is the "
+            "static composite, a different measure from the fair cost: the fair cost and the "
+            "over/under-costed verdicts are the value model's (Fair points section), and a "
+            "card it does not judge is ranked here without a verdict.",
             (t("scores", "Scores of every card", links=card,
                order=("composite", "desc")),),
             chart_list("ranking_composite", "ranking_offence", "efficiency_heatmap"),
@@ -538,12 +541,13 @@ def _distributions(card: Card, refs, action: str = "attack") -> list[dict]:
 
 def _not_valued(card: Card, uc_rows: pd.DataFrame, score_row: dict | None) -> list[str]:
     """What the model leaves out for this card, named (never scored as zero)."""
-    from dustsim.rules.attack import ATTACKER_SKILLS, TARGET_SKILLS, _norm_skill, attacker_skills
+    from dustsim.data.skill_names import norm_skill
+    from dustsim.rules.attack import ATTACKER_SKILLS, TARGET_SKILLS, attacker_skills
 
     out = []
     modelled = attacker_skills(card) | TARGET_SKILLS
     for sk in card.skills:
-        n = _norm_skill(sk)
+        n = norm_skill(sk)
         if n not in modelled:
             out.append(f"skill {sk}: " + ("known to the rules engine but not part of the "
                                           "per-action figures" if n in ATTACKER_SKILLS

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from dustsim import SWEEP_TRIALS
 from dustsim.data.cards import Card
 from dustsim.errors import DustsimError
 from dustsim.review.analytics import (
@@ -118,7 +119,7 @@ def _assemble(tasks: list[Task], results: list[pd.DataFrame], chosen: list[Card]
 
 
 def sweep(edition_cards: list[Card], chosen: list[Card], *, engine: str = "exact",
-          trials: int = 20_000, seed: int = 0, client=None, batch: int = BATCH,
+          trials: int = SWEEP_TRIALS, seed: int = 0, client=None, batch: int = BATCH,
           progress: bool = False, retries: int = 2, task_fn=None
           ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The unit x column and unit x unit tables of ``chosen``, here or on a Dask client.

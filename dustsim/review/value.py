@@ -102,6 +102,7 @@ import pandas as pd
 
 from dustsim.data.cards import COLUMNS, Card
 from dustsim.data.patches import PATCH_FIELDS, load_patch, patched  # noqa: F401 (moved; re-exported)
+from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
 from dustsim.rules.skills import played_skill_names, skill_rule
 
@@ -693,6 +694,9 @@ def _rma(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(y.mean() - b * x.mean()), float(b)
 
 
+reduced_major_axis = _rma  # (intercept, slope); the static fair points fit the same way
+
+
 def fit_mapping(strength, ap, *, seed: int = 0, boot: int = BOOTSTRAP) -> Mapping:
     """The one fitted mapping (module docstring, step 4); needs at least 5 cards."""
     from scipy import stats
@@ -736,8 +740,14 @@ def fit_quality(suggested, printed) -> dict:
 
 # -- the whole model ------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class ValueModel:
-    """Everything one run of the model produced (tables tidy, one row per card)."""
+class ValueModel(ResultAPI):
+    """Everything one run of the model produced (tables tidy, one row per card).
+
+    Result API: ``summary()`` counts the cards, the judged ones and the verdicts and gives the
+    mapping; ``se()`` covers the mapping's ``a`` and ``b`` (bootstrap standard deviation);
+    ``to_frame()`` has per card (``unit``) its ``strength`` (with ``strength_se``) and
+    ``fair_ap``. No outcome words: the model has no winner.
+    """
 
     table: pd.DataFrame
     engagements: pd.DataFrame
@@ -770,6 +780,34 @@ class ValueModel:
             c = t[t["consistency_ap"].notna() & (t["ap"].fillna(0) > 0)]
             out["consistency"] = fit_quality(c["consistency_ap"], c["ap"])
         return out
+    def to_dict(self) -> dict:
+        t = self.table
+        d: dict = {"edition": self.cards[0].edition if self.cards else "",
+                   "cards": len(t), "judged": int(t["judged"].sum()) if "judged" in t else 0}
+        if "verdict" in t:
+            for v, n in t["verdict"].value_counts().items():
+                d[f"cards_{str(v).replace(' ', '_').replace('-', '_')}"] = int(n)
+        if self.mapping is not None:
+            d.update(mapping_a=self.mapping.a, mapping_b=self.mapping.b,
+                     mapping_n=self.mapping.n, spearman=self.mapping.spearman,
+                     r2=self.mapping.r2)
+        return d
+
+    def _standard_errors(self) -> dict[str, float]:
+        if self.mapping is None:
+            return {}
+        boot = np.asarray(self.mapping.boot, float).reshape(-1, 2)
+        sd = boot.std(axis=0, ddof=1) if len(boot) > 1 else np.array([math.nan, math.nan])
+        return {"mapping_a": float(sd[0]), "mapping_b": float(sd[1])}
+
+    def _frame_rows(self) -> list[dict]:
+        rows = []
+        for r in self.table.to_dict(orient="records"):
+            rows.append({"quantity": "strength", "unit": r["unit"], "value": r["strength"],
+                         "se": r.get("strength_se")})
+            if "fair_ap" in r:
+                rows.append({"quantity": "fair_ap", "unit": r["unit"], "value": r["fair_ap"]})
+        return rows
 
 
 def _describe(card: Card) -> dict:

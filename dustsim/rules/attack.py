@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from dustsim.data.cards import COLUMNS, Card, Cell, Weapon, parse_cell
+from dustsim.data.skill_names import norm_skill
 from dustsim.errors import DustsimError
 from dustsim.rules.dice import NONE, FaceSet, P
 from dustsim.rules.rulesets import Ruleset, fighting_spirit_faces, get_ruleset
@@ -42,6 +43,8 @@ DEFAULT_POLICY = "least-loss"
 #: Kernel codes: the owner's policies, then the attacker's aim (Sniper 003:L3317, 001:L738-742;
 #: Assassin 003:L3429): every unsaved hit to the named miniature, wasted once it is gone.
 ALLOCATIONS = ("squad-first", "hero-first", "least-loss", "aimed-hero", "aimed-soldier")
+#: the same codes by name, for the engines (exact and Monte Carlo take the same decision)
+SQUAD_FIRST, HERO_FIRST, LEAST_LOSS, AIMED_HERO, AIMED_SOLDIER = range(len(ALLOCATIONS))
 AIMS = ("none", "hero", "soldier")
 #: Token a weapon line's hit gives (003:L739, L3417): none (close combat), a step
 #: (none -> Under Fire -> Suppressed) or Suppressed at once (Flame, And Stay Down).
@@ -54,9 +57,11 @@ STUN_NONE, STUN_ON_DAMAGE, STUN_ON_HIT = 0, 1, 2
 #: Damage Resilient counting for a squad model: none, one die per hit, every point (model
 #: survives only if all are cancelled), or one die per point with one model per point (2009).
 SQUAD_DR = {"none": 0, "per-hit": 1, "all-points": 2, "per-point": 3}
+DR_NONE, SQ_DR_PER_HIT, SQ_DR_ALL_POINTS, SQ_DR_PER_POINT = SQUAD_DR.values()
 #: Damage Resilient for a single model (hero, vehicle, support): none, one die per point of
 #: the hit's full damage before capping (2009/1947), one die per point actually marked (2013).
 SINGLE_DR = {"none": 0, "full": 1, "marked": 2}
+_, SG_DR_FULL, SG_DR_MARKED = SINGLE_DR.values()
 TOKENS = ("none", "under-fire", "suppressed")
 ACTIONS = ("attack", "sustained", "reactive")
 
@@ -70,15 +75,7 @@ TARGET_SKILLS = {
     "cheat death", "nothin' easy",
 }
 
-SKILL_ALIASES = {"super human": "superhuman", "berzerk": "berserk",
-                 "nothin's easy": "nothin' easy", "nothins easy": "nothin' easy",
-                 # DUST ENLIST spellings (issue 12)
-                 "power scopes": "power scope", "strong point": "strongpoint"}
-
-
-def _norm_skill(s: str) -> str:
-    s = " ".join(s.strip().lower().replace("-", " ").replace("_", " ").split())
-    return SKILL_ALIASES.get(s, s)
+_norm_skill = norm_skill  # the one skill-name normaliser (dustsim.data.skill_names)
 
 
 def token_immune(target: Target) -> bool:

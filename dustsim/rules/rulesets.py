@@ -16,16 +16,11 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import MappingProxyType
 
+from dustsim.data.editions import DEFAULT_RULESET_FOR_EDITION, EDITIONS  # noqa: F401
 from dustsim.errors import DustsimError
 from dustsim.rules.dice import ALL, NONE, PS, PT, TS, FaceSet, P, rerolled
 
 RULESET_IDS: tuple[str, ...] = ("tactics-2009", "tactics-2013", "dust-1947", "epic")
-#: Editions a card may carry; ``ffg-era`` cards (2010-2012 FFG) score with ``tactics-2013``.
-EDITIONS: tuple[str, ...] = (*RULESET_IDS, "ffg-era")
-DEFAULT_RULESET_FOR_EDITION = MappingProxyType(
-    {"tactics-2009": "tactics-2009", "tactics-2013": "tactics-2013", "ffg-era": "tactics-2013",
-     "dust-1947": "dust-1947", "epic": "epic"}
-)
 
 
 @dataclass(frozen=True)

@@ -14,19 +14,19 @@ rulebook lines. :func:`unplayed_rules` gives a battle's notes and ``validate --w
 from it, ``dustsim skills`` prints it, the value model reads :func:`played_skill_names`.
 When an engine starts playing a rule, flip its status here (one line) and nothing else.
 
-To add a skill: put its base name in :data:`KNOWN_UNMODELLED` with where it comes from
-(``data``: printed on cards of the bundled unit data; ``1947 §12`` etc.: the rules digest)
-and its row in :data:`SKILL_RULES`.
+To add a skill: put its base name in the data layer's vocabulary
+(:data:`dustsim.data.skill_names.SKILLS`, with where it comes from) and its row in
+:data:`SKILL_RULES`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dustsim.rules.attack import ATTACKER_SKILLS, SKILL_ALIASES, TARGET_SKILLS
+from dustsim.data.skill_names import SKILL_ALIASES, SKILLS, skill_base, suggest  # noqa: F401
+from dustsim.rules.attack import ATTACKER_SKILLS, TARGET_SKILLS
 
 if TYPE_CHECKING:
     from dustsim.data.cards import Card
@@ -34,65 +34,9 @@ if TYPE_CHECKING:
 #: skills that change the engines' numbers (see dustsim.rules.attack)
 MODELLED: frozenset[str] = frozenset(ATTACKER_SKILLS | TARGET_SKILLS)
 
-#: base name -> source. Real skills the engines do not model (movement, transport, command,
-#: campaign and special actions, vehicle types). Extend here, with the source.
-KNOWN_UNMODELLED: dict[str, str] = {
-    "ace air pilot": "1947 §12", "ace gunner": "data", "ace pilot": "1947 §12",
-    "advanced reactive fire": "1947 §12", "air assault": "1947 §12",
-    "air traffic control": "1947 §12", "airborne": "1947 §12", "aircraft": "1947 §12",
-    "airlifter": "data", "airmobile": "data", "artillery observer": "1947 §12",
-    "assault": "data", "assault shield": "data",
-    "assault vehicle": "data", "at the double": "1947 §12", "black ops": "1947 §12",
-    "blutkreuz": "data", "brave": "1947 §12", "camouflage": "1947 §12",
-    "carry capacity": "data", "charge": "1947 §12", "combat medic": "data",
-    "command squad": "data", "command vehicle": "1947 §12", "commissar": "1947 §12",
-    "crazy jimmy": "data", "desert fox": "1947 §12", "devour": "data", "dozer blade": "data",
-    "engineer vehicle": "data", "execute": "data", "fast": "data", "first strike": "1947 §12",
-    "flying": "data", "follow me": "data", "general": "1947 §12",
-    "get moving you": "data (Get Moving You Bunch of Monkeys)", "gorilla": "data",
-    "half tracked": "data", "helicopter": "data", "huge vehicle": "data",
-    "infantry ace": "1947 §12", "interrogate": "1947 §12", "jammer": "1947 §12",
-    "jump": "data", "large vehicle": "data", "lesser mythos creatures": "data",
-    "loner": "data", "mechanic": "data", "mechanic crew": "data", "medevac": "1947 §12",
-    "mercenary": "data", "mindless": "data", "move and fire": "1947 §12",
-    "mythos creature": "data", "naval unit": "1947 §12", "nco command squad": "2013 §8",
-    "officer": "data",
-    "passengers": "data", "pilot": "data", "possessed": "data", "quick recovery": "data",
-    "radar": "data", "raid": "data", "red banner": "1947 §12", "resurrection": "1947 §12",
-    "scout": "1947 §12", "sealifter": "data", "sibling": "data", "small vehicle": "data",
-    "small vehicles": "1947 §12", "smoke launchers": "data",
-    "spy": "1947 §12", "strongpoint": "data", "superhumans": "1947 §12",
-    "support weapon": "1947 §12", "tracked": "data", "trail blazer": "data",
-    "wheeled": "data",
-    # printed in the DUST ENLIST 1.50 data (issue 12): skills and unit-specific rules
-    "air pilot": "data (ENLIST)", "ammo dump": "data (ENLIST)",
-    "ammo supply": "data (ENLIST)", "amphibious": "data (ENLIST)",
-    "blutkreuz traitor": "data (ENLIST)", "burn it!": "data (ENLIST)",
-    "clean my optics": "data (ENLIST)", "critical repairs": "data (ENLIST)",
-    "cultist command squad": "data (ENLIST)", "dazzling speed": "data (ENLIST)",
-    "defensive pilot": "data (ENLIST)", "drive by shooting": "data (ENLIST)",
-    "exalted": "data (ENLIST)", "explode": "data (ENLIST)", "fanatical": "data (ENLIST)",
-    "high priest": "data (ENLIST)", "huge": "data (ENLIST; vehicle size)",
-    "improved camouflage": "data (ENLIST)", "juice it up!": "data (ENLIST)",
-    "justine's crew": "data (ENLIST)", "large": "data (ENLIST; vehicle size)",
-    "master deceiver": "data (ENLIST)", "master fighter": "data (ENLIST)",
-    "mechanic + engineer vehicle": "data (ENLIST)", "poison master": "data (ENLIST)",
-    "psychic choir": "data (ENLIST)", "psychic scream": "data (ENLIST)",
-    "psychic vortex": "data (ENLIST)", "rocket pack": "data (ENLIST)",
-    "rosie's crew": "data (ENLIST)", "small": "data (ENLIST; vehicle size)",
-    "small ammo dump": "data (ENLIST)", "smoke grenades": "data (ENLIST)",
-    "tactician": "data (ENLIST)", "trailer": "data (ENLIST)", "unique": "data (ENLIST)",
-    "vehicle squadron": "data (ENLIST)", "way of the serpent": "data (ENLIST)",
-}
-
-_PARAM = re.compile(r"\s*\(|:|\s+[-–—]\s+")
-
-
-def skill_base(skill: str) -> str:
-    """``"Expert - Flamethrower"`` -> ``"expert"``; ``"Passengers (12)"`` -> ``"passengers"``."""
-    s = _PARAM.split(skill, maxsplit=1)[0].rstrip(". ")
-    s = " ".join(s.strip().lower().replace("-", " ").replace("_", " ").split())
-    return SKILL_ALIASES.get(s, s)
+#: base name -> source. Real skills the attack compiler does not model (movement, transport,
+#: command, campaign and special actions, vehicle types): the vocabulary's other rows.
+KNOWN_UNMODELLED: dict[str, str] = {k: v for k, v in SKILLS.items() if k not in MODELLED}
 
 
 def classify(skill: str) -> str:
@@ -103,15 +47,6 @@ def classify(skill: str) -> str:
     if b in KNOWN_UNMODELLED:
         return "unmodelled"
     return "unknown"
-
-
-def suggest(skill: str) -> str:
-    """A hint naming the closest known skills, or ''."""
-    import difflib
-
-    close = difflib.get_close_matches(skill_base(skill), sorted(MODELLED | set(KNOWN_UNMODELLED)),
-                                      n=3, cutoff=0.7)
-    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
 
 
 # -- the table ---------------------------------------------------------------------------------
@@ -507,6 +442,11 @@ def unplayed_warnings(cards: Iterable[Card]) -> list[str]:
             out.append(f"warning: {c.file}: unit {c.name!r}: rules not played in battles: "
                        + ", ".join(items))
     return out
+
+
+def skill_warnings(cards: Iterable[Card]) -> list[str]:
+    """``validate --warnings``: the same lines as :func:`unplayed_warnings` (one table)."""
+    return unplayed_warnings(cards)
 
 
 def played_skill_names() -> frozenset[str]:

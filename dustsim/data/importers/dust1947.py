@@ -33,6 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from dustsim.data.captured import CAPTURED_EXTRA_AP
 from dustsim.data.cards import (
     COLUMNS,
     MODELS_SOURCES,
@@ -65,7 +66,6 @@ def _bloc_file(card: Card) -> str:
     return BLOC_FILES[card.bloc]
 BS_BLOC = {"Allies": "Allies", "Axis": "Axis", "SSU": "SSU", "Mercenaries": "Mercenaries",
            "Mythos": "Mythos"}
-CAPTURED_EXTRA_AP = 2
 SCALARS = ("ap", "armour", "damage_track", "move", "march_move")
 
 
