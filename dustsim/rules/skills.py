@@ -199,13 +199,16 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     # -- played by `dustsim attack` for one attack, dropped by the battles
     _r("Expert", S, P, "hits on P,T with the named weapon (rules.attack.weapon_skills)",
        "L3515-3517", gap="a bare 'Expert' that names no weapon (nothing is guessed)"),
-    _r("Fighting Spirit", S, A, "once per game, hits on P,T; battles drop it", "L3519-3521"),
-    _r("Lucky", S, A, "once per game, re-roll failed hit dice; battles drop it",
+    _r("Fighting Spirit", S, P, "once per game, hits on P,T: spent in the unit's first Attack "
+       "action (engagement kernel)", "L3519-3521"),
+    _r("Lucky", S, P, "once per game, the hero re-rolls its failed hit dice: used in its "
+       "first plain Attack (engagement kernel; the policy does not wait for a bad roll)",
        "L3583-3585"),
     _r("Take Aim", S, P, "the hero's ranged weapons hit on P,T in a Sustained Attack "
        "(rules.attack.weapon_skills)", "L3683-3687"),
-    _r("Assassin", S, A, "the hero picks close-combat casualties (--aim); battles let the "
-       "owner allocate", "L3427-3429"),
+    _r("Assassin", S, P, "a lone Assassin hero sends its close-combat hits to a joined hero "
+       "(engagement kernel)", "L3427-3429",
+       gap="an Assassin joined to a squad (its lines fire with the squad's)"),
     _r("Air Alert", S, A, "special action: friendly vehicles hit that aircraft on P,T; "
        "battles take no special actions", "L3375-3377"),
     _r("Savage Animal", S, P, "hits on P,T with the named weapon "
@@ -218,28 +221,35 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Infantry Ace", S, P, "2/3 roll at activation for a third action (engagement "
        "kernel, rules.unit_rules)", "L3555-3557"),
     _r("Ace Pilot", S, P, "2/3 roll for a third action of the piloted vehicle (engagement "
-       "kernel, rules.unit_rules)", "L3367-3369"),
+       "kernel, rules.unit_rules)", "L3367-3369",
+       gap="the piloting hero's other skills and its bail-out roll (L944-946)"),
     _r("Ace Air Pilot", S, P, "2/3 roll for a third action of the piloted aircraft "
-       "(engagement kernel, rules.unit_rules)", "L3363-3365"),
+       "(engagement kernel, rules.unit_rules)", "L3363-3365",
+       gap="the piloting hero's other skills and its bail-out roll (L944-946)"),
     _r("Air Pilot", S, N, "may pilot aircraft; pilots' skills are not played", "L3383-3385"),
     _r("Pilot", S, N, "pilot bail-out roll and skills of the piloting hero", "L3623-3625, "
        "L936-948"),
     _r("Defensive Pilot", S, N, _ENLIST),
-    _r("Advanced Reactive Fire", S, N, "reaction range 6 and 2-face reactive dice",
-       "L3371-3373"),
-    _r("Scout", S, N, "March Move as the first action of the game for one action",
-       "L3639-3641"),
-    _r("Charge", S, N, "free close-combat Attack after a March Move", "L3459-3461"),
-    _r("First Strike", S, N, "close combat resolved before the enemy's", "L3523-3525"),
-    _r("Move and Fire", S, N, "free Move around a Sustained Attack, or a free Attack around a "
-       "March Move", "L3603-3605"),
-    _r("At the Double", S, N, "free Move after a March Move", "L3431-3433"),
+    _r("Advanced Reactive Fire", S, P, "reaction range 6 and reactive dice on P or S "
+       "(engagement kernel)", "L3371-3373"),
+    _r("Scout", S, P, "the first March Move of the game costs one action, then an Attack "
+       "(engagement kernel)", "L3639-3641"),
+    _r("Charge", S, P, "March Move into contact, then a free close-combat Attack (policy "
+       "charge=when-able)", "L3459-3461"),
+    _r("First Strike", S, P, "close combat resolved and casualties removed before the "
+       "enemy's (engagement kernel)", "L3523-3525",
+       gap="a joined hero's own First Strike (its lines fire with the squad's)"),
+    _r("Move and Fire", S, P, "Move + ranged Sustained Attack, or March Move + ranged Attack "
+       "(engagement kernel)", "L3603-3605"),
+    _r("At the Double", S, P, "a free Move after a March Move (engagement kernel)",
+       "L3431-3433"),
     _r("Airborne", S, N, "dropped anywhere on turn 1; 2/3 for a second action; " + _BOARD,
        "L3391-3393"),
     _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
        "L3379-3381"),
-    _r("Camouflage", S, N, "cannot be attacked from range 3 or more until it acts; " + _BOARD,
-       "L3453-3457"),
+    _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
+       "attacks (engagement kernel)", "L3453-3457",
+       gap="the Camouflage special action to hide again"),
     _r("Improved Camouflage", S, N, "camouflage variant (ENLIST); " + _BOARD, "L3453-3457"),
     _r("Smoke Launchers", S, N, "once per game free smoke screen on itself; " + _BOARD,
        "L3651-3653, L3226-3230"),
@@ -310,8 +320,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "L3507-3509, L3347-3357"),
     _r("Assault Vehicle", S, N, _ENLIST),
     _r("Assault Shield", S, N, _ENLIST),
-    _r("Strongpoint", S, N, "fielded in a strongpoint (save re-rolls, close-combat saves); "
-       "battles put no fortification on the field", "L3663-3665, L3112-3138"),
+    _r("Strongpoint", S, P, "holds its strongpoint, or a bunker for the '(Bunker)' card: "
+       "save re-rolls, close-combat saves, no fire at aircraft from a bunker "
+       "(rules.attack.fortification_of)", "L3663-3665, L3112-3138",
+       gap="the fortification's facing, fire arcs and line of sight (L3130-3132; board)"),
     _r("Aircraft", K, N, "evade saves after moving are played; flying over units and never "
        "reacting are " + _BOARD, "L3395-3401"),
     _r("Raid", S, N, _ENLIST),

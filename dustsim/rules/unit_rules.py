@@ -129,7 +129,8 @@ class UnitRules:
     """Uses per game of Fighting Spirit (hits on P,T for one Attack or Sustained Attack,
     L3519-3521): 1, used by hero and unit at once (L3361)."""
     lucky: int = 0
-    """Uses per game of Lucky (re-roll failed hit dice after the roll, L3583-3585): 1."""
+    """Uses per game of Lucky (the hero re-rolls failed hit dice of its own weapons, declared
+    after the roll; not shared, L3583-3585): 1."""
     assassin: int = 0
     """1: the hero chooses which miniatures its close-combat hits remove (L3427-3429)."""
     amphibious: int = 0
@@ -232,7 +233,7 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
                                     "mechanic + engineer vehicle"})),
         artillery_observer=int("artillery observer" in shared),
         fighting_spirit=int("fighting spirit" in shared),
-        lucky=int("lucky" in shared),
+        lucky=int("lucky" in h or ("lucky" in own and card.kind == "hero")),
         assassin=int("assassin" in h or ("assassin" in own and card.kind == "hero")),
         amphibious=int("amphibious" in own),
     )
