@@ -142,12 +142,29 @@ def _rate(n: float, times: list[float]) -> tuple[float, float]:
     return n / min(times), n / statistics.median(times)
 
 
+#: the units of examples/lists/allies-rangers.toml and axis-heavy-grenadiers.toml (75 AP each)
+GRID_SIDES = ("Bazooka Joe + Ranger Command Squad, Ranger Combat Squad, Ranger Combat Squad, "
+              "Ranger Weapon Squad, Pounder, Ludwig, Ranger Sniper Squad",
+              "Lara + Heavy Grenadier Command Squad, Heavy Grenadier Assault Squad, "
+              "Heavy Grenadier Assault Squad, Ludwig, Heinrich")
+
+
+def _grid_spec(cards):
+    """The grid battle of the bench: the two 75-AP example lists' units on 101 Firefight."""
+    from dustsim.play.battle import prepare
+    from dustsim.play.duel import parse_side
+
+    a, b = (parse_side(x, cards, "dust-1947") for x in GRID_SIDES)
+    return prepare(a, b, scenario="101", seed=1)
+
+
 def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     """Every benchmark: CPU time over interleaved rounds, ratios against baselines measured
     in the same rounds; each goal of issue 17 with PASS or FAIL."""
     from dustsim.data.cards import load_cards
     from dustsim.engines.kernel import _uniform_loop
     from dustsim.engines.rng import state, uniform_loop
+    from dustsim.play.battle import simulate_battle
     from dustsim.play.duel import compile_duel, parse_side, simulate_duel
     from dustsim.play.epic import battle
 
@@ -158,10 +175,12 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
                              parse_side("Pounder, Ranger Combat Squad", cards, "dust-1947"),
                              distance=12, turns=5)
     army = "20 tank, 10 mech"
+    grid_spec = _grid_spec(cards)
     # compile and warm everything first: no compile time in any figure
     simulate_batch(specs, 1000, seed=1, threads=1)
     simulate_duel(duel_spec, 1000, seed=1, threads=1)
     battle(army, army, engine="mc", trials=1000, threads=1)
+    simulate_battle(grid_spec, 200, seed=1, threads=1)
     gen = np.random.Generator(np.random.PCG64(3))
     xs = state(np.random.SeedSequence(3))
     _uniform_loop(gen, 1000)
@@ -172,6 +191,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     np_trials = 20_000 if quick else 200_000
     n_duel = 5_000 if quick else 100_000
     n_epic = 10_000 if quick else 200_000
+    n_grid = 1_000 if quick else 10_000
     rng = np.random.default_rng(1)
     np_means: list = []
     t = _rounds({
@@ -182,6 +202,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
                                           for s in specs]),
         "duel": lambda: simulate_duel(duel_spec, n_duel, seed=1, threads=1),
         "epic": lambda: battle(army, army, engine="mc", trials=n_epic, threads=1),
+        "grid": lambda: simulate_battle(grid_spec, n_grid, seed=1, threads=1),
     }, 2 if quick else 3)
     uni, uni_med = _rate(n_u, t["uniform"])
     xo, _ = _rate(n_u, t["xoshiro"])
@@ -189,6 +210,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     npr, npr_med = _rate(np_trials * len(specs), t["numpy"])
     duel, duel_med = _rate(n_duel, t["duel"])
     epic, epic_med = _rate(n_epic, t["epic"])
+    grid, grid_med = _rate(n_grid, t["grid"])
     mc = simulate_batch(specs, trials, seed=1, threads=1)
     agree = max(abs(m.damage.mean() - nm) for m, nm in zip(mc, np_means[-1], strict=True))
     t0 = time.perf_counter()
@@ -219,6 +241,13 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
                     detail=f"median rounds {duel_med / uni_med:.4f}; the engagement's tables "
                            "and state in one int64 matrix, no reference counting, one uniform "
                            "per roll, the initiative one random bit"),
+        BenchResult("grid battles/s (two 75-AP lists, 101 Firefight, 1 thread)", grid,
+                    "games/s", ">= 5000",
+                    detail=f"allies-rangers vs axis-heavy-grenadiers on the 9 x 12 board, 8 "
+                           f"turns, policy hold-and-strike; {med(grid_med)}"),
+        BenchResult("grid battles/s / uniform draws/s (1 thread)", grid / uni, "ratio",
+                    detail=f"median rounds {grid_med / uni_med:.6f}; the goal of issue 22 is "
+                           "the games/s row above"),
         BenchResult("epic Monte Carlo battles/s (30 figures a side, 1 thread)", epic,
                     "battles/s", detail=med(epic_med)),
         BenchResult("epic battles/s / uniform draws/s (1 thread)", epic / uni, "ratio",

@@ -755,8 +755,48 @@ def _duel_arguments(p) -> None:
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="ruleset option (see dustsim.rules.rulesets.OPTIONS)")
     p.add_argument("--data", nargs="*", help="unit files or folders")
+    p.add_argument("--scenario", metavar="NAME",
+                   help="play the duel on this Dust 1947 scenario's board (`dustsim "
+                        "scenarios`; dustsim/play/battle.py): the sides enter from their edges, "
+                        "--distance/--cover/the line policies do not apply")
+    p.add_argument("--policy", help="battle policy with --scenario (dustsim/play/policies.py)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_duel)
+
+
+def _duel_board(args, cards) -> int:
+    """``dustsim duel --scenario``: the sides as a battle on the scenario's board."""
+    from dustsim.play.battle import battle
+    from dustsim.play.duel import parse_side
+    from dustsim.play.policies import DEFAULT_POLICY
+
+    if args.ruleset != "dust-1947":
+        raise DustsimError("--scenario plays Dust 1947 only", field="--ruleset")
+    for flag in ("cover_a", "cover_b"):
+        if getattr(args, flag):
+            raise DustsimError(f"--{flag.replace('_', '-')} does not apply with --scenario "
+                               "(cover comes from the board)", field=f"--{flag}")
+    side_a = parse_side(args.side_a, cards, args.ruleset, field_name="--side-a")
+    side_b = parse_side(args.side_b, cards, args.ruleset, field_name="--side-b")
+    r = battle(side_a, side_b, scenario=args.scenario, trials=args.trials, seed=args.seed,
+               policy=args.policy or DEFAULT_POLICY, threads=args.threads,
+               options=_parse_options(args.option), progress=progress_wanted(args))
+    d = r.to_json()
+    if args.json:
+        print(json.dumps(d, indent=1))
+        return 0
+    print(f"A: {args.side_a}\nB: {args.side_b}\nscenario {d['scenario']}, board {d['board']}, "
+          f"{d['turns']} turns, policy {d['policy']}; {r.trials:,} games, seed {r.seed}")
+    for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw")):
+        print(f"  {label:<10} {d[k]:.4f} ± {d['se_' + k]:.4f}")
+    for side in ("A", "B"):
+        parts = ", ".join(f"{k} {v:.3f}" for k, v in d["won_by"][side].items() if v)
+        print(f"  {side} won by  {parts or '-'}")
+    for s in ("a", "b"):
+        print(f"  AP lost by {s.upper()}: {d[f'ap_lost_{s}']:.2f} ± {d[f'se_ap_lost_{s}']:.2f}")
+    for n in d["notes"]:
+        print(f"note: {n}", file=sys.stderr)
+    return 0
 
 
 def cmd_duel(args) -> int:
@@ -773,6 +813,11 @@ def cmd_duel(args) -> int:
         cards = [c for c in cards if c.edition == args.edition]
     args.ruleset = args.ruleset or DEFAULT_RULESET_FOR_EDITION.get(args.edition or "",
                                                                    "dust-1947")
+    if args.scenario is not None:
+        return _duel_board(args, cards)
+    if args.policy is not None:
+        raise DustsimError("--policy names a battle policy: give --scenario too",
+                           field="--policy")
     side_a = parse_side(args.side_a, cards, args.ruleset, cover=args.cover_a,
                         field_name="--side-a")
     side_b = parse_side(args.side_b, cards, args.ruleset, cover=args.cover_b,

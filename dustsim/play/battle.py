@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
     from dustsim.play.board import Board
 
-CHUNK = 1024  # games per chunk: part of the stream definition (results depend on it)
+CHUNK = 512  # games per chunk: part of the stream definition (results depend on it)
 MAX_TRIALS = 10_000_000
 DEFAULT_SCENARIO = "101"
 SIDES = ("A", "B")
@@ -484,6 +484,9 @@ class BattleResult:
             m = self.curves[T, 2 * i] / self.trials
             var = max(self.curves[T, 2 * i + 1] / self.trials - m * m, 0.0)
             d[f"ap_lost_{s}"] = (float(m), math.sqrt(var / self.trials))
+        m = (self.curves[T, 2] - self.curves[T, 0]) / self.trials
+        var = max(self.acc[23] / self.trials - m * m, 0.0)
+        d["margin"] = (float(m), math.sqrt(var / self.trials))
         d["mean_turns"] = (float(self.acc[19] / self.trials), float("nan"))
         d["p_a_attacker"] = self._p(20)
         na = self.acc[20]
@@ -591,15 +594,23 @@ def _side_units(x, label: str):
 
 def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
             policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
-            options: dict | None = None) -> BattleSpec:
+            turns: int | None = None, options: dict | None = None) -> BattleSpec:
     """Compile a battle: lists (:class:`ArmyList`, a side string as ``dustsim duel`` takes,
     or DuelUnits), the scenario and its board (seeded), the policy, the attacker (``"A"``,
-    ``"B"`` or None: drawn per game)."""
+    ``"B"`` or None: drawn per game), ``turns`` (None: the scenario's limit)."""
     if attacker not in (None, "A", "B", "a", "b"):
         raise DustsimError(f"attacker must be A, B or left out, got {attacker!r}",
                            field="--attacker")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise DustsimError(f"the seed must be an integer from 0 to 2**63-1, got {seed!r}",
+                           field="--seed")
     pol = get_policy(policy)
     setup = scenario_setup(scenario, seed)
+    if turns is not None:
+        if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= 100:
+            raise DustsimError(f"--turns must be an integer from 1 to 100, got {turns!r}",
+                               field="--turns")
+        setup = replace(setup, turns=turns)
     ua, na = _side_units(list_a, "A")
     ub, nb_ = _side_units(list_b, "B")
     att = None if attacker is None else (0 if attacker.upper() == "A" else 1)
@@ -630,11 +641,11 @@ def _unplayed(units) -> tuple[str, ...]:
 
 def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = 2_000,
            seed: int = 0, policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
-           threads: int | None = None, options: dict | None = None,
+           turns: int | None = None, threads: int | None = None, options: dict | None = None,
            progress: bool = False) -> BattleResult:
     """Play list A against list B on a scenario ``trials`` times (module docstring)."""
     spec = prepare(list_a, list_b, scenario=scenario, seed=seed, policy=policy,
-                   attacker=attacker, options=options)
+                   attacker=attacker, turns=turns, options=options)
     return simulate_battle(spec, trials, seed, threads=threads, progress=progress)
 
 
@@ -680,7 +691,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         r = log[k]
         a = ACTIONS[int(r[BK.L_ACTION])]
         ev: dict = {"turn": int(r[BK.L_TURN]),
-                    "side": SIDES[int(r[BK.L_SIDE])] if r[BK.L_SIDE] >= 0 else None,
+                    "side": SIDES[int(r[BK.L_SIDE])] if 0 <= r[BK.L_SIDE] < 2 else None,
                     "unit": int(r[BK.L_UNIT]) if r[BK.L_UNIT] >= 0 else None, "action": a}
         u = ev["unit"]
         uname = spec.names[u] if u is not None else ""
@@ -755,7 +766,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         elif a == "end-turn":
             ev["text"] = f"End of turn {ev['turn']}."
         elif a == "end":
-            ev["winner"] = ev["side"] if ev["side"] in SIDES else "draw"
+            ev["winner"] = SIDES[int(r[BK.L_SIDE])] if 0 <= r[BK.L_SIDE] < 2 else "draw"
             ev["won_by"] = WON_BY[int(r[BK.L_X])]
             ev["side"] = None
             ev["text"] = (f"The game ends: {ev['winner']} ({ev['won_by']})." if
@@ -824,3 +835,81 @@ def _terrain_names() -> tuple[str, ...]:
     from dustsim.play.board import TERRAIN_NAMES
 
     return TERRAIN_NAMES
+
+
+# -- the meta --------------------------------------------------------------------------------------
+def _meta_task(i: int, a, b, trials: int, seed: int, settings: dict) -> dict:
+    r = battle(a, b, trials=trials, seed=seed, threads=1, **settings)
+    d = r.summary()
+    for k in ("p_a_wins", "p_b_wins", "p_draw", "margin", "ap_lost_a", "ap_lost_b"):
+        d[f"se_{k}"] = r.se(k)
+    return {"pair": i, **d}
+
+
+def battle_meta(lists: list, *, trials: int = 1_000, seed: int = 0, client=None,
+                progress: bool = False, **settings) -> pd.DataFrame:
+    """Every list against every other on one scenario (each pairing once, the earlier list as
+    side A, roles drawn per game), here or on a Dask client; pairing *i* draws from the
+    *i*-th child of ``SeedSequence(seed)`` (the same numbers on Dask). Tidy, both orders of
+    every pairing, the columns of :func:`dustsim.play.list_battles.meta` plus the scenario
+    and each list's wins by condition."""
+    import pandas as pd
+
+    if len(lists) < 2:
+        raise DustsimError(f"a meta needs at least two lists, got {len(lists)}",
+                           field="folder")
+    names = [x.name for x in lists]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise DustsimError(f"two lists are named {dup!r}; give each list its own name",
+                           field="name")
+    pairs = [(i, j) for i in range(len(lists)) for j in range(i + 1, len(lists))]
+    seeds = [int(s.generate_state(1)[0] % (2**63)) for s in
+             np.random.SeedSequence(seed).spawn(len(pairs))]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(pairs), desc="meta", unit="pairing", leave=False)
+    results: list = [None] * len(pairs)
+    try:
+        if client is None:
+            for k, (i, j) in enumerate(pairs):
+                results[k] = _meta_task(k, lists[i], lists[j], trials, seeds[k], settings)
+                if bar is not None:
+                    bar.update(1)
+        else:
+            from distributed import as_completed
+
+            futures = [client.submit(_meta_task, k, lists[i], lists[j], trials, seeds[k],
+                                     settings, key=f"dustsim-battle-meta-{k}-{seed}",
+                                     pure=False, retries=2)
+                       for k, (i, j) in enumerate(pairs)]
+            try:
+                for fut in as_completed(futures):
+                    r = fut.result()
+                    results[r["pair"]] = r
+                    if bar is not None:
+                        bar.update(1)
+            except BaseException:
+                client.cancel(futures)
+                raise
+    finally:
+        if bar is not None:
+            bar.close()
+    rows = []
+    for r in results:
+        base = {"scenario": r["scenario"], "policy": r["policy"], "trials": r["trials"],
+                "seed": r["seed"]}
+        for me, op, s, o in (("a", "b", "list_a", "list_b"), ("b", "a", "list_b", "list_a")):
+            sign = 1 if me == "a" else -1
+            row = {"list": r[s], "opponent": r[o], "p_win": r[f"p_{me}_wins"],
+                   "p_draw": r["p_draw"], "p_loss": r[f"p_{op}_wins"],
+                   "se_p_win": r[f"se_p_{me}_wins"], "margin": sign * r["margin"],
+                   "se_margin": r["se_margin"], "ap_lost": r[f"ap_lost_{me}"],
+                   "ap_destroyed": r[f"ap_lost_{op}"], "side": me, **base}
+            for k in (0, 1, 2, 3, 5):
+                key = WON_BY[k].replace(" ", "_")
+                row[f"won_by_{key}"] = r[f"p_{me}_wins_by_{key}"]
+            rows.append(row)
+    return pd.DataFrame(rows)

@@ -1944,7 +1944,8 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
 def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
     """``n`` games; acc: [0:3] winner A/B/draw, [3:15] wins by (side, won_by) at
     3 + side * 6 + won_by, [15:17] VP of A (sum, sum sq), [17:19] VP of B, [19] turns played,
-    [20] games with A attacking, [21] attacker wins, [22] defender wins; curves[k]: AP lost
+    [20] games with A attacking, [21] attacker wins, [22] defender wins, [23] sum of squared
+    margins (AP B lost - AP A lost); curves[k]: AP lost
     by A (sum, sum sq), by B (sum, sum sq) at the end of turn k."""
     T = m[R_B, B_TURNS]
     U = m[0, H_U]
@@ -1969,6 +1970,8 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
         acc[17] += vp1
         acc[18] += vp1 * vp1
         acc[19] += m[R_G, G_TURN]
+        mg = curve[T, 1] - curve[T, 0]
+        acc[23] += mg * mg
         att = m[R_G, G_ATT]
         if att == 0:
             acc[20] += 1.0
