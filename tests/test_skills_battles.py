@@ -347,3 +347,19 @@ def test_strongpoint_units_hold_their_fortification():
     # in a strongpoint S on the re-roll does not save
     out = replay_duel(duel_spec(a, gun_team("Gun")), "P" "S" "S" "SS")
     assert out.left["Gun"] == 3
+
+
+def test_smoke_launchers_cover_until_the_end_of_the_next_turn():
+    a = vehicle("A", GUN)
+    b = vehicle("B", skills=("Smoke Launchers",))
+    b_first = DuelPolicy(reactive="never", passing="never", initiative="b")
+    faces = (
+        "P" "P"          # turn 1: B, threatened, launches its smoke (L3653) and has nothing
+                         # to do; A: Sustained, P hits, the smoke's vehicle cover save P (L684)
+        "SS" "P" "S"     # turn 2: B's removal roll; A hits, cover save S fails: 1 damage
+        "SS" "P"         # turn 3: the smoke is gone (end of the next turn, L3228): no save
+    )
+    out = replay_duel(duel_spec(a, b, turns=3, policy=b_first), faces)
+    assert out.left["B"] == 3
+    plain = duel_spec(a, vehicle("B"), turns=1, policy=b_first)
+    assert replay_duel(plain, "P").left["B"] == 4  # no launcher: no save in the open

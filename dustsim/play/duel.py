@@ -58,7 +58,10 @@ no attack on it from range 3 or more until it attacks; the policy never takes th
 special action again); Advanced Reactive Fire reacts within range 6 on P or S; Fighting Spirit
 is spent in the unit's first Attack action, Lucky in the hero's first plain Attack (the
 policy does not wait for a bad roll); a lone Assassin hero aims its close-combat hits at a
-joined hero.
+joined hero; Smoke Launchers: at the start of an activation in which an enemy that can hurt
+it is within its longest range plus one Move, the vehicle (not already in cover) launches its
+one smoke screen: cover until the end of the next turn (1947 L3651-3653, L3228, L680; the
+screen's own square only, and it does not stop the vehicle firing out).
 With a third action (Infantry Ace, an Ace Pilot: a die at activation, 2/3, L3555-3557,
 L3367-3369) a unit takes Move + Sustained Attack where one Move brings it in range, March Move +
 Attack where the March does, Reload + Sustained Attack when empty in range. Stunned tokens
@@ -446,7 +449,9 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             | K.F_MOVE_AND_FIRE * ur.move_and_fire | K.F_FIRST_STRIKE * ur.first_strike
             | K.F_CAMOUFLAGE * (ur.camouflage == 1)
             | K.F_FIGHTING_SPIRIT * ur.fighting_spirit | K.F_LUCKY * ur.lucky
-            | K.F_ASSASSIN * (ur.assassin and du.hero is None and card.kind == "hero"))
+            | K.F_ASSASSIN * (ur.assassin and du.hero is None and card.kind == "hero")
+            # smoke gives cover: nothing to gain for a unit placed in cover already
+            | K.F_SMOKE * (ur.smoke_launchers and not du.cover))
         if reacts and ur.reactive_faces == 4:  # Advanced Reactive Fire (L3373)
             row[K.U_REACT_RANGE] = ur.reactive_range
             row[K.U_REACT_MASK] = (P | S).mask
@@ -551,7 +556,7 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     weapons = np.asarray(wrows, np.int64).reshape(W, K.N_WEAPON_COLS)
     gdice = np.zeros((max(W, 1), U), np.int64)
     gblast = np.zeros((max(W, 1), U), np.int64)
-    groups = np.zeros((max(W, 1), U, 2, 14), np.int64)
+    groups = np.zeros((max(W, 1), U, 2, K.N_GROUP_COLS), np.int64)
     tspec = np.zeros((U, 13), np.int64)
     for t, cu in enumerate(compiled):
         tspec[t] = cu.tspec
@@ -573,7 +578,16 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                     unusable.add(f"{carrier.name}: {w.name} vs {ct.target.column} unknown "
                                  "('?')")
                 for variant, row in enumerate(rows):
-                    groups[w0 + k, t, variant] = row
+                    groups[w0 + k, t, variant, :len(row)] = row
+                if units[t, K.U_FLAGS] & K.F_SMOKE:  # the line against t in a smoke screen
+                    from dustsim.engines.kernel import G_SAVE, G_SAVE_RR
+
+                    w, _carrier, _row, skills = cu.weapons[k]
+                    tgc = _interned(replace(ct.target, cover=True))
+                    crows = _weapon_vs(w, skills, tgc, rs, rs_key)[0]
+                    for variant, row in enumerate(crows):
+                        groups[w0 + k, t, variant, K.G_COVER_SAVE] = row[G_SAVE]
+                        groups[w0 + k, t, variant, K.G_COVER_RR] = row[G_SAVE_RR]
                 gblast[w0 + k, t] = blast
                 gdice[w0 + k, t] = dice
     notes.extend(sorted(unusable))

@@ -32,6 +32,7 @@ from dustsim.engines.kernel import (
     G_DICE,
     G_HIT,
     G_RR,
+    G_SAVE,
     S_MODELS,
     S_POLICY,
     S_SINGLE,
@@ -40,6 +41,7 @@ from dustsim.engines.kernel import (
     _count,
     _trial,
 )
+from dustsim.engines.kernel import G_SAVE_RR as G_SAVE_REROLL
 from dustsim.engines.rng import next_u64
 from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported for the kernel's users)
     C_APPROACH,
@@ -49,6 +51,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     C_FIRST,
     C_INIT,
     C_INIT_DICE,
+    C_NOW,
     C_P,
     C_PASS,
     C_REACT_DICE,
@@ -67,7 +70,10 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     F_LUCKY,
     F_MOVE_AND_FIRE,
     F_SCOUT,
+    F_SMOKE,
     FAR,
+    G_COVER_RR,
+    G_COVER_SAVE,
     N_CONFIG,
     N_UNIT_COLS,
     N_WEAPON_COLS,
@@ -79,6 +85,8 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     ST_MODELS,
     ST_MOVED,
     ST_SINGLE,
+    ST_SMOKE,
+    ST_SMOKES,
     ST_SPIRIT,
     ST_STUN,
     ST_TOK,
@@ -143,7 +151,7 @@ H_U, H_W, H_UNITS, H_WPN, H_WT, H_GROUPS, H_TSPEC, H_ST, H_WS, H_RES, H_RES2 = r
 N_BLOCKS = 9  # H_UNITS .. H_RES2
 R_CFG = 1
 T_SUPP = NCOL - 1  # target spec rows: the spec's own S_SUPP (attacks overwrite S_SUPP)
-G_SAVE_HIT, G_SAVE_RR = NCOL - 4, NCOL - 3  # dice group rows: masks saved while a per-game
+G_KEEP_HIT, G_KEEP_RR = NCOL - 2, NCOL - 1  # dice group rows: masks saved while a per-game
 # skill (Fighting Spirit, Lucky) upgrades them for one attack
 WT_DICE, WT_BLAST = range(2)  # a (weapon line, target) row: dice per carrier, blast dice
 
@@ -371,6 +379,35 @@ def _move(m, u, t, squares, desired):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _swap_cover(m, r0, r1):
+    """Exchange the open and in-cover save masks of dice group rows r0 .. r1 - 1."""
+    for r in range(r0, r1):
+        a = m[r, G_SAVE]
+        m[r, G_SAVE] = m[r, G_COVER_SAVE]
+        m[r, G_COVER_SAVE] = a
+        a = m[r, G_SAVE_REROLL]
+        m[r, G_SAVE_REROLL] = m[r, G_COVER_RR]
+        m[r, G_COVER_RR] = a
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _threatened(m, u):
+    """Some living enemy can hurt u and is within its longest useful range plus one Move of
+    it: the smoke policy's trigger."""
+    ru = m[0, H_UNITS]
+    side = m[ru + u, U_SIDE]
+    hit = False
+    for e in range(m[0, H_U]):
+        if m[ru + e, U_SIDE] == side or not _alive(m, e):
+            continue
+        longest, _shortest = _useful_ranges(m, e, u)
+        if longest >= 0 and _dist(m, e, u) <= longest + m[ru + e, U_MOVE]:
+            hit = True
+            break
+    return hit
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
     """Build and resolve one attack of u's weapons of one class (ranged or close combat) on t.
 
@@ -440,8 +477,8 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
     if spirit or lucky:
         for w in range(w0, w1):
             rgw = rg + w
-            m[rgw, G_SAVE_HIT] = m[rgw, G_HIT]
-            m[rgw, G_SAVE_RR] = m[rgw, G_RR]
+            m[rgw, G_KEEP_HIT] = m[rgw, G_HIT]
+            m[rgw, G_KEEP_RR] = m[rgw, G_RR]
             if spirit:
                 m[rgw, G_HIT] |= m[R_CFG, C_T]
                 if m[rgw, G_RR] != 0:
@@ -453,13 +490,20 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
     if cc and m[ru + u, U_FLAGS] & F_ASSASSIN and m[ru + t, U_SQUAD] != 0 and \
             m[rs + t, ST_HERO] > 0:
         m[rt, S_POLICY] = 3  # aimed-hero (dustsim.rules.attack.ALLOCATIONS)
+    # a smoke screen on the target: its lines use their saves against a target in cover
+    # (L680, L3228; swapped back after the roll)
+    smoke = m[rs + t, ST_SMOKE] >= m[R_CFG, C_NOW]
+    if smoke:
+        _swap_cover(m, rg + w0, rg + w1)
     # a line that does not fire has 0 dice: it draws nothing and changes nothing
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
+    if smoke:
+        _swap_cover(m, rg + w0, rg + w1)
     m[rt, S_POLICY] = policy
     if spirit or lucky:
         for w in range(w0, w1):
-            m[rg + w, G_HIT] = m[rg + w, G_SAVE_HIT]
-            m[rg + w, G_RR] = m[rg + w, G_SAVE_RR]
+            m[rg + w, G_HIT] = m[rg + w, G_KEEP_HIT]
+            m[rg + w, G_RR] = m[rg + w, G_KEEP_RR]
     return pos, True
 
 
@@ -689,6 +733,11 @@ def _activate(rng, buf, pos, scripted, m, value, u):
     first = m[rsu, ST_FIRST] != 0  # its first activation of the game
     m[rsu, ST_FIRST] = 0
     fl = m[ru, U_FLAGS]
+    if m[rsu, ST_SMOKES] > 0 and m[rsu, ST_SMOKE] < m[R_CFG, C_NOW] and _threatened(m, u):
+        # Smoke Launchers: a free Launch Smoke special action on itself, once per game; the
+        # screen gives cover until the end of the next turn (L3653, L3228)
+        m[rsu, ST_SMOKES] -= 1
+        m[rsu, ST_SMOKE] = m[R_CFG, C_NOW] + 1
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rsu, ST_TOK] == 2
     stun = _stun(m, u)
@@ -843,10 +892,13 @@ def _engage(rng, buf, pos, scripted, m, value, out):
         m[rs + u, ST_FIRST] = 1
         m[rs + u, ST_SPIRIT] = 0
         m[rs + u, ST_LUCKY] = 0
+        m[rs + u, ST_SMOKE] = 0
+        m[rs + u, ST_SMOKES] = 1 if m[ru + u, U_FLAGS] & F_SMOKE else 0
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
         m[m[0, H_WS] + w, WS_LOADED] = 1
     for turn in range(1, m[R_CFG, C_TURNS] + 1):
+        m[R_CFG, C_NOW] = turn
         for u in range(U):
             m[rs + u, ST_ACT] = 0
             m[rs + u, ST_MOVED] = 0

@@ -253,9 +253,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        gap="the Camouflage special action in duels (grid battles play it)"),
     _r("Improved Camouflage", S, P, "played as Camouflage in grid battles (play.battle_rules)",
        "L3453-3457", gap="its ENLIST improvement over Camouflage (text in no seed)"),
-    _r("Smoke Launchers", S, P, "once per game a free smoke screen (2x2) on itself: blocks "
-       "sight through it, cover inside, to the end of the next turn (grid battles, "
-       "play.battle_rules)", "L3651-3653, L3226-3230"),
+    _r("Smoke Launchers", S, P, "once per game a free smoke screen on itself when threatened: "
+       "cover until the end of the next turn (engagement kernel); in grid battles the 2x2 "
+       "screen also blocks sight through it (play.battle_rules)", "L3651-3653, L3226-3230"),
     _r("Smoke Grenades", S, N, "smoke screen (ENLIST); " + _BOARD, "L3226-3230"),
     _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
