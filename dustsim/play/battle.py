@@ -23,7 +23,8 @@ corners, each weapon's own target, initiative (the winner picks who activates fi
 activations, two actions, reactive attacks, Under Fire and Suppression, close combat with
 retaliation, limited ammunition and reload, set-up weapons, objectives and exits.
 **Decisions / not played** (listed in every result's ``notes``): fire arcs (a vehicle turns
-to its first target: it fires every line at targets it can see), smoke, Large/Huge vehicles'
+to its first target: it fires every line at targets it can see), artillery smoke shells,
+Large/Huge vehicles'
 extra squares, barbed wire and minefield dice, height, weather and reserves, heroes moving
 alone, transports; rules on the cards that battles do not play come from the skills table.
 
@@ -57,15 +58,19 @@ SIDES = ("A", "B")
 WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "default")
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
-           "end-turn", "end", "exit")
+           "end-turn", "end", "exit", "special")
+SPECIALS = ("", "camouflage", "smoke")  # A_SPECIAL events' L_X (battle_kernel.SP_*)
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
 DECISIONS = (
     "fire arcs are not played: a vehicle turns to its first target and fires every line at "
     "targets it can see (L584-598)",
-    "smoke, Large/Huge vehicles' extra squares, barbed wire and minefield dice, height, "
-    "weather and reserves are not played on the board",
+    "artillery smoke shells, Large/Huge vehicles' extra squares, barbed wire and minefield "
+    "dice, height, weather and reserves are not played on the board",
+    "tempo and smoke rules (play.battle_rules): one free action follows a March Move (a "
+    "Charge / Move and Fire Attack when worth something, else At the Double's Move); "
+    "aircraft see over smoke screens as over trees (L655)",
     "a diagonal step may not cut the corner of an impassable square or an enemy unit (the "
     "'moving around corners' figure, pp. 19-20, is lost)",
     "in an exit scenario a unit leaves the board when it ends a Move on its exit edge",
@@ -398,6 +403,9 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             row = BK.F_UNITS + U + i * U + t
             f[row, 0] = _line_ev(w, skills, targets_open[t], rs)
             f[row, 1] = _line_ev(w, skills, targets_cov[t], rs)
+    from dustsim.play.battle_rules import fill_rule_facts
+
+    fill_rule_facts(m, all_units)  # tempo, concealment, reaction, movement flags (issue 23)
     bd, ls, lq = _board_matrix(board)
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
     if any(not math.isfinite(a) for a in spec.ap):
@@ -743,6 +751,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             ev["text"] = f"{uname} activates."
         elif a == "nothing":
             ev["text"] = f"{uname} holds its position."
+        elif a == "special":
+            ev.update(_special(r, uname, board.width, spec.names))
         elif a == "initiative":
             ev["first"] = SIDES[int(r[BK.L_X])]
             ev["text"] = (f"Side {ev['side']} wins the initiative; side {ev['first']} "
@@ -788,6 +798,30 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         "events": events,
         "notes": list(spec.notes),
     }
+
+
+def _special(r: np.ndarray, uname: str, width: int, names) -> dict:
+    """The fields of a special action event (battle_rules): ``special`` (its name), the
+    square and, for smoke, the four squares of the screen."""
+    from dustsim.play import battle_kernel as BK
+
+    kind = SPECIALS[int(r[BK.L_X])]
+    s = int(r[BK.L_FROM])
+    ev: dict = {"special": kind, "square": s}
+    if kind == "camouflage":
+        ev["text"] = (f"{uname} takes the Camouflage special action: it cannot be attacked "
+                      "from range 3 or more until it acts (L3453-3457).")
+    elif kind == "smoke":
+        c = int(r[BK.L_TO])
+        cols = sorted({s % width, c % width})
+        rows = sorted({s // width, c // width})
+        ev["smoke"] = [rr * width + cc for rr in rows for cc in cols]
+        t = int(r[BK.L_TARGET])
+        ev["target"] = t
+        ev["text"] = (f"{uname} launches smoke on squares "
+                      f"{', '.join(map(str, ev['smoke']))} to screen itself from "
+                      f"{names[t]} before the enemy moves (Smoke Launchers, L3651).")
+    return ev
 
 
 def _left_py(m: np.ndarray, u: int) -> int:

@@ -49,6 +49,7 @@ import numpy as np
 
 from dustsim.engines.kernel import G_DICE, S_MODELS, S_SINGLE, S_SUPP, S_TOKEN, _count, _trial
 from dustsim.engines.rng import next_u64, uniform
+from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
     C_P,
     C_PASS,
@@ -85,6 +86,7 @@ from dustsim.play.duel_kernel import (
     U_MARCH,
     U_MODELS,
     U_MOVE,
+    U_REACT_MASK,
     U_REACT_RANGE,
     U_SIDE,
     U_SINGLE,
@@ -147,6 +149,11 @@ ST_SQ, ST_FACE, ST_GONE = 9, 10, 11  # after the duel kernel's (ST_STUN is 7)
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST = range(6)
+# the rules' columns (dustsim.play.battle_rules) must not collide with the kernel's
+if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
+        BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
+) <= X_CAN_EXIT or BR.WS_SAVE <= 7 or BR.SC_SMOKE <= SC_LIST:
+    raise AssertionError("battle_rules columns out of step with the battle kernel")
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
 # floats f: row 0 policy weights, rows 1.. unit AP, then (weapon line, target) expected damage
@@ -175,7 +182,9 @@ NLOG = 21
 # plain constant argument (see duel_kernel.ON), so these keep one specialisation per helper
 (A_INITIATIVE, A_ACTIVATE, A_MOVE, A_MARCH, A_ATTACK, A_SUSTAINED, A_REACTION, A_CC, A_NOTHING,
  A_PASS, A_TOKEN, A_TOKEN_REMOVED, A_DESTROYED, A_OBJECTIVE, A_END_TURN, A_END,
- A_EXIT) = (np.int64(i) for i in range(17))
+ A_EXIT, A_SPECIAL) = (np.int64(i) for i in range(18))
+# special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651)
+SP_CAMOUFLAGE, SP_SMOKE = np.int64(1), np.int64(2)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -263,13 +272,15 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
             o = m[rsc + s, occ_col]
             if o > 0 and m[rx + o - 1, X_VEH] != 0 and s != a and s != b:
                 return 2
+            if s != a and s != b and BR.smoke_on(m, s):
+                return 2  # smoke blocks sight through it (L3228, as trees L614-616)
             k += 1
             continue
         s2 = lq[k + 1, 0]
         o1 = m[rsc + s, occ_col]
         o2 = m[rsc + s2, occ_col]
-        b1 = o1 > 0 and m[rx + o1 - 1, X_VEH] != 0
-        b2 = o2 > 0 and m[rx + o2 - 1, X_VEH] != 0
+        b1 = (o1 > 0 and m[rx + o1 - 1, X_VEH] != 0) or BR.smoke_on(m, s)
+        b2 = (o2 > 0 and m[rx + o2 - 1, X_VEH] != 0) or BR.smoke_on(m, s2)
         if b1 or b2:
             # a dynamic blocking corner: with a static blocking square at the same corner
             # (already counted in the static code) or a second one, the line is blocked
@@ -298,7 +309,7 @@ def _occupy(m):
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _in_cover(m, bd, u, sq, los):
     """Target u on square sq is in cover: its square's terrain for its class, or one corner."""
-    if los == 1:
+    if los == 1 or BR.smoke_on(m, sq):  # in smoke: cover (L3228, L680)
         return 1
     n = m[R_B, B_N]
     k = _kind(m, u)
@@ -346,6 +357,7 @@ def _reach(m, bd, u, limit, qb):
     fly = cls == FLYING
     side = m[ru + u, U_SIDE]
     veh = m[rx, X_KIND] == KIND_VEH
+    tb = BR.has(m, u, BR.RB_TRAIL_BLAZER)  # moves through enemy units (L3693-3695)
     r_mc = 9 * n + 4 + cls
     r_nb = 9 * n + 11
     r_wall = 9 * n + 24
@@ -383,7 +395,7 @@ def _reach(m, bd, u, limit, qb):
             if c != level:
                 continue  # a stale entry: reached cheaper since
             o = m[rsc + s, SC_OCC]
-            if o > 0 and o - 1 != u and not fly and m[ru + o - 1, U_SIDE] != side:
+            if o > 0 and o - 1 != u and not fly and not tb and m[ru + o - 1, U_SIDE] != side:
                 continue  # never through an enemy (entry squares: checked above)
             wall = bd[r_wall, s]
             for d in range(8):
@@ -398,7 +410,7 @@ def _reach(m, bd, u, limit, qb):
                         continue
                     ot = m[rsc + t, SC_OCC]
                     if ot > 0 and ot - 1 != u:
-                        if m[ru + ot - 1, U_SIDE] != side:
+                        if m[ru + ot - 1, U_SIDE] != side and not tb:
                             continue  # never into an enemy's square
                         if veh and m[m[0, H_XU] + ot - 1, X_KIND] == KIND_VEH:
                             continue  # vehicles never pass friendly vehicles (L463)
@@ -561,6 +573,8 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
             continue
         ts = _sq(m, t)
         d = bd[s, ts]
+        if BR.hidden(m, t, d):
+            continue  # camouflaged: not from range 3 or more (L3455)
         inreach = False
         for w in range(w0, w1):
             if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX] and _hurts(m, w, t):
@@ -835,10 +849,10 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     rws = m[0, H_WS]
     rwp = m[0, H_WPN]
     rr = m[0, H_RES]
-    rr2 = m[0, H_RES2]
     w0 = m[ru, U_W0]
     w1 = m[ru, U_W1]
     fired_any = False
+    BR.unhide(m, u)  # an Attack ends Camouflage (L3455)
     width = m[R_B, B_WIDTH]
     for w in range(w0, w1):  # vehicles turn to their first target (fire arcs: see battle.py)
         t = m[rws + w, WS_TGT]
@@ -867,28 +881,85 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         if not declared or not _alive(m, t) or not _alive(m, u):
             continue
         sus = sustained and not fired_any  # one part of a Sustained Attack is sustained
+        pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved):
+    """u's close-combat lines declared at t and t's retaliation, never sustained (L765), a
+    Stunned t never fighting back (L3266, L3331, L3465): casualties removed together
+    (L763-765), or the side with First Strike (not both) resolves and removes its casualties
+    first (L3523-3525)."""
+    rr = m[0, H_RES]
+    fs_u = BR.has(m, u, BR.RB_FIRST_STRIKE)
+    fs_t = BR.has(m, t, BR.RB_FIRST_STRIKE)
+    if fs_t and not fs_u:  # the retaliation strikes first, if u has a line that will fire
+        d = bd[_sq(m, u), _sq(m, t)]
+        ready = False
+        ru = m[0, H_UNITS] + u
+        for w in range(m[ru, U_W0], m[ru, U_W1]):
+            if m[m[0, H_WS] + w, WS_TGT] == t and _fires_at(m, w, t, d, ON) > 0:
+                ready = True
+        if not ready:
+            return pos
+        pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
+        if not _alive(m, u):
+            return pos
         bl = _left(m, t)
         bt = m[m[0, H_ST] + t, ST_TOK]
-        pos, hit_back = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
-                                 ON, rr, A_CC)
-        if not hit_back:
-            continue
-        # retaliation: t's close-combat lines at u, never sustained (L765)
-        rt = m[0, H_UNITS] + t
-        for w in range(m[rt, U_W0], m[rt, U_W1]):
-            m[rws + w, WS_TGT] = u if m[rwp + w, W_CC] != 0 else -1
-            m[rws + w, WS_COV] = 0
-        blu = _left(m, u)
-        btu = m[m[0, H_ST] + u, ST_TOK]
-        retaliated = False
-        if _stun(m, t) == 0:  # a Stunned unit cannot fight back (L3266, L3331, L3465)
-            pos, retaliated = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, t, u,
-                                       OFF, OFF, ON, rr2, A_CC)
-        for w in range(m[rt, U_W0], m[rt, U_W1]):
-            m[rws + w, WS_TGT] = -1
+        pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
+                              ON, rr, A_CC)
+        if fired:
+            _hit(m, log, t, rr, bl, bt, u)
+        return pos
+    bl = _left(m, t)
+    bt = m[m[0, H_ST] + t, ST_TOK]
+    pos, hit_back = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
+                             ON, rr, A_CC)
+    if not hit_back:
+        return pos
+    if fs_u and not fs_t:  # u's casualties come off before t strikes back
         _hit(m, log, t, rr, bl, bt, u)
+        if not _alive(m, t):
+            return pos
+        return _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
+    pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, OFF)
+    _hit(m, log, t, rr, bl, bt, u)  # both sides' casualties together (L763-765)
+    rr2 = m[0, H_RES2]
+    if m[rr2, 12] != 0:
+        _hit(m, log, u, rr2, m[rr2, 13], m[rr2, 14], t)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, apply_now):
+    """t's close-combat lines at u (the retaliation, L765), its outcome in the second result
+    row; applied now (``apply_now``) or left for the caller: then the row's columns 12..14
+    hold (retaliated, u's strength and token before)."""
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    rr2 = m[0, H_RES2]
+    rt = m[0, H_UNITS] + t
+    for w in range(m[rt, U_W0], m[rt, U_W1]):
+        m[rws + w, WS_TGT] = u if m[rwp + w, W_CC] != 0 else -1
+        m[rws + w, WS_COV] = 0
+    blu = _left(m, u)
+    btu = m[m[0, H_ST] + u, ST_TOK]
+    retaliated = False
+    if _stun(m, t) == 0:  # a Stunned unit cannot fight back (L3266, L3331, L3465)
+        pos, retaliated = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, t, u,
+                                   OFF, OFF, ON, rr2, A_CC)
+    for w in range(m[rt, U_W0], m[rt, U_W1]):
+        m[rws + w, WS_TGT] = -1
+    if apply_now:
         if retaliated:
             _hit(m, log, u, rr2, blu, btu, t)
+        m[rr2, 12] = 0
+    else:
+        m[rr2, 12] = 1 if retaliated else 0
+        m[rr2, 13] = blu
+        m[rr2, 14] = btu
     return pos
 
 
@@ -915,7 +986,7 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
             continue  # grappled: cannot fight (L3268)
         rsq = _sq(m, r)
         d = bd[rsq, ms]
-        if d > m[ru + r, U_REACT_RANGE]:
+        if d > m[ru + r, U_REACT_RANGE] or BR.hidden(m, mover, d):
             continue
         los = _sight(m, bd, ls, lq, rsq, ms, r, mover)
         if los == 2:
@@ -933,6 +1004,7 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     r = best
     rsq = _sq(m, r)
     m[rs + r, ST_ACT] = 1
+    m[m[0, H_XU] + r, BR.ST_FIRST] = 1
     tok = m[rs + r, ST_TOK]
     pos = _removal_roll(rng, buf, pos, scripted, m, r)
     if m[rs + r, ST_TOK] != tok:
@@ -947,7 +1019,8 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
         m[rs + r, ST_STUN] = 0
     _release(m, r)
     p0 = pos
-    s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], n)
+    fm = m[ru + r, U_REACT_MASK]  # P, or P and S with Advanced Reactive Fire (L3373)
+    s, pos = _count(rng, buf, pos, scripted, fm if fm > 0 else m[R_CFG, C_P], n)
     k = _log(m, log, m[R_G, G_TURN], _side(m, r), r, A_REACTION, rsq, ms)
     if k >= 0:
         log[k, L_TARGET] = mover
@@ -988,6 +1061,8 @@ def _place(m, bd, log, plog, u, s, upto, action):
         m[rs, ST_FACE] = _face(width, prev, s)
     m[rs, ST_SQ] = s
     m[rs, ST_MOVED] = 1
+    if action == A_MARCH:
+        BR.unhide(m, u)  # a March Move is not a Move: camouflage ends (L3455)
     rsc = m[0, H_SCR]
     if frm >= 0 and m[rsc + frm, SC_OCC] == u + 1:
         m[rsc + frm, SC_OCC] = 0
@@ -1033,7 +1108,121 @@ def _lambda(m, f, u):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
-    """Two actions of unit u, chosen by the policy (module docstring)."""
+    """An activation of u: its actions (:func:`_actions`), then the free Launch Smoke
+    special action where the policy takes it (:func:`_smoke`)."""
+    pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+    rx = m[0, H_XU] + u
+    m[rx, BR.ST_FIRST] = 1
+    if m[rx, BR.X_SMOKE] > m[rx, BR.ST_SMOKED] and _present(m, u):
+        _smoke(m, f, bd, log, u, el, val)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _smoke(m, f, bd, log, u, el, val):
+    """Smoke Launchers (L3651-3653): the policy launches the vehicle's smoke screen where it
+    ends its activation when an enemy can reach it before its next one (the enemy's Move +
+    the longest range of a line that hurts it), the 2x2 opening towards the enemy whose
+    lines are worth most against it; the screen lasts to the end of the next turn (L3228)."""
+    s = _sq(m, u)
+    if s < 0 or BR.smoke_on(m, s):
+        return
+    _occupy(m)
+    _threat_setup(m, f, u, el, val)
+    best = -1
+    bv = 0.0
+    for i in range(1, el[0, 0] + 1):
+        if el[i, 2] >= 0 and bd[el[i, 1], s] <= el[i, 2] and val[i, 0] > bv:
+            best, bv = i, val[i, 0]
+    if best < 0:
+        return
+    n = m[R_B, B_N]
+    width = m[R_B, B_WIDTH]
+    corner = BR.smoke_square(width, n // width, s, el[best, 1])
+    turn = m[R_G, G_TURN]
+    BR.lay_smoke(m, bd, n, width, s, corner, turn + 1)
+    m[m[0, H_XU] + u, BR.ST_SMOKED] += 1
+    k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, s, corner)
+    if k >= 0:
+        log[k, L_X] = SP_SMOKE
+        log[k, L_TARGET] = el[best, 0]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _best_move(m, f, bd, log, plog, u, el, val, qb):
+    """A Move of u to the square the policy scores best (staying put when none is better):
+    the free Moves of At the Double and Move and Fire, a Scout's further action."""
+    s0 = _sq(m, u)
+    if s0 < 0:
+        return
+    n = m[R_B, B_N]
+    _occupy(m)
+    _threat_setup(m, f, u, el, val)
+    lam = _lambda(m, f, u)
+    mv = m[m[0, H_UNITS] + u, U_MOVE]
+    _reach(m, bd, u, mv, qb)
+    best = _position(m, f, bd, u, s0, el, val, lam)
+    bs = s0
+    for s in range(n):
+        if s == s0 or _cost(m, s) > mv or not _can_end(m, u, s):
+            continue
+        if not BR.can_stand(m, bd, u, s, n):
+            continue
+        p = _position(m, f, bd, u, s, el, val, lam)
+        if p > best:
+            best, bs = p, s
+    if bs != s0:
+        _place(m, bd, log, plog, u, bs, mv, A_MOVE)
+        _try_exit(m, bd, log, u)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _offence_only(m, f, bd, ls, lq, u, s, val, only_cc):
+    """:func:`_offence` of u from s with only its close-combat (``only_cc``) or only its
+    ranged lines (the free Attacks of Charge and Move and Fire)."""
+    BR.mask_lines(m, u, only_cc)
+    v = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+    BR.unmask_lines(m, u)
+    return v
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb, scout):
+    """What follows u's March Move: the free close-combat Attack of Charge (L3459) and the
+    free ranged Attack of Move and Fire (L3603) when worth something, else the free Move of At
+    the Double (L3431) (decision: one free kind after a March); then a Scout's further action
+    on its first March of the game (L3641): an Attack when worth something, else a Move."""
+    attacked = False
+    s = _sq(m, u)
+    if BR.has(m, u, BR.RB_CHARGE) and BR.has_cc_line(m, u):
+        _occupy(m)
+        if _offence_only(m, f, bd, ls, lq, u, s, val, ON) > 0.0:
+            pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF,
+                               ON)
+            attacked = True
+    if BR.has(m, u, BR.RB_MOVE_AND_FIRE) and _alive(m, u):
+        _occupy(m)
+        if _offence_only(m, f, bd, ls, lq, u, s, val, OFF) > 0.0:
+            pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF,
+                               ON)
+            attacked = True
+    if not _alive(m, u):
+        return pos
+    if not attacked and BR.has(m, u, BR.RB_AT_THE_DOUBLE):
+        _best_move(m, f, bd, log, plog, u, el, val, qb)
+    if scout and _present(m, u):
+        _occupy(m)
+        if _offence(m, f, bd, ls, lq, u, _sq(m, u), OFF, val) > 0.0:
+            pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON)
+        else:
+            _best_move(m, f, bd, log, plog, u, el, val, qb)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
+    """Two actions of unit u, chosen by the policy (module docstring), with the free
+    actions and options of its rules (:mod:`dustsim.play.battle_rules`)."""
     ru = m[0, H_UNITS] + u
     rs = m[0, H_ST] + u
     rws = m[0, H_WS]
@@ -1086,6 +1275,11 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     plan_sq = cur  # (suppressed), 6 move (suppressed), 7 reload + attack
     sust = f[0, PW_SUST]
     off_here = 0.0
+    # tempo rules (battle_rules): a Scout's first March counts one action (L3639), the free
+    # Attacks after a March (Charge L3459, Move and Fire L3603), Move and Fire's free Move
+    scout = BR.has(m, u, BR.RB_SCOUT) and m[m[0, H_XU] + u, BR.ST_FIRST] == 0 and not suppressed
+    maf = BR.has(m, u, BR.RB_MOVE_AND_FIRE) and not suppressed
+    charge = BR.has(m, u, BR.RB_CHARGE) and not suppressed and BR.has_cc_line(m, u)
     if onboard:
         here = _position(m, f, bd, u, cur, el, val, lam)
         best = here
@@ -1109,9 +1303,10 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
                     best, plan = sc, (5 if suppressed else 1)
     for s in range(n):
         c = _cost(m, s)
-        if c > limit or not _can_end(m, u, s) or s == cur:
+        if c > limit or not _can_end(m, u, s) or s == cur or not BR.can_stand(m, bd, u, s, n):
             continue
         p = _position(m, f, bd, u, s, el, val, lam)
+        near = val[0, 2] <= 0.0  # some enemy within its longest range from s
         if c <= mv:
             if suppressed:
                 if p > best:
@@ -1124,10 +1319,35 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
                 best, plan, plan_sq = o + p, 2, s
             if onboard and not air and off_here > 0.0 and off_here + p > best:
                 best, plan, plan_sq = off_here + p, 3, s
+            if maf and near and o > 0.0:  # a free Move, then a ranged Sustained Attack
+                o2 = _offence_only(m, f, bd, ls, lq, u, s, val, OFF)
+                if o2 > 0.0 and sust * o2 + p > best:
+                    best, plan, plan_sq = sust * o2 + p, 10, s
         if not suppressed and p > best:
             best, plan, plan_sq = p, 4, s
+        if near and (scout or maf or charge):
+            if scout:  # March (one action), then an Attack from where it ends
+                o3 = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+                if o3 > 0.0 and o3 + p > best:
+                    best, plan, plan_sq = o3 + p, 9, s
+            o4 = 0.0
+            if charge:
+                o4 += _offence_only(m, f, bd, ls, lq, u, s, val, ON)
+            if maf:
+                o4 += _offence_only(m, f, bd, ls, lq, u, s, val, OFF)
+            if o4 > 0.0 and o4 + p > best:
+                best, plan, plan_sq = o4 + p, 11, s
+    if plan == 4 and BR.has(m, u, BR.RB_CAMOUFLAGE) and _cost(m, plan_sq) <= mv and not (
+            scout or maf or BR.has(m, u, BR.RB_AT_THE_DOUBLE)):
+        plan = 12  # a Move keeps (or, with the special action, regains) camouflage
     # execute
     if plan == 0:
+        if onboard and BR.has(m, u, BR.RB_CAMOUFLAGE) and m[m[0, H_XU] + u, BR.ST_CAMO] == 0:
+            m[m[0, H_XU] + u, BR.ST_CAMO] = 1  # Camouflage special action, not Nothing (L3453)
+            k = _log(m, log, turn, side, u, A_SPECIAL, cur, cur)
+            if k >= 0:
+                log[k, L_X] = SP_CAMOUFLAGE
+            return pos
         _log(m, log, turn, side, u, A_NOTHING, cur, cur)
         m[R_G, G_NOCC] = 0
         return pos
@@ -1148,8 +1368,10 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     rws = m[0, H_WS]
     rwp = m[0, H_WPN]
     mv = m[ru, U_MOVE]
-    march = m[ru, U_MARCH]
     cur = m[rs, ST_SQ]
+    # plans 1, 4, 9-11 are taken with two actions or more (battle_rules: tempo rules)
+    maf = BR.has(m, u, BR.RB_MOVE_AND_FIRE)
+    scout = BR.has(m, u, BR.RB_SCOUT) and m[m[0, H_XU] + u, BR.ST_FIRST] == 0
     if plan == 1 or plan == 5 or plan == 7:
         if plan == 7:
             for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -1157,7 +1379,12 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                     m[rws + w, WS_LOADED] = 1
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
-        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
+        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
+        if plan == 1 and maf and _alive(m, u):  # Move and Fire: a free Move after (L3603)
+            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)  # Attack + Move
+            if _alive(m, u):
+                _best_move(m, f, bd, log, plog, u, el, val, qb)
+        return pos
     if plan == 6:
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
         _try_exit(m, bd, log, u)
@@ -1188,13 +1415,53 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
             _try_exit(m, bd, log, u)
         return pos
-    # plan 4: March Move; the reaction comes after a normal Move's distance (L811)
+    if plan == 12:  # a Move and the Camouflage special action: hidden again (L3455)
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _try_exit(m, bd, log, u)
+        if m[rs, ST_GONE] == 0 and m[m[0, H_XU] + u, BR.ST_CAMO] == 0:
+            m[m[0, H_XU] + u, BR.ST_CAMO] = 1
+            k = _log(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, A_SPECIAL, plan_sq, plan_sq)
+            if k >= 0:
+                log[k, L_X] = SP_CAMOUFLAGE
+        return pos
+    if plan == 10:  # Move and Fire: a free Move, then a ranged Sustained Attack (L3603)
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _try_exit(m, bd, log, u)
+        if m[rs, ST_GONE] != 0:
+            return pos
+        pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+        if not _alive(m, u):
+            return pos
+        _occupy(m)
+        return _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON,
+                            ON)
+    # plan 4, 9, 11: March Move (L811)
+    pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
+    if three and _alive(m, u) and m[rs, ST_GONE] == 0:
+        _occupy(m)
+        if _offence(m, f, bd, ls, lq, u, m[rs, ST_SQ], ON, val) > 0.0:
+            pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, ON, A_ATTACK)
+    if not _alive(m, u) or m[rs, ST_GONE] != 0:
+        return pos
+    return _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb,
+                        scout)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb):
+    """A March Move of u to plan_sq (scratch costs from u's square): the reaction comes after
+    a normal Move's distance (L811), then the rest from where it stands."""
+    ru = m[0, H_UNITS] + u
+    rs = m[0, H_ST] + u
+    mv = m[ru, U_MOVE]
+    march = m[ru, U_MARCH]
+    cur = m[rs, ST_SQ]
     mid = _midpoint(m, plan_sq, mv)
     if mid == cur or mid < 0:
         _place(m, bd, log, plog, u, plan_sq, march, A_MARCH)
         _try_exit(m, bd, log, u)
         return pos
-    if not _can_end(m, u, mid):
+    if not _can_end(m, u, mid) or not BR.can_stand(m, bd, u, mid, m[R_B, B_N]):
         _place(m, bd, log, plog, u, plan_sq, march, A_MARCH)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] == 0:
@@ -1211,11 +1478,30 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     if _cost(m, plan_sq) <= march - spent and _can_end(m, u, plan_sq):
         _place(m, bd, log, plog, u, plan_sq, march - spent, A_MARCH)
     _try_exit(m, bd, log, u)
-    if three and _alive(m, u) and m[rs, ST_GONE] == 0:
-        _occupy(m)
-        if _offence(m, f, bd, ls, lq, u, m[rs, ST_SQ], ON, val) > 0.0:
-            pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, ON, A_ATTACK)
     return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, only_cc, sustained,
+                 moved):
+    """An Attack (or Sustained Attack) of u from where it stands with only its close-combat
+    lines (``only_cc``: Charge) or only its ranged lines (Move and Fire), each line at its
+    best target; nothing when no line is worth anything."""
+    BR.mask_lines(m, u, only_cc)
+    pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, moved)
+    BR.unmask_lines(m, u)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, moved):
+    """u attacks from its square, each line at its best target (``val[:, 3]`` scratch)."""
+    if _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val) <= 0.0:
+        for w in range(m[m[0, H_UNITS] + u, U_W0], m[m[0, H_UNITS] + u, U_W1]):
+            m[m[0, H_WS] + w, WS_TGT] = -1
+        return pos
+    return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved,
+                   A_SUSTAINED if sustained else A_ATTACK)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1312,7 +1598,7 @@ def _objectives(m, bd, log):
         for u in range(m[0, H_U]):
             if not _present(m, u):
                 continue
-            if bd[r_area, _sq(m, u)] == i:
+            if bd[r_area, _sq(m, u)] == i and m[m[0, H_XU] + u, BR.ST_DROP] != m[R_G, G_TURN]:
                 if _side(m, u) == 0:
                     a = True
                 else:
@@ -1509,6 +1795,7 @@ def _reset(m):
         m[m[0, H_WS] + w, WS_TGT] = -1
     for c in range(NCOL):
         m[R_G, c] = 0
+    BR.reset_rules(m, m[R_B, B_N])
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -39,11 +39,12 @@ from dustsim.play.board import DIRECTIONS
 VERSION = 1
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed",
-           "objective", "end-turn", "end", "exit")
+           "objective", "end-turn", "end", "exit", "special")
 ATTACKS = frozenset({"attack", "sustained", "reaction", "close-combat"})
 MOVES = frozenset({"move", "march"})
 # actions that are a unit's own: they name the unit that does them
-UNIT_ACTIONS = frozenset({"activate", "nothing", "token", "token-removed", "destroyed", "exit"}
+UNIT_ACTIONS = frozenset({"activate", "nothing", "token", "token-removed", "destroyed", "exit",
+                          "special"}
                          | ATTACKS | MOVES)
 SIDES = ("A", "B")
 FACES = frozenset("PTS")

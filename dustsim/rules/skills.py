@@ -166,31 +166,32 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "L936-948"),
     _r("Defensive Pilot", S, N, _ENLIST),
     _r("Advanced Reactive Fire", S, P, "reaction range 6 and reactive dice on P or S "
-       "(engagement kernel)", "L3371-3373"),
+       "(engagement kernel; grid battles: play.battle_rules)", "L3371-3373"),
     _r("Scout", S, P, "the first March Move of the game costs one action, then an Attack "
-       "(engagement kernel)", "L3639-3641"),
+       "or a Move (engagement kernel; grid battles: play.battle_rules)", "L3639-3641"),
     _r("Charge", S, P, "March Move into contact, then a free close-combat Attack (policy "
-       "charge=when-able)", "L3459-3461"),
+       "charge=when-able; grid battles: play.battle_rules)", "L3459-3461"),
     _r("First Strike", S, P, "close combat resolved and casualties removed before the "
-       "enemy's (engagement kernel)", "L3523-3525",
+       "enemy's (engagement kernel; grid battles: play.battle_rules)", "L3523-3525",
        gap="a joined hero's own First Strike (its lines fire with the squad's)"),
     _r("Move and Fire", S, P, "Move + ranged Sustained Attack, or March Move + ranged Attack "
-       "(engagement kernel)", "L3603-3605"),
-    _r("At the Double", S, P, "a free Move after a March Move (engagement kernel)",
-       "L3431-3433"),
+       "(engagement kernel; grid battles: play.battle_rules)", "L3603-3605"),
+    _r("At the Double", S, P, "a free Move after a March Move (engagement kernel; grid "
+       "battles: play.battle_rules)", "L3431-3433"),
     _r("Airborne", S, P, "off the table until its first activation, then placed at its "
        "approach range, Nothing, a second action on 2/3 (engagement kernel)", "L3391-3393",
        gap="placement on a board (not within range 2 of an objective) and reserves"),
     _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
        "L3379-3381"),
     _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
-       "attacks (engagement kernel)", "L3453-3457",
-       gap="the Camouflage special action to hide again"),
-    _r("Improved Camouflage", S, N, "camouflage variant (ENLIST); " + _BOARD, "L3453-3457"),
-    _r("Smoke Launchers", S, P, "once per game a free smoke screen on itself when "
-       "threatened: cover until the end of the next turn (engagement kernel)",
-       "L3651-3653, L3226-3230",
-       gap="the 2x2 screen blocking line of sight to units beyond (board)"),
+       "attacks (engagement kernel); grid battles also end it on a March Move and play the "
+       "Camouflage special action (play.battle_rules)", "L3453-3457",
+       gap="the Camouflage special action in duels (grid battles play it)"),
+    _r("Improved Camouflage", S, P, "played as Camouflage in grid battles (play.battle_rules)",
+       "L3453-3457", gap="its ENLIST improvement over Camouflage (text in no seed)"),
+    _r("Smoke Launchers", S, P, "once per game a free smoke screen on itself when threatened: "
+       "cover until the end of the next turn (engagement kernel); in grid battles the 2x2 "
+       "screen also blocks sight through it (play.battle_rules)", "L3651-3653, L3226-3230"),
     _r("Smoke Grenades", S, N, "smoke screen (ENLIST); " + _BOARD, "L3226-3230"),
     _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
@@ -237,13 +238,19 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Trailer", S, N, _ENLIST + "; carrying"),
     _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
     _r("Amphibious", S, N, "moves through water; " + _BOARD, "L3411-3413"),
-    _r("Flying", K, N, "flies over terrain and units; " + _BOARD, "L3527-3529"),
+    _r("Flying", K, P, "passes over any terrain as open ground, ends where it can stand "
+       "(grid battles: the board's JUMP class, play.battle_rules)", "L3527-3529",
+       gap="a joined hero without Flying grounds the unit (L3529)"),
     _r("Jump", S, N, "jumps over obstacles and units (2009); " + _BOARD, "001:L722-728"),
     _r("Rocket Pack", S, N, _ENLIST + "; movement"),
-    _r("Trail Blazer", S, N, "ignores terrain movement costs; " + _BOARD, "L3693-3695"),
-    _r("Tracked", K, N, "terrain movement of tracked vehicles; " + _BOARD, "L3689-3691"),
-    _r("Wheeled", K, N, "terrain movement of wheeled vehicles; " + _BOARD, "L3697-3699"),
-    _r("Half Tracked", K, N, "terrain movement of half-tracks; " + _BOARD, "L3547-3549"),
+    _r("Trail Blazer", S, P, "moves through enemy units (grid battles, play.battle_rules)",
+       "L3693-3695"),
+    _r("Tracked", K, P, "terrain movement by the board's move_cost for tracked vehicles (the "
+       "terrain table of pp. 19-20 is lost: play.board's decision)", "L3689-3691"),
+    _r("Wheeled", K, P, "terrain movement by the board's move_cost for wheeled vehicles (the "
+       "terrain table of pp. 19-20 is lost: play.board's decision)", "L3697-3699"),
+    _r("Half Tracked", K, P, "terrain movement by the board's move_cost for half-tracks (the "
+       "terrain table of pp. 19-20 is lost: play.board's decision)", "L3547-3549"),
     _r("Large", K, N, "occupies two squares, in cover if one is; " + _BOARD,
        "L285, L504-512, L727"),
     _r("Large Vehicle", K, N, "occupies two squares, in cover if one is; " + _BOARD,
@@ -262,8 +269,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "save re-rolls, close-combat saves, no fire at aircraft from a bunker "
        "(rules.attack.fortification_of)", "L3663-3665, L3112-3138",
        gap="the fortification's facing, fire arcs and line of sight (L3130-3132; board)"),
-    _r("Aircraft", K, N, "evade saves after moving are played; flying over units and never "
-       "reacting are " + _BOARD, "L3395-3401"),
+    _r("Aircraft", K, P, "evade saves; in grid battles flies over terrain and units, sees and "
+       "is seen outside buildings, never reacts", "L3395-3401, L510-516, L655, L813",
+       gap="the improved evade save after a March Move (every aircraft takes the plain one, "
+       "L3397-3401)"),
     _r("Raid", S, N, _ENLIST),
     _r("Vehicle Squadron", S, N, _ENLIST),
     _r("Blutkreuz", S, N, "zombie move 3 / march 4 and Charge", "L3445-3447"),

@@ -104,7 +104,7 @@ class UnitRules:
     wheeled (L3697-3699), half-tracked (L3547-3549), walker (other vehicles), jump (Jump,
     Rocket Pack), flying (Flying L3527-3529, aircraft L516)."""
     trail_blazer: int = 0
-    """1: terrain does not slow it (L3693-3695)."""
+    """1: moves through enemy units (L3693-3695; the seed's text, not the terrain)."""
     squares: int = 1
     """Squares it occupies: 1, 2 for large vehicles and aircraft, 4 for huge vehicles (L285,
     L504-512); a large vehicle is in cover if one square is, a huge one if two are (L727)."""
