@@ -126,3 +126,19 @@ def test_list_vs_notes_name_exactly_the_unplayed_rules_of_the_example_lists(card
     assert {"Command Squad", "Smoke Launchers", "Officer"} <= expected
     platoons = [n for n in spec.notes if n.startswith("platoon advantage not played")]
     assert len(platoons) == len(a.platoons) + len(b.platoons) == 2
+
+
+def test_cli_skills_json_and_bad_edition(capsys):
+    import json
+
+    from dustsim.cli.shell import main
+
+    assert main(["skills", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in d["rules"]}
+    assert rows["Damage Resilient"]["status"] == "played" and rows["Damage Resilient"]["ap"] > 0
+    assert set(d["total"]) >= {"share_ap", "ap_unplayed", "ap"}
+    # the total is the cards' own AP: recount it from the rows' cards
+    assert 0 < d["total"]["share_ap"] < 1
+    assert main(["skills", "--edition", "dust-1974"]) == 2
+    assert "--edition" in capsys.readouterr().err
