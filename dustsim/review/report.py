@@ -646,7 +646,7 @@ def finding(fp: pd.DataFrame | None, slugs: dict[str, str] | None = None) -> dic
     cards = []
     for r in d.to_dict("records"):
         extra = _evidence(r)
-        why = _text(r.get("why"))
+        why = "" if _text(r.get("reason")) else _text(r.get("why"))  # a reason: on its page
         cards.append({"name": r["unit"], "href": (slugs or {}).get(r["unit"]),
                       "text": f"printed {_ap(r['ap'])} AP, suggested {_ap(r['fair_ap'])} AP "
                               f"(band {_ap(r['fair_low'])}–{_ap(r['fair_high'])}): "
@@ -686,14 +686,18 @@ def _value_summary(c: Card, row: dict | None, record: pd.DataFrame | None,
             out["suggested"] = (f"{_ap(row['fair_ap'])} AP (90 % band {_ap(row['fair_low'])}"
                                 f"–{_ap(row['fair_high'])} AP)")
         out["verdict"] = verdict_sentence(row)
-        out["why"] = _text(row.get("why")) if _text(row.get("verdict")) in JUDGED else ""
+        # the value model's own sentence where it writes one (``reason``), else ``why``
+        out["why"] = _text(row.get("reason")) or (
+            _text(row.get("why")) if _text(row.get("verdict")) in JUDGED else "")
         out["evidence"] = _evidence(row)
         if "consistency_ap" in row and not _na(row.get("consistency_ap")):
             band = ""
             if not _na(row.get("consistency_low")) and not _na(row.get("consistency_high")):
                 band = (f" (band {_ap(row['consistency_low'])}–"
                         f"{_ap(row['consistency_high'])} AP)")
-            out["consistency"] = f"{_ap(row['consistency_ap'])} AP{band}"
+            cv = _text(row.get("consistency_verdict"))
+            out["consistency"] = f"{_ap(row['consistency_ap'])} AP{band}" + (
+                f": {cv}" if cv else "")
         out["not_played"] = [x.strip() for x in _text(row.get("not_modelled")).split(";")
                              if x.strip()]
         if _text(row.get("verdict")) == "partial data" and _text(row.get("notes")):
