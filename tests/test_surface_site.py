@@ -109,6 +109,8 @@ def test_card_page_in_words_with_model_details_folded(small_report):
     details = page.split('id="scores"')[1].split("</section>")[0]
     assert "<details>" in details and "Model details" in details and "Strength" in details
     assert "Strength" not in short  # internals stay in the fold
+    # a figure that applies only to joined heroes is left out, not shown as '?'
+    assert "<th>Host</th>" not in details and "Strength joined" not in details
 
 
 def test_value_page_describes_the_field_it_shows(small_report):
@@ -137,3 +139,13 @@ def test_card_summary_shows_the_value_models_reason_lens_and_evidence_where_pres
     bare = _value_summary(card, {k: v for k, v in row.items() if not k.startswith(
         ("consistency", "evidence", "reason"))}, None, {})
     assert bare["consistency"] is None and bare["evidence"] == "" and bare["why"] == ""
+
+
+def test_scores_table_says_why_a_card_is_partial(small_report):
+    page = (small_report / "sections" / "rankings.html").read_text(encoding="utf-8")
+    sc = pd.read_csv(small_report / "tables" / "scores.csv")
+    assert sc["partial"].dtype == bool  # the table keeps its flag
+    # Heavy Laser Grenadier Squad: 3 models, a size no source prints (inferred)
+    assert sc.set_index("unit").loc["Heavy Laser Grenadier Squad", "partial"]
+    assert "yes: squad size 3 is not printed in the sources: inferred from the weapon " \
+           "counts" in page

@@ -555,6 +555,9 @@ def _not_valued(card: Card, uc_rows: pd.DataFrame, score_row: dict | None) -> li
 
 # -- what a designer reads first ------------------------------------------------------------
 JUDGED = ("under-costed", "over-costed", "in band")
+# value-model figures that exist only for some cards (a joined hero's): blank means "does
+# not apply", so the model details leave them out rather than print '?'
+NOT_APPLICABLE = ("host", "strength_joined", "battle_joined")
 EVIDENCE_COLUMNS = ("evidence", "evidence_strength", "strength_of_evidence")
 LOOK_FIRST = 6
 
@@ -745,6 +748,8 @@ def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> 
         for k, v in (srow or {}).items():
             if k in ("edition", "bloc", "faction", "kind") or k.endswith("_se"):
                 continue
+            if (isinstance(v, str) and not v.strip()) or (k in NOT_APPLICABLE and _na(v)):
+                continue  # an empty note, or a figure that does not apply (not unknown)
             label, unit = column_label(k)
             if k == "partial" and bool(v) and summary["partial"]:
                 v = "yes: " + "; ".join(summary["partial"])
@@ -882,6 +887,23 @@ def _meta(settings_doc: dict, s: ReportSettings) -> dict:
             "settings_json": json.dumps(d, indent=1)}
 
 
+def _partial_explained(frames: dict, cards: list[Card]) -> dict:
+    """The frames as the site shows them: a ``partial`` flag of the scores reads "yes: "
+    and which figure is missing and why (the CSV and Parquet tables keep the flag)."""
+    from dustsim.data.views import partial_reasons
+
+    sc = frames.get("scores")
+    if sc is None or not len(sc) or "partial" not in sc:
+        return frames
+    why = {c.name: "; ".join(partial_reasons(c)) for c in cards}
+    shown = sc.copy()
+    flag = shown["partial"].fillna(False).astype(bool)
+    shown["partial"] = [("yes: " + why[u] if why.get(u) else "yes: some figures use unknown "
+                         "cells (see the notes)") if f else "no"
+                        for u, f in zip(shown["unit"], flag, strict=True)]
+    return {**frames, "scores": shown}
+
+
 def _write_site(tmp: Path, settings_doc: dict, frames: dict, chart_figs: dict,
                 chosen: list[Card], edition_cards: list[Card], s: ReportSettings,
                 value_html: str = "") -> None:
@@ -889,7 +911,8 @@ def _write_site(tmp: Path, settings_doc: dict, frames: dict, chart_figs: dict,
     from dustsim.review.site import Table, write_site
 
     meta = _meta(settings_doc, s)
-    sections = _sections(frames, chart_figs, settings_doc, value_html)
+    sections = _sections(_partial_explained(frames, chosen), chart_figs, settings_doc,
+                         value_html)
     pages = _card_pages(chosen, frames, edition_cards)
     meta["finding"] = finding(frames.get("fair_points"), {p["name"]: f"cards/{p['slug']}.html"
                                                           for p in pages})
