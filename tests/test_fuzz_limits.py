@@ -146,3 +146,13 @@ def test_a_failure_while_a_signal_unwinds_is_the_signal(monkeypatch, capsys):
     assert main(["validate"]) == S.EXIT_TERMINATED
     err = capsys.readouterr().err
     assert "terminated" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["whatif", "--unit", "Ludwig", "--ap", "٣"],
+    ["attack", "--weapon", "3/1", "--target", "I2", "--models", "３"],
+    ["attack", "--weapon", "3/1", "--target", "I2", "--models", "3", "--trials=٣٠"],
+])
+def test_numbers_in_non_ascii_digits_are_refused(argv, capsys):
+    """float('٣') is 3.0: `whatif --ap ٣` silently priced the card at 3 AP."""
+    _refused(argv, capsys, "non-ASCII digits")
