@@ -209,8 +209,9 @@ def _enlist_refused(units: bytes) -> None:
        wfield=st.sampled_from(["count", "range", "specials", "vsInfantry", "ammo"]),
        value=wrong, how=st.integers(0, 4))
 def test_enlist_properties(key, field, wfield, value, how):
-    if value == [] and how in (2, 3):
-        return  # an empty list is a real value of every list field
+    if (value == [] and how in (2, 3)) or (how == 2 and field == "capturable"
+                                          and isinstance(value, bool)):
+        return  # an empty list, a true/false capturable: real values
     u = copy.deepcopy(ENLIST_UNIT)
     if how == 0:
         u[key] = 1
