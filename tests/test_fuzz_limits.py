@@ -146,3 +146,35 @@ def test_a_failure_while_a_signal_unwinds_is_the_signal(monkeypatch, capsys):
     assert main(["validate"]) == S.EXIT_TERMINATED
     err = capsys.readouterr().err
     assert "terminated" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["whatif", "--unit", "Ludwig", "--ap", "٣"],
+    ["attack", "--weapon", "3/1", "--target", "I2", "--models", "３"],
+    ["attack", "--weapon", "3/1", "--target", "I2", "--models", "3", "--trials=٣٠"],
+])
+def test_numbers_in_non_ascii_digits_are_refused(argv, capsys):
+    """float('٣') is 3.0: `whatif --ap ٣` silently priced the card at 3 AP."""
+    _refused(argv, capsys, "non-ASCII digits")
+
+
+def test_long_monte_carlo_runs_say_how_long(monkeypatch, caplog):
+    """Without a progress bar, a run estimated to need more than a minute says so once."""
+    import time
+
+    from dustsim.engines.kernel import _LongRunNote
+
+    clock = iter([0.0, 1.0, 3.0, 4.0])
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
+    note = _LongRunNote(10**9, "duels")
+    with caplog.at_level("WARNING", logger="dustsim"):
+        note.update(10**5)  # 1 s: too early to judge
+        note.update(10**5)  # 3 s for 2e5: about 4 hours left
+        note.update(10**5)  # said once only
+    msgs = [r.getMessage() for r in caplog.records]
+    assert len(msgs) == 1 and "1,000,000,000 duels" in msgs[0] and "min left" in msgs[0]
+    quick = _LongRunNote(10**6, "duels")  # the clock reads 4 s: 1e6 trials nearly done
+    monkeypatch.setattr(time, "perf_counter", lambda: 5.0)
+    with caplog.at_level("WARNING", logger="dustsim"):
+        quick.update(9 * 10**5)
+    assert len(caplog.records) == 1
