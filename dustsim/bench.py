@@ -11,9 +11,12 @@ measured in the same rounds of the same process (the fastest round; the median i
   large (goal >= 1000x on the three-laser query; every PMF equal to 1e-9);
 * Dust Epic's exact Markov chain, cold;
 * start-up CPU time of ``dustsim --help`` (<= 0.15 s) and an exact attack (<= 0.3 s);
+* the first run of a fresh install: ``list vs`` (and, full run, a 4-card report) with empty
+  Numba and card caches, then warm (CPU seconds, goals <= 15 s and <= 45 s, and the ratio);
 * peak resident memory while the trial count grows 10x (it stays flat).
 
-Kernels are compiled and warmed before any timing, so compile cost is in no figure. Each
+Kernels are compiled and warmed before any timing, so compile cost is in no figure but the
+first-run rows (which measure it, in child processes with empty caches). Each
 goal carries PASS or FAIL (``dustsim bench --json``: ``goal``, ``value``, ``status``).
 """
 
@@ -142,12 +145,29 @@ def _rate(n: float, times: list[float]) -> tuple[float, float]:
     return n / min(times), n / statistics.median(times)
 
 
+#: the units of examples/lists/allies-rangers.toml and axis-heavy-grenadiers.toml (75 AP each)
+GRID_SIDES = ("Bazooka Joe + Ranger Command Squad, Ranger Combat Squad, Ranger Combat Squad, "
+              "Ranger Weapon Squad, Pounder, Ludwig, Ranger Sniper Squad",
+              "Lara + Heavy Grenadier Command Squad, Heavy Grenadier Assault Squad, "
+              "Heavy Grenadier Assault Squad, Ludwig, Heinrich")
+
+
+def _grid_spec(cards):
+    """The grid battle of the bench: the two 75-AP example lists' units on 101 Firefight."""
+    from dustsim.play.battle import prepare
+    from dustsim.play.duel import parse_side
+
+    a, b = (parse_side(x, cards, "dust-1947") for x in GRID_SIDES)
+    return prepare(a, b, scenario="101", seed=1)
+
+
 def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     """Every benchmark: CPU time over interleaved rounds, ratios against baselines measured
     in the same rounds; each goal of issue 17 with PASS or FAIL."""
     from dustsim.data.cards import load_cards
     from dustsim.engines.kernel import _uniform_loop
     from dustsim.engines.rng import state, uniform_loop
+    from dustsim.play.battle import simulate_battle
     from dustsim.play.duel import compile_duel, parse_side, simulate_duel
     from dustsim.play.epic import battle
 
@@ -158,10 +178,12 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
                              parse_side("Pounder, Ranger Combat Squad", cards, "dust-1947"),
                              distance=12, turns=5)
     army = "20 tank, 10 mech"
+    grid_spec = _grid_spec(cards)
     # compile and warm everything first: no compile time in any figure
     simulate_batch(specs, 1000, seed=1, threads=1)
     simulate_duel(duel_spec, 1000, seed=1, threads=1)
     battle(army, army, engine="mc", trials=1000, threads=1)
+    simulate_battle(grid_spec, 200, seed=1, threads=1)
     gen = np.random.Generator(np.random.PCG64(3))
     xs = state(np.random.SeedSequence(3))
     _uniform_loop(gen, 1000)
@@ -172,6 +194,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     np_trials = 20_000 if quick else 200_000
     n_duel = 5_000 if quick else 100_000
     n_epic = 10_000 if quick else 200_000
+    n_grid = 1_000 if quick else 10_000
     rng = np.random.default_rng(1)
     np_means: list = []
     t = _rounds({
@@ -182,6 +205,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
                                           for s in specs]),
         "duel": lambda: simulate_duel(duel_spec, n_duel, seed=1, threads=1),
         "epic": lambda: battle(army, army, engine="mc", trials=n_epic, threads=1),
+        "grid": lambda: simulate_battle(grid_spec, n_grid, seed=1, threads=1),
     }, 2 if quick else 3)
     uni, uni_med = _rate(n_u, t["uniform"])
     xo, _ = _rate(n_u, t["xoshiro"])
@@ -189,6 +213,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     npr, npr_med = _rate(np_trials * len(specs), t["numpy"])
     duel, duel_med = _rate(n_duel, t["duel"])
     epic, epic_med = _rate(n_epic, t["epic"])
+    grid, grid_med = _rate(n_grid, t["grid"])
     mc = simulate_batch(specs, trials, seed=1, threads=1)
     agree = max(abs(m.damage.mean() - nm) for m, nm in zip(mc, np_means[-1], strict=True))
     t0 = time.perf_counter()
@@ -219,6 +244,13 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
                     detail=f"median rounds {duel_med / uni_med:.4f}; the engagement's tables "
                            "and state in one int64 matrix, no reference counting, one uniform "
                            "per roll, the initiative one random bit"),
+        BenchResult("grid battles/s (two 75-AP lists, 101 Firefight, 1 thread)", grid,
+                    "games/s", ">= 5000",
+                    detail=f"allies-rangers vs axis-heavy-grenadiers on the 9 x 12 board, 8 "
+                           f"turns, policy hold-and-strike; {med(grid_med)}"),
+        BenchResult("grid battles/s / uniform draws/s (1 thread)", grid / uni, "ratio",
+                    detail=f"median rounds {grid_med / uni_med:.6f}; the goal of issue 22 is "
+                           "the games/s row above"),
         BenchResult("epic Monte Carlo battles/s (30 figures a side, 1 thread)", epic,
                     "battles/s", detail=med(epic_med)),
         BenchResult("epic battles/s / uniform draws/s (1 thread)", epic / uni, "ratio",
@@ -228,6 +260,7 @@ def run(quick: bool = False, threads: int | None = None) -> list[BenchResult]:
     results += _epic_exact(quick)
     results += _exact_vs_icepool(quick)
     results += _latency(quick)
+    results += _first_run(quick)
     results += _memory(specs, quick, threads)
     return results
 
@@ -363,9 +396,9 @@ def _exact_vs_icepool(quick: bool) -> list[BenchResult]:
     return out
 
 
-def _child_cpu(args: list[str], module: bool = True) -> float:
+def _child_cpu(args: list[str], module: bool = True, env_extra: dict | None = None) -> float:
     """CPU seconds (user + system) of one ``python -m dustsim ARGS`` run (``python ARGS``
-    with ``module=False``)."""
+    with ``module=False``; ``env_extra`` added to its environment)."""
     import os
     import subprocess
     import sys
@@ -375,6 +408,7 @@ def _child_cpu(args: list[str], module: bool = True) -> float:
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode cached
+    env.update(env_extra or {})
     cmd = [sys.executable, "-m", "dustsim", *args] if module else [sys.executable, *args]
     subprocess.run(cmd, capture_output=True, check=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -397,6 +431,41 @@ def _latency(quick: bool) -> list[BenchResult]:
         BenchResult("latency: dustsim attack ... --engine exact", t_att, "s CPU", "<= 0.3",
                     detail=f"python -c 'import numpy' alone: {t_np:.3f} s CPU"),
     ]
+
+
+def _first_run(quick: bool) -> list[BenchResult]:
+    """A fresh install's first commands: child CPU time with empty Numba and card caches
+    (cold: every kernel compiled), then the same command again (warm: read from the caches).
+    Goals (issue 26): the first ``list vs`` of two example lists <= 15 s, a 4-card report
+    <= 45 s (full run only), the cold/warm ratio shown."""
+    import tempfile
+    from pathlib import Path
+
+    if quick:  # compiling is the point, and it takes tens of seconds: full runs only
+        return [BenchResult("first run (cold caches)", 0.0, "", detail="not in --quick: "
+                                                                       "run `dustsim bench`")]
+    lists = Path(__file__).resolve().parents[1] / "examples" / "lists"
+    a, b = lists / "allies-rangers.toml", lists / "ssu-red-army.toml"
+    runs = []
+    if a.is_file() and b.is_file():
+        runs.append(("list vs (two example lists)", ["list", "vs", str(a), str(b), "--quiet"],
+                     "<= 15"))
+    runs.append(("report --units (4 cards)", ["report", "--units", "Pounder,Ludwig,Ranger "
+                 "Combat Squad,Steel Samuraï", "--quiet", "--force", "--format", "png"],
+                 "<= 45"))
+    out = []
+    for name, args, goal in runs:
+        with tempfile.TemporaryDirectory(prefix="dustsim-first-run-") as tmp:
+            env = {"NUMBA_CACHE_DIR": str(Path(tmp) / "numba"),
+                   "DUSTSIM_CACHE_DIR": str(Path(tmp) / "cards")}
+            if args[0] == "report":
+                args = [*args, "--out", str(Path(tmp) / "report")]
+            cold = _child_cpu(args, env_extra=env)
+            warm = _child_cpu(args, env_extra=env)
+        out += [BenchResult(f"first run, cold caches: {name}", cold, "s CPU", goal),
+                BenchResult(f"  the same, warm caches: {name}", warm, "s CPU"),
+                BenchResult(f"  cold / warm: {name}", cold / warm, "x")]
+    return out
 
 
 def _maxrss_mb() -> float:

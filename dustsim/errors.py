@@ -3,6 +3,25 @@
 from __future__ import annotations
 
 
+def printable(text: object) -> str:
+    """``text`` safe to print on one terminal line: control and format characters (ANSI
+    escapes, carriage returns, newlines, bidirectional overrides) written as ``\\x1b``-style
+    escapes, so a name from a file cannot forge or hide output (``fake: legal``)."""
+    import unicodedata
+
+    s = str(text)
+    if s.isprintable():
+        return s
+    out = []
+    for ch in s:
+        if ch == " " or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii") if ord(ch) < 0x10000
+                       else f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
 class DustsimError(Exception):
     """Bad input or an impossible request. ``str()`` is a one-line message for the CLI."""
 
@@ -34,4 +53,4 @@ class DustsimError(Exception):
             parts.append(f"field {self.field!r}")
         where = ": ".join(parts)
         msg = " ".join(self.message.split())
-        return f"{where}: {msg}" if where else msg
+        return printable(f"{where}: {msg}" if where else msg)

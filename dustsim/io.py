@@ -40,6 +40,8 @@ from dustsim.errors import DustsimError
 MARKER = ".dustsim-output"
 PID_FILE = ".dustsim-pid"
 OLD_SUFFIX = ".old-dustsim"
+#: bytes the longest sibling name adds to an output's name (``.NAME.<pid>-<8 random>``)
+SIBLING_EXTRA = 24
 NAME_MAX = 255
 PATH_MAX = 4096
 _TMP_RE = r"\.{name}\.[A-Za-z0-9_]{{8}}"  # an older dustsim's folder (its PID file inside)
@@ -59,6 +61,22 @@ def _check_path_text(path: Path, what: str) -> None:
         if len(os.fsencode(part)) > NAME_MAX:
             raise DustsimError(f"{what}: a name in {text[:60]!r}... is longer than {NAME_MAX} "
                                "bytes; use a shorter name")
+    # the output's siblings (``.NAME.<pid>-<random>``, ``NAME.old-dustsim``) must fit too
+    if len(os.fsencode(path.name)) > NAME_MAX - SIBLING_EXTRA:
+        raise DustsimError(f"{what}: the name {path.name[:40]!r}... is longer than "
+                           f"{NAME_MAX - SIBLING_EXTRA} bytes (dustsim writes beside it under "
+                           "a longer name first); use a shorter name")
+
+
+def has_marker(folder: Path) -> bool:
+    """``folder`` holds the marker as a regular file of its own: a symbolic link named like
+    the marker does not count (``--force`` must not follow it)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.lstat(folder / MARKER).st_mode)
+    except OSError:
+        return False
 
 
 def _check_parent(path: Path, what: str) -> None:
@@ -90,7 +108,7 @@ def _protected(path: Path) -> str | None:
 def is_dustsim_output(path: Path) -> bool:
     """A folder dustsim wrote (it holds the marker) or an empty folder."""
     try:
-        return (path / MARKER).is_file() or not any(path.iterdir())
+        return has_marker(path) or not any(path.iterdir())
     except OSError:
         return False
 
@@ -195,7 +213,7 @@ def clean_stale(path: Path) -> list[Path]:
             elif e.is_dir() and dir_re.fullmatch(e.name):
                 pid = _pid_in(e)
                 stale = (pid is not None and not _alive(pid)) or (
-                    pid is None and (e / MARKER).is_file())
+                    pid is None and has_marker(e))
                 if stale:
                     shutil.rmtree(e, ignore_errors=True)
                     removed.append(e)
@@ -206,7 +224,7 @@ def clean_stale(path: Path) -> list[Path]:
         except OSError:
             continue
     old = parent / (path.name + OLD_SUFFIX)
-    if old.is_dir() and not old.is_symlink() and (old / MARKER).is_file():
+    if old.is_dir() and not old.is_symlink() and has_marker(old):
         shutil.rmtree(old, ignore_errors=True)
         removed.append(old)
     return removed
@@ -261,7 +279,7 @@ def _publish(tmp: Path, path: Path) -> None:
                 return
             old = path.with_name(path.name + OLD_SUFFIX)
             if old.exists():
-                if old.is_dir() and not old.is_symlink() and (old / MARKER).is_file():
+                if old.is_dir() and not old.is_symlink() and has_marker(old):
                     shutil.rmtree(old)
                 else:
                     raise DustsimError(f"{str(old)!r} is in the way of the replacement; "

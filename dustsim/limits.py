@@ -37,11 +37,21 @@ CAPS: dict[str, tuple[int, int, str]] = {
     "top": (1, 1_000_000, "show at least one row"),
     "distance": (0, 100, "sides at most 100 squares apart"),
     "turns": (1, 100, "at most 100 turns"),
+    "board_side": (1, 24, "a board side is at most 24 squares (the rulebook's board is 9 x 12; "
+                          "the sight-line tables grow as the side to the fifth power)"),
     # Dust Epic
     "epic_budget": (1, 40, "optimise budgets up to 40 PP (the exact solver runs once per mix; "
                            "larger budgets take many minutes)"),
     "epic_exact_figures": (1, 40, "use --engine mc for armies of more than 40 figures a side"),
 }
+
+#: folder scans for unit files (``validate DIR``, ``--data DIR``): depth, folders visited,
+#: files found; the bundled data is 2 levels, 16 files
+SCAN_DEPTH = 8
+SCAN_DIRS = 2_000
+SCAN_FILES = 1_000
+#: the largest input file read (the largest bundled unit file is about 0.5 MB)
+FILE_BYTES = 16 * 2**20
 
 PLATOON_BUDGET_MAX = 1000.0
 AP_MAX = 10_000.0
@@ -87,7 +97,8 @@ ARG_KNOBS: dict[str, str] = {
 
 #: text flags where an empty value is a mistake (it would silently mean "everything")
 _NAME_ARGS = ("edition", "bloc", "name", "unit", "vs", "units", "weapon", "target", "ruleset",
-              "platoon", "side_a", "side_b", "scheduler", "output", "out", "csv", "chart")
+              "platoon", "side_a", "side_b", "scheduler", "output", "out", "csv", "chart",
+              "patch", "baseline", "catalogues")
 
 
 def check_args(args) -> None:
@@ -106,7 +117,28 @@ def check_args(args) -> None:
         if isinstance(value, float) and not math.isfinite(value):
             raise DustsimError(f"--{attr.replace('_', '-')} must be a finite number, "
                                f"got {value!r}")
+    _check_workers(args)
     _check_output_paths(args)
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system reports it)."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _check_workers(args) -> None:
+    """Local Dask workers are processes on this machine: more than its cores only slows the
+    run down (and costs about 150 MB each). A ``--scheduler`` cluster sizes itself."""
+    workers = getattr(args, "workers", None)
+    if (isinstance(workers, int) and not isinstance(workers, bool) and workers > cores()
+            and not getattr(args, "scheduler", None)):
+        raise DustsimError(f"--workers {workers} is more than the {cores()} cores here; give "
+                           f"at most {cores()} (or --scheduler ADDRESS for a cluster)")
 
 
 #: commands whose output paths are checked here, before their heavy imports and any work

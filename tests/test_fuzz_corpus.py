@@ -20,7 +20,7 @@ CATS = sorted((CORPUS / "battlescribe").glob("*.cat"))
 MUST_REFUSE = {"armour_S5", "armour_S7", "armour_A4", "armour_V9", "armour_arabic",
                "track_zero", "cost_absurd", "deep_nesting", "unknown_encoding", "truncated",
                "not_xml", "empty", "wrong_root", "billion_laughs", "external_entity",
-               "binary"}
+               "binary", "cost_empty", "cost_arabic", "cost_missing_value"}
 
 
 def test_corpus_is_there():
@@ -51,3 +51,14 @@ def test_malformed_catalogue_is_refused_or_imported_valid(path, tmp_path):
         (tmp_path / name).write_text(text, encoding="utf-8")
     _, problems = validate([tmp_path])
     assert not problems, str(problems[0])
+
+
+def test_unreadable_move_is_flagged_not_dropped():
+    """A Move the importer cannot read stays unknown with a flag naming the value (it was
+    dropped without a word)."""
+    texts, _ = import_battlescribe([CORPUS / "battlescribe" / "Fuzz.gst",
+                                    CORPUS / "battlescribe" / "move_bad.cat"])
+    (text,) = texts.values()
+    assert "Move '٢' not understood; kept unknown" in text
+    assert "March Move 'x' not understood; kept unknown" in text
+    assert "\nmove = " not in text

@@ -43,9 +43,12 @@ def test_notebook_executes(path, tmp_path, monkeypatch):
     assert not errors
     charts = [c for c in code if "chart" in c.metadata.get("tags", [])]
     assert charts, "every notebook shows at least one chart"
-    for c in charts:
-        kinds = {k for o in c.outputs for k in o.get("data", {})}
-        assert "image/png" in kinds, c.source
+    for i, c in enumerate(code):
+        # every chart exactly once: a figure made through pyplot would be drawn a second
+        # time by the inline backend beside the cell's value (issue 26)
+        images = sum("image/png" in o.get("data", {}) for o in c.outputs)
+        expected = 1 if c in charts else 0
+        assert images == expected, f"code cell {i}: {images} images\n{c.source}"
     for c in code:
         if "widget" in c.metadata.get("tags", []):
             kinds = {k for o in c.outputs for k in o.get("data", {})}

@@ -31,6 +31,7 @@ def test_wheel_installs_and_runs(tmp_path):
           "--target", str(site), str(wheel)])
     assert (site / "dustsim" / "unit_data" / "dust-1947").is_dir()
     assert (site / "dustsim" / "review" / "templates" / "card.html.j2").is_file()
+    assert (site / "dustsim" / "play" / "scenario_data" / "101-firefight.toml").is_file()
     # the installed copy, not the checkout (the dependencies come from this environment)
     env = {**os.environ, "PYTHONPATH": str(site)}
     work = tmp_path / "elsewhere"
@@ -41,6 +42,13 @@ def test_wheel_installs_and_runs(tmp_path):
     out = _run([sys.executable, "-m", "dustsim", "cards", "Pounder", "--edition", "dust-1947"],
                env=env, cwd=work)
     assert "Antitank Gun" in out
+    # a BattleScribe roster, with no catalogues beside the installed package (issue 26)
+    ros = ROOT / "examples" / "lists" / "battlescribe" / "allies-rangers-battlescribe.ros"
+    shutil.copy(ros, work / ros.name)
+    env_ros = {k: v for k, v in env.items() if k != "DUSTSIM_BSDATA"}
+    out = _run([sys.executable, "-m", "dustsim", "list", "check", ros.name], env=env_ros,
+               cwd=work)
+    assert ": legal" in out
     _run([sys.executable, "-m", "dustsim", "report", "--units", "Pounder,Ludwig", "--out",
           "rep", "--confirm", "0", "--duel-units", "0", "--format", "png"], env=env, cwd=work)
     rep = work / "rep"

@@ -31,8 +31,9 @@ import pandas as pd
 
 from dustsim.army.lists import ArmyList, Check, check
 from dustsim.data.cards import COLUMNS, Card, Weapon
-from dustsim.errors import DustsimError
+from dustsim.errors import DustsimError, printable
 from dustsim.rules.attack import Situation, compile_attack, usable_weapons
+from dustsim.rules.skills import unplayed_rules
 
 FAR = 1_000_000
 RANGE_U = "U"
@@ -214,7 +215,7 @@ class ListSummary:
         lg = self.legality
         fmt = lambda v: "-" if pd.isna(v) else (  # noqa: E731
             "U" if isinstance(v, int | float) and v >= FAR else f"{v:g}")
-        out = [f"{self.army.name} ({self.army.file})",
+        out = [printable(f"{self.army.name} ({self.army.file})"),
                f"{lg.ap_total:g} AP on the table, {lg.ap_paid:g} paid of {self.army.points:g}"
                f" ({lg.army_type}; {lg.free_hero_ap:g} AP free hero bonus)",
                "legal" if lg.legal else f"ILLEGAL: {len(lg.violations)} violation(s)"]
@@ -313,5 +314,6 @@ def summarize(lst: ArmyList, cards: list[Card] | None = None, *,
     units["offence_share"] = units["offence"] / tot if tot > 0 else 0.0
     dsum = units["durability"].replace(math.inf, math.nan).sum()
     units["durability_share"] = units["durability"] / dsum if dsum > 0 else math.nan
+    notes += unplayed_rules(c for u in lst.units for c in u.cards)
     return ListSummary(lst, legality, units, offence, weights,
                        tuple(dict.fromkeys(notes + list(legality.notes))))

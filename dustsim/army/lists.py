@@ -47,6 +47,7 @@ from dustsim.army.legality import breaches, one_captured_vehicle, unique_heroes,
 from dustsim.data.captured import CAPTURED_BLOC, captured_extra_ap
 from dustsim.data.cards import Card
 from dustsim.data.names import match_key
+from dustsim.data.schema import check_keys, short
 from dustsim.errors import DustsimError
 
 EDITION = "dust-1947"
@@ -58,6 +59,11 @@ MAX_COUNT = 20
 MAX_POINTS = 10_000
 UNIT_FIELDS = ("card", "count", "hero", "pilot", "captured", "platoon", "cover")
 TOP_FIELDS = ("name", "points", "bloc", "edition", "unit", "platoon", "description")
+PLATOON_FIELDS = ("id", "chart")
+MAX_PLATOONS = 20  # a list of at most MAX_UNITS units declares few platoons
+MAX_LIST_BYTES = 1 << 20  # a list is a few hundred bytes
+#: lists in one meta folder: 24 lists are 276 pairings (a few minutes at the default trials)
+MAX_FOLDER_LISTS = 24
 # the captured vehicle availability chart (L897-922, by the bloc that built them), as card names
 CAPTURE_CHART = {
     "Allies": ("Wildfire", "Mickey", "Mickey (Light)", "Pounder", "Pounder (Light)",
@@ -187,10 +193,10 @@ def _field(d: dict, key: str, typ, file: str, unit: str, default=None, what: str
     if v is default:
         return v
     if typ is int and (isinstance(v, bool) or not isinstance(v, int)):
-        raise DustsimError(f"must be a whole number{what}, not {v!r}", file=file, unit=unit,
+        raise DustsimError(f"must be a whole number{what}, not {short(v)}", file=file, unit=unit,
                            field=key)
     if typ is not int and not isinstance(v, typ):
-        raise DustsimError(f"must be a {typ.__name__}{what}, not {v!r}", file=file, unit=unit,
+        raise DustsimError(f"must be a {typ.__name__}{what}, not {short(v)}", file=file, unit=unit,
                            field=key)
     return v
 
@@ -199,19 +205,19 @@ def parse_list_toml(text: str, cards: list[Card], file: str = "<list>") -> ArmyL
     """A TOML list (format in the module docstring) -> :class:`ArmyList`."""
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DustsimError(f"not valid TOML: {exc}", file=file) from None
-    for k in doc:
-        if k not in TOP_FIELDS:
-            raise DustsimError(f"unknown field (valid: {', '.join(TOP_FIELDS)})", file=file,
-                               field=k)
+    except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
+        raise DustsimError(f"not valid TOML: {' '.join(str(exc).split())[:120]}",
+                           file=file) from None
+    except RecursionError:
+        raise DustsimError("not valid TOML: nested too deeply", file=file) from None
+    check_keys(doc, TOP_FIELDS, file=file)
     idx = _Cards(cards)
     name = _field(doc, "name", str, file, None, Path(file).stem)
     points = doc.get("points")
     if isinstance(points, bool) or not isinstance(points, int | float) or not (
             0 < points <= MAX_POINTS):
         raise DustsimError(f"the points limit must be a number from 1 to {MAX_POINTS}, "
-                           f"got {points!r}", file=file, field="points")
+                           f"got {short(points)}", file=file, field="points")
     bloc = _field(doc, "bloc", str, file, None, "")
     edition = _field(doc, "edition", str, file, None, EDITION)
     if edition != EDITION:
@@ -221,8 +227,12 @@ def parse_list_toml(text: str, cards: list[Card], file: str = "<list>") -> ArmyL
     if not isinstance(raw_p, list) or not all(isinstance(p, dict) for p in raw_p):
         raise DustsimError("must be an array of tables ([[platoon]])", file=file,
                            field="platoon")
+    if len(raw_p) > MAX_PLATOONS:
+        raise DustsimError(f"{len(raw_p)} platoons; a list declares at most {MAX_PLATOONS}",
+                           file=file, field="platoon")
     platoons = []
     for i, p in enumerate(raw_p, start=1):
+        check_keys(p, PLATOON_FIELDS, file=file, unit=f"platoon {i}")
         pid = _field(p, "id", str, file, f"platoon {i}", None)
         chart = _field(p, "chart", str, file, f"platoon {i}", None)
         if not pid or not chart:
@@ -235,13 +245,13 @@ def parse_list_toml(text: str, cards: list[Card], file: str = "<list>") -> ArmyL
     raw_u = doc.get("unit", [])
     if not isinstance(raw_u, list) or not raw_u or not all(isinstance(u, dict) for u in raw_u):
         raise DustsimError("a list needs at least one [[unit]] table", file=file, field="unit")
+    if len(raw_u) > MAX_UNITS:
+        raise DustsimError(f"{len(raw_u)} [[unit]] tables; a list has at most {MAX_UNITS} "
+                           "units", file=file, field="unit")
     units: list[ListUnit] = []
     for i, u in enumerate(raw_u, start=1):
         label = f"unit {i}" + (f" ({u['card']})" if isinstance(u.get("card"), str) else "")
-        for k in u:
-            if k not in UNIT_FIELDS:
-                raise DustsimError(f"unknown field (valid: {', '.join(UNIT_FIELDS)})",
-                                   file=file, unit=label, field=k)
+        check_keys(u, UNIT_FIELDS, file=file, unit=label)
         cname = _field(u, "card", str, file, label, None)
         if not cname:
             raise DustsimError("missing (the card's name)", file=file, unit=label,
@@ -319,6 +329,10 @@ def list_from_roster(path: str | Path, cards: list[Card], *, points: float | Non
                 units.append(ListUnit(hc, where=s.where))
         for _ in range(s.count):
             units.append(ListUnit(card, hero, pilot, captured, where=f"{s.card} ({s.where})"))
+    if not units:
+        first = f" (first: {unresolved[0]})" if unresolved else ""
+        raise DustsimError(f"no selection of the roster resolves to a card{first}",
+                           file=ros.file, field="selections")
     pts = points or ros.points
     if not pts:
         raise DustsimError("the roster has no points limit (costLimits); pass --points",
@@ -344,6 +358,9 @@ def load_list(path: str | Path, cards: list[Card] | None = None, *,
                            file=str(path))
     if suffix == ".toml":
         try:
+            if path.stat().st_size > MAX_LIST_BYTES:
+                raise DustsimError(f"larger than the cap of {MAX_LIST_BYTES:,} bytes",
+                                   file=str(path))
             text = path.read_bytes().decode("utf-8")
         except OSError as exc:
             raise DustsimError(exc.strerror or str(exc), file=str(path)) from None
@@ -357,12 +374,31 @@ def load_list(path: str | Path, cards: list[Card] | None = None, *,
     return list_from_roster(path, cards, points=points, catalogues=catalogues)
 
 
+def require_resolved(lst: ArmyList) -> ArmyList:
+    """``lst`` if every selection resolved to a card, else a one-line error: a battle played
+    without the selections it cannot read would play another army (``list check`` calls
+    such a roster ILLEGAL; ``list vs`` and ``list meta`` refuse it)."""
+    if lst.unresolved:
+        raise DustsimError(f"{len(lst.unresolved)} selection(s) resolve to no card (first: "
+                           f"{lst.unresolved[0]}); `dustsim list check` lists them",
+                           file=lst.file, field="selections")
+    return lst
+
+
 def list_files(folder: str | Path) -> list[Path]:
     """The list files of a folder, sorted by name."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DustsimError("not a folder", file=str(folder))
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in LIST_SUFFIXES)
+    files = []
+    for p in folder.iterdir():
+        if p.suffix.lower() in LIST_SUFFIXES:
+            files.append(p)
+            if len(files) > MAX_FOLDER_LISTS:
+                raise DustsimError(f"more than {MAX_FOLDER_LISTS} list files: every pair is "
+                                   "played, so the work grows with the square of the lists; "
+                                   "split the folder", file=str(folder))
+    return sorted(files)
 
 
 # -- legality --------------------------------------------------------------------------------------
@@ -472,7 +508,8 @@ def _platoon_status(ref: PlatoonRef, members: list[ListUnit], lst: ArmyList, cha
     viol = []
     if chart.bloc not in (lst.bloc, MERCENARIES):
         viol.append(Violation(label, "Platoons", "L950-962",
-                              f"{chart.name} is a {chart.bloc} platoon in a {lst.bloc} army"))
+                              f"{chart.name} is {article(chart.bloc)} {chart.bloc} platoon in "
+                              f"{article(lst.bloc)} {lst.bloc} army"))
     if not chart.buildable:
         st = PlatoonStatus(ref.id, chart.name, True, False, False, chart.advantage, (), (),
                            tuple(u.name for u in members))
@@ -596,7 +633,8 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
                 continue
             if lst.bloc and lst.bloc != MERCENARIES and c.bloc != lst.bloc:
                 v.append(Violation(u.name, "One bloc", "L837, L845",
-                                   f"{c.name} is a {c.bloc} card in a {lst.bloc} army"))
+                                   f"{c.name} is {article(c.bloc)} {c.bloc} card in "
+                                   f"{article(lst.bloc)} {lst.bloc} army"))
             elif lst.bloc == MERCENARIES:
                 v.append(Violation(u.name, "Mercenary force", "L879-883",
                                    f"{c.name} ({c.bloc}) in an all-mercenary force"))
@@ -686,3 +724,13 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
                              "rulebook conversion; cannot check it, advantage not assumed")
     return Check(lst, tuple(v), float(lst.ap), float(paid), float(pts["free_hero_ap"]),
                  pts["faction"], tuple(statuses), tuple(notes))
+
+
+def article(word: str) -> str:
+    """'a' or 'an' before a bloc name: an Allies, an Axis, an SSU, an IJN, a Mythos army."""
+    w = str(word).strip()
+    if not w:
+        return "a"
+    if len(w) > 1 and w.isupper():  # read letter by letter: an SSU, an IJN
+        return "an" if w[0] in "AEFHILMNORSX" else "a"
+    return "an" if w[0].lower() in "aeiou" else "a"

@@ -134,8 +134,9 @@ def parse_platoon_file(path: str | Path) -> list[Platoon]:
     file = str(path)
     try:
         doc = tomllib.loads(Path(path).read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, OSError) as exc:
-        raise _err(file, None, "toml", f"cannot read: {exc}") from None
+    except (ValueError, RecursionError, OSError) as exc:  # bad UTF-8/TOML, 5,000-digit ints
+        raise _err(file, None, "toml", f"cannot read: {' '.join(str(exc).split())[:120]}"
+                   ) from None
     edition = doc.get("edition", "dust-1947")
     out = []
     raw = doc.get("platoon", [])

@@ -22,6 +22,7 @@ Parsing uses the standard library's expat parser and refuses any document type d
 from __future__ import annotations
 
 import functools
+import json
 import os
 import zipfile
 from collections.abc import Callable
@@ -55,8 +56,7 @@ def read_roster_bytes(path: str | Path) -> bytes:
                 if info.file_size > MAX_ROSTER_BYTES:
                     raise DustsimError(f"roster of {info.file_size:,} bytes refused (at most "
                                        f"{MAX_ROSTER_BYTES:,})", file=str(path))
-                with zf.open(info) as fh:
-                    data = fh.read(MAX_ROSTER_BYTES + 1)
+                data = _read_member(zf, info, str(path))
         else:
             if path.stat().st_size > MAX_ROSTER_BYTES:
                 raise DustsimError(f"roster larger than {MAX_ROSTER_BYTES:,} bytes refused",
@@ -67,6 +67,27 @@ def read_roster_bytes(path: str | Path) -> bytes:
     if len(data) > MAX_ROSTER_BYTES:
         raise DustsimError("roster too large", file=str(path))
     return data
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> bytes:
+    """The bytes of one archive member, opened defensively: encrypted members and methods
+    other than stored/deflated are refused before reading; a bad CRC, corrupt deflate data or
+    a truncated member is one line."""
+    import zlib
+
+    if info.flag_bits & 0x1:
+        raise DustsimError("the roster in the archive is encrypted (not a BattleScribe "
+                           ".rosz)", file=file)
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise DustsimError(f"compression method {info.compress_type} is not stored or "
+                           "deflated (not a BattleScribe .rosz)", file=file)
+    try:
+        with zf.open(info) as fh:
+            return fh.read(MAX_ROSTER_BYTES + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
+            ValueError) as exc:
+        raise DustsimError(f"damaged archive ({' '.join(str(exc).split())[:80]})",
+                           file=file) from None
 
 
 # -- the catalogue id index --------------------------------------------------------------------
@@ -105,7 +126,7 @@ def catalogue_index(folder: str) -> IdIndex:
     folder_p = Path(folder)
     if not folder_p.is_dir():
         raise DustsimError("BattleScribe catalogue folder not found (pass --catalogues DIR "
-                           "or set DUSTSIM_BSDATA)", file=folder)
+                           f"with {CATALOGUES_FROM}, or set DUSTSIM_BSDATA)", file=folder)
     cats = sorted(folder_p.glob("*.cat"), key=lambda p: p.name)
     gsts = sorted(folder_p.glob("*.gst"))
     if not cats:
@@ -145,6 +166,30 @@ def catalogue_index(folder: str) -> IdIndex:
     return IdIndex({k: tuple(dict.fromkeys(v)) for k, v in ids.items()}, cat_bloc)
 
 
+# the id index of the BattleScribe catalogues the Dust 1947 cards were imported from, shipped
+# with the package (ids and card names only): a roster reads without the catalogues
+BUNDLED_INDEX = Path(__file__).parent / "data" / "bsdata_dust1947_ids.json"
+CATALOGUES_FROM = ("the BSData/dust1947 catalogues (https://github.com/BSData/dust1947, "
+                   "the .cat and .gst files)")
+
+
+def index_json(index: IdIndex, revision: str = "") -> str:
+    """The id index as the JSON that :data:`BUNDLED_INDEX` holds (sorted, stable)."""
+    return json.dumps({"revision": revision, "ids": {k: list(v) for k, v in
+                                                     sorted(index.ids.items())},
+                       "catalogue_bloc": dict(sorted(index.catalogue_bloc.items()))},
+                      indent=0, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+@functools.lru_cache(maxsize=1)
+def bundled_index() -> IdIndex | None:
+    """The shipped id index (None when the package has none)."""
+    if not BUNDLED_INDEX.is_file():
+        return None
+    d = json.loads(BUNDLED_INDEX.read_text(encoding="utf-8"))
+    return IdIndex({k: tuple(v) for k, v in d["ids"].items()}, dict(d["catalogue_bloc"]))
+
+
 # -- reading a roster --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Selection:
@@ -167,28 +212,47 @@ class Roster:
 
 
 def _number(node: Node, file: str) -> int:
+    """The selection's ``number``: ASCII whole numbers only (``1.0`` as BattleScribe writes
+    it passes; ``1.9``, ``inf``, ``nan`` and other digits are refused, never rounded)."""
+    import re
+
     raw = node.attrib.get("number", "1") or "1"
-    try:
-        n = int(float(raw))
-    except ValueError:
-        raise DustsimError(f"selection number {raw!r} is not a whole number (1 to 100)",
-                           file=file, unit=node.attrib.get("name"), field="number") from None
+    m = re.fullmatch(r"\s*([0-9]{1,4})(?:\.0*)?\s*", raw)
+    if not m:
+        raise DustsimError(f"selection number {raw[:40]!r} is not a whole number (1 to 100)",
+                           file=file, unit=node.attrib.get("name"), field="number")
+    n = int(m.group(1))
     if not 1 <= n <= 100:
         raise DustsimError(f"selection number {raw!r} out of range (1 to 100)", file=file,
                            unit=node.attrib.get("name"), field="number")
     return n
 
 
-def _roster_points(root: Node) -> float | None:
-    for tag in ("costLimits", "costs"):
-        for c in root.kids(tag):
-            if c.attrib.get("typeId") == "points" or "pt" in c.attrib.get("name", ""):
-                try:
-                    v = float(c.attrib.get("value", ""))
-                except ValueError:
-                    continue
-                if v > 0:
-                    return v
+#: the highest points limit a roster may set (as for TOML lists)
+MAX_POINTS = 10_000
+
+
+def _roster_points(root: Node, file: str) -> float | None:
+    """The roster's points limit (its ``costLimits``; never the spent ``costs``), None when
+    it sets none (no costLimit, or BattleScribe's ``-1``/``0`` for "no limit"). A limit that
+    is not a plain number up to :data:`MAX_POINTS` (``inf``, ``1e309``, ``nan``, ``10001``)
+    is refused."""
+    import math
+    import re
+
+    for c in root.kids("costLimits"):
+        if not (c.attrib.get("typeId") == "points" or "pt" in c.attrib.get("name", "")):
+            continue
+        raw = c.attrib.get("value", "")
+        if not re.fullmatch(r"\s*-?[0-9]{1,6}(\.[0-9]{1,6})?\s*", raw):
+            raise DustsimError(f"points limit {raw[:40]!r} is not a number (0 to "
+                               f"{MAX_POINTS})", file=file, field="costLimits")
+        v = float(raw)
+        if not math.isfinite(v) or v > MAX_POINTS:
+            raise DustsimError(f"points limit {raw[:40]!r} is over {MAX_POINTS}", file=file,
+                               field="costLimits")
+        if v > 0:
+            return v
     return None
 
 
@@ -204,10 +268,12 @@ def read_roster(path: str | Path, catalogues: str | Path | None = None,
         raise DustsimError(f"root element <{root.tag}> is not a BattleScribe roster",
                            file=file)
     folder = catalogues or default_catalogue_dir()
-    if folder is None:
-        raise DustsimError("cannot resolve entry ids: BattleScribe catalogues not found "
-                           "(pass --catalogues DIR or set DUSTSIM_BSDATA)", file=file)
-    index = catalogue_index(str(Path(folder).resolve()))
+    index = catalogue_index(str(Path(folder).resolve())) if folder is not None else \
+        bundled_index()
+    if index is None:
+        raise DustsimError("cannot resolve entry ids: no BattleScribe catalogues (pass "
+                           f"--catalogues DIR with {CATALOGUES_FROM}, or set DUSTSIM_BSDATA "
+                           "to that folder)", file=file)
     kinds = kind_of or (lambda _name: "")
     out: list[Selection] = []
     unresolved: list[str] = []
@@ -248,5 +314,5 @@ def read_roster(path: str | Path, catalogues: str | Path | None = None,
                     heroes.append(sub)
             out.append(Selection(card, _number(sel, file), bloc, f"line {sel.line}",
                                  tuple(heroes)))
-    return Roster(root.attrib.get("name", Path(file).stem), _roster_points(root), tuple(out),
+    return Roster(root.attrib.get("name", Path(file).stem), _roster_points(root, file), tuple(out),
                   tuple(unresolved), file)

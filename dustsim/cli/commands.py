@@ -131,8 +131,41 @@ def _register_attack(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--chart", metavar="FILE",
+                   help="write the damage distribution chart (.png, .svg or .pdf)")
+    p.add_argument("--force", action="store_true", help="replace an existing --chart file")
     p.add_argument("--data", nargs="*", help="unit files or folders")
     p.set_defaults(func=cmd_attack)
+
+
+def _chart_path(args):
+    """--chart FILE checked before any work: a .png, .svg or .pdf that --force may replace."""
+    from pathlib import Path
+
+    if not args.chart:
+        refuse_unused(args, {"--force": "it replaces an existing --chart file; no --chart given"})
+        return None
+    from dustsim.io import check_output_file
+
+    path = check_output_file(Path(args.chart), args.force, "--chart")
+    fmt = path.suffix.lstrip(".").lower()
+    if fmt not in ("png", "svg", "pdf"):
+        raise DustsimError(f"chart format {fmt or '(none)'!r}: name the file .png, .svg "
+                           "or .pdf", field="--chart")
+    return path
+
+
+def _write_chart(fig, path, force: bool) -> None:
+    """Write one Figure atomically to ``path`` (its suffix is the format)."""
+    import tempfile
+    from pathlib import Path
+
+    from dustsim.io import atomic_write_bytes
+    from dustsim.review.charts import save
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (written,) = save(fig, Path(tmp), "chart", (path.suffix.lstrip(".").lower(),))
+        atomic_write_bytes(path, written.read_bytes(), force=force, what="--chart")
 
 
 def _check_attack_flags(args) -> None:
@@ -158,6 +191,18 @@ def _check_attack_flags(args) -> None:
         raise DustsimError("--volley must be >= 0 ammo boxes", field="--volley")
     if args.distance is not None and args.distance < 1:
         raise DustsimError("--distance must be >= 1 square", field="--distance")
+    # a flag that would change nothing is refused, not ignored (issue 27)
+    card_mode = bool(args.unit or args.vs)
+    if args.distance is not None and not card_mode:
+        raise DustsimError("--distance needs --unit/--vs (the card's weapon ranges); a "
+                           "--weapon cell has no range", field="--distance")
+    if args.hero_damage_taken and (card_mode or args.hero_track is None):
+        raise DustsimError("--hero-damage-taken needs a joined hero (--hero-track with "
+                           "--weapon/--target)", field="--hero-damage-taken")
+    if args.volley and not card_mode and "volley" not in {
+            k.strip().lower() for k in args.keyword}:
+        raise DustsimError("--volley acts on Volley weapons only: add --keyword volley",
+                           field="--volley")
 
 
 def _attack_ruleset(args, options: dict, card_edition: str | None = None):
@@ -184,6 +229,7 @@ def cmd_attack(args) -> int:
 
     _check_trials(args)
     _check_attack_flags(args)
+    chart = _chart_path(args)
     action = "sustained" if args.sustained else ("reactive" if args.reactive else "attack")
     options = _parse_options(args.option)
     sit_kw = dict(salvo=args.salvo, volley=args.volley, aim=args.aim, token=args.attacker_token)
@@ -211,6 +257,9 @@ def cmd_attack(args) -> int:
                                          close_combat=args.close_combat, ruleset=rs,
                                          extra_skills=tuple(args.skill),
                                          distance=args.distance, with_choices=True, **sit_kw)
+        if args.volley and not any("volley" in w.keywords for w in att.weapons):
+            raise DustsimError(f"--volley acts on Volley weapons; {att.name!r} has none",
+                               field="--volley")
         title = f"{att.name} -> {dfn.name} ({target.column}{', cover' if target.cover else ''})"
     else:
         if not args.weapon or not args.target:
@@ -240,6 +289,11 @@ def cmd_attack(args) -> int:
               "dice in the whole attack (--count, --salvo, --volley) =")
     result = evaluate(spec, args.engine, trials=args.trials, seed=args.seed,
                       threads=args.threads)
+    if chart is not None:
+        from dustsim.review.charts import damage_distributions
+
+        _write_chart(damage_distributions([(title, result)], f"{title} ({spec.ruleset}, "
+                                                             f"{action})"), chart, args.force)
     if args.json:
         out = {"attack": title, "ruleset": spec.ruleset, "action": action,
                **result.to_dict()}
@@ -317,17 +371,24 @@ def _register_report(sub) -> None:
                        description="Score every card of an edition against every armour "
                                    "column and every card; write CSV/Parquet tables, charts "
                                    "and a static index.html.")
-    p.add_argument("--edition", default="dust-1947")
+    p.add_argument("--edition", default="dust-1947",
+                   help="the cards reviewed: dust-1947, tactics-2013, tactics-2009 or "
+                        "ffg-era (default: dust-1947)")
     p.add_argument("--units", help="comma-separated card names (default: every card)")
     p.add_argument("--out", default="report", help="output folder (default: report)")
-    p.add_argument("--engine", default="exact", choices=("exact", "mc"))
+    p.add_argument("--engine", default="exact", choices=("exact", "mc"),
+                   help="exact: probabilities computed; mc: Monte Carlo with error bars "
+                        "(default: exact)")
     p.add_argument("--trials", type=int, default=SWEEP_TRIALS,
                    help="Monte Carlo trials per figure (MC engine, and the exact engine's "
-                        f"confirmation; default {SWEEP_TRIALS:,})")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--format", default="png,svg,pdf", help="chart formats, comma-separated")
+                        f"confirmation; default: {SWEEP_TRIALS:,})")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of every Monte Carlo figure, duel and engagement; the same "
+                        "seed gives the same report (default: 0)")
+    p.add_argument("--format", default="png,svg,pdf",
+                   help="chart formats, comma-separated (default: png,svg,pdf)")
     p.add_argument("--confirm", type=int, default=200,
-                   help="exact figures re-checked by Monte Carlo (0: none)")
+                   help="exact figures re-checked by Monte Carlo (0: none; default: 200)")
     p.add_argument("--workers", type=int, default=0,
                    help="run the sweeps on a local Dask cluster of N worker processes")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -335,13 +396,16 @@ def _register_report(sub) -> None:
     p.add_argument("--platoon-budget", type=float, default=75,
                    help="army points for the platoon builds (Dust 1947; default 75)")
     p.add_argument("--duel-units", type=int, default=8,
-                   help="duel section: the best N cards, each against each (0: none)")
-    p.add_argument("--duel-trials", type=int, default=4_000, help="duels per pairing")
+                   help="duel section: the best N cards, each against each (0: none; "
+                        "default: 8)")
+    p.add_argument("--duel-trials", type=int, default=4_000,
+                   help="duels per pairing (default: 4,000)")
     p.add_argument("--value-trials", type=int, default=32,
-                   help="value model: engagements per pairing and starting distance")
+                   help="value model: engagements per pairing and starting distance "
+                        "(default: 32)")
     p.add_argument("--patch", metavar="TOML",
                    help="balance proposal (costs, cells, weapons, skills): adds a "
-                        "before/after section (format: dustsim.review.value.load_patch)")
+                        "before/after section (format: dustsim.data.patches.load_patch)")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--data", nargs="*", help="unit files or folders")
@@ -464,7 +528,7 @@ def cmd_whatif(args) -> int:
     card = find_card(ed, args.unit)
     changed = modify_card(card, ap=args.ap, cells=cells or None, add_die=args.add_die,
                           remove_die=args.remove_die)
-    previous = None
+    previous = previous_battles = None
     if args.baseline:
         from pathlib import Path
 
@@ -476,18 +540,21 @@ def cmd_whatif(args) -> int:
                                "with dustsim report)", file=str(args.baseline),
                                field="--baseline")
         previous = pd.read_parquet(f)
+        fb = Path(args.baseline) / "tables" / "value_battles.parquet"
+        previous_battles = pd.read_parquet(fb) if fb.is_file() else None
     st = ValueSettings(trials=args.trials, seed=args.seed)
     progress = progress_wanted(args)
-    before = value_model(ed, st, previous=previous, progress=progress)
-    _after, diff = run_patch(ed, {card.name: changed}, before, progress=progress)
-    moved = diff[diff["changed"] | diff["verdict_changed"]]
-    cols = ["unit", "ap_before", "ap_after", "strength_before", "strength_after",
-            "fair_ap_before", "fair_ap_after", "verdict_before", "verdict_after",
-            "rank_value_per_ap_before", "rank_value_per_ap_after"]
-    if args.json:
-        print(moved[cols].to_json(orient="records", indent=1))
+    before = value_model(ed, st, previous=previous, progress=progress,
+                         previous_battles=previous_battles)
+    after, diff = run_patch(ed, {card.name: changed}, before, progress=progress)
+    from dustsim.review.whatif import summary_text, with_bands
+
+    diff = with_bands(diff, before.table, after.table)
+    if args.json:  # the whole before/after frame, one object per card
+        print(diff.to_json(orient="records", indent=1))
     else:
-        print(moved[cols].T.to_string(header=False, float_format=lambda v: f"{v:.4g}"))
+        print(summary_text(diff, [card.name]))
+        print("(--json: every card before and after)", file=sys.stderr)
     return 0
 
 
@@ -678,34 +745,18 @@ def cmd_epic_battle(args) -> int:
 
 
 def cmd_epic_optimize(args) -> int:
-    from pathlib import Path
 
     from dustsim.limits import check_int
     from dustsim.play.epic import optimize
 
-    if not args.chart:
-        refuse_unused(args, {"--force": "it replaces an existing --chart file; no --chart given"})
+    path = _chart_path(args)
     check_int(args.budget, "epic_budget", "--budget")
-    if args.chart:
-        from dustsim.io import check_output_file
-
-        path = check_output_file(Path(args.chart), args.force, "--chart")
-        fmt = path.suffix.lstrip(".").lower()
-        if fmt not in ("png", "svg", "pdf"):
-            raise DustsimError(f"chart format {fmt or '(none)'!r}: name the file .png, .svg "
-                               "or .pdf", field="--chart")
     rows = optimize(args.budget, args.vs, side=args.side, objective=args.objective,
                     progress=progress_wanted(args), **_epic_setting(args))
-    if args.chart:
-        import tempfile
+    if path is not None:
+        from dustsim.review.charts import epic_mixes
 
-        from dustsim.io import atomic_write_bytes
-        from dustsim.review.charts import epic_mixes, save
-
-        fig = epic_mixes(rows, args.budget, args.vs, args.side)
-        with tempfile.TemporaryDirectory() as tmp:
-            (written,) = save(fig, Path(tmp), "chart", (fmt,))
-            atomic_write_bytes(path, written.read_bytes(), force=args.force, what="--chart")
+        _write_chart(epic_mixes(rows, args.budget, args.vs, args.side), path, args.force)
     if args.json:
         print(json.dumps(rows[: args.top], indent=1))
         return 0
@@ -756,8 +807,51 @@ def _duel_arguments(p) -> None:
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="ruleset option (see dustsim.rules.rulesets.OPTIONS)")
     p.add_argument("--data", nargs="*", help="unit files or folders")
+    p.add_argument("--scenario", metavar="NAME",
+                   help="play the duel on this Dust 1947 scenario's board (`dustsim "
+                        "scenarios`; dustsim/play/battle.py): the sides enter from their edges, "
+                        "--distance/--cover/the line policies do not apply")
+    p.add_argument("--policy", help="battle policy with --scenario (dustsim/play/policies.py)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--csv", metavar="FILE",
+                   help="write the result's tidy table (DuelResult.to_frame) to a CSV file")
+    p.add_argument("--force", action="store_true", help="replace an existing --csv file")
     p.set_defaults(func=cmd_duel)
+
+
+def _duel_board(args, cards) -> int:
+    """``dustsim duel --scenario``: the sides as a battle on the scenario's board."""
+    from dustsim.play.battle import battle
+    from dustsim.play.duel import parse_side
+    from dustsim.play.policies import DEFAULT_POLICY
+
+    if args.ruleset != "dust-1947":
+        raise DustsimError("--scenario plays Dust 1947 only", field="--ruleset")
+    for flag in ("cover_a", "cover_b"):
+        if getattr(args, flag):
+            raise DustsimError(f"--{flag.replace('_', '-')} does not apply with --scenario "
+                               "(cover comes from the board)", field=f"--{flag}")
+    side_a = parse_side(args.side_a, cards, args.ruleset, field_name="--side-a")
+    side_b = parse_side(args.side_b, cards, args.ruleset, field_name="--side-b")
+    r = battle(side_a, side_b, scenario=args.scenario, trials=args.trials, seed=args.seed,
+               policy=args.policy or DEFAULT_POLICY, threads=args.threads,
+               options=_parse_options(args.option), progress=progress_wanted(args))
+    d = r.to_json()
+    if args.json:
+        print(json.dumps(d, indent=1))
+        return 0
+    print(f"A: {args.side_a}\nB: {args.side_b}\nscenario {d['scenario']}, board {d['board']}, "
+          f"{d['turns']} turns, policy {d['policy']}; {r.trials:,} games, seed {r.seed}")
+    for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw")):
+        print(f"  {label:<10} {d[k]:.4f} ± {d['se_' + k]:.4f}")
+    for side in ("A", "B"):
+        parts = ", ".join(f"{k} {v:.3f}" for k, v in d["won_by"][side].items() if v)
+        print(f"  {side} won by  {parts or '-'}")
+    for s in ("a", "b"):
+        print(f"  AP lost by {s.upper()}: {d[f'ap_lost_{s}']:.2f} ± {d[f'se_ap_lost_{s}']:.2f}")
+    for n in d["notes"]:
+        print(f"note: {n}", file=sys.stderr)
+    return 0
 
 
 def cmd_duel(args) -> int:
@@ -767,6 +861,15 @@ def cmd_duel(args) -> int:
     from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION
 
     _check_trials(args)
+    csv_path = None
+    if args.csv:
+        from pathlib import Path
+
+        from dustsim.io import check_output_file
+
+        csv_path = check_output_file(Path(args.csv), args.force, "--csv")
+    else:
+        refuse_unused(args, {"--force": "it replaces an existing --csv file; no --csv given"})
     cards = load_cards(_data_paths(args.data))
     if args.edition is not None:
         if args.edition not in DEFAULT_RULESET_FOR_EDITION:
@@ -774,6 +877,11 @@ def cmd_duel(args) -> int:
         cards = [c for c in cards if c.edition == args.edition]
     args.ruleset = args.ruleset or DEFAULT_RULESET_FOR_EDITION.get(args.edition or "",
                                                                    "dust-1947")
+    if args.scenario is not None:
+        return _duel_board(args, cards)
+    if args.policy is not None:
+        raise DustsimError("--policy names a battle policy: give --scenario too",
+                           field="--policy")
     side_a = parse_side(args.side_a, cards, args.ruleset, cover=args.cover_a,
                         field_name="--side-a")
     side_b = parse_side(args.side_b, cards, args.ruleset, cover=args.cover_b,
@@ -784,6 +892,11 @@ def cmd_duel(args) -> int:
     r = simulate_duel(spec, args.trials, args.seed, threads=args.threads,
                       progress=progress_wanted(args))
     d = r.to_dict()
+    if csv_path is not None:
+        from dustsim.io import atomic_write_bytes
+
+        atomic_write_bytes(csv_path, r.to_frame().to_csv(index=False).encode(),
+                           force=args.force, what="--csv")
     if args.json:
         print(json.dumps(d, indent=1))
         return 0

@@ -10,9 +10,11 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from dustsim import DEFAULT_TRIALS, META_TRIALS
 from dustsim.cli.shell import EXIT_BAD_INPUT, command, lazy_parser
-from dustsim.errors import DustsimError
+from dustsim.errors import DustsimError, printable
 
 
 def _common(p, *, data: bool = True) -> None:
@@ -25,17 +27,42 @@ def _common(p, *, data: bool = True) -> None:
 
 
 POLICY_FIELDS = ("approach", "passing", "reactive", "initiative", "allocation")
+LINE = "line"  # --scenario line: the former engine (one line, no board)
+
+
 def _battle_options(p) -> None:
     from dustsim.play.list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS
+    from dustsim.play.policies import DEFAULT_POLICY, POLICIES
 
-    p.add_argument("--distance", type=int, default=DEFAULT_DISTANCE,
-                   help=f"squares between the armies at the start ({DEFAULT_DISTANCE})")
-    p.add_argument("--turns", type=int, default=DEFAULT_TURNS,
-                   help=f"turn limit ({DEFAULT_TURNS})")
+    p.add_argument("--scenario", default="101",
+                   help="Dust 1947 scenario, number or name (`dustsim scenarios`; default 101 "
+                        f"Firefight); '{LINE}': the former line engine (no board)")
+    p.add_argument("--policy", default=DEFAULT_POLICY,
+                   help=f"battle policy of both sides: {', '.join(POLICIES)} (default "
+                        f"{DEFAULT_POLICY}; dustsim/play/policies.py)")
+    p.add_argument("--attacker", choices=("A", "B"),
+                   help="list playing the scenario's attacker (default: drawn per game)")
+    p.add_argument("--distance", type=int, default=None,
+                   help=f"--scenario {LINE} only: squares between the armies "
+                        f"({DEFAULT_DISTANCE})")
+    p.add_argument("--turns", type=int, default=None,
+                   help=f"turn limit (default: the scenario's; {DEFAULT_TURNS} on the line)")
     for name in POLICY_FIELDS:
-        p.add_argument(f"--{name}", help=f"{name} policy of both sides (as `dustsim duel`; "
-                                         f"default: the duel default)")
+        p.add_argument(f"--{name}", help=f"--scenario {LINE} only: {name} policy of both "
+                                         "sides (as `dustsim duel`)")
     p.add_argument("--seed", type=int, default=0)
+
+
+def _line(args) -> bool:
+    """The former line engine asked for (``--scenario line``); line-only options refused on
+    the board."""
+    if str(args.scenario).lower() == LINE:
+        return True
+    for flag in ("distance", *POLICY_FIELDS):
+        if getattr(args, flag, None) is not None:
+            raise DustsimError(f"--{flag} applies to the line engine only (--scenario {LINE})",
+                               field=f"--{flag}")
+    return False
 
 
 @command
@@ -76,7 +103,10 @@ def _vs_arguments(v) -> None:
                    help="games per turn limit for the points-left curve (default trials/4)")
     v.add_argument("--threads", type=int, help="worker threads (default: all cores)")
     v.add_argument("--chart", metavar="PNG", help="write the points-left curve here")
-    v.add_argument("--force", action="store_true", help="overwrite the chart file")
+    v.add_argument("--replay", metavar="FILE",
+                   help="write one sampled game: FILE.html (the page) or FILE.json (the event "
+                        "log)")
+    v.add_argument("--force", action="store_true", help="overwrite the chart/replay file")
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=cmd_list_vs)
 
@@ -114,10 +144,12 @@ def _cards(args):
     return load_cards(_data_paths(getattr(args, "data", None)))
 
 
-def _load(path: str, cards, args):
-    from dustsim.army.lists import load_list
+def _load(path: str, cards, args, *, play: bool = False):
+    """A list file; ``play``: refused when a selection resolves to no card (vs, meta)."""
+    from dustsim.army.lists import load_list, require_resolved
 
-    return load_list(path, cards, points=args.points, catalogues=args.catalogues)
+    lst = load_list(path, cards, points=args.points, catalogues=args.catalogues)
+    return require_resolved(lst) if play else lst
 
 
 def _check_chart_path(args) -> Path | None:
@@ -185,9 +217,10 @@ def cmd_list_check(args) -> int:
                                       "missing": list(p.missing)} for p in c.platoons]})
             continue
         state = "legal" if c.legal else f"ILLEGAL ({len(c.violations)} violation(s))"
-        print(f"{f}: {lst.name}: {c.ap_paid:g}/{lst.points:g} AP paid, {c.army_type}: {state}")
+        print(printable(f"{f}: {lst.name}: {c.ap_paid:g}/{lst.points:g} AP paid, "
+                        f"{c.army_type}: {state}"))
         for line in c.lines():
-            print(f"{f}: {line}")
+            print(printable(f"{f}: {line}"))
         for p in c.platoons:
             if p.found:
                 act = "active" if p.advantage_active else "not active"
@@ -218,11 +251,31 @@ def cmd_list_show(args) -> int:
     return 0
 
 
-def cmd_list_vs(args) -> int:
-    from dustsim.play.list_battles import play_lists
+def _check_replay_path(args) -> Path | None:
+    if not getattr(args, "replay", None):
+        return None
+    from dustsim.io import check_output_file
 
+    path = Path(args.replay)
+    if path.suffix.lower() not in (".html", ".htm", ".json"):
+        raise DustsimError("the replay file must end in .html (the page) or .json (the event "
+                           "log)", file=str(path), field="--replay")
+    check_output_file(path, args.force, "--replay")
+    return path
+
+
+def cmd_list_vs(args) -> int:
+    if not _line(args):
+        return _vs_board(args)
+    from dustsim.play.list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS, play_lists
+
+    if getattr(args, "replay", None):
+        raise DustsimError("--replay needs a board (a scenario, not --scenario line)",
+                           field="--replay")
     chart, cards = _prepare(args)
-    a, b = _load(args.list_a, cards, args), _load(args.list_b, cards, args)
+    a, b = _load(args.list_a, cards, args, play=True), _load(args.list_b, cards, args, play=True)
+    args.distance = DEFAULT_DISTANCE if args.distance is None else args.distance
+    args.turns = DEFAULT_TURNS if args.turns is None else args.turns
     r = play_lists(a, b, trials=args.trials, seed=args.seed, distance=args.distance,
                    turns=args.turns, policy=_policy(args), threads=args.threads,
                    curve_trials=args.curve_trials,
@@ -231,7 +284,8 @@ def cmd_list_vs(args) -> int:
     if args.json:
         print(json.dumps(d, indent=1))
     else:
-        print(f"A: {a.name} ({d['ap_a']:g} AP)\nB: {b.name} ({d['ap_b']:g} AP)\n"
+        print(f"A: {printable(a.name)} ({d['ap_a']:g} AP)\nB: {printable(b.name)} "
+              f"({d['ap_b']:g} AP)\n"
               f"{args.distance} squares apart, up to {args.turns} turns; {r.trials:,} games, "
               f"seed {r.seed}")
         for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw"),
@@ -255,25 +309,97 @@ def cmd_list_vs(args) -> int:
     return 0
 
 
+def _vs_board(args) -> int:
+    """``list vs`` on a scenario's board (dustsim.play.battle)."""
+    from dustsim.play.battle import prepare, simulate_battle
+
+    if args.curve_trials is not None:
+        raise DustsimError("--curve-trials applies to the line engine only (on the board the "
+                           "curve comes from the games themselves)", field="--curve-trials")
+    chart, cards = _prepare(args)
+    replay = _check_replay_path(args)
+    a, b = _load(args.list_a, cards, args, play=True), _load(args.list_b, cards, args, play=True)
+    spec = prepare(a, b, scenario=args.scenario, seed=args.seed, policy=args.policy,
+                   attacker=args.attacker, turns=args.turns)
+    r = simulate_battle(spec, args.trials, args.seed, threads=args.threads,
+                        progress=not args.json and sys.stderr.isatty())
+    d = r.to_json()
+    d["ap_a"] = float(np.nansum([spec.ap[u] for u in range(len(spec.names))
+                                 if spec.sides[u] == 0]))
+    d["ap_b"] = float(np.nansum([spec.ap[u] for u in range(len(spec.names))
+                                 if spec.sides[u] == 1]))
+    if args.json:
+        print(json.dumps(d, indent=1))
+    else:
+        print(f"A: {a.name} ({d['ap_a']:g} AP)\nB: {b.name} ({d['ap_b']:g} AP)\n"
+              f"scenario {d['scenario']}, board {d['board']}, {d['turns']} turns, policy "
+              f"{d['policy']}; {r.trials:,} games, seed {r.seed}")
+        for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw")):
+            print(f"  {label:<15} {d[k]:.4f} ± {d['se_' + k]:.4f}")
+        for side in ("A", "B"):
+            parts = ", ".join(f"{k} {v:.3f}" for k, v in d["won_by"][side].items() if v)
+            print(f"  {side} won by      {parts or '-'}")
+        print(f"  VP of A         {d['vp_a']:.2f} ± {d['se_vp_a']:.2f}")
+        print(f"  VP of B         {d['vp_b']:.2f} ± {d['se_vp_b']:.2f}")
+        print(f"  AP lost by A    {d['ap_lost_a']:.2f} ± {d['se_ap_lost_a']:.2f}")
+        print(f"  AP lost by B    {d['ap_lost_b']:.2f} ± {d['se_ap_lost_b']:.2f}")
+        print(f"  mean turns      {d['mean_turns']:.2f}")
+        print("  AP lost at the end of each turn (± se):")
+        cv = r.curve().pivot(index="turn", columns="side", values=["ap_lost", "se"])
+        for t, row in cv.iterrows():
+            print(f"    turn {t}: A {row[('ap_lost', 'a')]:6.2f} ± {row[('se', 'a')]:.2f}   "
+                  f"B {row[('ap_lost', 'b')]:6.2f} ± {row[('se', 'b')]:.2f}")
+        for n in d["notes"]:
+            print(f"note: {n}", file=sys.stderr)
+    if chart is not None:
+        from dustsim.review.list_charts import points_curve
+
+        cv = r.curve()
+        start = {"a": d["ap_a"], "b": d["ap_b"]}
+        cv["ap_left"] = [start[s] - v for s, v in zip(cv["side"], cv["ap_lost"], strict=True)]
+        cv["list"] = cv["side"].map({"a": a.name, "b": b.name})
+        _save_chart(points_curve(cv, title=f"{a.name} vs {b.name}"), chart)
+    if replay is not None:
+        from dustsim.play.battle import event_log
+        from dustsim.review.replay import write_replay
+
+        write_replay(event_log(spec, args.seed), replay, force=args.force)
+    return 0
+
+
 def cmd_list_meta(args) -> int:
     from dustsim.army.lists import list_files
     from dustsim.play.list_battles import meta, meta_matrix, meta_standings
     from dustsim.review.sweep import dask_client
 
+    line = _line(args)
     chart, cards = _prepare(args)
     files = list_files(args.folder)
-    lists = [_load(str(f), cards, args) for f in files]
+    lists = [_load(str(f), cards, args, play=True) for f in files]
     with dask_client(args.workers, args.scheduler) as client:
-        table = meta(lists, trials=args.trials, seed=args.seed, client=client,
-                     distance=args.distance, turns=args.turns, policy=_policy(args),
-                     progress=not args.json and sys.stderr.isatty())
+        if line:
+            from dustsim.play.list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS
+
+            table = meta(lists, trials=args.trials, seed=args.seed, client=client,
+                         distance=args.distance or DEFAULT_DISTANCE,
+                         turns=args.turns or DEFAULT_TURNS, policy=_policy(args),
+                         progress=not args.json and sys.stderr.isatty())
+        else:
+            from dustsim.play.battle import battle_meta
+
+            table = battle_meta(lists, trials=args.trials, seed=args.seed, client=client,
+                                scenario=args.scenario, policy=args.policy,
+                                attacker=args.attacker, turns=args.turns,
+                                progress=not args.json and sys.stderr.isatty())
     if args.json:
         print(table.to_json(orient="records", indent=1))
     else:
         import pandas as pd
 
         with pd.option_context("display.width", 200, "display.max_columns", 20):
-            print(f"{len(lists)} lists, {args.trials:,} games per pairing, seed {args.seed}")
+            where = "the line" if line else f"scenario {table['scenario'].iloc[0]}"
+            print(f"{len(lists)} lists on {where}, {args.trials:,} games per pairing, seed "
+                  f"{args.seed}")
             print("P(row list wins) against the column list:")
             print(meta_matrix(table).to_string(float_format=lambda v: f"{v:.3f}"))
             print("\nAP margin (destroyed - lost) of the row list:")

@@ -45,3 +45,61 @@ def cmd_options(args) -> int:
     print(f"allocation (--policy): {' | '.join(POLICIES)}; default {POLICIES[0]} "
           f"({policies['source']})")
     return 0
+
+
+@command
+def _register_skills(sub) -> None:
+    p = sub.add_parser("skills", help="every skill and weapon rule: status in battles, lines, "
+                                      "cards and AP carrying it",
+                       description="Every skill and weapon rule printed on the bundled cards "
+                                   "of an edition: its status in battles (played, attack only, "
+                                   "not played, no effect on play) with the reason, the "
+                                   "rulebook lines (seed 003 unless prefixed), the cards and "
+                                   "the army points carrying it, and the share of the "
+                                   "edition's AP on cards carrying a rule that changes play "
+                                   "but that battles do not play (dustsim.rules.skills).")
+    p.add_argument("--edition", default="dust-1947", help="edition (default dust-1947)")
+    p.add_argument("--status", choices=("played", "attack only", "not played",
+                                        "no effect on play"),
+                   help="only rules with this status")
+    p.add_argument("--data", nargs="*", help="unit files or folders (default: bundled)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_skills)
+
+
+def cmd_skills(args) -> int:
+    from dustsim.cli.shell import _data_paths
+    from dustsim.data.cards import load_cards
+    from dustsim.data.names import did_you_mean
+    from dustsim.errors import DustsimError
+    from dustsim.rules.skills import skills_table, unplayed_share
+
+    cards = load_cards(_data_paths(args.data))
+    eds = sorted({c.edition for c in cards})
+    if args.edition not in eds:
+        raise DustsimError(f"no cards of edition {args.edition!r}"
+                           f"{did_you_mean(args.edition, eds)} (editions: {', '.join(eds)})",
+                           field="--edition")
+    rows = skills_table(cards, args.edition)
+    if args.status:
+        rows = [r for r in rows if r["status"] == args.status]
+    total = unplayed_share(cards, args.edition)
+    if args.json:
+        json.dump({"edition": args.edition, "rules": rows, "total": total}, sys.stdout,
+                  indent=1)
+        print()
+        return 0
+    for r in rows:
+        lines = r["lines"] or "no seed text"
+        print(f"{r['name']} ({r['kind']}): {r['status']} -- {r['reason']} [{lines}]")
+        if r["gap"]:
+            print(f"  not played: {r['gap']}")
+        unknown = f", {len(r['ap_unknown'])} of unknown cost" if r["ap_unknown"] else ""
+        print(f"  {len(r['cards'])} cards, {r['ap']:g} AP{unknown}: "
+              + ", ".join(r["cards"][:8]) + (", ..." if len(r["cards"]) > 8 else ""))
+    print(f"total ({args.edition}): {total['cards_unplayed']} of {total['cards']} cards "
+          f"({total['share_cards']:.0%}) carrying {total['ap_unplayed']:g} of {total['ap']:g} "
+          f"AP ({total['share_ap']:.1%}) have a rule that changes play and is not played in "
+          f"battles (not played or attack only); 'not played' alone: "
+          f"{total['ap_not_played']:g} AP ({total['share_ap_not_played']:.1%})")
+    return 0

@@ -82,6 +82,19 @@ WEAPON_KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 _KEYWORD_ALIASES = {a: k for k, aliases in WEAPON_KEYWORDS.items() for a in (k, *aliases)}
 
+#: the keys of each table of a unit file; any other key is an error with the closest valid
+#: one offered (a misspelt ``skils`` would otherwise silently drop the card's skills)
+FILE_KEYS: tuple[str, ...] = ("schema", "edition", "bloc", "source", "revision", "card")
+CARD_KEYS: tuple[str, ...] = (
+    "name", "edition", "kind", "armour", "bloc", "faction", "ap", "models", "models_source",
+    "damage_track", "move", "march_move", "skills", "size", "weapon", "source", "sources",
+    "revision", "max_per_army", "flags", "conflict", "errata", "capturable", "cover",
+    "cover_source")
+WEAPON_KEYS: tuple[str, ...] = (
+    "name", "line", "count", "range", "mount", "keywords", "ammo", "optional", "cost", "group",
+    "source", "cell_sources", "flags")
+CONFLICT_KEYS: tuple[str, ...] = ("field", "used", "other", "used_source", "other_source")
+
 # ASCII digits only: int() would read Arabic-Indic or full-width digits too
 _RANGE_RE = re.compile(r"^(C|U|[0-9]+|[0-9]+-([0-9]+|U))$")
 _CELL_RE = re.compile(r"^(\*{1,2}|[0-9]{1,6})/([0-9]{1,6}|[#N☠?])$")
@@ -302,6 +315,14 @@ def _int_field(raw: dict, name: str, problems: list, where: dict, *, minimum=0, 
     return v
 
 
+def _unknown_keys(raw: dict, allowed: tuple[str, ...], problems: list, where: dict,
+                  prefix: str = "") -> None:
+    from dustsim.data.schema import unknown_keys
+
+    for key, message in unknown_keys(raw, allowed):
+        problems.append(Problem(**where, field=prefix + key, message=message))
+
+
 def _cap(knob: str) -> int:
     from dustsim.limits import CAPS
 
@@ -341,6 +362,50 @@ def _opt_str(raw: dict, name: str, problems: list, where: dict) -> str | None:
     return v
 
 
+#: the armour letters each kind of unit can have (the Invader is a vehicle with aircraft
+#: armour on its card; support teams are infantry or vehicles)
+KIND_ARMOUR: dict[str, str] = {"squad": "I", "hero": "I", "vehicle": "VA", "aircraft": "A",
+                               "support": "IV"}
+
+
+def range_problem(rng: str) -> str | None:
+    """Why a weapon range the notation allows cannot be fired (``"0"``, ``"8-2"``, over the
+    board cap), or None."""
+    if rng in ("C", "U", "?"):
+        return None
+    hi_cap = _cap("distance")
+    lo_s, _, hi_s = rng.partition("-")
+    lo = int(lo_s)
+    if not hi_s:
+        if not 1 <= lo <= hi_cap:
+            return f"range {rng[:40]!r} must be from 1 to {hi_cap} squares"
+        return None
+    if lo > hi_cap:
+        return f"range {rng[:40]!r}: minimum over {hi_cap} squares"
+    if hi_s != "U" and not lo < int(hi_s) <= hi_cap:
+        return (f"range {rng[:40]!r}: the maximum must be above the minimum and at most "
+                f"{hi_cap} squares")
+    return None
+
+
+def _card_sense(card_kind, armour, raw: dict, problems: list, where: dict) -> None:
+    """What the game cannot have: armour of another kind of unit, models on a unit that is
+    not a squad, a March Move below the Move."""
+    if card_kind in KIND_ARMOUR and armour and armour[0] not in KIND_ARMOUR[card_kind]:
+        problems.append(Problem(**where, field="armour",
+                                message=f"a {card_kind} cannot have armour {armour} (a "
+                                        f"{card_kind} has {'/'.join(KIND_ARMOUR[card_kind])} "
+                                        "armour)"))
+    if card_kind not in (None, "squad") and raw.get("models") is not None:
+        problems.append(Problem(**where, field="models",
+                                message=f"a {card_kind} has no models (only a squad does); "
+                                        "use damage_track"))
+    move, march = raw.get("move"), raw.get("march_move")
+    if isinstance(move, int) and isinstance(march, int) and march < move:
+        problems.append(Problem(**where, field="march_move",
+                                message=f"March Move {march} is below Move {move}"))
+
+
 def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -> Weapon | None:
     if not isinstance(raw, dict):
         problems.append(Problem(file, unit, None, "weapon", "must be a table"))
@@ -351,6 +416,7 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
         return None
     where = {"file": file, "unit": unit, "weapon": name}
     n_before = len(problems)
+    _unknown_keys(raw, WEAPON_KEYS, problems, where, "weapon.")
     line_raw = raw.get("line")
     cells: list[Cell] = []
     if not isinstance(line_raw, list) or len(line_raw) != len(COLUMNS):
@@ -366,7 +432,11 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
     rng = str(raw.get("range", "?"))
     if rng != "?" and not _RANGE_RE.match(rng):
         problems.append(Problem(**where, field="range",
-                                message=f"range {rng!r} is not C, U, N or min-max"))
+                                message=f"range {rng[:40]!r} is not C, U, N or min-max"))
+    elif rng != "?":
+        why = range_problem(rng)
+        if why:
+            problems.append(Problem(**where, field="range", message=why))
     keywords = []
     for k in _str_list(raw, "keywords", problems, where):
         canon = normalize_keyword(str(k))
@@ -375,7 +445,7 @@ def _weapon_from_dict(raw: Any, file: str, unit: str, problems: list[Problem]) -
                                     message=f"unknown weapon keyword {k!r}"))
         else:
             keywords.append(canon)
-    count = _int_field(raw, "count", problems, where, minimum=0, maximum=_cap("count"))
+    count = _int_field(raw, "count", problems, where, minimum=1, maximum=_cap("count"))
     ammo = _int_field(raw, "ammo", problems, where, minimum=0)
     mount = _opt_str(raw, "mount", problems, where)
     group = _opt_str(raw, "group", problems, where)
@@ -426,6 +496,10 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         return None
     where = {"file": file, "unit": name, "weapon": None}
     n0 = len(problems)
+    _unknown_keys(raw, CARD_KEYS, problems, where)
+    if not name.isprintable():  # an escape or carriage return would forge printed lines
+        problems.append(Problem(**where, field="name",
+                                message="holds a control character (escape, carriage return)"))
     edition = raw.get("edition", defaults.get("edition"))
     if edition not in EDITIONS:
         problems.append(Problem(**where, field="edition",
@@ -443,6 +517,8 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
         ):
             problems.append(Problem(**where, field="armour",
                                     message=f"{armour!r} is not I1-I4, V1-V7 or A1-A3"))
+    if not any(p.field in ("armour", "kind") for p in problems[n0:]):
+        _card_sense(kind, armour, raw, problems, where)
     models = _int_field(raw, "models", problems, where, minimum=1, maximum=_cap("models"))
     track = _int_field(raw, "damage_track", problems, where, minimum=1, maximum=_cap("track"))
     models_source = raw.get("models_source")
@@ -476,15 +552,21 @@ def card_from_dict(raw: Any, file: str, defaults: dict, problems: list[Problem])
     if not isinstance(capturable, bool):
         problems.append(Problem(**where, field="capturable", message="must be true or false"))
     conflicts = []
-    for cf in raw.get("conflict", []) or []:
+    conflicts_raw = raw.get("conflict", [])
+    if not isinstance(conflicts_raw, list):
+        problems.append(Problem(**where, field="conflict", message="must be an array of tables"))
+        conflicts_raw = []
+    for cf in conflicts_raw:
         keys = ("field", "used", "other", "used_source", "other_source")
+        if isinstance(cf, dict):
+            _unknown_keys(cf, CONFLICT_KEYS, problems, where, "conflict.")
         if not isinstance(cf, dict) or any(not isinstance(cf.get(k), str) for k in keys):
             problems.append(Problem(**where, field="conflict",
                                     message=f"each conflict needs the strings {', '.join(keys)}"))
             continue
         conflicts.append(Conflict(*(cf[k] for k in keys)))
     cover = _cover_field(raw, problems, where)
-    weapons_raw = raw.get("weapon", []) or []
+    weapons_raw = raw.get("weapon", [])
     if not isinstance(weapons_raw, list):
         problems.append(Problem(**where, field="weapon", message="must be an array of tables"))
         weapons_raw = []
@@ -549,9 +631,21 @@ def _cover_field(raw: dict, problems: list, where: dict) -> tuple[tuple[str, str
 
 def parse_unit_file(path: str | Path, problems: list[Problem]) -> list[Card]:
     """Parse one TOML unit file; problems are appended, valid cards returned."""
+    import stat
+
+    from dustsim.limits import FILE_BYTES
+
     path = Path(path)
     file = str(path)
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # /dev/zero, a FIFO: would read forever
+            problems.append(Problem(file, None, None, "file", "not a regular file"))
+            return []
+        if st.st_size > FILE_BYTES:
+            problems.append(Problem(file, None, None, "file",
+                                    f"{st.st_size:,} bytes, over the cap of {FILE_BYTES:,}"))
+            return []
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.append(Problem(file, None, None, "encoding", f"not UTF-8 ({exc.reason})"))
@@ -566,14 +660,18 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     """Parse the TOML text of one unit file named ``file``; problems are appended."""
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        problems.append(Problem(file, None, None, "toml", f"malformed TOML: {exc}"))
+    except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
+        problems.append(Problem(file, None, None, "toml",
+                                f"malformed TOML: {' '.join(str(exc).split())[:120]}"))
         return []
     except RecursionError:
         problems.append(Problem(file, None, None, "toml", "malformed TOML: nested too deeply"))
         return []
     if doc.get("schema", 1) != 1:
-        problems.append(Problem(file, None, None, "schema", f"unsupported {doc.get('schema')!r}"))
+        from dustsim.data.schema import short
+
+        problems.append(Problem(file, None, None, "schema",
+                                f"unsupported {short(doc.get('schema'))}"))
         return []
     defaults = {}
     for k in ("edition", "bloc", "source", "revision"):
@@ -586,12 +684,54 @@ def parse_unit_text(text: str, file: str, problems: list[Problem]) -> list[Card]
     if ("figure" in doc or "platoon" in doc) and "card" not in doc:
         # Epic figures and platoon charts: read by dustsim.play.epic / dustsim.army.platoons
         return []
+    _unknown_keys(doc, FILE_KEYS, problems, {"file": file, "unit": None, "weapon": None})
     cards_raw = doc.get("card", [])
     if not isinstance(cards_raw, list):
         problems.append(Problem(file, None, None, "card", "must be an array of tables"))
         return []
     cards = [card_from_dict(c, file, defaults, problems) for c in cards_raw]
     return [c for c in cards if c is not None]
+
+
+def _scan(folder: Path) -> list[Path]:
+    """The ``*.toml`` files under ``folder``, bounded: at most ``SCAN_DEPTH`` levels,
+    ``SCAN_DIRS`` folders and ``SCAN_FILES`` files (``validate /`` is refused in one line,
+    not a walk of the whole file system); hidden folders and links to folders are skipped."""
+    import os
+
+    from dustsim.limits import SCAN_DEPTH, SCAN_DIRS, SCAN_FILES
+
+    found: list[Path] = []
+    stack = [(folder, 0)]
+    dirs = 0
+    hint = "point it at the folder of the unit files (such as unit_data/)"
+    while stack:
+        d, depth = stack.pop()
+        dirs += 1
+        if dirs > SCAN_DIRS:
+            raise DustsimError(f"more than {SCAN_DIRS} folders under it; {hint}",
+                               file=str(folder))
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError:
+            continue  # an unreadable folder holds no unit file we can read
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if depth + 1 > SCAN_DEPTH:
+                        raise DustsimError(f"folders nested deeper than {SCAN_DEPTH} levels; "
+                                           f"{hint}", file=str(folder))
+                    stack.append((Path(e.path), depth + 1))
+                elif e.name.endswith(".toml"):
+                    found.append(Path(e.path))
+                    if len(found) > SCAN_FILES:
+                        raise DustsimError(f"more than {SCAN_FILES} .toml files under it; "
+                                           f"{hint}", file=str(folder))
+            except OSError:
+                continue
+    return sorted(found)
 
 
 def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
@@ -602,7 +742,7 @@ def iter_unit_files(paths: Iterable[str | Path]) -> Iterator[Path]:
         except OSError:  # a name too long: parse_unit_file reports it
             is_dir = False
         if is_dir:
-            yield from sorted(p.rglob("*.toml"))
+            yield from _scan(p)
         else:
             yield p
 
@@ -633,11 +773,20 @@ def validate(paths: Iterable[str | Path]) -> tuple[list[Card], list[Problem]]:
 
 
 def load_cards(paths: Iterable[str | Path] | None = None) -> list[Card]:
-    """Load and validate cards; raise :class:`DustsimError` on the first problem."""
-    cards, problems = validate([default_data_dir()] if paths is None else list(paths))
-    if problems:
-        raise problems[0].error()
-    return cards
+    """Load and validate cards; raise :class:`DustsimError` on the first problem. A load
+    without problems is cached on disk by content (:mod:`dustsim.data.card_cache`)."""
+    from dustsim.data.card_cache import cached
+
+    paths = [default_data_dir()] if paths is None else list(paths)
+
+    def load() -> list[Card]:
+        cards, problems = validate(paths)
+        if problems:
+            raise problems[0].error()
+        return cards
+
+    files = list(iter_unit_files(paths))
+    return cached(files, load) if files else load()
 
 
 def default_data_dir() -> Path:

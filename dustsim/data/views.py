@@ -73,8 +73,43 @@ def card_text(c: Card) -> str:
     if c.flags:
         lines.append("  notes: " + "; ".join(c.flags))
     if not c.complete:
-        lines.append("  partial card: some figures cannot be computed")
+        lines.append("  partial card: " + "; ".join(partial_reasons(c)))
     return "\n".join(lines)
+
+
+def partial_reasons(c: Card) -> list[str]:
+    """Why a card is partial (not :attr:`Card.complete`): each missing or inferred figure,
+    named, and what follows from it. Empty for a complete card."""
+    out = []
+    for label, v in (("cost", c.ap), ("armour", c.armour), ("kind", c.kind)):
+        if v is None:
+            out.append(f"{label} unknown (no source prints it); figures that need it are "
+                       "not computed")
+    if c.damage_track is None:
+        if c.models is None:
+            what = ("squad size" if c.kind == "squad" else "damage track" if c.kind else
+                    "squad size or damage track")
+            out.append(f"{what} unknown (no source prints it)")
+        elif c.models_source != "card":
+            how = ("inferred from the weapon counts" if c.models_source == "inferred"
+                   else f"from {c.models_source}")
+            out.append(f"squad size {c.models} is not printed in the sources: {how} "
+                       "(figures that depend on it are marked partial)")
+    for w in c.weapons:
+        unknown = [col for col, cell in zip(COLUMNS, w.line, strict=False) if not cell.known]
+        no_damage = [col for col, cell in zip(COLUMNS, w.line, strict=False)
+                     if cell.known and cell.can_damage and cell.damage is None]
+        if unknown:
+            out.append(f"{w.name}: {_columns(unknown)} unknown ('?' in the sources)")
+        if no_damage:
+            out.append(f"{w.name}: damage unknown against {_columns(no_damage)}")
+    return out
+
+
+def _columns(cols: list[str]) -> str:
+    """'every column', or the columns named: 'I1, I2, V4'."""
+    return "every column" if len(cols) == len(COLUMNS) else "column " + ", ".join(cols) \
+        if len(cols) == 1 else "columns " + ", ".join(cols)
 
 
 def cards_table(cards: list[Card]) -> str:

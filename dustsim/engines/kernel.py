@@ -100,7 +100,10 @@ def _to_single(policy, A, a, b, full):
 def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     """One attack; returns the dice position.
 
-    res: [hits, unsaved, models_killed, single_damage, token].
+    res: [hits, unsaved, models_killed, single_damage, token] and, where ``res`` has a sixth
+    slot (the battles' result rows), the Stunned flags: 1 a Tesla line did damage, 2 a Grapple
+    line scored a hit, 4 Cheat Death saved the hero (``G_SUPP``: token in bits 0-1, the
+    line's :data:`dustsim.rules.attack` STUN code in bits 2-3).
     """
     A = spec[S_MODELS]
     a = A
@@ -122,7 +125,10 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     uns_total = 0
     any_hit = 0
     supp_hit = 0
+    stun = 0
     for gi in range(g0, g1):
+        a_g = a
+        b_g = b
         hit = groups[gi, G_HIT]
         h, pos = _count(rng, buf, pos, scripted, hit, groups[gi, G_DICE])
         misses = groups[gi, G_DICE] - h
@@ -144,11 +150,13 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                 h += r
                 pending = r
         hits_total += h
-        if h > 0:  # G_SUPP: 0 no token (close combat), 1 Under Fire step, 2 Suppression
-            if groups[gi, G_SUPP] == 2:
+        if h > 0:  # G_SUPP & 3: 0 no token (close combat), 1 Under Fire step, 2 Suppression
+            if (groups[gi, G_SUPP] & 3) == 2:
                 supp_hit = 1
-            elif groups[gi, G_SUPP] == 1:
+            elif (groups[gi, G_SUPP] & 3) == 1:
                 any_hit = 1
+            if (groups[gi, G_SUPP] >> 2) == 2:
+                stun |= 2  # Grapple: a hit (003:L3268)
         u = h
         if groups[gi, G_SAVE] != 0 and h > 0:
             r, pos = _count(rng, buf, pos, scripted, groups[gi, G_SAVE], h)
@@ -195,9 +203,13 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                     b -= m
                     r, pos = _count(rng, buf, pos, scripted, 1, m)
                     b += r
+        if (groups[gi, G_SUPP] >> 2) == 1 and (a < a_g or b < b_g):
+            stun |= 1  # Tesla: the line did damage (003:L3329)
     if spec[S_CHEAT] != 0 and spec[S_HERO] != 0 and b0 > 0 and b == 0:
         r, pos = _count(rng, buf, pos, scripted, spec[S_CHEAT], 1)
         b = r
+        if r > 0:
+            stun |= 4  # Cheat Death: survives with a Stunned token (003:L3465)
     tok = spec[S_TOKEN]
     if spec[S_SUPP] != 0:
         if supp_hit:
@@ -209,6 +221,8 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     res[2] = A - a
     res[3] = b0 - b
     res[4] = tok
+    if res.shape[0] > 5:
+        res[5] = stun
     return pos
 
 
@@ -270,8 +284,8 @@ def pack(specs: list[AttackSpec]) -> Packed:
         for g in sp.groups:
             rows.append([g.dice, g.hit, g.reroll, g.reroll2, g.chain, g.save, g.save_reroll,
                          g.damage, int(g.auto_kill), g.squad_models_per_hit,
-                         int(g.resilient_squad), int(g.resilient_single), g.token,
-                         int(g.medal)])
+                         int(g.resilient_squad), int(g.resilient_single),
+                         g.token | (g.stun << 2), int(g.medal)])
         goff.append(len(rows))
         srows.append([sp.models, sp.single, sp.single_full, int(sp.single_is_hero), sp.squad_dr,
                       sp.single_dr, int(sp.auto_full), sp.policy, sp.token, int(sp.suppression),
@@ -435,3 +449,9 @@ def _uniform_loop(rng, n):
     for _ in range(n):
         s += rng.random()
     return s
+
+
+# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

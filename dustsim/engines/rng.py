@@ -154,3 +154,9 @@ def uniform_loop(s, n):
     for _ in range(n):
         acc += uniform(s)
     return acc
+
+
+# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

@@ -39,10 +39,42 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kern
 * ``allocation``: ``least-loss`` (default), ``squad-first`` or ``hero-first`` (RULES.md §3;
   defined in :data:`dustsim.rules.attack.POLICIES`). Within a squad the owner removes plain soldiers
   first: a weapon line carried by ``c`` soldiers fires with ``min(c, survivors)``.
+* ``salvo="when-loaded"`` (default): a loaded Salvo weapon always makes a Salvo attack (twice
+  the dice, 1947 L3308-3312), and the unit takes Reload + Attack when it is empty, as for
+  Reload weapons; ``"never"``: normal attacks only.
+* ``volley="all"`` (default): a Volley weapon fires every box it has left in one attack (dice
+  x boxes, L3337-3341); ``"one"``: one box per attack.
+* ``initiative_choice="go-first"`` (default): the initiative winner activates first;
+  ``"go-second"``: it lets the opponent go first (the winner's choice, L337).
+* ``charge="when-able"`` (default): a unit with Charge whose close-combat weapons can hurt its
+  target, and that a March Move brings into contact, charges: March Move, then the free
+  close-combat Attack (L3459-3461); ``"never"``.
 
-Units activate in the order listed. Not modelled (listed in each result's ``notes`` when a
-card has them): officer and other special actions, Stunned tokens (Tesla, Grapple), critical
-hits, Salvo and Volley (a weapon always fires its normal attack), smoke, transports.
+Skills played through :func:`dustsim.rules.unit_rules.unit_rules` (Dust 1947): Scout's first
+March Move costs one action and is followed by an Attack; Move and Fire takes Move + ranged
+Sustained Attack, or March Move + ranged Attack; At the Double adds a free Move after a March
+Move; First Strike resolves its close combat first; Camouflage (the unit starts camouflaged;
+no attack on it from range 3 or more until it attacks; the policy never takes the Camouflage
+special action again); Advanced Reactive Fire reacts within range 6 on P or S; Fighting Spirit
+is spent in the unit's first Attack action, Lucky in the hero's first plain Attack (the
+policy does not wait for a bad roll); a lone Assassin hero aims its close-combat hits at a
+joined hero; Smoke Launchers: at the start of an activation in which an enemy that can hurt
+it is within its longest range plus one Move, the vehicle (not already in cover) launches its
+one smoke screen: cover until the end of the next turn (1947 L3651-3653, L3228, L680; the
+screen's own square only, and it does not stop the vehicle firing out); Airborne: the unit is
+off the table until its first activation, then placed at its approach range from its target
+(on its own side of it), first action Nothing, a second action (Attack) on P or T (L3391-3393).
+With a third action (Infantry Ace, an Ace Pilot: a die at activation, 2/3, L3555-3557,
+L3367-3369) a unit takes Move + Sustained Attack where one Move brings it in range, March Move +
+Attack where the March does, Reload + Sustained Attack when empty in range. Stunned tokens
+(Tesla damage, a Grapple hit, Cheat Death; L3264-3270, L3325-3335, L3463-3467) cost the first
+action, stop close-combat retaliation and cut a reaction to one die; a grappled unit does
+Nothing until the grappler acts or dies.
+
+Units activate in the order listed. Every skill and weapon rule of the sides' cards that the
+battles do not play is named in the result's ``notes``, from the one table
+(:func:`dustsim.rules.skills.unplayed_rules`); critical hits, special actions and transports
+are not played either.
 """
 
 from __future__ import annotations
@@ -68,17 +100,22 @@ from dustsim.rules.attack import (
     Target,
     attacker_skills,
     compile_attack,
+    fortification_of,
     target_from_card,
     token_immune,
     weapon_from_cell,
+    weapon_skills,
 )
 from dustsim.rules.dice import FaceSet, P
 from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION, get_ruleset
+from dustsim.rules.skills import unplayed_rules
+from dustsim.rules.unit_rules import unit_rules
 
 if TYPE_CHECKING:
     import pandas as pd
 
 T = FaceSet.of("T")  # the initiative tie-break symbol (1947 L337)
+S = FaceSet.of("S")  # the shield: Advanced Reactive Fire's second reactive face (L3373)
 DUEL_RULESETS = ("tactics-2009", "tactics-2013", "dust-1947")
 MAX_UNITS = 40  # a side: a 75-AP list is 5-15 units; the kernel loops are O(units^2)
 MAX_DISTANCE = 200
@@ -87,8 +124,6 @@ CHUNK = 4096  # duels per chunk: part of the stream definition (results depend o
 REACTION_RANGE = 4  # 1947 L797, 2013 L437
 INITIATIVE_DICE = 3  # 1947 L337, 2013 L176, 2009 L229
 OUTCOMES = ("a", "b", "none")
-NOT_MODELLED_SKILLS = ("advanced reactive fire", "black ops", "officer", "medic", "mechanic",
-                       "charge", "first strike", "assassin", "camouflage")
 
 
 @dataclass(frozen=True)
@@ -100,6 +135,10 @@ class DuelPolicy:
     reactive: str = "when-able"
     initiative: str = "roll"
     allocation: str = DEFAULT_POLICY
+    salvo: str = "when-loaded"
+    volley: str = "all"
+    initiative_choice: str = "go-first"
+    charge: str = "when-able"
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "approach": ("longest-range", "close-in"),
@@ -107,6 +146,10 @@ class DuelPolicy:
         "reactive": ("when-able", "never"),
         "initiative": ("roll", "a", "b"),
         "allocation": POLICIES,
+        "salvo": ("when-loaded", "never"),
+        "volley": ("all", "one"),
+        "initiative_choice": ("go-first", "go-second"),
+        "charge": ("when-able", "never"),
     }
 
     def __post_init__(self) -> None:
@@ -216,6 +259,9 @@ def unit_target(unit: DuelUnit, allocation: str) -> Target:
     """The target a duel unit presents (its joined hero's track and skills included)."""
     card = unit.card
     extra = {"aircraft_moved": "move"} if card.kind == "aircraft" else {}
+    # a Strongpoint unit holds its strongpoint or bunker: save re-rolls and close-combat
+    # saves (1947 L3132-3136; the single-attack rule, dustsim.rules.attack)
+    extra["fortification"] = fortification_of(card)
     t = target_from_card(card, cover=unit.cover, policy=allocation, **extra)
     if unit.hero is not None:
         if unit.hero.damage_track is None:
@@ -252,9 +298,12 @@ class DuelSpec:
     notes: tuple[str, ...] = field(default=())
 
 
-def _values(all_units, targets, sides, units, wlist, hurts, rs) -> np.ndarray:
+def _values(all_units, targets, sides, units, wlist, hurts, rs, compiled=None,
+            rs_key=None) -> np.ndarray:
     """value[u, t]: expected AP of t destroyed by one Sustained Attack of u at full strength
-    (exact engine), the target-choice policy's measure; 0 where u cannot hurt t."""
+    (exact engine), the target-choice policy's measure; 0 where u cannot hurt t. With the
+    compiled units, the fraction destroyed is memoised per compiled pair (a pure function of
+    the two compiled units and the ruleset)."""
     from dustsim.engines.exact import evaluate as exact_evaluate
 
     U = len(all_units)
@@ -264,13 +313,21 @@ def _values(all_units, targets, sides, units, wlist, hurts, rs) -> np.ndarray:
             idx = [i for i in range(units[u, K.U_W0], units[u, K.U_W1]) if hurts[i, t]]
             if sides[t] == sides[u] or not idx:
                 continue
-            pairs = [(wlist[i][1], wlist[i][1].cell(targets[t].column)) for i in idx]
-            sk = frozenset().union(*(attacker_skills(wlist[i][2]) for i in idx))
-            try:
-                spec = compile_attack(pairs, targets[t], Situation("sustained", skills=sk), rs)
-                frac = exact_evaluate(spec).damage.mean() / max(spec.max_damage, 1)
-            except DustsimError:
-                frac = 1e-6
+
+            def frac_of(idx=idx, t=t) -> float:
+                pairs = [(wlist[i][1], wlist[i][1].cell(targets[t].column)) for i in idx]
+                sk = frozenset().union(*(attacker_skills(wlist[i][2]) for i in idx))
+                try:
+                    spec = compile_attack(pairs, targets[t], Situation("sustained", skills=sk),
+                                          rs)
+                    return exact_evaluate(spec).damage.mean() / max(spec.max_damage, 1)
+                except DustsimError:
+                    return 1e-6
+            if compiled is None:
+                frac = frac_of()
+            else:
+                cu, ct = compiled[u], compiled[t]
+                frac = _memo(("value", id(cu), id(ct), rs_key), (cu, ct), frac_of)
             ap_t = all_units[t].ap
             value[u, t] = max(frac, 1e-9) * (ap_t if math.isfinite(ap_t) and ap_t > 0 else 1.0)
     return value
@@ -402,8 +459,22 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
     brave = bool(skills & {"brave", "commissar", "unflappable", "semper fi"})
     row[K.U_SUPP_DICE] = rs.suppression_dice + (1 if brave else 0)
     row[K.U_IMMUNE] = int(token_immune(tg))  # the single-attack rule
-    for s in sorted(skills & set(NOT_MODELLED_SKILLS)):
-        notes.append(f"{du.name}: skill {s!r} not modelled in duels")
+    ur = unit_rules(card, du.hero, du.pilot)  # third action: one die on P or T (L3557, L3369)
+    row[K.U_THIRD] = (P | T).mask if ur.third_action_faces == 4 else 0
+    row[K.U_REACT_MASK] = P.mask
+    if ruleset == "dust-1947":  # the skills' flags (their rules: dustsim.rules.unit_rules)
+        row[K.U_FLAGS] = (
+            K.F_SCOUT * ur.scout | K.F_CHARGE * ur.charge | K.F_AT_THE_DOUBLE * ur.at_the_double
+            | K.F_MOVE_AND_FIRE * ur.move_and_fire | K.F_FIRST_STRIKE * ur.first_strike
+            | K.F_CAMOUFLAGE * (ur.camouflage == 1)
+            | K.F_FIGHTING_SPIRIT * ur.fighting_spirit | K.F_LUCKY * ur.lucky
+            | K.F_ASSASSIN * (ur.assassin and du.hero is None and card.kind == "hero")
+            # smoke gives cover: nothing to gain for a unit placed in cover already
+            | K.F_SMOKE * (ur.smoke_launchers and not du.cover)
+            | K.F_AIRBORNE * ur.airborne)
+        if reacts and ur.reactive_faces == 4:  # Advanced Reactive Fire (L3373)
+            row[K.U_REACT_RANGE] = ur.reactive_range
+            row[K.U_REACT_MASK] = (P | S).mask
     if du.pilot is not None:
         notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
     weapons = []
@@ -424,14 +495,12 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
                                  f"boxes; not fired")
                     continue
                 ammo = w.ammo
-            for k in ("salvo", "volley", "wire-guided"):
-                if k in kw:
-                    notes.append(f"{carrier.name}: {w.name} fires normally ({k} not used)")
             weapons.append((w, carrier, (1 if is_hero else w.count, int(is_hero), rng[0],
                                          rng[1], int(w.close_combat), ammo,
                                          int("reload" in kw), int("set-up" in kw),
-                                         int("burst" in kw)),
-                            attacker_skills(carrier)))
+                                         int("burst" in kw), int("salvo" in kw),
+                                         int("volley" in kw and ammo > 0)),
+                            weapon_skills(carrier, w)))
     row.setflags(write=False)
     return _Unit(row, tg, _tspec_row(tg, rs, rs_key), tuple(weapons), tuple(notes))
 
@@ -507,7 +576,7 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     weapons = np.asarray(wrows, np.int64).reshape(W, K.N_WEAPON_COLS)
     gdice = np.zeros((max(W, 1), U), np.int64)
     gblast = np.zeros((max(W, 1), U), np.int64)
-    groups = np.zeros((max(W, 1), U, 2, 14), np.int64)
+    groups = np.zeros((max(W, 1), U, 2, K.N_GROUP_COLS), np.int64)
     tspec = np.zeros((U, 13), np.int64)
     for t, cu in enumerate(compiled):
         tspec[t] = cu.tspec
@@ -519,20 +588,35 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 continue
             block = _memo(("pair", id(cu), id(ct), rs_key), (cu, ct),
                           lambda cu=cu, ct=ct: _pair_block(cu, ct, rs, rs_key))
+            bunker = cu.target.fortification == "bunker"
             for k, (rows, blast, dice, unknown) in enumerate(block):
+                if bunker and (ct.target.target_type == "aircraft"
+                               or "artillery" in cu.weapons[k][0].keywords):
+                    continue  # no fire at aircraft, no artillery from a bunker (L3132)
                 if unknown:
                     w, carrier = cu.weapons[k][:2]
                     unusable.add(f"{carrier.name}: {w.name} vs {ct.target.column} unknown "
                                  "('?')")
                 for variant, row in enumerate(rows):
-                    groups[w0 + k, t, variant] = row
+                    groups[w0 + k, t, variant, :len(row)] = row
+                if units[t, K.U_FLAGS] & K.F_SMOKE:  # the line against t in a smoke screen
+                    from dustsim.engines.kernel import G_SAVE, G_SAVE_RR
+
+                    w, _carrier, _row, skills = cu.weapons[k]
+                    tgc = _interned(replace(ct.target, cover=True))
+                    crows = _weapon_vs(w, skills, tgc, rs, rs_key)[0]
+                    for variant, row in enumerate(crows):
+                        groups[w0 + k, t, variant, K.G_COVER_SAVE] = row[G_SAVE]
+                        groups[w0 + k, t, variant, K.G_COVER_RR] = row[G_SAVE_RR]
                 gblast[w0 + k, t] = blast
                 gdice[w0 + k, t] = dice
     notes.extend(sorted(unusable))
+    # every rule on these cards that battles do not play: the one table (issue 23)
+    notes.extend(unplayed_rules(c for du in all_units for c in (du.card, du.hero, du.pilot)))
     # one unit a side: the target and reactor choices have a single candidate, so the
     # value matrix that orders them is not needed (zeros behave the same)
-    value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs)
-             if U > 2 else np.zeros((U, U), float))
+    value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs, compiled,
+                     rs_key) if U > 2 else np.zeros((U, U), float))
     config = np.zeros(K.N_CONFIG, np.int64)
     config[K.C_TURNS] = turns
     config[K.C_DIST] = distance
@@ -546,6 +630,10 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     config[K.C_P] = P.mask
     config[K.C_T] = T.mask
     config[K.C_BURST] = int(ruleset == "tactics-2013")
+    config[K.C_SALVO] = int(policy.salvo == "when-loaded")
+    config[K.C_VOLLEY] = int(policy.volley == "all")
+    config[K.C_FIRST] = int(policy.initiative_choice == "go-second")
+    config[K.C_CHARGE] = int(policy.charge == "when-able")
     strength = tuple(int(units[u, K.U_MODELS] + units[u, K.U_HERO] + units[u, K.U_SINGLE])
                      for u in range(U))
     return DuelSpec(
@@ -751,7 +839,7 @@ def replay_duel(spec: DuelSpec, faces: str | list[int]) -> ScriptedDuel:
 
     arr = np.asarray(parse_faces(faces) if isinstance(faces, str) else faces, np.uint8)
     U = len(spec.names)
-    st = np.zeros((U, 7), np.int64)
+    st = np.zeros((U, 8), np.int64)
     out = np.zeros(4, np.int64)
     from dustsim.engines.rng import scripted_state
 

@@ -943,3 +943,9 @@ def optimize(budget: int, opponent: str | Army, *, side: str = "attacker",
 
 def figures_path() -> Path:
     return default_data_dir() / "epic" / "figures.toml"
+
+
+# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Protocol
 
 import numba as nb
@@ -65,12 +65,19 @@ def compile_lists(a: Army, b: Army, *, distance: int = DEFAULT_DISTANCE,
                   options: dict | None = None) -> DuelSpec:
     """Compile two lists into one engagement (A: list ``a``, B: list ``b``)."""
     try:
-        return compile_duel(duel_units(a), duel_units(b), ruleset="dust-1947",
+        spec = compile_duel(duel_units(a), duel_units(b), ruleset="dust-1947",
                             distance=distance, turns=turns, policy=policy, options=options)
-    except DustsimError as exc:
-        which = a if exc.unit and any(exc.unit in u.name for u in a.units) else b
+    except DustsimError as exc:  # name the list's file, not the duel's --side-a/-b flag
+        sides = {"--side-a": a, "--side-b": b}
+        which = sides.get(exc.field or "") or (
+            a if exc.unit and any(exc.unit in u.name for u in a.units) else b)
+        field = None if exc.field in sides else exc.field
         raise DustsimError(exc.message, file=exc.file or which.file, unit=exc.unit,
-                           field=exc.field) from None
+                           field=field) from None
+    # platoon advantages (L950-958) are not played in battles: named, never dropped silently
+    extra = tuple(f"platoon advantage not played in battles: {lst.name}: platoon {p.id!r} "
+                  f"({p.chart}; L950-958)" for lst in (a, b) for p in lst.platoons)
+    return replace(spec, notes=spec.notes + extra) if extra else spec
 
 
 @nb.njit(nogil=True, cache=True)
@@ -361,3 +368,9 @@ def meta_standings(table: pd.DataFrame) -> pd.DataFrame:
                         "mean_margin": g["margin"].mean(),
                         "opponents": g["opponent"].count()})
     return out.sort_values("mean_p_win", ascending=False).reset_index()
+
+
+# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

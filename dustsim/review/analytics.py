@@ -263,6 +263,8 @@ def scores(unit_column: pd.DataFrame, unit_unit: pd.DataFrame, cards: list[Card]
            weights: dict[str, float] | None = None) -> pd.DataFrame:
     """Offence, durability and composite per AP, with ranks by edition."""
     out = []
+    if "edition" not in unit_column:  # no card of the edition can be swept (2013: no AP)
+        return pd.DataFrame()
     for edition, uc in unit_column.groupby("edition"):
         ed_cards = [c for c in cards if c.edition == edition]
         w = weights or column_weights(ed_cards)

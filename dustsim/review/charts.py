@@ -56,14 +56,57 @@ def _bloc_legend(target, blocs, **kw) -> None:
         target.legend([Patch(color=_colour(b)) for b in names], names, **kw)
 
 
-def _repel(ax, texts) -> None:
-    """Move labels apart (adjustText) so that none overlaps another or a point."""
+def _repel(ax, texts, x=None, y=None) -> None:
+    """Move labels apart (adjustText) so that none overlaps another or a point (``x``,
+    ``y``: the points). Call it last, once the axes' limits and layout are final: a later
+    resize moves the points under labels of fixed size."""
     if len(texts) < 2:
         return
     from adjustText import adjust_text
 
+    kw = {} if x is None else {"x": np.asarray(x, float), "y": np.asarray(y, float)}
+    anchors = [t.get_position() for t in texts]
     adjust_text(texts, ax=ax, arrowprops={"arrowstyle": "-", "color": "#888", "lw": 0.5},
-                expand=(1.1, 1.3))
+                expand=(1.1, 1.3), **kw)
+    if _text_overlaps(ax.figure, texts):
+        # adjustText is a heuristic: where labels still overlap, a column beside the axes
+        # (leader lines to the points) cannot
+        for t in texts:
+            t.remove()
+        for p in [p for p in ax.patches if type(p).__name__ == "FancyArrowPatch"]:
+            p.remove()
+        _label_column(ax, anchors, [t.get_text() for t in texts], texts[0].get_fontsize())
+
+
+def _text_overlaps(fig, texts) -> bool:
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(r) for t in texts]
+    return any(boxes[i].overlaps(boxes[j]) for i in range(len(boxes))
+               for j in range(i + 1, len(boxes)))
+
+
+def _label_column(ax, anchors, labels, fontsize) -> None:
+    """Labels in one column right of the axes, in the order of their points' heights,
+    spaced by at least a line, each joined to its point by a thin line."""
+    to_axes = ax.transData + ax.transAxes.inverted()
+    ys = [to_axes.transform(a)[1] for a in anchors]
+    order = sorted(range(len(labels)), key=lambda i: -ys[i])
+    height_px = ax.get_window_extent().height
+    gap = 1.35 * fontsize * ax.figure.dpi / 72 / max(height_px, 1.0)
+    lines = [labels[i].count("\n") + 1 for i in order]
+    pos, y = [], 1.0
+    for i, n in zip(order, lines, strict=True):
+        y = min(y, ys[i])
+        pos.append(y)
+        y -= gap * n
+    shift = min(0.0, pos[-1] - gap * (lines[-1] - 1)) if pos else 0.0
+    pos = [p - shift if shift < 0 else p for p in pos]  # pushed below 0: move all up
+    for i, p in zip(order, pos, strict=True):
+        ax.annotate(labels[i], xy=anchors[i], xycoords="data", xytext=(1.02, p),
+                    textcoords="axes fraction", fontsize=fontsize, va="center",
+                    annotation_clip=False,
+                    arrowprops={"arrowstyle": "-", "color": "#888", "lw": 0.5})
 
 
 _BBOX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> (dpi, bbox)
@@ -212,16 +255,22 @@ def reliability_scatter(unit_column: pd.DataFrame, column: str, title: str = "",
         ax.scatter(d["ap_destroyed_per_ap"], d["p_destroy"], s=14,
                    c=[_colour(b) for b in d["bloc"]], alpha=0.75)
         top = d.nlargest(label, "ap_destroyed_per_ap")
-        texts = [ax.text(r["ap_destroyed_per_ap"], r["p_destroy"], r["unit"], fontsize=7)
-                 for _, r in top.iterrows()]
-        _repel(ax, texts)
         ref = d["ref_size"].iloc[0] if len(d) else "?"
         ax.set_xlabel("mean AP destroyed per action per AP")
         ax.set_ylabel("P(destroy the reference target in one Sustained Attack)")
         ax.set_title(title or f"Reliability vs mean against {column} (reference size {ref}); "
                               f"the {len(top)} best per AP named")
-        _bloc_legend(ax, d["bloc"], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
+        # below the axes: the right side may take a column of labels (_repel)
+        _bloc_legend(ax, d["bloc"], loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=7,
+                     fontsize=7)
         fig.tight_layout()
+        # labels last: the layout above resizes the axes, and labels pushed apart before
+        # it would close up again (issue 26: two squads' names printed over each other)
+        at = [top["ap_destroyed_per_ap"].round(9).to_numpy(), top["p_destroy"].round(9)
+              .to_numpy()]
+        texts = [ax.text(x, y, ", ".join(g["unit"]), fontsize=7)
+                 for (x, y), g in top.groupby(at, sort=False)]
+        _repel(ax, texts, d["ap_destroyed_per_ap"], d["p_destroy"])
         return fig
 
 
@@ -233,8 +282,23 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
         d = fair.dropna(subset=["fair_ap"])
         fig = _figure(figsize=(9, 7.5))
         ax = fig.subplots()
-        ax.scatter(d["fair_ap"], d["ap"], s=14, c=[_colour(b) for b in d["bloc"]], alpha=0.75)
         handles, names = [], []
+        if {"fair_low", "fair_high"} <= set(d) and len(d):
+            # each card's band: the printed cost outside it is a verdict
+            band = ax.hlines(d["ap"], d["fair_low"], d["fair_high"], color="#999", lw=0.8,
+                             alpha=0.45, zorder=1)
+            handles.append(band)
+            names.append("90 % band of the suggested cost")
+        ax.scatter(d["fair_ap"], d["ap"], s=14, c=[_colour(b) for b in d["bloc"]], alpha=0.75,
+                   zorder=2)
+        if "verdict" in d:
+            for verdict, marker in (("over-costed", "v"), ("under-costed", "^")):
+                w = d[d["verdict"] == verdict]
+                if len(w):
+                    handles.append(ax.scatter(w["fair_ap"], w["ap"], s=46, marker=marker,
+                                              facecolors="none", edgecolors="black", lw=0.8,
+                                              zorder=3))
+                    names.append(f"{verdict} ({len(w)})")
         if len(d):
             lo, hi = d[["fair_ap", "ap"]].min().min() * 0.8, d[["fair_ap", "ap"]].max().max() * 1.2
             xs = np.linspace(lo, hi, 50)
@@ -243,13 +307,9 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
             names.append("printed = suggested")
             ax.set_xscale("log")
             ax.set_yscale("log")
-        picked = pd.concat([d.nlargest(label, "residual"), d.nsmallest(label, "residual")])
-        picked = picked[~picked.index.duplicated()]
-        # cards on the same point (copies with the same figures) share one label
-        at = [picked["fair_ap"].round(6).to_numpy(), picked["ap"].to_numpy()]
-        texts = [ax.text(x, y, ", ".join(g["unit"]), fontsize=7)
-                 for (x, y), g in picked.groupby(at, sort=False)]
-        _repel(ax, texts)
+        if "fair_high" in d and len(d):  # the bands reach beyond the points
+            ax.set_xlim(min(d["fair_low"].min(), d["ap"].min()) * 0.9,
+                        max(d["fair_high"].max(), d["ap"].max()) * 1.1)
         from matplotlib.ticker import FuncFormatter
 
         fmt = FuncFormatter(lambda v, _: f"{v:g}")
@@ -262,8 +322,17 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
         present = [b for b in BLOC_COLOURS if b in set(d["bloc"])]
         handles += [Patch(color=_colour(b)) for b in present]
         names += present
-        if handles:
-            ax.legend(handles, names, loc="upper left", fontsize=7)
+        if handles:  # below the axes: over-costed labels sit in the upper left, and the
+            # right side may take a column of labels (_repel)
+            ax.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, -0.08),
+                      ncol=4, fontsize=7)
+        picked = pd.concat([d.nlargest(label, "residual"), d.nsmallest(label, "residual")])
+        picked = picked[~picked.index.duplicated()]
+        # cards on the same point (copies with the same figures) share one label
+        at = [picked["fair_ap"].round(6).to_numpy(), picked["ap"].to_numpy()]
+        texts = [ax.text(x, y, ", ".join(g["unit"]), fontsize=7)
+                 for (x, y), g in picked.groupby(at, sort=False)]
+        _repel(ax, texts, d["fair_ap"], d["ap"])
         return fig
 
 
@@ -416,5 +485,58 @@ def duel_matrix_chart(matrix: pd.DataFrame, title: str = "") -> Figure:
                   ["A (row) wins", "B (column) wins", "no result within the turn limit"],
                   loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7,
                   title="cell colour mixes", title_fontsize=7)
+        fig.tight_layout()
+        return fig
+
+
+def patch_chart(diff: pd.DataFrame, title: str = "", n: int = 25) -> Figure:
+    """A balance patch's changed cards (and verdict changes): each card's fair cost and
+    90 % band before (grey) and after (blue), its printed cost before (o) and after (x). The
+    fair cost is always marked, also when it does not move (a zero-length arrow draws
+    nothing, so the markers carry it); an arrow shows where it moved."""
+    with matplotlib.rc_context(STYLE):
+        keep = diff["changed"] | diff["verdict_changed"] if "verdict_changed" in diff \
+            else diff["changed"]
+        d = diff[keep].head(n).iloc[::-1].reset_index(drop=True)
+        fig = _figure(figsize=(8.5, 0.55 * len(d) + 1.8))
+        ax = fig.subplots()
+        bands = {"fair_low_before", "fair_high_before", "fair_low_after",
+                 "fair_high_after"} <= set(d)
+        for i, r in d.iterrows():
+            for when, dy, colour in (("before", 0.13, "#999999"), ("after", -0.13,
+                                                                    "tab:blue")):
+                fair = r.get(f"fair_ap_{when}")
+                if pd.isna(fair):
+                    continue
+                if bands and pd.notna(r[f"fair_low_{when}"]):
+                    ax.hlines(i + dy, r[f"fair_low_{when}"], r[f"fair_high_{when}"],
+                              color=colour, lw=3, alpha=0.35)
+                ax.plot([fair], [i + dy], "|", color=colour, ms=12, mew=2)
+            if pd.notna(r["fair_ap_before"]) and pd.notna(r["fair_ap_after"]) \
+                    and r["fair_ap_before"] != r["fair_ap_after"]:
+                ax.annotate("", xy=(r["fair_ap_after"], i - 0.13),
+                            xytext=(r["fair_ap_before"], i + 0.13),
+                            arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 1})
+            ax.plot([r["ap_before"]], [i], "o", color="black", mfc="none", ms=6)
+            ax.plot([r["ap_after"]], [i], "x", color="black", ms=7, mew=1.5)
+        ax.set_yticks(range(len(d)))
+        ax.set_yticklabels([f"{u[:30]}\n{b} -> {a}" if b != a else u[:30]
+                            for u, b, a in zip(d["unit"], d["verdict_before"],
+                                               d["verdict_after"], strict=True)], fontsize=8)
+        ax.set_ylim(-0.7, len(d) - 0.3)
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], color="#999999", lw=3, alpha=0.6, marker="|", ms=10,
+                          mew=2, label="fair cost and 90 % band, before"),
+                   Line2D([], [], color="tab:blue", lw=3, alpha=0.6, marker="|", ms=10,
+                          mew=2, label="after"),
+                   Line2D([], [], ls="", marker="o", mfc="none", color="black",
+                          label="printed cost before"),
+                   Line2D([], [], ls="", marker="x", color="black", label="printed after")]
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.12 if len(d)
+                                                                         > 3 else -0.25),
+                  ncol=2, fontsize=7)
+        ax.set_xlabel("AP")
+        ax.set_title(title or "Balance patch: fair cost before and after")
         fig.tight_layout()
         return fig

@@ -10,22 +10,29 @@ import numpy as np
 import pandas as pd
 
 
-def _fig_ax(ax, size=(7, 4)):
-    import matplotlib.pyplot as plt
+def _figure(size):
+    """A Figure with its own Agg canvas, outside pyplot: Jupyter's inline backend shows it
+    once (as the cell's value), never a second time as an open pyplot figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
+    fig = Figure(figsize=size)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _fig_ax(ax, size=(7, 4)):
     if ax is not None:
         return ax.figure, ax
-    fig, ax = plt.subplots(figsize=size)
-    return fig, ax
+    fig = _figure(size)
+    return fig, fig.subplots()
 
 
 def summary_chart(summary):
     """Left: the list's offence (AP destroyed per Attack action) against each column;
     right: each unit's share of the list's offence and durability."""
-    import matplotlib.pyplot as plt
-
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5),
-                                 gridspec_kw={"width_ratios": [1.1, 1]})
+    fig = _figure((12, 4.5))
+    a1, a2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1]})
     ct = summary.column_table()
     colours = ["#3b6ea8" if c.startswith("I") else "#7a7a7a" if c.startswith("V")
                else "#8a5fb0" for c in ct["column"]]
@@ -43,8 +50,9 @@ def summary_chart(summary):
     a2.set_yticks(y, [n[:32] for n in u["unit"]])
     a2.invert_yaxis()
     a2.xaxis.set_major_formatter(lambda v, _p: f"{v:.0%}")
-    a2.legend(loc="lower right")
-    a2.set_title("each unit's share")
+    # the legend above the bars (inside, it would cover the last unit's bars)
+    a2.legend(loc="lower center", bbox_to_anchor=(0.5, 1.06), ncol=2, frameon=False)
+    a2.set_title("each unit's share", pad=24)
     fig.tight_layout()
     return fig
 

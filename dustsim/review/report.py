@@ -89,6 +89,8 @@ def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> 
     from dustsim.engines.kernel import simulate_batch
     from dustsim.review.analytics import static_spec
 
+    if "mean_damage" not in uc:  # nothing swept (an edition without costs)
+        return pd.DataFrame()
     rows = uc.dropna(subset=["mean_damage"])
     rows = rows[rows["mean_damage"] > 0]
     if rows.empty or s.confirm <= 0:
@@ -115,7 +117,8 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     check_output_dir(out, force)
     cards = load_cards(data)
     edition_cards, chosen = _select(cards, settings)
-    from dustsim.review.value import ValueSettings, load_patch
+    from dustsim.data.patches import load_patch
+    from dustsim.review.value import ValueSettings
 
     value_settings = ValueSettings(trials=settings.value_trials, seed=settings.seed)
     changes = load_patch(settings.patch, edition_cards) if settings.patch else None
@@ -257,18 +260,19 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
            ) -> tuple[dict, pd.DataFrame, str, object]:
     """The value model (:mod:`dustsim.review.value`) on the whole edition: tables for the chosen
     cards, the section's HTML, and the before/after of a patch."""
+    from dustsim.review.charts import patch_chart
     from dustsim.review.value import (
         html_section,
-        patch_chart,
         roles_table,
         run_patch,
         value_model,
     )
+    from dustsim.review.whatif import with_bands
 
     vm = value_model(edition_cards, vs, progress=s.progress, client=client)
     names = {c.name for c in chosen}
     fp = vm.table[vm.table["unit"].isin(names)].reset_index(drop=True)
-    frames = {"value_engagements": vm.engagements,
+    frames = {"value_engagements": vm.engagements, "value_battles": vm.battles,
               "value_field": pd.DataFrame([o.__dict__ for o in vm.field],
                                           columns=["name", "column", "weight", "n_class",
                                                    "class_ap"]),
@@ -276,7 +280,8 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
     parts = [html_section(vm, _table_html, names)]
     patch_fig = None
     if changes:
-        _after, diff = run_patch(edition_cards, changes, vm, progress=s.progress)
+        after, diff = run_patch(edition_cards, changes, vm, progress=s.progress)
+        diff = with_bands(diff, vm.table, after.table)
         frames["patch"] = diff
         charts.mkdir(exist_ok=True)
         patch_fig = patch_chart(diff, f"{s.edition}: balance patch {Path(s.patch).name}")
@@ -317,10 +322,12 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
         out[name] = (caption, fig)
 
     top = 40
-    put(efficiency_heatmap(uc, top=top, title=f"{s.edition}: AP destroyed per action per AP "
-                                              "(Attack; open/cover mean)"),
-        "efficiency_heatmap", f"AP destroyed per action per AP against every armour column "
-                              f"(the best {top} cards by their mean)")
+    swept = "action" in uc  # False where no card of the edition has a cost (2013, 2009)
+    if swept:
+        put(efficiency_heatmap(uc, top=top, title=f"{s.edition}: AP destroyed per action per AP "
+                                                  "(Attack; open/cover mean)"),
+            "efficiency_heatmap", f"AP destroyed per action per AP against every armour "
+                                  f"column (the best {top} cards by their mean)")
     if not sc.empty:
         n = min(15, max(1, len(sc) // 2))
         mc = " (bars: 1 Monte Carlo SE of the offence)" if "composite_se" in sc else ""
@@ -338,11 +345,11 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
                                          f"AP (up to {s.platoon_support} support unit)"),
             "platoons", "Best legal build of each platoon, and the spread over every build")
     refs = reference_targets(edition_cards)
-    for col in ("I2", "V4"):
+    for col in ("I2", "V4") if swept else ():
         put(reliability_scatter(uc, col), f"reliability_{col}",
             f"Reliability against the {col} reference target: mean against P(destroy)")
     by_name = {c.name: c for c in chosen}
-    for col in ("V4", "I2"):
+    for col in ("V4", "I2") if swept else ():
         d = uc[(uc["column"] == col) & (uc["action"] == "sustained") & (~uc["cover"])]
         d = d.dropna(subset=["ap_destroyed_per_ap"]).nlargest(3, "ap_destroyed_per_ap")
         results = [(u, evaluate(static_spec(by_name[u], refs[col].target(False),
@@ -417,11 +424,13 @@ def _sections(frames: dict, charts: dict, settings: dict, value_html: str = "") 
             if have(name):
                 tabs.append(t(name, title, links=card))
         claimed.add("value_engagements")  # large: a download
+        claimed.add("value_battles")
         out.append(Section(
             "value", "Value from play: fair points and verdicts", "", tuple(tabs),
             chart_list("fair_points"),
             tuple(n for n in ("fair_points", "value_field", "value_roles",
-                              "value_engagements") if have(n)), html=value_html))
+                              "value_engagements", "value_battles") if have(n)),
+            html=value_html))
     if have("patch"):
         out.append(Section(
             "patch", "Balance patch: before and after",
@@ -555,6 +564,160 @@ def _not_valued(card: Card, uc_rows: pd.DataFrame, score_row: dict | None) -> li
     return list(dict.fromkeys(out))
 
 
+# -- what a designer reads first ------------------------------------------------------------
+JUDGED = ("under-costed", "over-costed", "in band")
+EVIDENCE_COLUMNS = ("evidence", "evidence_strength", "strength_of_evidence")
+LOOK_FIRST = 6
+
+
+def _ap(v) -> str:
+    from dustsim.review.site import format_number
+
+    return format_number(None if _na(v) else float(v), 3)
+
+
+def _text(v) -> str:
+    return "" if _na(v) or v is None else str(v).strip()
+
+
+def verdict_sentence(row: dict) -> str:
+    """The verdict of one ``fair_points`` row in a designer's words, with the figure that
+    decides it (printed cost against the band) or why there is none."""
+    v, ap = _text(row.get("verdict")), row.get("ap")
+    low, high = row.get("fair_low"), row.get("fair_high")
+    if v == "over-costed":
+        return (f"over-costed: its printed {_ap(ap)} AP is above the band's upper end "
+                f"({_ap(high)} AP)")
+    if v == "under-costed":
+        return (f"under-costed: its printed {_ap(ap)} AP is below the band's lower end "
+                f"({_ap(low)} AP)")
+    if v == "in band":
+        return f"in band: its printed {_ap(ap)} AP lies inside the band"
+    if v == "not judged":
+        roles = _text(row.get("mainly_unmodelled")) or _text(row.get("not_modelled"))
+        return ("not judged: its value lies mainly in roles the engagements do not play"
+                + (f" ({roles})" if roles else ""))
+    if v == "partial data":
+        notes = _text(row.get("notes"))
+        return ("not judged (partial data): a figure the engagements need is unknown"
+                + (f" ({notes})" if notes else ""))
+    if v == "no value":
+        why = _text(row.get("why"))
+        return "no value: it cannot play the engagements" + (f" ({why})" if why else "")
+    if v == "no cost":
+        return "no printed cost to compare the suggested cost with"
+    return v or "no verdict"
+
+
+def _evidence(row: dict) -> str:
+    for k in EVIDENCE_COLUMNS:
+        if _text(row.get(k)):
+            return _text(row.get(k))
+    return ""
+
+
+def _excess(fp: pd.DataFrame) -> pd.Series:
+    """How far (log AP) the printed cost lies outside the band: > 0 for a verdict."""
+    ap = fp["ap"].astype(float)
+    over = np.log(ap / fp["fair_high"].astype(float))
+    under = np.log(fp["fair_low"].astype(float) / ap)
+    return pd.Series(np.where(fp["verdict"] == "over-costed", over,
+                              np.where(fp["verdict"] == "under-costed", under, np.nan)),
+                     index=fp.index)
+
+
+def finding(fp: pd.DataFrame | None, slugs: dict[str, str] | None = None) -> dict | None:
+    """The index's first paragraph: verdict counts, and the cards to look at first (the
+    verdicts whose printed cost lies furthest outside the band; where the value model gives
+    an evidence strength, the strong ones first)."""
+    if fp is None or not len(fp) or "verdict" not in fp:
+        return None
+    counts = fp["verdict"].value_counts()
+    judged = int(sum(counts.get(v, 0) for v in JUDGED))
+    if not judged:
+        return None
+    parts = [f"{judged:,} cards are judged from play: "
+             f"{counts.get('under-costed', 0):,} look under-costed, "
+             f"{counts.get('over-costed', 0):,} over-costed and "
+             f"{counts.get('in band', 0):,} in band (printed cost inside the 90 % band of the "
+             "suggested cost)."]
+    rest = {k: int(counts.get(k, 0)) for k in ("not judged", "partial data", "no value",
+                                               "no cost") if counts.get(k, 0)}
+    if rest:
+        words = {"not judged": "not judged (value mainly in roles the model does not play)",
+                 "partial data": "with partial data", "no value": "unable to play",
+                 "no cost": "without a printed cost"}
+        parts.append(" Not judged: " + ", ".join(f"{n:,} {words[k]}" for k, n in rest.items())
+                     + "; each card's page says why.")
+    d = fp[fp["verdict"].isin(("over-costed", "under-costed"))].copy()
+    d["excess"] = _excess(d)
+    ev = next((k for k in EVIDENCE_COLUMNS if k in d), None)
+    d["_strong"] = d[ev].astype(str).str.lower().str.startswith("strong") if ev else True
+    d = d.sort_values(["_strong", "excess"], ascending=False).head(LOOK_FIRST)
+    cards = []
+    for r in d.to_dict("records"):
+        extra = _evidence(r)
+        why = _text(r.get("why"))
+        cards.append({"name": r["unit"], "href": (slugs or {}).get(r["unit"]),
+                      "text": f"printed {_ap(r['ap'])} AP, suggested {_ap(r['fair_ap'])} AP "
+                              f"(band {_ap(r['fair_low'])}–{_ap(r['fair_high'])}): "
+                              f"{r['verdict']}" + (f"; evidence {extra}" if extra else "")
+                              + (f". {why}" if why else "")})
+    return {"text": "".join(parts), "cards": cards}
+
+
+def _record_by_opponent(eng: pd.DataFrame | None, names: set[str]) -> dict[str, pd.DataFrame]:
+    """Per card: its engagements against each reference-field opponent, all distances
+    summed (wins of each side per engagement)."""
+    if eng is None or not len(eng) or not {"wins_unit", "wins_opp", "trials"} <= set(eng):
+        return {}
+    e = eng[eng["unit"].isin(names)]
+    if "why" in e:
+        e = e[e["why"].fillna("") == ""]
+    if "host" in e:  # the card alone, not joined to a host squad
+        e = e[e["host"].fillna("") == ""]
+    g = e.groupby(["unit", "opponent"], sort=False)[["wins_unit", "wins_opp", "trials"]].sum()
+    g["p_win"] = g["wins_unit"] / g["trials"]
+    g["p_loss"] = g["wins_opp"] / g["trials"]
+    return {u: df.droplevel(0) for u, df in g.groupby(level=0)}
+
+
+def _value_summary(c: Card, row: dict | None, record: pd.DataFrame | None,
+                   slugs: dict[str, str]) -> dict:
+    """The top of a card's page: cost, suggested cost and band, verdict and why, wins and
+    losses against the reference field, what is not played, why figures are partial."""
+    from dustsim.data.views import partial_reasons
+
+    out = {"cost": f"{_ap(c.ap)} AP" if c.ap is not None else "unknown (not printed)",
+           "suggested": None, "verdict": None, "why": "", "evidence": "",
+           "consistency": None, "wins": [], "losses": [], "not_played": [],
+           "partial": partial_reasons(c)}
+    if row is not None:
+        if not _na(row.get("fair_ap")):
+            out["suggested"] = (f"{_ap(row['fair_ap'])} AP (90 % band {_ap(row['fair_low'])}"
+                                f"–{_ap(row['fair_high'])} AP)")
+        out["verdict"] = verdict_sentence(row)
+        out["why"] = _text(row.get("why")) if _text(row.get("verdict")) in JUDGED else ""
+        out["evidence"] = _evidence(row)
+        if "consistency_ap" in row and not _na(row.get("consistency_ap")):
+            band = ""
+            if not _na(row.get("consistency_low")) and not _na(row.get("consistency_high")):
+                band = (f" (band {_ap(row['consistency_low'])}–"
+                        f"{_ap(row['consistency_high'])} AP)")
+            out["consistency"] = f"{_ap(row['consistency_ap'])} AP{band}"
+        out["not_played"] = [x.strip() for x in _text(row.get("not_modelled")).split(";")
+                             if x.strip()]
+        if _text(row.get("verdict")) == "partial data" and _text(row.get("notes")):
+            out["partial"] = out["partial"] + [f"value model: {_text(row.get('notes'))}"]
+    if record is not None and len(record):
+        def fmt(df, col):
+            return [(n, slugs.get(n), f"{p:.0%}") for n, p in
+                    zip(df.index.tolist(), df[col].tolist(), strict=True)]
+        out["wins"] = fmt(record[record["p_win"] > 0].nlargest(3, "p_win"), "p_win")
+        out["losses"] = fmt(record[record["p_loss"] > 0].nlargest(3, "p_loss"), "p_loss")
+    return out
+
+
 def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> list[dict]:
     """Everything one card's page shows, as plain data for the template."""
     from dustsim.data.cards import COLUMNS
@@ -577,16 +740,21 @@ def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> 
     comp = sc["composite"].dropna() if "composite" in sc else pd.Series(dtype=float)
     comp_names, comp_values = comp.index.to_numpy(), comp.to_numpy(float)
     link = {"attacker": "card", "target": "card"}
+    records = _record_by_opponent(frames.get("value_engagements"), {c.name for c in chosen})
     pages = []
     for c in chosen:
         srow = sc.loc[c.name].to_dict() if c.name in sc.index else None
-        if srow is not None and fp is not None and c.name in fp.index:
-            srow.update({k: v for k, v in fp.loc[c.name].to_dict().items() if k not in srow})
+        frow = fp.loc[c.name].to_dict() if fp is not None and c.name in fp.index else None
+        summary = _value_summary(c, frow, records.get(c.name), slugs)
+        if srow is not None and frow is not None:
+            srow.update({k: v for k, v in frow.items() if k not in srow})
         facts = []
         for k, v in (srow or {}).items():
             if k in ("edition", "bloc", "faction", "kind") or k.endswith("_se"):
                 continue
             label, unit = column_label(k)
+            if k == "partial" and bool(v) and summary["partial"]:
+                v = "yes: " + "; ".join(summary["partial"])
             se = (srow or {}).get(f"{k}_se")
             txt = format_number(v) + (f" ± {format_number(se, 2)}" if se is not None
                                       and pd.notna(se) else "")
@@ -655,7 +823,7 @@ def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> 
             "distributions": _distributions(c, refs), "dist_action": "Attack",
             "tables": tables, "best": best, "worst": worst, "durability": dur,
             "not_valued": _not_valued(c, urows, srow), "whatif": whatif,
-            "ranked": len(comp), "sources": sources})
+            "ranked": len(comp), "sources": sources, "summary": summary})
     return pages
 
 
@@ -730,6 +898,10 @@ def _write_site(tmp: Path, settings_doc: dict, frames: dict, chart_figs: dict,
     meta = _meta(settings_doc, s)
     sections = _sections(frames, chart_figs, settings_doc, value_html)
     pages = _card_pages(chosen, frames, edition_cards)
+    meta["finding"] = finding(frames.get("fair_points"), {p["name"]: f"cards/{p['slug']}.html"
+                                                          for p in pages})
+    if "fair_points" in chart_figs:
+        meta["finding_chart"] = ("fair_points", chart_figs["fair_points"][0])
     headline = []
     fp = frames.get("fair_points")
     if fp is not None and len(fp) and "value_per_ap" in fp:

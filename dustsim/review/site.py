@@ -192,6 +192,52 @@ class Table:
                 "pageLength": self.page_length, "cards": card_pages or {}}
 
 
+def static_rows(payload: dict, n: int | None = None) -> list[list[tuple[str, str | None, bool]]]:
+    """The first ``n`` rows (default: the table's page length) of a :meth:`Table.payload` in
+    its initial order, as (text, link or None, numeric) cells: the page shows them as plain
+    HTML (readable without JavaScript, in a print or a headless screenshot) until the
+    interactive table replaces them. Text as the browser formats it (``site.js``)."""
+    cols, data = payload["columns"], payload["data"]
+    n = payload.get("pageLength", 25) if n is None else n
+    rows = data
+    if payload.get("order"):
+        i, direction = payload["order"]
+        num = cols[i]["num"]
+
+        def key(r):
+            v = r[i]
+            if v is None:
+                return (0, 0.0) if num else (0, "")
+            return (1, v) if num else (1, str(v))
+
+        rows = sorted(data, key=key, reverse=direction == "desc")
+    out = []
+    for r in rows[:n] if n >= 0 else rows:
+        cells = []
+        for i, c in enumerate(cols):
+            v = r[i]
+            text = MISSING if v is None else (_js_number(v) if isinstance(v, (int, float))
+                                              and not isinstance(v, bool) else str(v))
+            if c["se"] is not None and v is not None and r[c["se"]] is not None:
+                text += " ± " + _js_number(float(f"{r[c['se']]:.2g}"))
+            href = payload["cards"].get(v) if c.get("link") == "card" and v is not None \
+                else None
+            cells.append((text, href, bool(c["num"])))
+        out.append(cells)
+    return out
+
+
+def _js_number(v) -> str:
+    """A number as site.js's dustsimFormat shows it (4 significant digits, separators)."""
+    if isinstance(v, int) or (isinstance(v, float) and v.is_integer() and abs(v) < 1e15):
+        return f"{int(v):,}"
+    if not math.isfinite(v):
+        return MISSING
+    if abs(v) >= 1e4:
+        return f"{round(v):,}"
+    return f"{float(f'{v:.4g}')!r}".removesuffix(".0")
+
+
 def _se_partner_of(se_col: str, cols: Iterable[str]) -> str | None:
     """The value column a standard-error column belongs to (shown as 'value ± se')."""
     for c in cols:
@@ -239,6 +285,7 @@ def _env():
                              trim_blocks=True, lstrip_blocks=True)
     env.filters["tojson_script"] = _json_script
     env.filters["num"] = format_number
+    env.filters["static_rows"] = static_rows
     return env
 
 

@@ -282,7 +282,9 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
         scheduler = check_scheduler_address(scheduler)
         try:
             client = Client(scheduler, timeout=timeout)
-        except (OSError, TimeoutError, ValueError) as exc:
+        # TypeError: tls:// without Dask security settings; ImportError/RuntimeError: ucx://
+        # without ucx-py
+        except (OSError, TimeoutError, ValueError, TypeError, ImportError, RuntimeError) as exc:
             raise DustsimError(f"cannot reach the Dask scheduler {scheduler!r}: "
                                f"{' '.join(str(exc).split())[:200]}",
                                field="--scheduler") from None

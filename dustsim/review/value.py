@@ -37,6 +37,23 @@ mapping in step 4).
    pairing played the ``s_O`` terms cancel). It is a log ratio: +0.7 means the card trades
    about twice as well as the field, at one unit each. Monte Carlo error: the delta method on
    the per-distance means (``strength_se``).
+3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`, on by default:
+   ``ValueSettings.battles``). Each card also joins :data:`ValueSettings.battle_hosts` legal
+   host armies of its bloc (platoon charts, heroes joined to a squad they may join) and plays
+   each one's opponent with and without it on common random numbers; its **battle value**
+   ``v`` is the victory points (1947 L368) its presence adds per battle (what it destroys and
+   what it saves the rest of its army; its own loss is not charged, which would charge it its
+   printed price). The **strength** that step 4 maps is the mean of the engagement strength
+   and ``log v``, each standardised over the cards of the fit that have both (mean 0, sd 1;
+   fixed equal weights: nothing here is fitted to printed costs); a card with one of the two
+   keeps that one. The engagement strength is kept as ``strength_engagements``; the battles
+   alone, mapped by their own power law, as ``battle_fair_ap`` (``battle_*`` columns).
+   Why combine: the engagements are precise but saturate (a log ratio of one-on-one
+   trades) and play heroes alone; the battles value heroes joined and a card's effect on
+   the army around it, but one card's effect on a 50 AP battle is noisy. Checked in
+   ``benchmarks/value_model.py``: Spearman and log R² against the printed costs of the old
+   engagements-only model, the battles alone, this combination and the consistency lens, and
+   the median fair/printed of the cards above 40 AP and at 2-3 AP (saturation).
 4. **Fair points** (:func:`fit_mapping`). The only fitted parameters: one monotone mapping
    ``log AP = a + b x strength`` for the whole edition (always the whole edition, also when a
    report shows a subset), fitted by reduced-major-axis regression (``b = sd(log AP) /
@@ -60,6 +77,14 @@ mapping in step 4).
    (``mainly_unmodelled``), as are cards with no weapon of their own that have an unmodelled
    rule (all their worth is in it). Platoon advantages are never part of a card's figure.
 
+6. **The second lens** (:mod:`dustsim.review.consistency`): a cross-validated statistical model
+   of the printed cost from the card's own numbers and skills (out of fold: a card's own
+   price never trains its prediction). Not a model of play; it gives ``consistency_ap`` with
+   its interval, and the **evidence** of each verdict: *strong* only where the model of play
+   and the lens give the same verdict (``_with_consistency``). ``reason``: one sentence per
+   card (what it wins or loses engagements and battles with, what the price list charges
+   for cards like it, what is not played).
+
 Static balance tables (:mod:`dustsim.review.analytics`) are kept for reference; this model is
 what the report's fair points and verdicts come from.
 """
@@ -70,14 +95,16 @@ import hashlib
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from dustsim.data.cards import COLUMNS, Card
+from dustsim.data.patches import PATCH_FIELDS, load_patch, patched  # noqa: F401 (moved; re-exported)
 from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
+from dustsim.rules.skills import played_skill_names, skill_rule
 
 DISTANCES: tuple[int, ...] = (3, 6, 9, 12)
 TURNS = 4
@@ -141,14 +168,7 @@ KEYWORD_ROLES = {"salvo": "Salvo", "volley": "Volley", "wire-guided": "wire-guid
                  "smoke": "smoke", "tesla": "Tesla stun", "grapple": "Grapple stun"}
 NO_WEAPON = "no weapon of its own (worth in its special rules)"
 #: skills the engagements play (or that change nothing in them); any other skill is named
-PLAYED_SKILLS = frozenset({
-    "damage resilient", "defensive tactics", "steel guard", "zombie", "superhuman",
-    "super human", "cheat death", "killing spree", "berserk", "frenzy", "brave", "commissar",
-    "unflappable", "semper fi", "nothin' easy", "nothin's easy", "helicopter", "flying",
-    "support weapon", "loner", "mercenary", "wheeled", "tracked", "half tracked",
-    "large vehicle", "huge vehicle", "small vehicle", "large", "move and fire", "airmobile",
-    "gorilla", "naval unit", "amphibious", "and stay down", "power scope", "power scopes",
-    "huge", "small", "unique"})
+PLAYED_SKILLS = played_skill_names()  # the one table: dustsim.rules.skills (issue 23)
 _ROLE_RE = [(re.compile(rf"^(?:{pat})$"), role, main) for pat, role, main in ROLES]
 
 
@@ -162,6 +182,9 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
     found: dict[str, bool] = {}
     for s in card.skills:
         n = _norm(s)
+        r = skill_rule(s)  # the one table (dustsim.rules.skills): played rules are not named
+        if r is not None and not r.unplayed and not r.gap:
+            continue
         for rx, role, main in _ROLE_RE:
             if rx.match(n):
                 found[role] = found.get(role, False) or main
@@ -210,6 +233,9 @@ class ValueSettings:
     per_class: int = PER_CLASS  # representatives per armour class
     join_heroes: bool = False  # play heroes joined to a host squad (measured: worse)
     infantry_cover: bool = False  # infantry of both sides fights from cover
+    battles: bool = True  # value from battles (dustsim.review.battle_value) beside
+    battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
+    battle_games: int = 24  # games per pairing (with and without the card)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not (
@@ -730,6 +756,10 @@ class ValueModel(ResultAPI):
     settings: ValueSettings
     hosts: dict[str, str] = field(default_factory=dict)
     cards: tuple[Card, ...] = ()
+    battles: pd.DataFrame = field(default_factory=pd.DataFrame)  # battle_value rows
+    battle_contexts: dict = field(default_factory=dict)  # the armies they were played in
+    battle_mapping: Mapping | None = None
+    scales: tuple | None = None  # the standardisation of the two strengths (step 3b)
 
     def quality(self) -> dict:
         """Agreement of suggested and printed cost over the judged cards (joined heroes
@@ -737,6 +767,19 @@ class ValueModel(ResultAPI):
         d = self.table[self.table["judged"]]
         return fit_quality(d["fair_ap"], d["ap"])
 
+    def lens_quality(self) -> dict[str, dict]:
+        """Agreement with the printed costs of each lens over the cards it judges: the
+        engagements (:meth:`quality`), the battles (``battle_verdict`` set) and the
+        consistency lens (a statistical model of the price list, every priced card)."""
+        t = self.table
+        out = {"engagements": self.quality()}
+        if "battle_verdict" in t:
+            b = t[t["battle_verdict"].isin(("over-costed", "under-costed", "in band"))]
+            out["battles"] = fit_quality(b["battle_fair_ap"], b["ap"])
+        if "consistency_ap" in t:
+            c = t[t["consistency_ap"].notna() & (t["ap"].fillna(0) > 0)]
+            out["consistency"] = fit_quality(c["consistency_ap"], c["ap"])
+        return out
     def to_dict(self) -> dict:
         t = self.table
         d: dict = {"edition": self.cards[0].edition if self.cards else "",
@@ -778,7 +821,11 @@ def _describe(card: Card) -> dict:
 def value_model(edition_cards: list[Card], settings: ValueSettings | None = None, *,
                 previous: pd.DataFrame | None = None, field_: tuple[Opponent, ...] | None = None,
                 mapping: Mapping | None = None, hosts: dict[str, str] | None = None,
-                progress: bool = False, client=None) -> ValueModel:
+                progress: bool = False, client=None,
+                previous_battles: pd.DataFrame | None = None,
+                battle_contexts: dict | None = None,
+                battle_mapping: Mapping | None = None,
+                scales: tuple | None = None) -> ValueModel:
     """Run the model over one edition. ``field_``, ``hosts`` and ``mapping`` default to the
     edition's (a patch passes the unpatched edition's so that before and after compare like
     with like); ``previous`` engagement rows are reused where nothing changed; ``client``:
@@ -810,13 +857,158 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     tab["notes"] = tab["unit"].map(notes).fillna("")
     tab["host"] = tab["unit"].map(played.groupby("unit")["host"].first()).fillna("")
     tab["partial"] = tab["notes"].str.contains("unknown|no known range|not fired", regex=True)
+    bv, ctx, bmap = pd.DataFrame(), {}, None
+    if st.battles:
+        from dustsim.review import battle_value as B
+
+        ctx = battle_contexts if battle_contexts is not None else B.contexts(
+            edition_cards, seed=st.seed, hosts=st.battle_hosts)
+        bv = B.battle_values(edition_cards, seed=st.seed, hosts=st.battle_hosts,
+                             games=st.battle_games, contexts_=ctx, previous=previous_battles,
+                             progress=progress)
+        bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping)
+        bmap = bf.attrs.get("mapping")
+        tab = tab.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
     has = tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
     tab["judged"] = has & (tab["mainly_unmodelled"] == "") & ~tab["partial"]
     tab["in_fit"] = tab["judged"] & (tab["host"] == "")
+    tab, scales = _combine(tab, scales)
     if mapping is None and tab["in_fit"].sum() >= 5:
         mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
                               tab.loc[tab["in_fit"], "ap"], seed=st.seed)
-    return ValueModel(_apply(tab, mapping), eng, fld, mapping, st, hosts, tuple(edition_cards))
+    out = _apply(tab, mapping)
+    out = _with_consistency(out, edition_cards, st.seed)
+    out = _with_reasons(out, pair_log_ratios(eng, st.eps), fld)
+    return ValueModel(out, eng, fld, mapping, st, hosts, tuple(edition_cards), bv, ctx, bmap,
+                      scales)
+
+
+def _combine(tab: pd.DataFrame, scales: tuple | None) -> tuple[pd.DataFrame, tuple | None]:
+    """The strength of play (module docstring, step 3b): the mean of the engagement strength
+    and the log battle value, each standardised (mean 0, sd 1 over the cards in the fit that
+    have both; ``scales`` from the unpatched edition when given). A card with only one of
+    the two keeps that one (standardised)."""
+    tab = tab.copy()
+    tab["strength_engagements"] = tab["strength"]
+    tab["strength_engagements_se"] = tab["strength_se"]
+    if "battle_value" not in tab:
+        return tab, scales
+    v = pd.to_numeric(tab["battle_value"], errors="coerce")
+    from dustsim.review.battle_value import V_MIN
+
+    ok_v = v > V_MIN
+    lb = np.log(v.where(ok_v))
+    lb_se = (pd.to_numeric(tab["battle_value_se"], errors="coerce") / v).where(ok_v)
+    e, e_se = tab["strength"], tab["strength_se"]
+    if scales is None:
+        both = tab["in_fit"] & e.notna() & lb.notna()
+        if both.sum() < 5:
+            return tab, None
+        scales = (float(e[both].mean()), float(e[both].std()), float(lb[both].mean()),
+                  float(lb[both].std()))
+    me, se_, mb, sb = scales
+    ze, zb = (e - me) / se_, (lb - mb) / sb
+    ze_se, zb_se = e_se / se_, lb_se / sb
+    two = ze.notna() & zb.notna()
+    tab["strength"] = np.where(two, (ze + zb) / 2, ze.fillna(zb))
+    tab["strength_se"] = np.where(two, np.sqrt(ze_se**2 + zb_se.fillna(0) ** 2) / 2,
+                                  ze_se.fillna(zb_se))
+    return tab, scales
+
+
+BATTLE_COLUMNS = ("battle_value", "battle_value_se", "battle_pairings", "battle_joined",
+                  "battle_why", "battle_fair_ap", "battle_fair_low", "battle_fair_high",
+                  "battle_verdict")
+
+
+LENS_TITLES = {"engagements": "Value from one-on-one engagements",
+               "battles": "Value from battles (with and without the card in sampled armies)",
+               "consistency": "Consistency lens (a statistical model of the price list, out "
+                              "of fold; not a model of play)"}
+
+
+# -- the second lens and the verdict a designer reads ---------------------------------------------
+CONSISTENCY_COLUMNS = ("consistency_ap", "consistency_low", "consistency_high",
+                       "consistency_peers")
+
+
+def _with_consistency(tab: pd.DataFrame, edition_cards: list[Card], seed: int) -> pd.DataFrame:
+    """Join the consistency lens (:mod:`dustsim.review.consistency`: a statistical model of the
+    price list, out of fold) and the evidence strength of each verdict:
+
+    * ``consistency_verdict``: the printed AP above the lens's interval (*over-costed*), below it
+      (*under-costed*) or inside (*in band*);
+    * ``evidence``: **strong** where the model of play and the lens give the same verdict,
+      *moderate* where one calls the card off and the other in band, *conflicting* where they
+      call it off in opposite directions, *play only* where the lens has no interval, and ""
+      for cards the model of play does not judge."""
+    from dustsim.review.consistency import consistency
+
+    tab = tab.drop(columns=[c for c in (*CONSISTENCY_COLUMNS, "consistency_verdict",
+                                        "evidence") if c in tab])
+    try:
+        lens = consistency(edition_cards, seed=seed).table
+    except DustsimError:  # too few priced cards for a cross-validated lens
+        lens = pd.DataFrame(columns=["unit", *CONSISTENCY_COLUMNS])
+    tab = tab.merge(lens[["unit", *CONSISTENCY_COLUMNS]], on="unit", how="left")
+    ap = tab["ap"]
+    cv = np.where(ap > tab["consistency_high"], "over-costed",
+                  np.where(ap < tab["consistency_low"], "under-costed", "in band"))
+    cv = np.where(tab["consistency_ap"].isna() | ap.isna(), "", cv)
+    tab["consistency_verdict"] = cv
+    play = tab["verdict"]
+    judged = play.isin(("over-costed", "under-costed", "in band"))
+    ev = np.where(play == cv, "strong",
+                  np.where((play == "in band") | (cv == "in band"), "moderate", "conflicting"))
+    ev = np.where(cv == "", "play only", ev)
+    tab["evidence"] = np.where(judged, ev, "")
+    return tab
+
+
+def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
+                  field_: tuple[Opponent, ...]) -> pd.DataFrame:
+    """``reason``: one sentence per card: what it wins or loses its engagements with (the
+    field's weighted share of each opponent it destroys and of itself it loses; the
+    opponent it does best and worst against), what the price list says, and the roles the
+    model does not play."""
+    w = {o.name: o.weight for o in field_}
+    p = pairs[pairs["opponent"].isin(w)].copy() if len(pairs) else pairs
+    by_unit = dict(tuple(p.groupby("unit", sort=False))) if len(p) else {}
+    out = []
+    for r in tab.itertuples():
+        bits = []
+        g = by_unit.get(r.unit)
+        if g is not None and len(g):
+            ww = g["opponent"].map(w).to_numpy()
+            kill = float((ww * g["d_unit"]).sum() / ww.sum())
+            lose = float((ww * g["d_opp"]).sum() / ww.sum())
+            best = g.loc[g["y"].idxmax(), "opponent"]
+            worst = g.loc[g["y"].idxmin(), "opponent"]
+            who = f" (joined to {r.host})" if isinstance(r.host, str) and r.host else ""
+            bits.append(f"In play{who} it destroys {kill:.0%} of an opponent of the field for "
+                        f"{lose:.0%} of itself; best against {best}, worst against {worst}")
+            bvv = getattr(r, "battle_value", math.nan)
+            if isinstance(bvv, float) and np.isfinite(bvv):
+                joined = f", joined to {r.battle_joined}" if r.battle_joined else ""
+                bits.append(f"in battles it adds {bvv:+.1f} ± {r.battle_value_se:.1f} VP to "
+                            f"{r.battle_pairings} armies of its bloc{joined}")
+            if r.verdict in ("over-costed", "under-costed", "in band"):
+                bits.append(f"worth {r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
+                            f"against {r.ap:g} printed: {r.verdict}")
+        elif isinstance(r.why, str) and r.why:
+            bits.append(f"Not played: {r.why}")
+        if np.isfinite(r.consistency_ap if r.consistency_ap is not None else math.nan):
+            bits.append(f"the price list charges {r.consistency_ap:.1f} AP "
+                        f"({r.consistency_low:.0f}-{r.consistency_high:.0f}) for cards like it"
+                        f" ({r.consistency_peers})")
+        if r.mainly_unmodelled:
+            bits.append(f"its worth lies mainly in {r.mainly_unmodelled}, which the "
+                        "engagements do not play")
+        elif r.not_modelled:
+            bits.append(f"not played: {r.not_modelled}")
+        out.append("; ".join(bits) + ("." if bits else ""))
+    tab["reason"] = out
+    return tab
 
 
 def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
@@ -894,7 +1086,11 @@ def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
 
 def reapply(model: ValueModel, mapping: Mapping) -> ValueModel:
     """The same strengths under another mapping."""
-    return replace(model, table=_apply(model.table, mapping), mapping=mapping)
+    tab = _with_consistency(_apply(model.table, mapping), list(model.cards),
+                            model.settings.seed)
+    tab = _with_reasons(tab, pair_log_ratios(model.engagements, model.settings.eps),
+                        model.field)
+    return replace(model, table=tab, mapping=mapping)
 
 
 # -- the heuristic baseline -----------------------------------------------------------------------
@@ -925,132 +1121,6 @@ def heuristic_strength(card: Card, weights: dict[str, float] | None = None) -> f
     return off * health * (card.armour_value or 1)
 
 
-# -- patches --------------------------------------------------------------------------------------
-PATCH_FIELDS = ("ap", "cells", "weapons", "skills", "add_skills", "remove_skills", "move",
-                "march_move", "models", "damage_track", "armour")
-
-
-def load_patch(path, cards: list[Card]) -> dict[str, Card]:
-    """Read a balance proposal (TOML) into patched copies of the named cards.
-
-    Format (one table per change; every key optional)::
-
-        [[change]]
-        unit = "Pounder"
-        ap = 12
-        cells = { "Antitank Gun:V4" = "3/3" }   # WEAPON:COLUMN = cell
-        skills = ["Damage Resilient"]            # replaces the skills
-        add_skills = ["Lucky"]
-        remove_skills = ["Charge"]
-        move = 2
-        [[change.weapon]]                        # replaces the weapon of that name, or adds
-        name = "Antitank Gun"                    # one (same fields as a unit file)
-        range = "8"
-        line = ["-", ...]
-
-    Every error names the file, the change's line, the unit and the field, exit code 2."""
-    import tomllib
-    from pathlib import Path
-
-    from dustsim.data.cards import _weapon_from_dict, card_from_dict, card_to_dict, parse_cell
-
-    path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-        doc = tomllib.loads(text)
-    except OSError as exc:
-        raise DustsimError(exc.strerror or str(exc), file=str(path), field="--patch") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise DustsimError(f"not a TOML file: {exc}", file=str(path), field="--patch") from None
-    lines = [i + 1 for i, ln in enumerate(text.splitlines()) if ln.strip() == "[[change]]"]
-    changes = doc.get("change")
-    if not isinstance(changes, list) or not changes:
-        raise DustsimError("no [[change]] tables", file=str(path), field="change")
-    by_name = {c.name.lower(): c for c in cards}
-    out: dict[str, Card] = {}
-    for i, ch in enumerate(changes):
-        where = f"{path}:{lines[i] if i < len(lines) else '?'}"
-        if not isinstance(ch, dict):
-            raise DustsimError("a change must be a table", file=where, field="change")
-        name = ch.get("unit")
-        if not isinstance(name, str) or name.lower() not in by_name:
-            close = [c.name for c in cards if isinstance(name, str)
-                     and name.lower() in c.name.lower()][:5]
-            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
-            raise DustsimError(f"no card named {name!r}{hint}", file=where, field="unit")
-        unknown = set(ch) - {"unit", "weapon", *PATCH_FIELDS}
-        if unknown:
-            raise DustsimError(f"unknown key(s) {', '.join(sorted(unknown))}; valid: unit, "
-                               f"weapon, {', '.join(PATCH_FIELDS)}", file=where, unit=name,
-                               field=sorted(unknown)[0])
-        card = out.get(by_name[name.lower()].name, by_name[name.lower()])
-        raw = card_to_dict(card)
-        raw["edition"] = card.edition
-        for k in ("ap", "move", "march_move", "models", "damage_track", "armour"):
-            if k in ch:
-                raw[k] = ch[k]
-        if "models" in ch:
-            raw["models_source"] = "card"
-        skills = list(ch.get("skills", raw.get("skills", [])))
-        for s in ch.get("add_skills", []):
-            skills.append(s)
-        rem = {_norm(s) for s in ch.get("remove_skills", [])}
-        raw["skills"] = [s for s in skills if _norm(s) not in rem]
-        weapons = list(raw.get("weapon", []))
-        for wraw in ch.get("weapon", []):
-            if not isinstance(wraw, dict) or not isinstance(wraw.get("name"), str):
-                raise DustsimError("a [[change.weapon]] needs a name", file=where, unit=name,
-                                   field="weapon")
-            names = [w["name"] for w in weapons]
-            if wraw["name"] in names:
-                base = dict(weapons[names.index(wraw["name"])])
-                base.update(wraw)
-                weapons[names.index(wraw["name"])] = base
-            else:
-                weapons.append(wraw)
-        cells = ch.get("cells", {})
-        if not isinstance(cells, dict):
-            raise DustsimError("cells must be a table of 'WEAPON:COLUMN' = 'cell'", file=where,
-                               unit=name, field="cells")
-        for key, cell in cells.items():
-            wname, _, col = str(key).rpartition(":")
-            names = [w["name"] for w in weapons]
-            if wname not in names:
-                raise DustsimError(f"no weapon {wname!r} (has: {', '.join(names)})",
-                                   file=where, unit=name, field=f"cells.{key}")
-            if col not in COLUMNS:
-                raise DustsimError(f"{col!r} is not an armour column ({' '.join(COLUMNS)})",
-                                   file=where, unit=name, field=f"cells.{key}")
-            try:
-                parse_cell(cell)
-            except ValueError as exc:
-                raise DustsimError(str(exc), file=where, unit=name,
-                                   field=f"cells.{key}") from None
-            wd = dict(weapons[names.index(wname)])
-            line = list(wd["line"])
-            line[COLUMNS.index(col)] = cell
-            wd["line"] = line
-            weapons[names.index(wname)] = wd
-        raw["weapon"] = weapons
-        problems: list = []
-        for wd in weapons:  # weapon problems first: they name the weapon
-            _weapon_from_dict(wd, where, name, problems)
-        new = card_from_dict(raw, where, {}, problems) if not problems else None
-        if problems:
-            p = problems[0]
-            raise DustsimError(p.message, file=where, unit=p.unit, weapon=p.weapon,
-                               field=p.field)
-        assert new is not None
-        keep = {f.name: getattr(card, f.name) for f in fields(Card)
-                if f.name in ("source", "revision", "file", "flags", "bloc", "faction")}
-        out[card.name] = replace(new, **keep)
-    return out
-
-
-def patched(cards: list[Card], changes: dict[str, Card]) -> list[Card]:
-    return [changes.get(c.name, c) for c in cards]
-
-
 def compare(before: ValueModel, after: ValueModel) -> pd.DataFrame:
     """Per card: rank, fair cost and verdict before and after (tidy, changed cards first)."""
     cols = ["unit", "ap", "strength", "fair_ap", "verdict", "rank_value_per_ap",
@@ -1075,7 +1145,9 @@ def run_patch(edition_cards: list[Card], changes: dict[str, Card], before: Value
     new_cards = patched(edition_cards, changes)
     after = value_model(new_cards, before.settings, previous=before.engagements,
                         field_=before.field, mapping=before.mapping, hosts=before.hosts,
-                        progress=progress)
+                        progress=progress, previous_battles=before.battles,
+                        battle_contexts=before.battle_contexts,
+                        battle_mapping=before.battle_mapping, scales=before.scales)
     return after, compare(before, after)
 
 
@@ -1127,8 +1199,12 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
     m = model.mapping
     st = model.settings
     parts = ["<h2>Value from play: fair points and verdicts</h2>",
-             "<p>Each card plays one-on-one engagements against a reference field (the "
-             "median-cost card of each armour class, weighted by the class's share of the "
+             "<p>Each card plays one-on-one engagements against a reference field ("
+             + ("the median-cost card of each armour class" if st.per_class == 1 else
+                f"up to {st.per_class} cards of each armour class, at the "
+                + ", ".join(f"{(i + 0.5) / st.per_class:.0%}" for i in range(st.per_class))
+                + " quantiles of its printed costs, sharing the class's weight")
+             + "; each class weighted by its share of the "
              f"edition's AP), from {', '.join(map(str, st.distances))} squares, "
              f"{st.turns} turns, {st.trials:,} engagements per distance (seed {st.seed}); "
              "strength = field-weighted log ratio of what it destroys to what it loses; "
@@ -1137,6 +1213,12 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
     if m is not None:
         parts.append(f"<p>Fit: n = {q['n']}, Spearman {q['spearman']:.3f}, log R² "
                      f"{q['log_r2']:.3f}; log AP = {m.a:.3f} + {m.b:.3f} × strength.</p>")
+    for name, qq in model.lens_quality().items():
+        if name == "engagements":
+            continue
+        parts.append(f"<p>{_h.escape(LENS_TITLES[name])}: n = {qq['n']}, Spearman "
+                     f"{qq['spearman']:.3f}, log R² {qq['log_r2']:.3f} (suggested against "
+                     "printed AP over the cards it judges).</p>")
     field_df = pd.DataFrame([o.__dict__ for o in model.field],
                             columns=["name", "column", "weight", "n_class", "class_ap"])
     parts.append("<h3>Reference field</h3>" + table_html(
@@ -1172,19 +1254,8 @@ def patch_section(diff: pd.DataFrame, table_html, chart: str | None = None) -> s
 
 
 def patch_chart(diff: pd.DataFrame, title: str = ""):
-    """Fair cost before -> after of the changed cards (arrows), printed cost marked."""
-    import matplotlib.pyplot as plt
+    """Fair cost and band before and after of the changed cards: the review's chart,
+    :func:`dustsim.review.charts.patch_chart` (no pyplot state)."""
+    from dustsim.review.charts import patch_chart as chart
 
-    d = diff[diff["changed"] | diff["verdict_changed"]].head(25).iloc[::-1]
-    fig, ax = plt.subplots(figsize=(8, 0.4 * len(d) + 1.5))
-    for i, r in enumerate(d.itertuples()):
-        ax.annotate("", xy=(r.fair_ap_after, i), xytext=(r.fair_ap_before, i),
-                    arrowprops={"arrowstyle": "->", "color": "tab:blue"})
-        ax.plot([r.ap_before], [i], "o", color="grey", ms=4)
-        ax.plot([r.ap_after], [i], "x", color="black", ms=6)
-    ax.set_yticks(range(len(d)))
-    ax.set_yticklabels([u[:30] for u in d["unit"]], fontsize=8)
-    ax.set_xlabel("AP (arrow: fair cost before -> after; o printed before, x after)")
-    ax.set_title(title or "Balance patch")
-    fig.tight_layout()
-    return fig
+    return chart(diff, title)

@@ -12,6 +12,7 @@ Resilient -> suppression.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from dustsim.data.cards import COLUMNS, Card, Cell, Weapon, parse_cell
@@ -48,6 +49,11 @@ AIMS = ("none", "hero", "soldier")
 #: Token a weapon line's hit gives (003:L739, L3417): none (close combat), a step
 #: (none -> Under Fire -> Suppressed) or Suppressed at once (Flame, And Stay Down).
 TOKEN_NONE, TOKEN_STEP, TOKEN_SUPPRESS = 0, 1, 2
+#: Stunned token a weapon line gives (battles read it; a single attack reports no token):
+#: none, when the target takes damage from it (Tesla, 003:L3329), when it scores a hit
+#: (Grapple, L3268: "scores a Hit", read as a hit rolled, before saves: OPEN-15 decided by
+#: the text's wording; Tesla's text says damage)
+STUN_NONE, STUN_ON_DAMAGE, STUN_ON_HIT = 0, 1, 2
 #: Damage Resilient counting for a squad model: none, one die per hit, every point (model
 #: survives only if all are cancelled), or one die per point with one model per point (2009).
 SQUAD_DR = {"none": 0, "per-hit": 1, "all-points": 2, "per-point": 3}
@@ -212,6 +218,7 @@ class GroupSpec:
     resilient_single: bool = False
     token: int = TOKEN_STEP
     medal: bool = False
+    stun: int = STUN_NONE
 
 
 @dataclass(frozen=True)
@@ -381,6 +388,8 @@ def compile_attack(
             token=(TOKEN_NONE if close else TOKEN_SUPPRESS
                    if ("flame" in kw or "and stay down" in sit.skills) else TOKEN_STEP),
             medal=("medal of honor" in sit.skills and idx == 0),
+            stun=(STUN_ON_DAMAGE if "tesla" in kw else STUN_ON_HIT if "grapple" in kw
+                  else STUN_NONE),
         ))
     if not groups:
         raise DustsimError(f"no weapon can damage a {target.column} target", field="target")
@@ -586,3 +595,46 @@ def attacker_skills(card: Card) -> frozenset[str]:
                      and s not in {"fighting spirit", "lucky", "medal of honor", "expert",
                                    "take aim", "air alert", "savage animal"})
 
+
+
+_NAMED = re.compile(r"^\s*(expert|savage animal)\s*(?:[-–—:]\s*(.+))?$", re.IGNORECASE)
+
+
+def named_weapons(card: Card, skill: str) -> frozenset[str]:
+    """Weapon names (lower case) a weapon-specific skill of ``card`` names: ``Expert -
+    Flamethrower``, ``Expert: A/B``; a bare ``Expert`` names none (the card does not say which
+    weapon, L3517; nothing is guessed)."""
+    out: set[str] = set()
+    for s in card.skills:
+        m = _NAMED.match(s)
+        if m and m.group(1).lower() == skill and m.group(2):
+            out |= {" ".join(x.lower().split()) for x in m.group(2).split("/") if x.strip()}
+    return frozenset(out)
+
+
+def weapon_skills(card: Card, weapon: Weapon) -> frozenset[str]:
+    """The attacker skills in force for one weapon line of ``card`` in a battle's attack, every
+    time it fires: :func:`attacker_skills`, plus Expert and Savage Animal on the weapon they
+    name (hits on P,T: 003:L3515-3517, L3635-3637) and the hero's own Take Aim on its ranged
+    weapons (hits on P,T in a Sustained Attack, L3683-3687; not shared with a joined unit,
+    L3687: the skill goes with the hero's weapon lines only). Per-game skills (Fighting
+    Spirit, Lucky) are spent by the battle engine, not here."""
+    s = set(attacker_skills(card))
+    name = " ".join(weapon.name.lower().split())
+    for skill in ("expert", "savage animal"):
+        if name in named_weapons(card, skill):
+            s.add(skill)
+    if card.kind == "hero" and not weapon.close_combat and any(
+            _norm_skill(x) == "take aim" for x in card.skills):
+        s.add("take aim")
+    return frozenset(s)
+
+
+def fortification_of(card: Card) -> str:
+    """The fortification a card is fielded in: a Strongpoint unit must be deployed in a
+    strongpoint or bunker and has a free strongpoint, upgraded to a bunker for 5 AP (003:L3663-
+    3665, L3116-3118); the bundled data lists the upgrade as its own card named "(Bunker)", so
+    that card sits in a bunker and the other in a strongpoint. Anything else: ``none``."""
+    if not any(_norm_skill(s) == "strongpoint" for s in card.skills):
+        return "none"
+    return "bunker" if "(bunker)" in card.name.lower() else "strongpoint"

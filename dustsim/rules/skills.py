@@ -1,29 +1,41 @@
-"""Unit skills: the ones the engines model, and the documented table of known unmodelled ones.
+"""Unit skills and weapon rules: the one table of every rule on the bundled cards and how the
+battles (duels and list battles) treat it.
 
 A card's skill is checked by its base name (lower case; a parameter such as ``Passengers
-(12)``, ``Pilot: Sigrid`` or ``Expert - Flamethrower`` dropped). A skill the engines model
-(:data:`MODELLED`) changes the numbers; a skill in :data:`KNOWN_UNMODELLED` is a real skill
-the engines do not model (``validate --warnings`` lists each card carrying one); anything
-else is refused, so a typo ("Damage Resiliant") cannot silently switch a rule off.
+(12)``, ``Pilot: Sigrid`` or ``Expert - Flamethrower`` dropped). A skill the attack compiler
+models (:data:`MODELLED`) changes the numbers of an attack; a skill in :data:`KNOWN_UNMODELLED`
+is a real skill the attack compiler does not model; anything else is refused, so a typo
+("Damage Resiliant") cannot silently switch a rule off.
 
-The names and their sources are the data layer's vocabulary
-(:data:`dustsim.data.skill_names.SKILLS`, where a new skill goes); this module says which of
-them the engines model.
+:data:`SKILL_RULES` and :data:`WEAPON_RULES` are the one table (issue 23): per rule its kind,
+its status in battles (:data:`STATUSES`: ``played``, ``attack only`` -- ``dustsim attack``
+plays it, battles drop it --, ``not played``, ``no effect on play``), the reason and the
+rulebook lines. :func:`unplayed_rules` gives a battle's notes and ``validate --warnings``
+from it, ``dustsim skills`` prints it, the value model reads :func:`played_skill_names`.
+When an engine starts playing a rule, flip its status here (one line) and nothing else.
+
+To add a skill: put its base name in the data layer's vocabulary
+(:data:`dustsim.data.skill_names.SKILLS`, with where it comes from) and its row in
+:data:`SKILL_RULES`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from dustsim.data.cards import Card
-from dustsim.data.skill_names import SKILLS, skill_base, suggest  # noqa: F401  (re-exported)
+from dustsim.data.skill_names import SKILL_ALIASES, SKILLS, skill_base, suggest  # noqa: F401
 from dustsim.rules.attack import ATTACKER_SKILLS, TARGET_SKILLS
+
+if TYPE_CHECKING:
+    from dustsim.data.cards import Card
 
 #: skills that change the engines' numbers (see dustsim.rules.attack)
 MODELLED: frozenset[str] = frozenset(ATTACKER_SKILLS | TARGET_SKILLS)
 
-#: base name -> source. Real skills the engines do not model (movement, transport, command,
-#: campaign and special actions, vehicle types): the vocabulary's other rows.
+#: base name -> source. Real skills the attack compiler does not model (movement, transport,
+#: command, campaign and special actions, vehicle types): the vocabulary's other rows.
 KNOWN_UNMODELLED: dict[str, str] = {k: v for k, v in SKILLS.items() if k not in MODELLED}
 
 
@@ -37,12 +49,459 @@ def classify(skill: str) -> str:
     return "unknown"
 
 
-def skill_warnings(cards: Iterable[Card]) -> list[str]:
-    """One line per card carrying skills the engines do not model (known, documented)."""
+# -- the table ---------------------------------------------------------------------------------
+#: statuses in battles (duels and list battles); ``attack only``: ``dustsim attack`` plays it
+#: for one attack, the battles drop it
+STATUSES = ("played", "attack only", "not played", "no effect on play")
+KINDS = ("skill", "weapon rule", "keyword")
+#: statuses a battle's notes name (the rule changes play and the battles do not play it)
+UNPLAYED = frozenset({"attack only", "not played"})
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One skill, weapon rule or unit keyword of the bundled cards and how battles treat it.
+
+    ``lines``: rulebook lines (seed 003 unless prefixed ``000:``/``001:``/``004:``; empty for
+    rules printed only in the DUST ENLIST data, whose text is in no seed). ``gap``: for a
+    ``played`` rule, the part of it the battles still leave out (named in their notes)."""
+
+    name: str
+    kind: str
+    status: str
+    reason: str
+    lines: str = ""
+    gap: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES or self.kind not in KINDS:
+            raise ValueError(f"rule {self.name!r}: bad status {self.status!r} or kind "
+                             f"{self.kind!r}")
+
+    @property
+    def changes_play(self) -> bool:
+        return self.status != "no effect on play"
+
+    @property
+    def unplayed(self) -> bool:
+        """Changes play and the battles do not play it (``attack only`` or ``not played``)."""
+        return self.status in UNPLAYED
+
+
+_ENLIST = "printed only in the DUST ENLIST data; its text is in no seed"
+_BOARD = "needs the battlefield (squares, terrain, line of sight)"
+
+
+def _r(name, kind, status, reason, lines="", gap=""):
+    return Rule(name, kind, status, reason, lines, gap)
+
+
+P, A, N, X = STATUSES
+S, W, K = KINDS
+#: card skill base name (see :func:`skill_base`) -> rule
+SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
+    # -- played: the attack compiler or the engagement kernel applies them in battles
+    _r("Damage Resilient", S, P, "one die per damage point cancels on P (attack compiler)",
+       "L3481-3493"),
+    _r("Defensive Tactics", S, P, "Damage Resilient while in cover (attack compiler)",
+       "L3495-3497"),
+    _r("Steel Guard", S, P, "2-face infantry save, no cover save, Damage Resilient",
+       "L3659-3661"),
+    _r("Zombie", S, P, "2-face infantry save, no cover save", "L3701-3703"),
+    _r("Superhuman", S, P, "2-face saves; never Under Fire or Suppressed", "L3667-3675"),
+    _r("Superhumans", S, P, "2-face saves; never Under Fire or Suppressed", "L3667-3675"),
+    _r("Cheat Death", S, P, "the 2/3 survival roll when the hero is eliminated, then a "
+       "Stunned token (engagement kernel)", "L3463-3467"),
+    _r("Killing Spree", S, P, "ranged hits chain on P (attack compiler)", "L3569-3575"),
+    _r("Berserk", S, P, "close-combat hits chain on P (attack compiler)", "L3435-3439"),
+    _r("Frenzy", S, P, "chain dice against soldiers (tactics-2013)", "004:L396-400"),
+    _r("And Stay Down", S, P, "ranged hits give a Suppression token", "L3415-3417"),
+    _r("Power Scope", S, P, "hits on P,T in a Sustained Attack", "L3300-3302"),
+    _r("Spotter", S, P, "sniper weapons hit on P,T in a Sustained Attack", "L3321-3323",
+       gap="the spotter fires too (L3323: only a spotter that does not fire helps)"),
+    _r("Brave", S, P, "three dice for the token removal roll (engagement kernel)",
+       "L3449-3451, L741"),
+    _r("Commissar", S, P, "the joined unit rolls three removal dice", "L3477-3479",
+       gap="the must-join and one-per-unit limits are list rules"),
+    _r("Nothin' Easy", S, P, "the joined unit never takes Under Fire / Suppression",
+       "L3611-3613"),
+    _r("Helicopter", S, P, "hovers: need not Move first (engagement kernel)", "L3551-3553"),
+    _r("Support Weapon", S, P, "damage track, one crew per point, blast dice per crew",
+       "L3679-3681", gap="only soldiers 3-4 may fire other weapons with the support weapon"),
+    _r("Small", K, P, "small vehicle: always in cover, no improved save", "L3647-3649"),
+    _r("Small Vehicle", K, P, "always in cover, no improved save", "L3647-3649"),
+    _r("Small Vehicles", K, P, "always in cover, no improved save", "L3647-3649"),
+    # -- played by `dustsim attack` for one attack, dropped by the battles
+    _r("Expert", S, P, "hits on P,T with the named weapon (rules.attack.weapon_skills)",
+       "L3515-3517", gap="a bare 'Expert' that names no weapon (nothing is guessed)"),
+    _r("Fighting Spirit", S, P, "once per game, hits on P,T: spent in the unit's first Attack "
+       "action (engagement kernel)", "L3519-3521"),
+    _r("Lucky", S, P, "once per game, the hero re-rolls its failed hit dice: used in its "
+       "first plain Attack (engagement kernel; the policy does not wait for a bad roll)",
+       "L3583-3585"),
+    _r("Take Aim", S, P, "the hero's ranged weapons hit on P,T in a Sustained Attack "
+       "(rules.attack.weapon_skills)", "L3683-3687"),
+    _r("Assassin", S, P, "a lone Assassin hero sends its close-combat hits to a joined hero "
+       "(engagement kernel)", "L3427-3429",
+       gap="an Assassin joined to a squad (its lines fire with the squad's)"),
+    _r("Air Alert", S, A, "special action: friendly vehicles hit that aircraft on P,T; "
+       "battles take no special actions", "L3375-3377"),
+    _r("Savage Animal", S, P, "hits on P,T with the named weapon "
+       "(rules.attack.weapon_skills)", "L3635-3637",
+       gap="a bare 'Savage Animal' that names no weapon"),
+    _r("Medal of Honor", S, A, "tactics-2013 first-weapon bonus; battles drop it", ""),
+    _r("Sniper", S, A, "2009 skill: the attacker picks the miniatures hit (--aim)",
+       "001:L738-742"),
+    # -- not played: actions, tempo, concealment, command, carrying, terrain
+    _r("Infantry Ace", S, P, "2/3 roll at activation for a third action (engagement "
+       "kernel, rules.unit_rules)", "L3555-3557"),
+    _r("Ace Pilot", S, P, "2/3 roll for a third action of the piloted vehicle (engagement "
+       "kernel, rules.unit_rules)", "L3367-3369",
+       gap="the piloting hero's other skills and its bail-out roll (L944-946)"),
+    _r("Ace Air Pilot", S, P, "2/3 roll for a third action of the piloted aircraft "
+       "(engagement kernel, rules.unit_rules)", "L3363-3365",
+       gap="the piloting hero's other skills and its bail-out roll (L944-946)"),
+    _r("Air Pilot", S, N, "may pilot aircraft; pilots' skills are not played", "L3383-3385"),
+    _r("Pilot", S, N, "pilot bail-out roll and skills of the piloting hero", "L3623-3625, "
+       "L936-948"),
+    _r("Defensive Pilot", S, N, _ENLIST),
+    _r("Advanced Reactive Fire", S, P, "reaction range 6 and reactive dice on P or S "
+       "(engagement kernel; grid battles: play.battle_rules)", "L3371-3373"),
+    _r("Scout", S, P, "the first March Move of the game costs one action, then an Attack "
+       "or a Move (engagement kernel; grid battles: play.battle_rules)", "L3639-3641"),
+    _r("Charge", S, P, "March Move into contact, then a free close-combat Attack (policy "
+       "charge=when-able; grid battles: play.battle_rules)", "L3459-3461"),
+    _r("First Strike", S, P, "close combat resolved and casualties removed before the "
+       "enemy's (engagement kernel; grid battles: play.battle_rules)", "L3523-3525",
+       gap="a joined hero's own First Strike (its lines fire with the squad's)"),
+    _r("Move and Fire", S, P, "Move + ranged Sustained Attack, or March Move + ranged Attack "
+       "(engagement kernel; grid battles: play.battle_rules)", "L3603-3605"),
+    _r("At the Double", S, P, "a free Move after a March Move (engagement kernel; grid "
+       "battles: play.battle_rules)", "L3431-3433"),
+    _r("Airborne", S, P, "off the table until its first activation, then placed at its "
+       "approach range, Nothing, a second action on 2/3 (engagement kernel)", "L3391-3393",
+       gap="placement on a board (not within range 2 of an objective) and reserves"),
+    _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
+       "L3379-3381"),
+    _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
+       "attacks (engagement kernel); grid battles also end it on a March Move and play the "
+       "Camouflage special action (play.battle_rules)", "L3453-3457",
+       gap="the Camouflage special action in duels (grid battles play it)"),
+    _r("Improved Camouflage", S, P, "played as Camouflage in grid battles (play.battle_rules)",
+       "L3453-3457", gap="its ENLIST improvement over Camouflage (text in no seed)"),
+    _r("Smoke Launchers", S, P, "once per game a free smoke screen on itself when threatened: "
+       "cover until the end of the next turn (engagement kernel); in grid battles the 2x2 "
+       "screen also blocks sight through it (play.battle_rules)", "L3651-3653, L3226-3230"),
+    _r("Smoke Grenades", S, N, "smoke screen (ENLIST); " + _BOARD, "L3226-3230"),
+    _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
+    _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
+       "combat", "L3561-3563"),
+    _r("Officer", S, N, "command actions: Ammo Drop, Get Moving, Rally", "L3615-3617, "
+       "L3711-3731"),
+    _r("Command Squad", S, N, "officer, medic, mechanic and radio: command actions",
+       "L3469-3471, L3707-3765"),
+    _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
+    _r("Cultist Command Squad", S, N, _ENLIST + "; command actions"),
+    _r("Command Vehicle", S, N, "extra radio; re-roll failed command actions", "L3473-3475"),
+    _r("General", S, N, "free officer action each activation", "L3535-3537"),
+    _r("Tactician", S, N, _ENLIST),
+    _r("Get Moving You", S, N, "Get Moving You Bunch of Monkeys command action",
+       "L3723-3727"),
+    _r("Follow Me", S, N, "1/3 per friendly unit in range 2 to follow", "L3531-3533"),
+    _r("Red Banner", S, N, "three dice when Rallying", "L3627-3629"),
+    _r("Desert Fox", S, N, "units it reactivates gain At the Double", "L3499-3501"),
+    _r("Combat Medic", S, N, "medic command actions", "L3735-3757"),
+    _r("Medic", S, N, "medic command actions", "L3735-3757"),
+    _r("Mechanic", S, N, "Makeshift Repair command action", "L3587-3589, L3759-3765"),
+    _r("Mechanic Crew", S, N, "Makeshift Repair (ENLIST)", "L3759-3765"),
+    _r("Mechanic + Engineer Vehicle", S, N, "repairs and engineering actions (ENLIST)",
+       "L3759-3765, L3507-3509"),
+    _r("Critical Repairs", S, N, _ENLIST),
+    _r("Medevac", S, N, "returns eliminated soldiers on 1/3 each", "L3591-3593"),
+    _r("Resurrection", S, N, "returns eliminated zombies on 1/3 each", "L3631-3633"),
+    _r("Artillery Observer", S, N, "fires friendly artillery through its own line of sight; "
+       + _BOARD, "L3419-3425"),
+    _r("Air Traffic Control", S, N, "1/3: an activated aircraft activates again",
+       "L3387-3389"),
+    _r("Jammer", S, N, "enemy radio actions and observed artillery re-roll successes",
+       "L3565-3567"),
+    _r("Radar", S, N, _ENLIST),
+    _r("Spy", S, N, "2 dice: one action per success", "L3655-3657"),
+    _r("Execute", S, N, "removes a soldier of a Stunned unit in range 1", "L3511-3513"),
+    _r("Passengers", S, N, "carries infantry; passengers hurt when it is destroyed",
+       "L3619-3621, L522-530"),
+    _r("Carry Capacity", S, N, "carries infantry (tactics-2013 Cerberus)", "004:L364"),
+    _r("Airlifter", S, N, "carries a vehicle", "L3403-3405, L532-536"),
+    _r("Airmobile", S, N, "may be carried by an airlifter; carrying is not played",
+       "L3407-3409"),
+    _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
+    _r("Trailer", S, N, _ENLIST + "; carrying"),
+    _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
+    _r("Amphibious", S, N, "moves through water; " + _BOARD, "L3411-3413"),
+    _r("Flying", K, P, "passes over any terrain as open ground, ends where it can stand "
+       "(grid battles: the board's JUMP class, play.battle_rules)", "L3527-3529",
+       gap="a joined hero without Flying grounds the unit (L3529)"),
+    _r("Jump", S, N, "jumps over obstacles and units (2009); " + _BOARD, "001:L722-728"),
+    _r("Rocket Pack", S, N, _ENLIST + "; movement"),
+    _r("Trail Blazer", S, P, "moves through enemy units (grid battles, play.battle_rules)",
+       "L3693-3695"),
+    _r("Tracked", K, P, "terrain movement by the board's move_cost for tracked vehicles (the "
+       "terrain table of pp. 19-20 is lost: play.board's decision)", "L3689-3691"),
+    _r("Wheeled", K, P, "terrain movement by the board's move_cost for wheeled vehicles (the "
+       "terrain table of pp. 19-20 is lost: play.board's decision)", "L3697-3699"),
+    _r("Half Tracked", K, P, "terrain movement by the board's move_cost for half-tracks (the "
+       "terrain table of pp. 19-20 is lost: play.board's decision)", "L3547-3549"),
+    _r("Large", K, N, "occupies two squares, in cover if one is; " + _BOARD,
+       "L285, L504-512, L727"),
+    _r("Large Vehicle", K, N, "occupies two squares, in cover if one is; " + _BOARD,
+       "L285, L504-512, L727"),
+    _r("Huge", K, N, "occupies four squares, in cover if two are; " + _BOARD,
+       "L285, L504-512, L727"),
+    _r("Huge Vehicle", K, N, "occupies four squares, in cover if two are; " + _BOARD,
+       "L285, L504-512, L727"),
+    _r("Dozer Blade", S, N, "engineering actions and cover while dozing; " + _BOARD,
+       "L3503-3505, L3355-3357"),
+    _r("Engineer Vehicle", S, N, "engineering actions (wire, wrecks); " + _BOARD,
+       "L3507-3509, L3347-3357"),
+    _r("Assault Vehicle", S, N, _ENLIST),
+    _r("Assault Shield", S, N, _ENLIST),
+    _r("Strongpoint", S, P, "holds its strongpoint, or a bunker for the '(Bunker)' card: "
+       "save re-rolls, close-combat saves, no fire at aircraft from a bunker "
+       "(rules.attack.fortification_of)", "L3663-3665, L3112-3138",
+       gap="the fortification's facing, fire arcs and line of sight (L3130-3132; board)"),
+    _r("Aircraft", K, P, "evade saves; in grid battles flies over terrain and units, sees and "
+       "is seen outside buildings, never reacts", "L3395-3401, L510-516, L655, L813",
+       gap="the improved evade save after a March Move (every aircraft takes the plain one, "
+       "L3397-3401)"),
+    _r("Raid", S, N, _ENLIST),
+    _r("Vehicle Squadron", S, N, _ENLIST),
+    _r("Blutkreuz", S, N, "zombie move 3 / march 4 and Charge", "L3445-3447"),
+    _r("Blutkreuz Traitor", S, N, _ENLIST),
+    _r("Mindless", S, N, "Mindless Zombie rules", "L3599-3601"),
+    _r("Quick Recovery", S, N, _ENLIST),
+    _r("Devour", S, N, _ENLIST),
+    _r("Crazy Jimmy", S, N, _ENLIST),
+    _r("Sibling", S, N, _ENLIST),
+    _r("Possessed", S, N, _ENLIST),
+    _r("Mythos Creature", S, N, _ENLIST),
+    _r("Lesser Mythos Creatures", S, N, _ENLIST),
+    _r("Psychic Scream", S, N, _ENLIST),
+    _r("Psychic Vortex", S, N, _ENLIST),
+    _r("Psychic Choir", S, N, _ENLIST),
+    _r("Explode", S, N, _ENLIST),
+    _r("Fanatical", S, N, _ENLIST),
+    _r("High Priest", S, N, _ENLIST),
+    _r("Exalted", S, N, _ENLIST),
+    _r("Master Fighter", S, N, _ENLIST),
+    _r("Master Deceiver", S, N, _ENLIST),
+    _r("Poison Master", S, N, _ENLIST),
+    _r("Way of the Serpent", S, N, _ENLIST),
+    _r("Burn It!", S, N, _ENLIST),
+    _r("Juice It Up!", S, N, _ENLIST),
+    _r("Clean My Optics", S, N, _ENLIST),
+    _r("Dazzling Speed", S, N, _ENLIST),
+    _r("Drive By Shooting", S, N, _ENLIST),
+    _r("Ammo Dump", S, N, _ENLIST + "; refills ammunition"),
+    _r("Small Ammo Dump", S, N, _ENLIST + "; refills ammunition"),
+    _r("Ammo Supply", S, N, _ENLIST + "; refills ammunition"),
+    _r("Justine's Crew", S, N, _ENLIST),
+    _r("Rosie's Crew", S, N, _ENLIST),
+    _r("Ace Gunner", S, N, "printed on a card; its text is in no seed"),
+    _r("Fast", S, N, "moves further (2009/2013)", "001:L702-704"),
+    _r("Assault", S, N, "once per game the unit doubles its attack value (2009)",
+       "001:L672-674"),
+    # -- no effect on play in a battle
+    _r("Mercenary", S, X, "army building: fielded by any bloc", "L3595-3597, L879-883"),
+    _r("Unique", K, X, "army building: one per army", ""),
+    _r("Loner", S, X, "a joining restriction, checked when a hero joins a unit",
+       "L3579-3581"),
+    _r("Gorilla", S, X, "a joining restriction (gorilla heroes join gorilla units)",
+       "L3539-3541"),
+)}
+#: weapon keyword (see :data:`dustsim.data.cards.WEAPON_KEYWORDS`) -> rule
+WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
+    ("laser", _r("Laser", W, P, "hits chain on P", "L3276-3282")),
+    ("cutting", _r("Cutting", W, P, "hits chain on P", "L3234-3242",
+                   gap="engineering actions (L3351-3353)")),
+    ("phaser", _r("Phaser", W, P, "no cover save", "L3292-3296")),
+    ("grenade", _r("Grenade", W, P, "infantry lose the cover save", "L3272-3274")),
+    ("flame", _r("Flame", W, P, "no save; Suppression token", "L3244-3248",
+                 gap="the template over every unit it covers (L3244-3246) " + _BOARD)),
+    ("artillery", _r("Artillery", W, P, "no infantry save in the open; minimum range",
+                     "L3218-3224",
+                     gap="the 2x2 area hitting every unit in it and indirect fire " + _BOARD)),
+    ("sniper", _r("Sniper", W, P, "negates cover and infantry saves", "L3315-3319",
+                  gap="the attacker's chosen casualty (L3317)")),
+    ("reload", _r("Reload", W, P, "Loaded token; Reload + Attack", "L3304-3306")),
+    ("limited-ammo", _r("Limited Ammo", W, P, "ammo boxes spent per attack", "L3284-3290")),
+    ("power-scope", _r("Power Scope", W, P, "hits on P,T in a Sustained Attack",
+                       "L3300-3302")),
+    ("spray", _r("Spray", W, P, "no save (tactics-2013)", "000:L153")),
+    ("set-up", _r("Set-up", W, P, "half the dice after moving (tactics-2013)", "000:L385")),
+    ("burst", _r("Burst", W, P, "double dice against a unit that has not moved "
+                 "(tactics-2013)", "004:L412-414")),
+    ("tesla", _r("Tesla", W, P, "damage gives a Stunned token: first action Nothing, no "
+                 "retaliation, one reactive die (engagement kernel)", "L3325-3335")),
+    ("grapple", _r("Grapple", W, P, "a hit gives a Stunned token held until the grappler "
+                   "acts or dies: no move, no fight (engagement kernel)", "L3264-3270",
+                   gap="engineering actions (L3270, L3351-3353)")),
+    ("salvo", _r("Salvo", W, P, "policy salvo=when-loaded: a Salvo attack doubles the dice, "
+                 "then Reload + Attack (engagement kernel)", "L3308-3312")),
+    ("volley", _r("Volley", W, P, "policy volley=all: every box left in one attack, dice x "
+                  "boxes (engagement kernel)", "L3337-3341")),
+    ("wire-guided", _r("Wire-guided", W, N, "fired alone in an Attack action, misses are "
+                       "re-rolled; battles fire every weapon together", "L3343-3345")),
+    ("smoke", _r("Smoke", W, N, "smoke screen instead of an attack; " + _BOARD,
+                 "L3226-3230")),
+    ("flame-burst", _r("Flame Burst", W, N, _ENLIST)),
+    ("radiation", _r("Radiation", W, N, _ENLIST)),
+    ("large-ordnance", _r("Large Ordnance", W, N, _ENLIST)),
+    ("head-shot", _r("Head Shot", W, N, _ENLIST)),
+    ("ignores-cover", _r("Ignores Cover", W, P, "no cover save", "")),
+    ("under-barrel", _r("Under-barrel", W, X, "a second weapon on a soldier's rifle: "
+                        "fired as its own line", "")),
+    ("move-and-fire", _r("Move and Fire", W, N, "weapon fires around a move", "L3603-3605")),
+    ("assault-shield", _r("Assault Shield", W, N, _ENLIST)),
+)}
+
+
+def skill_rule(skill: str) -> Rule | None:
+    """The table's row for a card's skill (by its base name), or None."""
+    return SKILL_RULES.get(skill_base(skill))
+
+
+def keyword_rule(keyword: str) -> Rule | None:
+    """The table's row for a weapon keyword, or None."""
+    return WEAPON_RULES.get(keyword)
+
+
+def card_rules(card: Card, *, fielded: bool = False) -> list[Rule]:
+    """Every rule a card carries, skills first, each once. ``fielded``: only the weapons a
+    battle fields (not optional, carried by someone); a weapon with ammunition boxes carries
+    the Limited Ammo rule."""
+    out: dict[tuple[str, str], Rule] = {}
+    for s in card.skills:
+        r = skill_rule(s)
+        if r is not None:
+            out.setdefault((r.kind, r.name), r)
+    for w in card.weapons:
+        if fielded and (w.optional or w.count == 0):
+            continue
+        kws = list(w.keywords) + (["limited-ammo"] if w.ammo is not None else [])
+        for k in kws:
+            r = keyword_rule(k)
+            if r is not None:
+                out.setdefault((r.kind, r.name), r)
+    return list(out.values())
+
+
+def _cite(r: Rule) -> str:
+    return f"; {r.lines if ':' in r.lines.split(',')[0] else '003:' + r.lines}" \
+        if r.lines else ""
+
+
+def unplayed_rules(cards: Iterable[Card]) -> list[str]:
+    """A battle's notes: one line per rule the battles do not play (``attack only``, ``not
+    played``, or the ``gap`` of a played rule) that these cards carry (their fielded weapons),
+    naming the cards, in table order (skills, then weapon rules)."""
+    by_rule: dict[Rule, list[str]] = {}
+    for c in cards:
+        if c is None:
+            continue
+        for r in card_rules(c, fielded=True):
+            if r.unplayed or r.gap:
+                names = by_rule.setdefault(r, [])
+                if c.name not in names:
+                    names.append(c.name)
+    order = {r: i for i, r in enumerate([*SKILL_RULES.values(), *WEAPON_RULES.values()])}
+    out = []
+    for r in sorted(by_rule, key=order.__getitem__):
+        who = ", ".join(by_rule[r])
+        if r.unplayed:
+            out.append(f"{r.name} ({r.kind}) {r.status} in battles: {r.reason}{_cite(r)} "
+                       f"-- {who}")
+        else:
+            out.append(f"{r.name} ({r.kind}) played in battles except {r.gap}{_cite(r)} "
+                       f"-- {who}")
+    return out
+
+
+def note_rule_names(notes: Iterable[str]) -> set[str]:
+    """The rule names :func:`unplayed_rules` notes name (for tests and tools)."""
+    return {n.split(" (", 1)[0] for n in notes
+            if " in battles" in n and n.split(" (", 1)[0] in _NAMES}
+
+
+def unplayed_warnings(cards: Iterable[Card]) -> list[str]:
+    """``validate --warnings``: one line per card carrying a rule the battles do not play
+    (the table's ``attack only`` / ``not played`` rules and the gaps of played ones), each
+    as printed on the card with its status."""
     out = []
     for c in cards:
-        unmodelled = [s for s in c.skills if classify(s) == "unmodelled"]
-        if unmodelled:
-            out.append(f"warning: {c.file}: unit {c.name!r}: skills not modelled: "
-                       + ", ".join(unmodelled))
+        items: list[str] = []
+        for sk in c.skills:
+            r = skill_rule(sk)
+            if r is not None and (r.unplayed or r.gap):
+                items.append(f"{sk} [{r.status if r.unplayed else 'played but ' + r.gap}]")
+        seen = {r.name for r in card_rules(c) if r.kind != "weapon rule"}
+        for r in card_rules(c):
+            if r.kind == "weapon rule" and (r.unplayed or r.gap) and r.name not in seen:
+                items.append(f"{r.name} [{r.status if r.unplayed else 'played but ' + r.gap}]")
+        if items:
+            out.append(f"warning: {c.file}: unit {c.name!r}: rules not played in battles: "
+                       + ", ".join(items))
     return out
+
+
+def skill_warnings(cards: Iterable[Card]) -> list[str]:
+    """``validate --warnings``: the same lines as :func:`unplayed_warnings` (one table)."""
+    return unplayed_warnings(cards)
+
+
+def played_skill_names() -> frozenset[str]:
+    """Skill names (base names and their aliases) the battles play or that change nothing in
+    them: what the value model counts as played (:mod:`dustsim.review.value`)."""
+    keep = {k for k, r in SKILL_RULES.items() if not r.unplayed}
+    return frozenset(keep | {a for a, b in SKILL_ALIASES.items() if b in keep})
+
+
+def skills_table(cards: Iterable[Card], edition: str | None = None) -> list[dict]:
+    """Every rule of the table carried by ``cards`` (of ``edition``, if given): name, kind,
+    status, reason, lines, gap, changes_play, the cards carrying it and their army points
+    (unknown costs counted as 0 and named in ``ap_unknown``)."""
+    rows: dict[Rule, dict] = {}
+    for c in cards:
+        if edition is not None and c.edition != edition:
+            continue
+        for r in card_rules(c):
+            row = rows.setdefault(r, {"name": r.name, "kind": r.kind, "status": r.status,
+                                      "reason": r.reason, "lines": r.lines, "gap": r.gap,
+                                      "changes_play": r.changes_play, "cards": [], "ap": 0.0,
+                                      "ap_unknown": []})
+            row["cards"].append(c.name)
+            if c.ap is None:
+                row["ap_unknown"].append(c.name)
+            else:
+                row["ap"] += float(c.ap)
+    order = {r: i for i, r in enumerate([*SKILL_RULES.values(), *WEAPON_RULES.values()])}
+    return [rows[r] for r in sorted(rows, key=order.__getitem__)]
+
+
+def unplayed_share(cards: Iterable[Card], edition: str) -> dict:
+    """Share of the edition's cards and army points on cards carrying a rule that changes play
+    but that battles do not play (status ``not played`` or ``attack only``)."""
+    ed = [c for c in cards if c.edition == edition]
+    ap = sum(float(c.ap) for c in ed if c.ap is not None)
+    hit = [c for c in ed if any(r.unplayed for r in card_rules(c))]
+    hit_np = [c for c in ed if any(r.status == "not played" for r in card_rules(c))]
+    ap_hit = sum(float(c.ap) for c in hit if c.ap is not None)
+    ap_np = sum(float(c.ap) for c in hit_np if c.ap is not None)
+    return {"edition": edition, "cards": len(ed), "ap": ap,
+            "cards_unplayed": len(hit), "ap_unplayed": ap_hit,
+            "share_cards": len(hit) / len(ed) if ed else float("nan"),
+            "share_ap": ap_hit / ap if ap else float("nan"),
+            "cards_not_played": len(hit_np), "ap_not_played": ap_np,
+            "share_ap_not_played": ap_np / ap if ap else float("nan")}
+
+
+_NAMES = frozenset(r.name for r in [*SKILL_RULES.values(), *WEAPON_RULES.values()])

@@ -28,6 +28,7 @@ from pathlib import Path
 from dustsim.data.cards import (
     CANNOT,
     COLUMNS,
+    KIND_ARMOUR,
     UNKNOWN,
     Card,
     Cell,
@@ -180,11 +181,12 @@ MAX_COST = 10_000  # the unit-file validator's limit for army points
 def _cost(node: Node) -> float:
     total = 0.0
     for c in node.kids("costs"):
-        try:
-            v = float(c.attrib.get("value", "0") or 0)
-        except ValueError:
-            raise DustsimError(f"cost {c.attrib.get('value')!r} is not a number",
-                               file=None, unit=node.name, field="cost") from None
+        raw = c.attrib.get("value")
+        # ASCII digits only: float() would read '٣' as 3, and an empty cost is no cost
+        if raw is None or not re.fullmatch(r"-?[0-9]{1,6}(\.[0-9]{1,6})?", raw.strip()):
+            raise DustsimError(f"cost {str(raw)[:40]!r} is not a number (ASCII digits)",
+                               file=None, unit=node.name, field="cost")
+        v = float(raw)
         if not 0 <= v <= MAX_COST:  # also refuses nan and inf
             raise DustsimError(f"absurd cost {c.attrib.get('value')!r} (0 to {MAX_COST})",
                                unit=node.name, field="cost")
@@ -353,12 +355,18 @@ class Importer:
         if not m or int(m.group(2)) > {"S": 4, "V": 7, "A": 3}[m.group(1)]:
             raise DustsimError(f"armour {armour_raw!r} is not S1-S4, V1-V7 or A1-A3",
                                unit=name, field="Armour")
-        armour = ("I" if m.group(1) == "S" else m.group(1)) + m.group(2)
+        armour: str | None = ("I" if m.group(1) == "S" else m.group(1)) + m.group(2)
+        flags = []
+        if kind in KIND_ARMOUR and armour[0] not in KIND_ARMOUR[kind]:
+            flags.append(f"armour {armour_raw} impossible on a {ptype} profile; kept unknown")
+            armour = None
 
         def num(key):
             v = ch.get(key, "").strip()
             if re.fullmatch(r"[0-9]{1,3}", v):  # ASCII digits only
                 return int(v)
+            if v and v not in ("-", "–", "—"):  # a value the card has but dustsim cannot read
+                flags.append(f"{key} {v[:40]!r} not understood; kept unknown")
             return None
 
         track = num("Damage Track") if kind != "squad" else None
@@ -371,7 +379,6 @@ class Importer:
             size = SIZE_SKILLS.get(s.lower(), size)
         models = None
         models_source = None
-        flags = []
         if kind == "squad":
             models = infer_models(weapons)
             if models is not None:
@@ -388,6 +395,11 @@ class Importer:
         if entry.attrib.get("type") == "upgrade":
             users = sorted({n.name for n in self._users(entry)})
             flags.append("attachment" + (f" for: {', '.join(users)}" if users else ""))
+        move, march = num("Move"), num("March Move")
+        if move is not None and march is not None and march < move:
+            flags.append(f"March Move {march} below Move {move} in BattleScribe; both kept "
+                         "unknown")
+            move = march = None
         return Card(
             name=name,
             edition=EDITION,
@@ -399,8 +411,8 @@ class Importer:
             models=models,
             models_source=models_source,
             damage_track=track,
-            move=num("Move"),
-            march_move=num("March Move"),
+            move=move,
+            march_move=march,
             skills=tuple(skills),
             size=size,
             weapons=tuple(weapons),

@@ -44,6 +44,7 @@ from dustsim.data.cards import (
 )
 from dustsim.data.importers.battlescribe import infer_models, read_battlescribe, validated_unit_file
 from dustsim.data.importers.enlist import EnlistData, enlist_cards, read_enlist
+from dustsim.data.importers.paths import BLOC_FILES
 from dustsim.errors import DustsimError
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -51,9 +52,18 @@ ALIASES = DATA / "dust1947_aliases.toml"
 ERRATA = DATA / "dust1947_errata.toml"
 MODELS = DATA / "dust1947_models.toml"
 PREFER = ("enlist", "battlescribe")
-BLOC_FILES = {"Allies": "allies.toml", "Axis": "axis.toml", "SSU": "ssu.toml",
-              "Mercenaries": "mercenaries.toml", "Mythos": "mythos.toml", "IJN": "ijn.toml"}
 CAPTURED_FILE = "captured-vehicles.toml"
+
+
+def _bloc_file(card: Card) -> str:
+    """The output file of ``card``'s bloc; a bloc outside :data:`BLOC_FILES` is refused."""
+    if card.bloc not in BLOC_FILES:
+        from dustsim.data.names import did_you_mean
+
+        raise DustsimError(f"bloc {card.bloc[:60]!r} is not one of {', '.join(BLOC_FILES)}"
+                           f"{did_you_mean(card.bloc[:60], BLOC_FILES)}", file=card.source,
+                           unit=card.name, field="bloc")
+    return BLOC_FILES[card.bloc]
 BS_BLOC = {"Allies": "Allies", "Axis": "Axis", "SSU": "SSU", "Mercenaries": "Mercenaries",
            "Mythos": "Mythos"}
 SCALARS = ("ap", "armour", "damage_track", "move", "march_move")
@@ -496,7 +506,7 @@ def merge_dust1947(bs_dir: str | Path, enlist_dir: str | Path, *, prefer: str = 
             card = replace(card, flags=(*card.flags,
                                         f"ENLIST specialFaction {e.data['specialFaction']!r}"))
         id_to_name[e.id] = card.name
-        out[BLOC_FILES[card.bloc]].append(card)
+        out[_bloc_file(card)].append(card)
     taken = {c.name.casefold() for cs in out.values() for c in cs}
     for bname, (_fname, bc) in bs_by_name.items():
         if bname in matched_bs or any(a.battlescribe == bname for a in alias_rows):
@@ -508,7 +518,7 @@ def merge_dust1947(bs_dir: str | Path, enlist_dir: str | Path, *, prefer: str = 
                        source=f"github:BSData/dust1947@{bs_rev[:7]} {bc.source}",
                        flags=(*bc.flags, "only in BattleScribe"))
         report.battlescribe_only.append(f"{bname!r} ({bc.bloc}, {bc.source})")
-        out[BLOC_FILES[bloc]].append(card)
+        out[_bloc_file(card)].append(card)
     # captured copies -> capturable originals
     by_name = {c.name: (f, i) for f, cs in out.items() for i, c in enumerate(cs)}
     bs_to_final = {}

@@ -27,6 +27,7 @@ from typing import Any
 
 from dustsim.data.cards import CANNOT, UNKNOWN, Card, Cell, Weapon, normalize_keyword, parse_cell
 from dustsim.data.importers.battlescribe import infer_models
+from dustsim.data.schema import check_keys, check_type, short
 from dustsim.errors import DustsimError
 
 EDITION = "dust-1947"
@@ -66,19 +67,128 @@ class EnlistData:
         return f"{REPOSITORY}@{self.revision[:7]} {kind}.jsonl L{e.line} ({e.id})"
 
 
+# -- schema: the keys and types of each JSON line (the 1.50 extract's own) ------------------
+_S, _I, _N, _B, _L, _D = str, int, type(None), bool, list, dict
+#: key -> (allowed types, integer range or None)
+UNIT_SCHEMA: dict[str, tuple[tuple[type, ...], tuple[int, int] | None]] = {
+    "id": ((_S,), None), "name": ((_S,), None), "subtitle": ((_S, _N), None),
+    "bloc": ((_S,), None), "type": ((_S,), None), "faction": ((_S, _N), None),
+    "cost": ((_I, _N), (0, 10_000)), "health": ((_I, _S, _N), (0, 1000)),
+    "move": ((_I, _N), (0, 1000)), "march": ((_I, _N), (0, 1000)),
+    "armor": ((_I, _N), (0, 1000)), "capturable": ((_B,), None), "skills": ((_L, _N), None),
+    "customSkills": ((_L, _N), None), "weapons": ((_L, _N), None),
+    "specialFaction": ((_S, _N), None),
+}
+WEAPON_SCHEMA: dict[str, tuple[tuple[type, ...], tuple[int, int] | None]] = {
+    "name": ((_S,), None), "count": ((_I,), (0, 1000)), "range": ((_I, _S, _N), (0, 1000)),
+    "specials": ((_L, _N), None), "vsInfantry": ((_L, _N), None),
+    "vsVehicle": ((_L, _N), None), "vsAircraft": ((_L, _N), None),
+    "ammo": ((_I, _N), (0, 1000)), "mount": ((_S, _N), None),
+}
+PLATOON_SCHEMA: dict[str, tuple[tuple[type, ...], tuple[int, int] | None]] = {
+    "id": ((_S,), None), "bloc": ((_S,), None), "name": ((_S,), None),
+    "advantage_chars": ((_I, _N), (0, 10**6)), "onlyCombatUnitsAsSupport": ((_B,), None),
+    "command": ((_L, _N), None), "combat": ((_L, _N), None),
+}
+BLOC_SCHEMA: dict[str, tuple[tuple[type, ...], tuple[int, int] | None]] = {
+    "id": ((_S,), None), "name": ((_S,), None), "nameEn": ((_S,), None),
+    "color": ((_S,), None), "factions": ((_L, _N), None),
+}
+_SCHEMAS = {"units": UNIT_SCHEMA, "platoons": PLATOON_SCHEMA, "blocs": BLOC_SCHEMA}
+
+
+def _check_table(d: dict, schema: dict, where: str, unit: str, prefix: str = "",
+                 weapon: str | None = None) -> None:
+    check_keys(d, schema, file=where, unit=unit, weapon=weapon, prefix=prefix)
+    for key, (types, rng) in schema.items():
+        lo, hi = rng if rng else (None, None)
+        check_type(d, key, types, file=where, unit=unit, weapon=weapon, prefix=prefix,
+                   lo=lo, hi=hi)
+
+
+def _strings(v: Any, where: str, unit: str, field: str, weapon: str | None = None) -> None:
+    if v is not None and not all(isinstance(x, str) for x in v):
+        bad = next(x for x in v if not isinstance(x, str))
+        raise DustsimError(f"must be a list of strings, holds {short(bad)}", file=where,
+                           unit=unit, weapon=weapon, field=field)
+
+
+def check_entry(kind: str, d: dict, where: str) -> None:
+    """One JSON line of ``kind`` (units, platoons, blocs) against its schema: unknown keys
+    (with the closest valid one), wrong types and out-of-range integers are one-line errors."""
+    unit = d["id"]
+    _check_table(d, _SCHEMAS[kind], where, unit)
+    if kind == "units":
+        _strings(d.get("skills"), where, unit, "skills")
+        for s in d.get("customSkills") or []:
+            if not isinstance(s, dict):
+                raise DustsimError(f"must be a list of tables, holds {short(s)}", file=where,
+                                   unit=unit, field="customSkills")
+            check_keys(s, ("name",), file=where, unit=unit, prefix="customSkills.")
+            check_type(s, "name", (_S,), file=where, unit=unit, prefix="customSkills.")
+        for w in d.get("weapons") or []:
+            if not isinstance(w, dict):
+                raise DustsimError(f"must be a list of tables, holds {short(w)}", file=where,
+                                   unit=unit, field="weapons")
+            wname = w.get("name") if isinstance(w.get("name"), str) else None
+            _check_table(w, WEAPON_SCHEMA, where, unit, "weapons.", wname)
+            for key in ("specials", "vsInfantry", "vsVehicle", "vsAircraft"):
+                _strings(w.get(key), where, unit, f"weapons.{key}", wname)
+    elif kind == "platoons":
+        for key in ("command", "combat"):
+            for slot in d.get(key) or []:
+                if not isinstance(slot, list) or not all(
+                        isinstance(o, list) and all(isinstance(u, str) for u in o)
+                        for o in slot):
+                    raise DustsimError("each slot must be a list of options, each a list of "
+                                       "unit ids", file=where, unit=unit, field=key)
+    else:
+        for f in d.get("factions") or []:
+            if not isinstance(f, dict):
+                raise DustsimError(f"must be a list of tables, holds {short(f)}", file=where,
+                                   unit=unit, field="factions")
+            check_keys(f, ("id", "name"), file=where, unit=unit, prefix="factions.")
+            for key in ("id", "name"):
+                if not isinstance(f.get(key), str):
+                    raise DustsimError(f"must be a string, got {short(f.get(key))}",
+                                       file=where, unit=unit, field=f"factions.{key}")
+
+
+#: largest extract file read (the 1.50 extract's units.jsonl is about 0.5 MB)
+MAX_FILE_BYTES = 64 * 2**20
+
+
 def _read_jsonl(path: Path) -> list[Entry]:
     if not path.is_file():
         raise DustsimError("no such file (expected the DUST ENLIST extract)", file=str(path))
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise DustsimError(f"larger than the cap of {MAX_FILE_BYTES // 2**20} MiB",
+                           file=str(path))
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DustsimError(f"not UTF-8 ({exc.reason} at byte {exc.start})",
+                           file=str(path)) from None
+    except OSError as exc:
+        raise DustsimError(exc.strerror or str(exc), file=str(path)) from None
+    kind = path.stem
     out = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for i, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        where = f"{path}:{i}"
         try:
             d = json.loads(line)
         except json.JSONDecodeError as exc:
             raise DustsimError(f"line {i} is not JSON ({exc.msg})", file=str(path)) from None
+        except (ValueError, RecursionError) as exc:  # 5,000-digit integers, deep nesting
+            msg = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise DustsimError(f"line {i} is not readable JSON ({' '.join(msg.split())[:80]})",
+                               file=str(path)) from None
         if not isinstance(d, dict) or not isinstance(d.get("id"), str):
             raise DustsimError(f"line {i} is not an object with an id", file=str(path))
+        if kind in _SCHEMAS:
+            check_entry(kind, d, where)
         out.append(Entry(i, d))
     return out
 

@@ -27,6 +27,7 @@ from dustsim.data.cards import (
     normalize_keyword,
     parse_cell,
 )
+from dustsim.data.importers.paths import bloc_file
 from dustsim.errors import DustsimError
 
 EDITION_OF = {"2009": "tactics-2009", "2013": "tactics-2013", "unknown": "ffg-era"}
@@ -104,17 +105,99 @@ def _skip_row(r: dict) -> str | None:
     return None
 
 
+#: every column of the CSV (``faction`` optional); any other column is refused
+COLUMNS_ALL = (*REQUIRED_COLUMNS[:5], "faction", *REQUIRED_COLUMNS[5:])
+#: every ``field`` the CSV may hold (those of the bundled file); another is refused
+FIELDS = frozenset({
+    "weapon", "skill", "ap", "armour", "weapon_mount", "move", "type", "march_move",
+    "weapon_keyword", "damage_capacity", "max_per_army", "weapon_carried", "weapon_range",
+    "captured_vehicle_eligible", "weapon_count", "models", "option", "starter_set", "cost",
+    "ap_list_entry", "combat_value", "tactical_supremacy", "figures_per_army",
+    "ap_force_total", "designation", "size", "special_attack_dice", "squad_dice_total",
+    "models_in_example", "pilot", "damage_capacity_min", "figures_total", "build_limit",
+    "defence_bonus_dice", "combat_value_modifier", "free_units", "setup_budget",
+    "ap_modifier", "platoon_bonus_weapon", "cover_soft", "cover_hard"})
+EDITIONS_ALL = ("1947", "2009", "2013", "unknown", "epic")
+#: fields read as whole numbers: (lowest, highest)
+INT_FIELDS = {"models": (1, 50), "models_in_example": (1, 50), "damage_capacity": (1, 50),
+              "move": (0, 100), "march_move": (0, 100), "max_per_army": (1, 100)}
+MAX_FILE_BYTES = 64 * 2**20
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_DIGITS = re.compile(r"[0-9]{1,6}")
+_AP = re.compile(r"[0-9]{1,5}(\.[0-9]{1,3})?")
+
+
+def check_row(r: dict, where: str) -> None:
+    """One CSV row against the schema: known edition and field, ASCII whole numbers in
+    range where the field is a number, a plain cost; one line naming the row otherwise."""
+    unit = r["unit"].strip() or None
+    for col, cell in r.items():
+        if _CONTROL.search(cell):
+            raise DustsimError("holds a control character (NUL, escape, ...)", file=where,
+                               unit=None if col == "unit" else unit, field=col)
+    if r["edition"] not in EDITIONS_ALL:
+        from dustsim.data.names import did_you_mean
+
+        ed = r["edition"][:40]
+        raise DustsimError(f"edition {ed!r} is not one of {', '.join(EDITIONS_ALL)}"
+                           f"{did_you_mean(ed, EDITIONS_ALL, 1)}", file=where, unit=unit,
+                           field="edition")
+    f, v = r["field"], r["value"].strip()
+    if f not in FIELDS:
+        from dustsim.data.schema import unknown_key_message
+
+        raise DustsimError(unknown_key_message(f, sorted(FIELDS)).replace("unknown key",
+                                                                           "unknown field", 1),
+                           file=where, unit=unit, field="field")
+    if r["edition"] in ("1947", "epic") or r["source"].startswith("github:BSData"):
+        return  # not read by the older-edition cards (Epic rows go to build_epic as text)
+    if f in INT_FIELDS:
+        lo, hi = INT_FIELDS[f]
+        if not _DIGITS.fullmatch(v) or not lo <= int(v) <= hi:
+            raise DustsimError(f"{f} must be a whole number from {lo} to {hi} (ASCII digits), "
+                               f"got {v[:40]!r}", file=where, unit=unit, field="value")
+    if f == "ap" and (not _AP.fullmatch(v) or float(v) > 10_000):
+        raise DustsimError(f"ap must be a cost from 0 to 10000 (ASCII digits), got {v[:40]!r}",
+                           file=where, unit=unit, field="value")
+    count = r["weapon_count"].strip()
+    if f in ("weapon_count", "weapon_carried") and re.fullmatch(r"\d+", count) and (
+            not _DIGITS.fullmatch(count) or int(count) > 100):
+        raise DustsimError(f"weapon_count must be a whole number from 0 to 100, got "
+                           f"{count[:40]!r}", file=where, unit=unit, field="weapon_count")
+
+
 def read_facts(path: str | Path) -> list[dict]:
+    """The rows of the facts CSV, each checked against the schema (:func:`check_row`)."""
     path = Path(path)
     try:
+        if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
+            raise DustsimError(f"larger than the cap of {MAX_FILE_BYTES // 2**20} MiB",
+                               file=str(path))
         with path.open(newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
-            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+            names = list(reader.fieldnames or [])
+            missing = [c for c in REQUIRED_COLUMNS if c not in names]
             if missing:
                 raise DustsimError(f"missing columns {', '.join(missing)}", file=str(path))
-            return list(reader)
+            from dustsim.data.schema import unknown_key_message
+
+            for c in names:
+                if c not in COLUMNS_ALL:
+                    raise DustsimError(unknown_key_message(c, COLUMNS_ALL).replace(
+                        "unknown key", "unknown column", 1), file=str(path), field=c)
+            rows = []
+            for r in reader:
+                where = f"{path} line {reader.line_num}"
+                if None in r or any(v is None for v in r.values()):
+                    raise DustsimError(f"{len(names)} cells expected", file=where)
+                r.setdefault("faction", "")
+                check_row(r, where)
+                rows.append(r)
+            return rows
     except UnicodeDecodeError as exc:
         raise DustsimError(f"not UTF-8 ({exc.reason})", file=str(path)) from None
+    except csv.Error as exc:
+        raise DustsimError(f"not a CSV file ({exc})", file=str(path)) from None
     except OSError as exc:
         raise DustsimError(exc.strerror or str(exc), file=str(path)) from None
 
@@ -132,6 +215,8 @@ def build_cards(rows: list[dict], file: str = "unit-facts.csv") -> tuple[list[Ca
             notes.append(f"{file} line {i}: {r['unit']!r} {r['field']} skipped: {why}")
             continue
         key = (edition, r["unit"].strip())
+        if i >= len(rows) + 2 and key not in facts:
+            continue  # a seed fact of a card the CSV does not hold
         cf = facts.setdefault(key, _CardFacts(key[1], edition, r["bloc"].strip()))
         src = r["source"].strip()
         if r["field"].startswith("cover_"):  # printed cover values carry their own source
@@ -289,7 +374,8 @@ def import_facts(path: str | Path) -> tuple[dict[str, str], list[str], list[Card
     texts: dict[str, str] = {}
     by_file: dict[str, list[Card]] = defaultdict(list)
     for c in cards:
-        by_file[f"{FOLDER_OF[c.edition]}/{c.bloc.lower() or 'other'}.toml"].append(c)
+        fname = bloc_file(c.bloc, file=str(path), unit=c.name, empty="other.toml")
+        by_file[f"{FOLDER_OF[c.edition]}/{fname}"].append(c)
     for rel, cs in sorted(by_file.items()):
         header = {"edition": cs[0].edition, "bloc": cs[0].bloc}
         comment = ("Generated by `dustsim import facts` from data/unit-facts.csv. Every number "

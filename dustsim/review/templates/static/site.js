@@ -49,6 +49,10 @@ async function dustsimTables() {
   const DataTable = mod.default;
   for (const node of nodes) {
     const spec = JSON.parse(document.getElementById(node.dataset.source).textContent);
+    // the server-rendered first rows give way to the interactive table
+    node.replaceChildren();
+    const note = node.parentElement.querySelector(".static-note");
+    if (note) note.remove();
     // a second header row of per-column filters
     const thead = node.createTHead();
     const titles = thead.insertRow();

@@ -1,0 +1,46 @@
+"""Compile mechanics of the Numba kernels: one machine-code version per argument *type*.
+
+When a kernel calls a helper with a constant integer (``_dist(m, -1, j)``, ``binom(s, n, 1)``),
+Numba types that argument as ``Literal[int](-1)`` and compiles a separate version of the
+helper (and of every helper it calls with that argument) for each literal value: the duel
+kernel's helpers were compiled two to four times each, most of a first run's compile time.
+:func:`one_version_per_type` makes the helpers of a module compile for the plain integer
+type instead; the constant is then an ordinary argument (same results, one compile).
+
+Boolean literals are left alone on purpose: the kernels pass their dice mode as a literal
+``False``/``True`` so that each mode compiles one path without the other's branches.
+"""
+
+from __future__ import annotations
+
+from numba import types
+from numba.core.dispatcher import Dispatcher
+
+
+def _plain(t):
+    return types.unliteral(t) if isinstance(t, types.IntegerLiteral) else t
+
+
+def unliteral_ints(dispatcher: Dispatcher) -> Dispatcher:
+    """Have ``dispatcher``, when called from compiled code, compile for ``int64`` where the
+    caller passes an integer constant (``Literal[int]``)."""
+    if getattr(dispatcher, "_dustsim_unliteral", False):
+        return dispatcher
+    typed_call = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return typed_call(tuple(_plain(a) for a in args),
+                          {k: _plain(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    dispatcher._dustsim_unliteral = True
+    return dispatcher
+
+
+def one_version_per_type(namespace: dict) -> None:
+    """Apply :func:`unliteral_ints` to every Numba dispatcher defined in a module
+    (``one_version_per_type(globals())`` at the end of a kernel module)."""
+    module = namespace.get("__name__")
+    for obj in list(namespace.values()):
+        if isinstance(obj, Dispatcher) and getattr(obj.py_func, "__module__", None) == module:
+            unliteral_ints(obj)

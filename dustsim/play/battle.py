@@ -1,0 +1,915 @@
+"""Battles on the grid: two army lists played through a Dust 1947 scenario (board, roles,
+objectives, victory conditions, turn limit), many times, in the battle kernel
+(:mod:`dustsim.play.battle_kernel`).
+
+``battle(list_a, list_b, scenario="101", trials=..., seed=..., policy=..., attacker=None)``
+returns a :class:`BattleResult` (the shared result contract: ``summary()``, ``to_frame()``,
+``se(name)``).
+
+**What a game is.** The scenario's board (:func:`dustsim.play.scenarios.build_board`, one
+board per call, seeded) with its deployment: units enter from their edge with a Move in their
+first activation, or deploy in their zone before turn 1 (L2440). Attacker and defender
+(the scenario's roles; the attacker takes the scenario's first zone, objectives and exits are
+scored per role) are drawn per game, unless ``attacker`` fixes them. The game ends at the
+scenario's turn limit, or earlier when a side is annihilated or a sudden-death condition is
+met. **Scoring** as the rulebook does: the scenario's victory conditions (objectives held at
+the end, units exited, annihilation), then victory points, the AP of enemy units destroyed
+(L368), as the tie-break; equal VP is a draw. ``won_by`` gives the share of games each side
+won by objective, annihilation, exit or victory points.
+
+**What the battle plays** (kernel docstring): movement square by square with terrain costs,
+line of sight from the board with vehicles as dynamic blockers, cover from terrain and
+corners, each weapon's own target, initiative (the winner picks who activates first),
+activations, two actions, reactive attacks, Under Fire and Suppression, close combat with
+retaliation, limited ammunition and reload, set-up weapons, objectives and exits.
+**Decisions / not played** (listed in every result's ``notes``): fire arcs (a vehicle turns
+to its first target: it fires every line at targets it can see), artillery smoke shells,
+Large/Huge vehicles'
+extra squares, barbed wire and minefield dice, height, weather and reserves, heroes moving
+alone, transports; rules on the cards that battles do not play come from the skills table.
+
+Seeding: one ``SeedSequence(seed)``; games are cut into fixed chunks (each its own child
+stream, :func:`dustsim.engines.kernel.run_chunks`), so the same seed gives the same numbers
+for any thread count. The logged game (``replay``) draws its faces from
+``SeedSequence([seed, 1947])``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dustsim.errors import DustsimError
+from dustsim.play import duel as D
+from dustsim.play.policies import DEFAULT_POLICY, Policy, get_policy
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from dustsim.play.board import Board
+
+CHUNK = 512  # games per chunk: part of the stream definition (results depend on it)
+MAX_TRIALS = 10_000_000
+DEFAULT_SCENARIO = "101"
+SIDES = ("A", "B")
+WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "default")
+ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
+           "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
+           "end-turn", "end", "exit", "special")
+SPECIALS = ("", "camouflage", "smoke")  # A_SPECIAL events' L_X (battle_kernel.SP_*)
+TOKENS = ("none", "under-fire", "suppressed")
+FACES = "PTS"
+LOG_CAP = 20_000
+DECISIONS = (
+    "fire arcs are not played: a vehicle turns to its first target and fires every line at "
+    "targets it can see (L584-598)",
+    "artillery smoke shells, Large/Huge vehicles' extra squares, barbed wire and minefield "
+    "dice, height, weather and reserves are not played on the board",
+    "tempo and smoke rules (play.battle_rules): one free action follows a March Move (a "
+    "Charge / Move and Fire Attack when worth something, else At the Double's Move); "
+    "aircraft see over smoke screens as over trees (L655)",
+    "a diagonal step may not cut the corner of an impassable square or an enemy unit (the "
+    "'moving around corners' figure, pp. 19-20, is lost)",
+    "in an exit scenario a unit leaves the board when it ends a Move on its exit edge",
+    "close combat ignores cover (both sides roll against the open-ground saves)",
+)
+
+
+# -- the scenario as the kernel reads it -----------------------------------------------------------
+@dataclass(frozen=True)
+class ScenarioSetup:
+    """What the kernel needs from a scenario (built by :func:`scenario_setup`): its victory
+    conditions (:func:`dustsim.play.scenarios.victory_array`), victory-point scoring
+    (:func:`dustsim.play.scenarios.scoring_array`) and this call's board."""
+
+    number: str
+    name: str
+    turns: int
+    victory: np.ndarray
+    scoring: np.ndarray
+    board: Any
+    conditions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def hints(self) -> int:
+        """The policy's hints (kernel ``B_VC``): the scenario scores objectives / exits."""
+        from dustsim.play import battle_kernel as BK
+        from dustsim.play import scenarios as S
+
+        kinds = {int(k) for k in self.victory[:, 0]}
+        h = BK.VC_OBJECTIVES if (S.VC_HOLD in kinds or self.scoring[3] > 0) else 0
+        return h | (BK.VC_EXIT if (S.VC_EXIT in kinds or self.scoring[6] > 0) else 0)
+
+
+def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
+                   variant: str | None = None) -> ScenarioSetup:
+    """The scenario (a name, a number or a :class:`dustsim.play.scenarios.Scenario`) and its
+    board for this call (seeded)."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import scenarios as S
+
+    sc = scenario if isinstance(scenario, S.Scenario) else S.find_scenario(scenario)
+    board = S.build_board(sc, seed, variant) if variant else S.build_board(sc, seed)
+    victory = S.victory_array(sc)
+    if victory.shape[0] > BK.MAX_VC:
+        raise DustsimError(f"scenario {sc.number} has {victory.shape[0]} victory conditions; "
+                           f"battles take at most {BK.MAX_VC}", field="--scenario")
+    notes = []
+    if sc.scoring.immobilized or sc.scoring.crippled:
+        notes.append(f"scenario {sc.number}: victory points for immobilized or crippled "
+                     "vehicles are not scored (critical hits are not played)")
+    if sc.points.attacker != sc.points.defender:
+        notes.append(f"scenario {sc.number}: the attacker's and defender's points "
+                     f"({sc.points.attacker} % / {sc.points.defender} %) are not enforced: the "
+                     "lists play as given")
+    if any(v.kind == "hold_objectives" and v.get("clear_building") for v in sc.victory):
+        notes.append(f"scenario {sc.number}: 'no enemy in the objective's building' is "
+                     "played as no enemy on the objective's area")
+    return ScenarioSetup(str(sc.number), sc.name, int(sc.turns), victory,
+                         S.scoring_array(sc), board,
+                         tuple(v.describe() for v in sc.victory), tuple(notes))
+
+
+# -- compilation -----------------------------------------------------------------------------------
+_EV: dict = {}
+_BOARD: dict = {}
+
+
+def _line_ev(w, skills: frozenset, tg, rs) -> float:
+    """Expected damage of one carrier of weapon ``w`` on target ``tg`` (exact engine, an
+    Attack at full strength); 0 where the line cannot hurt it."""
+    from dustsim.engines.exact import evaluate
+    from dustsim.rules.attack import Situation, compile_attack
+
+    key = (id(w), skills, tg, id(rs))
+    hit = _EV.get(key)
+    if hit is not None and hit[0] is w:
+        return hit[1]
+    single = replace(w, count=1, keywords=tuple(k for k in w.keywords if k != "wire-guided"))
+    cell = single.cell(tg.column)
+    val = 0.0
+    if cell.usable:
+        try:
+            spec = compile_attack([(single, cell)], tg, Situation(
+                action="attack", skills=skills, close_combat=single.close_combat), rs)
+            val = float(evaluate(spec).damage.mean())
+        except DustsimError:
+            val = 0.0
+    if len(_EV) > 200_000:
+        _EV.clear()
+    _EV[key] = (w, val)
+    return val
+
+
+def _kind_class(card) -> tuple[int, int]:
+    """(kind code, movement class) of a card on the board."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import board as B
+
+    skills = {s.lower() for s in card.skills}
+    if card.kind == "aircraft":
+        return BK.KIND_AIR, B.FLYING
+    if card.kind == "vehicle":
+        if any("wheeled" in s for s in skills):
+            return BK.KIND_VEH, B.WHEELED
+        if any("half-track" in s or "half track" in s for s in skills):
+            return BK.KIND_VEH, B.HALF_TRACKED
+        if any("tracked" in s for s in skills):
+            return BK.KIND_VEH, B.TRACKED
+        return BK.KIND_VEH, B.WALKER  # Dust walkers: no wheel or track skill (board.py)
+    if any(s in ("jump", "flying", "jetpack") for s in skills):
+        return BK.KIND_INF, B.JUMP
+    return BK.KIND_INF, B.FOOT
+
+
+def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The board as the kernel reads it (``battle_kernel.bd_rows``), cached per board."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import board as B
+
+    hit = _BOARD.get(id(board))
+    if hit is not None and hit[0] is board:
+        return hit[1]
+    n = board.n
+    R = BK.bd_rows(n)
+    bd = np.full((R["rows"], n), 0, np.int64)
+    bd[:n] = board.dist
+    bd[n:2 * n] = board.los
+    bd[2 * n:9 * n] = 10_000
+    objs = [int(o) for o in board.objectives]
+    # path cost to each objective per movement class (reverse search from the objective)
+    for cls in range(B.N_MOVE_CLASSES):
+        mc = board.move_cost[:, cls].astype(int)
+        for o in objs:
+            cost = _path_costs(board, mc, o)
+            bd[2 * n + cls * n: 3 * n + cls * n, o] = cost
+    bd[R["terrain"]] = board.terrain
+    for k in range(3):
+        bd[R["cover0"] + k] = board.cover[:, k]
+    for k in range(B.N_MOVE_CLASSES):
+        bd[R["mc0"] + k] = board.move_cost[:, k]
+    for d in range(8):
+        bd[R["nb0"] + d] = board.neighbours[:, d]
+    bd[R["deploy0"]] = board.deploy[0]
+    bd[R["deploy1"]] = board.deploy[1]
+    bd[R["objarea"]] = board.objective_area
+    bd[R["exit0"]] = board.exit_mask[0]
+    bd[R["exit1"]] = board.exit_mask[1]
+    bd[R["wall"]] = board.wall_mask
+    bd[R["inbuild"]] = board.in_building
+    bd[R["misc"], :2] = board.enters
+    bd[R["objectives"], : len(objs)] = objs
+    ls = np.asarray(board.line_start, np.int64)
+    lq = np.stack([np.asarray(board.line_squares, np.int64),
+                   np.asarray(board.line_corner, np.int64)], axis=1)
+    if lq.shape[0] == 0:
+        lq = np.zeros((1, 2), np.int64)
+    out = (bd, ls, np.ascontiguousarray(lq))
+    if len(_BOARD) > 64:
+        _BOARD.clear()
+    _BOARD[id(board)] = (board, out)
+    return out
+
+
+def _path_costs(board: Board, mc: np.ndarray, target: int) -> np.ndarray:
+    """Movement cost from every square to ``target`` (Dijkstra on the 8-neighbour grid, the
+    cost of entering each square; a diagonal counts like an orthogonal step here: a strategic
+    estimate, not a move)."""
+    import heapq
+
+    n = board.n
+    cost = np.full(n, 10_000, np.int64)
+    cost[target] = 0
+    heap = [(0, target)]
+    nb = board.neighbours
+    while heap:
+        c, s = heapq.heappop(heap)
+        if c > cost[s]:
+            continue
+        enter = int(mc[s])
+        if enter >= 99 and s != target:
+            continue
+        for d in range(8):
+            t = int(nb[s, d])
+            if t < 0 or mc[t] >= 99:
+                continue
+            nc = c + max(enter, 1)
+            if nc < cost[t]:
+                cost[t] = nc
+                heapq.heappush(heap, (nc, t))
+    return cost
+
+
+@dataclass(frozen=True)
+class BattleSpec:
+    """Everything the kernel plays, with the names to read results back."""
+
+    names: tuple[str, ...]
+    sides: tuple[int, ...]
+    ap: np.ndarray
+    kinds: tuple[str, ...]
+    classes: tuple[int, ...]
+    m: np.ndarray
+    f: np.ndarray
+    bd: np.ndarray
+    ls: np.ndarray
+    lq: np.ndarray
+    weapon_names: tuple[str, ...]
+    weapon_units: tuple[int, ...]
+    weapon_ranges: tuple[tuple[int, int], ...]
+    setup: ScenarioSetup
+    policy: Policy
+    units: tuple = field(default=(), repr=False)
+    notes: tuple[str, ...] = ()
+    list_names: tuple[str, str] = ("A", "B")
+    cards: tuple = field(default=(), repr=False)
+
+
+def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
+                   attacker: int | None = None, options: dict | None = None,
+                   list_names: tuple[str, str] = ("A", "B")) -> BattleSpec:
+    """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import duel_kernel as K
+    from dustsim.rules.rulesets import get_ruleset
+
+    units_a = [replace(u, cover=False) for u in units_a]
+    units_b = [replace(u, cover=False) for u in units_b]
+    spec = D.compile_duel(units_a, units_b, ruleset="dust-1947", distance=12,
+                          turns=setup.turns, options=options)
+    spec_c = D.compile_duel([replace(u, cover=True) for u in units_a],
+                            [replace(u, cover=True) for u in units_b], ruleset="dust-1947",
+                            distance=12, turns=setup.turns, options=options)
+    all_units = [*units_a, *units_b]
+    U = len(all_units)
+    W = spec.weapons.shape[0]
+    Wg = spec.groups.shape[0]
+    board = setup.board
+    n = board.n
+    # blocks: units, weapons, (weapon, target), groups (4 variants), tspec, state, weapon
+    # state, two results, unit facts, square scratch
+    sizes = (U, W, Wg * U, Wg * U * 4, U, U, Wg, 1, 1, U, n)
+    rows = BK.FIRST_BLOCK + sum(sizes)
+    m = np.zeros((rows, K.NCOL), np.int64)
+    m[0, K.H_U] = U
+    m[0, K.H_W] = W
+    r = BK.FIRST_BLOCK
+    starts = []
+    for s in sizes:
+        starts.append(r)
+        r += s
+    (m[0, K.H_UNITS], m[0, K.H_WPN], m[0, K.H_WT], m[0, K.H_GROUPS], m[0, K.H_TSPEC],
+     m[0, K.H_ST], m[0, K.H_WS], m[0, K.H_RES], m[0, K.H_RES2], m[0, BK.H_XU],
+     m[0, BK.H_SCR]) = starts
+    m[K.R_CFG, : spec.config.shape[0]] = spec.config
+    m[starts[0]:starts[0] + U, : spec.units.shape[1]] = spec.units
+    if W:
+        m[starts[1]:starts[1] + W, : spec.weapons.shape[1]] = spec.weapons
+    for w in range(Wg):
+        for t in range(U):
+            m[starts[2] + w * U + t, K.WT_DICE] = spec.gdice[w, t]
+            m[starts[2] + w * U + t, K.WT_BLAST] = spec.gblast[w, t]
+            for cov, sp in ((0, spec), (1, spec_c)):
+                for v in range(2):
+                    m[starts[3] + ((t * 2 + cov) * 2 + v) * Wg + w, : sp.groups.shape[3]] = \
+                        sp.groups[w, t, v]
+    for t in range(U):
+        m[starts[4] + t, : spec.tspec.shape[1]] = spec.tspec[t]
+        m[starts[4] + t, K.T_SUPP] = spec.tspec[t, 9]  # S_SUPP, the printed flag
+    kinds, classes = [], []
+    for u, du in enumerate(all_units):
+        kind, cls = _kind_class(du.card)
+        kinds.append(("infantry", "vehicle", "aircraft")[kind])
+        classes.append(cls)
+        x = starts[9] + u
+        m[x, BK.X_CLASS] = cls
+        m[x, BK.X_KIND] = kind
+        m[x, BK.X_VEH] = int(kind == BK.KIND_VEH)
+        m[x, BK.X_START] = spec.strength[u]
+        m[x, BK.X_CAN_EXIT] = 1
+    # the configuration of the battle
+    m[BK.R_B, BK.B_N] = n
+    m[BK.R_B, BK.B_WIDTH] = board.width
+    m[BK.R_B, BK.B_TURNS] = setup.turns
+    m[BK.R_B, BK.B_ROLE] = -1 if attacker is None else attacker
+    m[BK.R_B, BK.B_VC] = setup.hints
+    m[BK.R_B, BK.B_NOBJ] = len(board.objectives)
+    m[BK.R_B, BK.B_NVC] = setup.victory.shape[0]
+    m[BK.R_B, BK.B_HEIGHT] = board.height
+    # floats: policy row, unit AP, per (line, target) expected damage of one carrier
+    f = np.zeros((BK.F_UNITS + U + max(W, 1) * U, BK.NF), float)
+    f[0, : len(policy.row())] = policy.row()
+    f[BK.F_SCORE, : setup.scoring.shape[0]] = setup.scoring
+    f[BK.F_VC: BK.F_VC + setup.victory.shape[0], : setup.victory.shape[1]] = setup.victory
+    ap = np.nan_to_num(spec.ap)
+    f[BK.F_UNITS: BK.F_UNITS + U, 0] = ap
+    rs = get_ruleset("dust-1947", **(options or {}))
+    from dustsim.play.duel import _target
+
+    targets_open = [_target(du, D.DEFAULT_POLICY)
+                    for du in all_units]
+    targets_cov = [_target(replace(du, cover=True), D.DEFAULT_POLICY) for du in all_units]
+    wnames, wunits, wranges = [], [], []
+    wl = []
+    for u, du in enumerate(all_units):
+        carriers = [(du.card, False)] + ([(du.hero, True)] if du.hero else [])
+        for carrier, _is_hero in carriers:
+            for w in carrier.weapons:
+                if w.optional or w.count == 0:
+                    continue
+                rng = D._range(w)
+                if rng is None:
+                    continue
+                kw = set(w.keywords)
+                if ("limited-ammo" in kw or w.ammo is not None) and w.ammo is None:
+                    continue
+                wl.append((u, w, carrier))
+    if len(wl) != W:  # the duel compiler's own list decides; keep names aligned with it
+        raise DustsimError("internal: weapon lines out of step with the duel compiler")
+    for i, (u, w, carrier) in enumerate(wl):
+        wnames.append(f"{w.name}" + (f" ({carrier.name})" if carrier is not all_units[u].card
+                                     else ""))
+        wunits.append(u)
+        wranges.append((int(spec.weapons[i, K.W_RMIN]), int(min(spec.weapons[i, K.W_RMAX],
+                                                               10_000))))
+        skills = D.attacker_skills(carrier)
+        for t in range(U):
+            if spec.sides[t] == spec.sides[u] or (spec.gdice[i, t] + spec.gblast[i, t]) == 0:
+                continue
+            row = BK.F_UNITS + U + i * U + t
+            f[row, 0] = _line_ev(w, skills, targets_open[t], rs)
+            f[row, 1] = _line_ev(w, skills, targets_cov[t], rs)
+    from dustsim.play.battle_rules import fill_rule_facts
+
+    fill_rule_facts(m, all_units)  # tempo, concealment, reaction, movement flags (issue 23)
+    bd, ls, lq = _board_matrix(board)
+    notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
+    if any(not math.isfinite(a) for a in spec.ap):
+        notes.append("a unit's AP is unknown: it scores 0 victory points")
+    return BattleSpec(
+        names=spec.names, sides=spec.sides, ap=np.asarray(spec.ap, float), kinds=tuple(kinds),
+        classes=tuple(classes), m=m, f=f, bd=bd, ls=ls, lq=lq, weapon_names=tuple(wnames),
+        weapon_units=tuple(wunits), weapon_ranges=tuple(wranges), setup=setup, policy=policy,
+        units=tuple(all_units), notes=tuple(dict.fromkeys(notes)), list_names=list_names)
+
+
+# -- running ---------------------------------------------------------------------------------------
+def _chunk(args):
+    from dustsim.engines.rng import state
+    from dustsim.play import battle_kernel as BK
+
+    seed_seq, n, spec = args
+    rng = state(seed_seq)
+    T = spec.setup.turns
+    acc = np.zeros(24, float)
+    curves = np.zeros((T + 1, 4), float)
+    m = spec.m.copy()  # each chunk its own state (threads)
+    BK._run_battles(rng, n, m, spec.f, spec.bd, spec.ls, spec.lq, acc, curves)
+    return acc, curves
+
+
+@dataclass(frozen=True)
+class BattleResult:
+    """Outcome of list A against list B on a scenario over ``trials`` games (module
+    docstring). ``p_a_wins``/``p_b_wins``: the side won by the scenario's conditions or, at the
+    end, on victory points; ``p_draw``: equal victory points at the end (or both sides
+    destroyed together)."""
+
+    spec: BattleSpec
+    trials: int
+    seed: int
+    acc: np.ndarray
+    curves: np.ndarray
+
+    def _p(self, i: int) -> tuple[float, float]:
+        p = float(self.acc[i] / self.trials)
+        return p, math.sqrt(max(p * (1 - p), 0.0) / self.trials)
+
+    def _mean(self, i: int) -> tuple[float, float]:
+        m = self.acc[i] / self.trials
+        var = max(self.acc[i + 1] / self.trials - m * m, 0.0)
+        return float(m), math.sqrt(var / self.trials)
+
+    @property
+    def p_a_wins(self) -> float:
+        return self._p(0)[0]
+
+    @property
+    def p_b_wins(self) -> float:
+        return self._p(1)[0]
+
+    @property
+    def p_draw(self) -> float:
+        return self._p(2)[0]
+
+    def won_by(self) -> dict[str, dict[str, float]]:
+        """Share of all games each side won by each condition."""
+        return {s: {WON_BY[k]: float(self.acc[3 + i * 6 + k] / self.trials)
+                    for k in (0, 1, 2, 3, 5)} for i, s in enumerate(SIDES)}
+
+    def _figures(self) -> dict[str, tuple[float, float]]:
+        d: dict[str, tuple[float, float]] = {}
+        d["p_a_wins"], d["p_b_wins"], d["p_draw"] = self._p(0), self._p(1), self._p(2)
+        for i, s in enumerate(("a", "b")):
+            for k in (0, 1, 2, 3, 5):
+                d[f"p_{s}_wins_by_{WON_BY[k].replace(' ', '_')}"] = self._p(3 + i * 6 + k)
+        d["vp_a"] = self._mean(15)
+        d["vp_b"] = self._mean(17)
+        T = self.spec.setup.turns
+        for i, s in enumerate(("a", "b")):
+            m = self.curves[T, 2 * i] / self.trials
+            var = max(self.curves[T, 2 * i + 1] / self.trials - m * m, 0.0)
+            d[f"ap_lost_{s}"] = (float(m), math.sqrt(var / self.trials))
+        m = (self.curves[T, 2] - self.curves[T, 0]) / self.trials
+        var = max(self.acc[23] / self.trials - m * m, 0.0)
+        d["margin"] = (float(m), math.sqrt(var / self.trials))
+        d["mean_turns"] = (float(self.acc[19] / self.trials), float("nan"))
+        d["p_a_attacker"] = self._p(20)
+        na = self.acc[20]
+        nb = self.trials - na
+        d["p_attacker_wins"] = self._p(21)
+        d["p_defender_wins"] = self._p(22)
+        d["games_a_attacker"] = (float(na), 0.0)
+        d["games_b_attacker"] = (float(nb), 0.0)
+        return d
+
+    def summary(self) -> dict:
+        """Flat dict of the headline figures (the CLI's ``--json`` adds the rest)."""
+        sp = self.spec
+        out: dict = {"list_a": sp.list_names[0], "list_b": sp.list_names[1],
+                     "scenario": f"{sp.setup.number} {sp.setup.name}",
+                     "board": f"{sp.setup.board.width}x{sp.setup.board.height}",
+                     "turns": sp.setup.turns, "policy": sp.policy.name,
+                     "trials": self.trials, "seed": self.seed}
+        for k, (v, _se) in self._figures().items():
+            out[k] = v
+        return out
+
+    def se(self, name: str) -> float:
+        """Standard error of the summary figure ``name``."""
+        figs = self._figures()
+        if name in figs:
+            v = figs[name][1]
+            return 0.0 if math.isnan(v) else float(v)
+        if name in self.summary():
+            return 0.0
+        raise DustsimError(f"no figure {name!r}; valid: {', '.join(figs)}", field="name")
+
+    def curve(self) -> pd.DataFrame:
+        """AP lost per side at the end of each turn (mean, standard error)."""
+        import pandas as pd
+
+        rows = []
+        for k in range(self.curves.shape[0]):
+            for i, s in enumerate(("a", "b")):
+                m = self.curves[k, 2 * i] / self.trials
+                var = max(self.curves[k, 2 * i + 1] / self.trials - m * m, 0.0)
+                rows.append({"turn": k, "side": s, "ap_lost": float(m),
+                             "se": math.sqrt(var / self.trials)})
+        return pd.DataFrame(rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy: quantity, side, unit, k, value, se (the result contract)."""
+        import pandas as pd
+
+        rows = []
+        for name, (v, se) in self._figures().items():
+            rows.append({"quantity": name, "side": "", "unit": "", "k": pd.NA, "value": v,
+                         "se": se})
+        for _, r in self.curve().iterrows():
+            rows.append({"quantity": "ap_lost_by_turn", "side": r["side"].upper(), "unit": "",
+                         "k": int(r["turn"]), "value": r["ap_lost"], "se": r["se"]})
+        return pd.DataFrame(rows, columns=["quantity", "side", "unit", "k", "value", "se"])
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.spec.notes
+
+    def to_json(self) -> dict:
+        """Everything: summary, standard errors, won_by, curve, notes."""
+        d = self.summary()
+        for k in self._figures():
+            d[f"se_{k}"] = self.se(k)
+        d["won_by"] = self.won_by()
+        d["curve"] = self.curve().to_dict(orient="records")
+        d["notes"] = list(self.spec.notes)
+        return d
+
+    def __repr__(self) -> str:
+        s = self.summary()
+        return (f"BattleResult({s['list_a']!r} vs {s['list_b']!r} on {s['scenario']}: "
+                f"A {s['p_a_wins']:.3f}, B {s['p_b_wins']:.3f}, draw {s['p_draw']:.3f}; "
+                f"{self.trials:,} games, policy {s['policy']})")
+
+
+def simulate_battle(spec: BattleSpec, trials: int = 2_000, seed: int = 0, *,
+                    threads: int | None = None, progress: bool = False) -> BattleResult:
+    """Monte Carlo over ``trials`` games in fixed seeded chunks."""
+    from dustsim.engines.kernel import run_chunks
+
+    if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
+        raise DustsimError(f"trials must be an integer from 1 to {MAX_TRIALS:,}, got "
+                           f"{trials!r}", field="--trials")
+    acc, curves = run_chunks(_chunk, spec, trials, seed, chunk=CHUNK, threads=threads,
+                             progress=progress, desc="games", unit="game")
+    return BattleResult(spec, trials, seed, acc, curves)
+
+
+def _side_units(x, label: str):
+    from dustsim.army.lists import ArmyList
+    from dustsim.play.list_battles import duel_units
+
+    if isinstance(x, ArmyList):
+        return duel_units(x), x.name
+    if isinstance(x, str):
+        from dustsim.data.cards import load_cards
+
+        return list(D.parse_side(x, load_cards(), "dust-1947", field_name=label)), x
+    return [u if isinstance(u, D.DuelUnit) else D.DuelUnit(u) for u in x], label
+
+
+def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
+            policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
+            turns: int | None = None, options: dict | None = None) -> BattleSpec:
+    """Compile a battle: lists (:class:`ArmyList`, a side string as ``dustsim duel`` takes,
+    or DuelUnits), the scenario and its board (seeded), the policy, the attacker (``"A"``,
+    ``"B"`` or None: drawn per game), ``turns`` (None: the scenario's limit)."""
+    if attacker not in (None, "A", "B", "a", "b"):
+        raise DustsimError(f"attacker must be A, B or left out, got {attacker!r}",
+                           field="--attacker")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise DustsimError(f"the seed must be an integer from 0 to 2**63-1, got {seed!r}",
+                           field="--seed")
+    pol = get_policy(policy)
+    setup = scenario_setup(scenario, seed)
+    if turns is not None:
+        if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= 100:
+            raise DustsimError(f"--turns must be an integer from 1 to 100, got {turns!r}",
+                               field="--turns")
+        setup = replace(setup, turns=turns)
+    ua, na = _side_units(list_a, "A")
+    ub, nb_ = _side_units(list_b, "B")
+    att = None if attacker is None else (0 if attacker.upper() == "A" else 1)
+    try:
+        spec = compile_battle(ua, ub, setup, pol, att, options, (na, nb_))
+    except DustsimError as exc:
+        file = getattr(list_a, "file", None) or getattr(list_b, "file", None)
+        raise DustsimError(exc.message, file=exc.file or file, unit=exc.unit,
+                           field=exc.field) from None
+    return replace(spec, notes=tuple(dict.fromkeys(spec.notes + _unplayed(ua + ub))))
+
+
+def _unplayed(units) -> tuple[str, ...]:
+    """Rules on the cards that battles do not play (the skills table where it exists)."""
+    cards = []
+    for u in units:
+        cards += [c for c in (u.card, u.hero, u.pilot) if c is not None]
+    try:
+        from dustsim.rules.skills import unplayed_rules
+    except ImportError:
+        return ()
+    try:
+        out = unplayed_rules(cards)
+    except Exception:
+        return ()
+    return tuple(str(x) for x in out)
+
+
+def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = 2_000,
+           seed: int = 0, policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
+           turns: int | None = None, threads: int | None = None, options: dict | None = None,
+           progress: bool = False) -> BattleResult:
+    """Play list A against list B on a scenario ``trials`` times (module docstring)."""
+    spec = prepare(list_a, list_b, scenario=scenario, seed=seed, policy=policy,
+                   attacker=attacker, turns=turns, options=options)
+    return simulate_battle(spec, trials, seed, threads=threads, progress=progress)
+
+
+# -- the event log ---------------------------------------------------------------------------------
+def event_log(spec: BattleSpec, seed: int = 0) -> dict:
+    """One game with every event (the event log contract of TEAM.md): dice faces drawn from
+    ``SeedSequence([seed, 1947])`` and read by the kernel as scripted dice, so each attack's
+    faces are known."""
+    from dustsim.engines.rng import state
+    from dustsim.play import battle_kernel as BK
+
+    ss = np.random.SeedSequence([seed, 1947])
+    g = np.random.Generator(np.random.PCG64(ss))
+    faces = g.integers(0, 3, size=400_000).astype(np.uint8)
+    rng = state(ss.spawn(1)[0])
+    log = np.zeros((LOG_CAP, BK.NLOG), np.int64)
+    plog = np.zeros(LOG_CAP * 4, np.int64)
+    out = np.zeros(7, np.int64)
+    vps = np.zeros(2, float)
+    m = spec.m.copy()
+    BK._run_logged(rng, faces, m, spec.f, spec.bd, spec.ls, spec.lq, log, plog, out, vps)
+    board = spec.setup.board
+    n_ev = int(out[0])
+    units = []
+    for u, name in enumerate(spec.names):
+        du = spec.units[u]
+        card = du.card
+        units.append({
+            "id": u, "side": SIDES[spec.sides[u]], "name": name, "kind": spec.kinds[u],
+            "armour": card.armour, "models": int(spec.m[spec.m[0, 2] + u, 1]),
+            "damage_track": card.damage_track, "ap": float(spec.ap[u]),
+            "move_class": int(spec.classes[u]),
+            "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
+            "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
+            "weapons": [{"line": i, "name": spec.weapon_names[i],
+                         "range": list(spec.weapon_ranges[i])}
+                        for i in range(len(spec.weapon_names)) if spec.weapon_units[i] == u],
+        })
+    w0 = {u: min([i for i in range(len(spec.weapon_units)) if spec.weapon_units[i] == u],
+                 default=0) for u in range(len(spec.names))}
+    events = []
+    for k in range(n_ev):
+        r = log[k]
+        a = ACTIONS[int(r[BK.L_ACTION])]
+        ev: dict = {"turn": int(r[BK.L_TURN]),
+                    "side": SIDES[int(r[BK.L_SIDE])] if 0 <= r[BK.L_SIDE] < 2 else None,
+                    "unit": int(r[BK.L_UNIT]) if r[BK.L_UNIT] >= 0 else None, "action": a}
+        u = ev["unit"]
+        uname = spec.names[u] if u is not None else ""
+        if a in ("move", "march"):
+            frm = int(r[BK.L_FROM])
+            ev["from"] = frm if frm >= 0 else None
+            ev["to"] = int(r[BK.L_TO])
+            if r[BK.L_P0] >= 0:
+                ev["path"] = [int(x) for x in plog[r[BK.L_P0]: r[BK.L_P0] + r[BK.L_PN]]]
+                ev["cost"] = int(r[BK.L_X])
+            if ev["turn"] == 0:
+                ev["text"] = f"{uname} deploys on square {ev['to']}."
+            else:
+                ev["text"] = (f"{uname} {'enters and ' if frm < 0 else ''}"
+                              f"{'moves' if a == 'move' else 'marches'} to square {ev['to']}.")
+            if len(ev.get("path", [])) >= 2:
+                p = ev["path"]
+                from dustsim.play.battle_kernel import _face
+
+                ev["facing"] = int(_face(board.width, p[-2], p[-1]))
+        elif a in ("attack", "sustained", "close-combat"):
+            t = int(r[BK.L_TARGET])
+            mask = int(r[BK.L_WMASK])
+            lines = [w0[u] + i for i in range(63) if (mask >> i) & 1]
+            ev.update({"from": int(r[BK.L_FROM]), "to": int(r[BK.L_TO]), "target": t,
+                       "weapon": ", ".join(spec.weapon_names[i] for i in lines),
+                       "weapons": lines, "range": int(r[BK.L_RANGE]),
+                       "los": "cover" if r[BK.L_LOS] == 1 else "clear",
+                       "cover": bool(r[BK.L_COVER]),
+                       "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                       "hits": int(r[BK.L_HITS]), "saves": int(r[BK.L_SAVES]),
+                       "damage": int(r[BK.L_DAMAGE]), "casualties": int(r[BK.L_CAS]),
+                       "token": TOKENS[int(r[BK.L_TOKEN])]})
+            ev["text"] = (f"{uname} {'close-combat attacks' if a == 'close-combat' else a + 's'} "
+                          f"{spec.names[t]} at range {ev['range']} with {ev['weapon']}: "
+                          f"{ev['hits']} hits, {ev['saves']} saved, {ev['damage']} damage.")
+        elif a == "reaction":
+            t = int(r[BK.L_TARGET])
+            ev.update({"from": int(r[BK.L_FROM]), "to": int(r[BK.L_TO]), "target": t,
+                       "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                       "hits": int(r[BK.L_HITS])})
+            ev["text"] = (f"{uname} reacts to {spec.names[t]}: {ev['hits']} reactive "
+                          f"success{'es' if ev['hits'] != 1 else ''}.")
+        elif a in ("token", "token-removed"):
+            ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
+            ev["square"] = int(r[BK.L_FROM])
+            ev["text"] = f"{uname}: token now {ev['token']}."
+        elif a == "destroyed":
+            ev["square"] = int(r[BK.L_FROM])
+            ev["text"] = f"{uname} is destroyed."
+        elif a == "exit":
+            ev["square"] = int(r[BK.L_FROM])
+            ev["text"] = f"{uname} leaves the board."
+        elif a == "activate":
+            frm = int(r[BK.L_FROM])
+            ev["square"] = frm if frm >= 0 else None
+            ev["text"] = f"{uname} activates."
+        elif a == "nothing":
+            ev["text"] = f"{uname} holds its position."
+        elif a == "special":
+            ev.update(_special(r, uname, board.width, spec.names))
+        elif a == "initiative":
+            ev["first"] = SIDES[int(r[BK.L_X])]
+            ev["text"] = (f"Side {ev['side']} wins the initiative; side {ev['first']} "
+                          "activates first.")
+        elif a == "pass":
+            ev["text"] = f"Side {ev['side']} passes."
+        elif a == "objective":
+            ev["square"] = int(r[BK.L_FROM])
+            ev["objective"] = int(r[BK.L_X])
+            ev["text"] = f"Side {ev['side']} holds objective {ev['objective']}."
+        elif a == "end-turn":
+            ev["text"] = f"End of turn {ev['turn']}."
+        elif a == "end":
+            ev["winner"] = SIDES[int(r[BK.L_SIDE])] if 0 <= r[BK.L_SIDE] < 2 else "draw"
+            ev["won_by"] = WON_BY[int(r[BK.L_X])]
+            ev["side"] = None
+            ev["text"] = (f"The game ends: {ev['winner']} ({ev['won_by']})." if
+                          ev["winner"] != "draw" else "The game ends in a draw.")
+        events.append(ev)
+    winner = int(out[3])
+    zone = (0, 1) if int(out[6]) == 0 else (1, 0)  # side -> board zone
+    return {
+        "version": 1,
+        "scenario": {"number": spec.setup.number, "name": spec.setup.name,
+                     "turns": spec.setup.turns},
+        "board": {"width": board.width, "height": board.height,
+                  "terrain": [int(x) for x in board.terrain],
+                  "height_level": [int(x) for x in board.height_level],
+                  "terrain_names": list(_terrain_names()),
+                  "objectives": [int(x) for x in board.objectives],
+                  # per side (the contract): the attacker holds the first zone (kernel)
+                  "deploy": [[int(s) for s in np.flatnonzero(board.deploy[zone[i]])]
+                             for i in (0, 1)],
+                  "enters": [bool(board.enters[zone[i]]) for i in (0, 1)]},
+        "units": units,
+        "policy": {"A": spec.policy.name, "B": spec.policy.name},
+        "victory_conditions": list(spec.setup.conditions),
+        "seed": seed,
+        "attacker": SIDES[int(out[6])],
+        "result": {"winner": SIDES[winner] if winner < 2 else "draw",
+                   "won_by": WON_BY[int(out[4])], "vp": [float(vps[0]), float(vps[1])],
+                   "turns": int(out[5])},
+        "events": events,
+        "notes": list(spec.notes),
+    }
+
+
+def _special(r: np.ndarray, uname: str, width: int, names) -> dict:
+    """The fields of a special action event (battle_rules): ``special`` (its name), the
+    square and, for smoke, the four squares of the screen."""
+    from dustsim.play import battle_kernel as BK
+
+    kind = SPECIALS[int(r[BK.L_X])]
+    s = int(r[BK.L_FROM])
+    ev: dict = {"special": kind, "square": s}
+    if kind == "camouflage":
+        ev["text"] = (f"{uname} takes the Camouflage special action: it cannot be attacked "
+                      "from range 3 or more until it acts (L3453-3457).")
+    elif kind == "smoke":
+        c = int(r[BK.L_TO])
+        cols = sorted({s % width, c % width})
+        rows = sorted({s // width, c // width})
+        ev["smoke"] = [rr * width + cc for rr in rows for cc in cols]
+        t = int(r[BK.L_TARGET])
+        ev["target"] = t
+        ev["text"] = (f"{uname} launches smoke on squares "
+                      f"{', '.join(map(str, ev['smoke']))} to screen itself from "
+                      f"{names[t]} before the enemy moves (Smoke Launchers, L3651).")
+    return ev
+
+
+def _left_py(m: np.ndarray, u: int) -> int:
+    from dustsim.play import duel_kernel as K
+
+    r = m[0, K.H_ST] + u
+    return int(m[r, K.ST_MODELS] + m[r, K.ST_HERO] + m[r, K.ST_SINGLE])
+
+
+def _terrain_names() -> tuple[str, ...]:
+    from dustsim.play.board import TERRAIN_NAMES
+
+    return TERRAIN_NAMES
+
+
+# -- the meta --------------------------------------------------------------------------------------
+def _meta_task(i: int, a, b, trials: int, seed: int, settings: dict) -> dict:
+    r = battle(a, b, trials=trials, seed=seed, threads=1, **settings)
+    d = r.summary()
+    for k in ("p_a_wins", "p_b_wins", "p_draw", "margin", "ap_lost_a", "ap_lost_b"):
+        d[f"se_{k}"] = r.se(k)
+    return {"pair": i, **d}
+
+
+def battle_meta(lists: list, *, trials: int = 1_000, seed: int = 0, client=None,
+                progress: bool = False, **settings) -> pd.DataFrame:
+    """Every list against every other on one scenario (each pairing once, the earlier list as
+    side A, roles drawn per game), here or on a Dask client; pairing *i* draws from the
+    *i*-th child of ``SeedSequence(seed)`` (the same numbers on Dask). Tidy, both orders of
+    every pairing, the columns of :func:`dustsim.play.list_battles.meta` plus the scenario
+    and each list's wins by condition."""
+    import pandas as pd
+
+    if len(lists) < 2:
+        raise DustsimError(f"a meta needs at least two lists, got {len(lists)}",
+                           field="folder")
+    names = [x.name for x in lists]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise DustsimError(f"two lists are named {dup!r}; give each list its own name",
+                           field="name")
+    pairs = [(i, j) for i in range(len(lists)) for j in range(i + 1, len(lists))]
+    seeds = [int(s.generate_state(1)[0] % (2**63)) for s in
+             np.random.SeedSequence(seed).spawn(len(pairs))]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(pairs), desc="meta", unit="pairing", leave=False)
+    results: list = [None] * len(pairs)
+    try:
+        if client is None:
+            for k, (i, j) in enumerate(pairs):
+                results[k] = _meta_task(k, lists[i], lists[j], trials, seeds[k], settings)
+                if bar is not None:
+                    bar.update(1)
+        else:
+            from distributed import as_completed
+
+            futures = [client.submit(_meta_task, k, lists[i], lists[j], trials, seeds[k],
+                                     settings, key=f"dustsim-battle-meta-{k}-{seed}",
+                                     pure=False, retries=2)
+                       for k, (i, j) in enumerate(pairs)]
+            try:
+                for fut in as_completed(futures):
+                    r = fut.result()
+                    results[r["pair"]] = r
+                    if bar is not None:
+                        bar.update(1)
+            except BaseException:
+                client.cancel(futures)
+                raise
+    finally:
+        if bar is not None:
+            bar.close()
+    rows = []
+    for r in results:
+        base = {"scenario": r["scenario"], "policy": r["policy"], "trials": r["trials"],
+                "seed": r["seed"]}
+        for me, op, s, o in (("a", "b", "list_a", "list_b"), ("b", "a", "list_b", "list_a")):
+            sign = 1 if me == "a" else -1
+            row = {"list": r[s], "opponent": r[o], "p_win": r[f"p_{me}_wins"],
+                   "p_draw": r["p_draw"], "p_loss": r[f"p_{op}_wins"],
+                   "se_p_win": r[f"se_p_{me}_wins"], "margin": sign * r["margin"],
+                   "se_margin": r["se_margin"], "ap_lost": r[f"ap_lost_{me}"],
+                   "ap_destroyed": r[f"ap_lost_{op}"], "side": me, **base}
+            for k in (0, 1, 2, 3, 5):
+                key = WON_BY[k].replace(" ", "_")
+                row[f"won_by_{key}"] = r[f"p_{me}_wins_by_{key}"]
+            rows.append(row)
+    return pd.DataFrame(rows)

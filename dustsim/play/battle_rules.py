@@ -1,0 +1,200 @@
+"""Board-dependent unit rules for the battle kernel (issue 23): tempo, concealment, reaction
+and terrain movement, as small Numba helpers the kernel (:mod:`dustsim.play.battle_kernel`)
+calls from short hooks, and :func:`fill_rule_facts`, which writes each unit's flags
+(:class:`dustsim.rules.unit_rules.UnitRules`, where each rule's meaning and lines live) into
+the kernel's unit-facts block.
+
+What the hooks play (seed 003 lines; the decisions are ours and named):
+
+* **Scout** (L3639-3641): a unit's first action of the game may be a March Move that counts
+  as one action; the second action is an Attack from where it ends, else a Move.
+* **Charge** (L3459-3461): a free close-combat Attack right after a March Move.
+* **Move and Fire** (L3603-3605): a free Move right before or after a ranged Sustained
+  Attack, or a free ranged Attack right after a March Move (the "before" of the March is not
+  offered: the policy attacks from where it ends).
+* **At the Double** (L3431-3433): a free Move right after a March Move. Decision: one free
+  action follows a March (a free Attack when one is worth something, else the free Move);
+  the free actions draw no second reaction (the March already triggered one, L797-811).
+* **First Strike** (L3523-3525): the unit's close-combat attack (or retaliation) resolves and
+  removes casualties before the enemy's; both sides with it: ignored. A joined hero's own
+  First Strike, when the squad lacks it, is not played (named in the table's gap).
+* **Camouflage / Improved Camouflage** (L3453-3457): starts the game camouflaged; cannot be
+  attacked (nor reacted to) from range 3 or more; ends when the unit takes an action other
+  than Move or Nothing (a March Move is another action); the Camouflage special action hides
+  it again (the policy takes it instead of a Nothing, or after a Move instead of a March to a
+  square a Move reaches). Improved Camouflage's ENLIST text is in no seed: played as
+  Camouflage.
+* **Smoke Launchers** (L3651-3653, smoke L3226-3230): once per game a free smoke screen on
+  the vehicle's square and three adjacent squares forming a 2x2, towards the enemy that
+  threatens it most; it lasts to the end of the next turn, blocks sight through it (as trees,
+  L614-616) and gives cover inside (L680; digest §19 q18: L614 taken as an erratum).
+  Decision: aircraft see over smoke as over trees (L655). Policy: launched at the end of the
+  activation when an enemy can reach the vehicle's square next.
+* **Advanced Reactive Fire** (L3371-3373): reaction range 6, reactive dice succeed on P and S
+  (the digest's reading of "counting shield and bloc", §2.3).
+* **Trail Blazer** (L3693-3695): moves through enemy units (never ends on one).
+* **Flying** (jetpacks, L3527-3529, the board's JUMP class): passes over any terrain as open
+  ground, ends only where it could stand (the FOOT column of ``move_cost``).
+* **Airborne** (L3391-3393): not deployed; on turn 1 it drops on the free square the policy
+  likes best, not within range 2 of an objective; first action Nothing, a second action on
+  P or T (2/3, the digest's reading); it neither captures nor contests on that turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numba as nb
+import numpy as np
+
+from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER, FOOT, JUMP
+from dustsim.play.duel_layout import H_UNITS, H_WPN, H_WS, U_W0, U_W1, W_CC
+
+# -- layout: columns the battle kernel leaves free (checked there) -------------------------------
+H_XU, H_SCR = 11, 12  # header slots of the unit-facts and square-scratch blocks
+R_G, G_TURN = 3, 0  # the game-state row and its turn column
+X_RULES, X_SMOKE = 8, 9  # unit facts: rule bits, smoke launches per game
+# per-game state, kept in the unit-facts block (the unit-state block's columns are the duel
+# kernel's and the battle kernel's): camouflaged now, smoke launched, has taken an action this
+# game, the turn it was air-dropped
+ST_CAMO, ST_SMOKED, ST_FIRST, ST_DROP = 10, 11, 12, 13
+WS_SAVE = 8  # weapon state: a line's Loaded flag while it is masked out
+SC_SMOKE = 6  # square scratch: the last turn a smoke screen stands on the square (0: none)
+# rule bits (X_RULES)
+RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
+    RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
+CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
+
+
+def fill_rule_facts(m: np.ndarray, units: Sequence) -> None:
+    """Write each unit's rule flags (:func:`dustsim.rules.unit_rules.unit_rules` of its card,
+    joined hero and pilot) into the kernel matrix ``m``: the bits of ``X_RULES`` and the smoke
+    launches. (Advanced Reactive Fire's range and faces come with the duel compiler's unit
+    row: ``U_REACT_RANGE``, ``U_REACT_MASK``.)"""
+    from dustsim.rules.unit_rules import unit_rules
+
+    x0 = int(m[0, H_XU])
+    for u, du in enumerate(units):
+        r = unit_rules(du.card, getattr(du, "hero", None), getattr(du, "pilot", None))
+        bits = 0
+        for flag, bit in ((r.scout, RB_SCOUT), (r.charge, RB_CHARGE),
+                          (r.first_strike, RB_FIRST_STRIKE),
+                          (r.move_and_fire, RB_MOVE_AND_FIRE),
+                          (r.at_the_double, RB_AT_THE_DOUBLE),
+                          (r.trail_blazer, RB_TRAIL_BLAZER), (r.airborne, RB_AIRBORNE),
+                          (r.camouflage, RB_CAMOUFLAGE)):
+            if flag:
+                bits |= int(bit)
+        m[x0 + u, X_RULES] = bits
+        m[x0 + u, X_SMOKE] = r.smoke_launchers
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def has(m, u, bit):
+    """Unit u has the rule ``bit`` (RB_*)."""
+    return (m[m[0, H_XU] + u, X_RULES] & bit) != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def reset_rules(m, n):
+    """Start of a game: camouflaged units hidden (L3457), smoke unused and cleared, nobody has
+    acted or dropped yet."""
+    rx = m[0, H_XU]
+    for u in range(m[0, 0]):
+        m[rx + u, ST_CAMO] = 1 if (m[rx + u, X_RULES] & RB_CAMOUFLAGE) != 0 else 0
+        m[rx + u, ST_SMOKED] = 0
+        m[rx + u, ST_FIRST] = 0
+        m[rx + u, ST_DROP] = 0
+    rsc = m[0, H_SCR]
+    for s in range(n):
+        m[rsc + s, SC_SMOKE] = 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def smoke_on(m, s):
+    """A smoke screen stands on square s this turn."""
+    return m[m[0, H_SCR] + s, SC_SMOKE] >= m[R_G, G_TURN] and m[m[0, H_SCR] + s, SC_SMOKE] > 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def hidden(m, t, d):
+    """Target t is camouflaged and at range d >= 3: it cannot be attacked (L3455)."""
+    return d >= CAMO_RANGE and m[m[0, H_XU] + t, ST_CAMO] != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def unhide(m, u):
+    """u took an action other than Move or Nothing: camouflage ends (L3455)."""
+    m[m[0, H_XU] + u, ST_CAMO] = 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def can_stand(m, bd, u, s, n):
+    """u may end a move on s: a Flying (JUMP class) unit only where FOOT could (L3529)."""
+    if m[m[0, H_XU] + u, 0] == JUMP:  # X_CLASS is column 0
+        return bd[9 * n + 4 + FOOT, s] < 99
+    return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def mask_lines(m, u, keep_cc):
+    """Leave only u's close-combat lines (``keep_cc``) or only its ranged lines able to fire:
+    the others' Loaded flags are parked in WS_SAVE (undo with :func:`unmask_lines`)."""
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        m[rws + w, WS_SAVE] = -1
+        if (m[rwp + w, W_CC] != 0) != keep_cc:
+            m[rws + w, WS_SAVE] = m[rws + w, 1]  # WS_LOADED
+            m[rws + w, 1] = 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def unmask_lines(m, u):
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rws + w, WS_SAVE] >= 0:
+            m[rws + w, 1] = m[rws + w, WS_SAVE]
+            m[rws + w, WS_SAVE] = -1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def has_cc_line(m, u):
+    ru = m[0, H_UNITS] + u
+    found = False
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[m[0, H_WPN] + w, W_CC] != 0:
+            found = True
+    return found
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def smoke_square(width, height, s, toward):
+    """The far corner of the 2x2 smoke screen on square s that opens towards square
+    ``toward`` (L3653: the vehicle's square and three adjacent squares forming a 2x2)."""
+    c = s % width
+    r = s // width
+    dc = 1 if toward % width >= c else -1
+    dr = 1 if toward // width >= r else -1
+    if c + dc < 0 or c + dc >= width:
+        dc = -dc
+    if r + dr < 0 or r + dr >= height:
+        dr = -dr
+    return (r + dr) * width + c + dc
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def lay_smoke(m, bd, n, width, s, corner, last_turn):
+    """Smoke on the 2x2 with opposite corners s and ``corner`` until the end of
+    ``last_turn``; never into a building or bunker (L3229)."""
+    rsc = m[0, H_SCR]
+    c0 = s % width
+    r0 = s // width
+    c1 = corner % width
+    r1 = corner // width
+    for q in (r0 * width + c0, r0 * width + c1, r1 * width + c0, r1 * width + c1):
+        t = bd[9 * n, q]  # terrain row
+        if t != BUILDING and t != BUILDING_OPENING and t != BUNKER:
+            m[rsc + q, SC_SMOKE] = last_turn

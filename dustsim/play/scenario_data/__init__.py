@@ -1,0 +1,1 @@
+"""Scenario files (TOML), loaded by :mod:`dustsim.play.scenarios`."""

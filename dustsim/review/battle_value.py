@@ -1,0 +1,346 @@
+"""Value from battles: what a card adds to the armies that field it (issue 24, on today's
+engine; the board battles can replace :func:`_play_pair` later, nothing else changes).
+
+1. **Armies** (:func:`contexts`). For each bloc, :data:`HOSTS` host armies: a platoon chart of
+   the bloc drawn at random (only buildable charts with a playable card in every slot), one
+   option drawn per slot (command and required units, heroes joined or piloting as the chart
+   prints them: 1947 L817-985), then support units of the chart's pool (its bloc's cards and
+   mercenaries, or its combat slots' cards for "only combat units as support") drawn until
+   the army reaches :data:`BUDGET` AP (heroes, cards that cannot play and units whose worth is
+   mainly an unplayed role are not drawn as support). Each host meets an opponent army of
+   another bloc drawn the same way. Everything is drawn from ``SeedSequence([seed, "armies"])``
+   over sorted names: the armies do not depend on card order.
+2. **Battles with and without** (:func:`battle_values`). A card joins each host army of its
+   bloc (a mercenary: of every bloc, the same number of hosts): a squad, vehicle, support
+   weapon or aircraft as one more unit; a hero joined to the army's first squad of its armour
+   it may join (1947 L932-934), else alone. Army plus card plays the opponent, and so does the
+   army alone, :data:`GAMES` games each, on the list-battle engine
+   (:mod:`dustsim.play.list_battles`: :data:`~dustsim.play.list_battles.DEFAULT_DISTANCE` squares,
+   :data:`~dustsim.play.list_battles.DEFAULT_TURNS` turns, the default policy) with **common random
+   numbers** (the same seed for both games of a pairing).
+3. **Worth**: the battle's outcome is its victory points (1947 L368: the AP of the enemy
+   units destroyed). The card's worth in one pairing is the change in the host's VP margin
+   (VP won minus VP the host's *own other units* lose; the card's own loss is not counted,
+   which would charge the card its printed price) that its presence makes; its value ``v``
+   is the mean over the pairings, with its standard error.
+4. **Fair AP**: the only fitted map, one power law ``log AP = a + b log v`` for the whole
+   edition (reduced major axis over the cards with ``v`` above :data:`V_MIN` and a cost): it
+   does not saturate (any ``v`` maps to a cost, large ``v`` to large costs). A card whose
+   ``v`` is below :data:`V_MIN` (no measurable effect) gets no fair cost and is named.
+
+What the battles do not play is named per card (``battle_not_valued``: the unplayed skills of
+:func:`dustsim.review.value.not_modelled`, platoon advantages, orders); a card that cannot
+play gets ``why`` and no value, never 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from dustsim.army.lists import ArmyList, ListUnit
+from dustsim.data.cards import Card
+from dustsim.errors import DustsimError
+
+BUDGET = 50.0
+HOSTS = 32
+GAMES = 24
+V_MIN = 0.05  # VP: a card adding less than this is "no measurable effect"
+
+
+@dataclass(frozen=True)
+class Context:
+    """One host army and the opponent it meets."""
+
+    bloc: str
+    host: tuple[ListUnit, ...]
+    opponent: tuple[ListUnit, ...]
+    seed: int
+
+
+_PLAYABLE: dict[Card, bool] = {}
+
+
+def _playable(card: Card) -> bool:
+    """A card drawn as support: costed, playable, its worth not mainly in an unplayed role."""
+    from dustsim.review.value import main_roles, why_unplayable
+
+    if card not in _PLAYABLE:
+        _PLAYABLE[card] = bool(card.ap) and why_unplayable(card) is None and not main_roles(card)
+    return _PLAYABLE[card]
+
+
+def _army(platoon, cards: list[Card], by_name: dict[str, Card], rng: np.random.Generator,
+          budget: float) -> tuple[ListUnit, ...] | None:
+    from dustsim.army.platoons import _slot_choices, support_pool
+
+    choices = _slot_choices(platoon, cards)
+    if choices is None:
+        return None
+    members = [m for opts in choices for m in opts[int(rng.integers(len(opts)))]]
+    units: list[ListUnit] = []
+    heroes: list[tuple[Card, str]] = []
+    for m in members:
+        c = by_name[m.card]
+        if m.joined_to:
+            heroes.append((c, m.joined_to))
+        else:
+            units.append(ListUnit(c, captured=m.captured))
+    for hero, to in heroes:  # joined or piloting as the chart prints it
+        for i, u in enumerate(units):
+            if u.card.name == to and u.hero is None and u.pilot is None:
+                units[i] = (replace(u, hero=hero) if u.card.kind == "squad"
+                            else replace(u, pilot=hero))
+                break
+    if any(why(u.card) for u in units):
+        return None
+    ap = sum(u.ap for u in units)
+    pool = [m for m in support_pool(platoon, cards)
+            if by_name[m.card].kind != "hero" and _playable(by_name[m.card])]
+    for _ in range(40):
+        if ap >= budget or not pool:
+            break
+        m = pool[int(rng.integers(len(pool)))]
+        u = ListUnit(by_name[m.card], captured=m.captured)
+        if ap + u.ap <= budget + 3:
+            units.append(u)
+            ap += u.ap
+    return tuple(units)
+
+
+def why(card: Card) -> str | None:
+    from dustsim.review.value import why_unplayable
+
+    return why_unplayable(card)
+
+
+def contexts(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
+             budget: float = BUDGET) -> dict[str, tuple[Context, ...]]:
+    """The host armies of each bloc and their opponents (module docstring, step 1)."""
+    from dustsim.army.platoons import load_platoons
+
+    cards = sorted(cards, key=lambda c: c.name)
+    by_name = {c.name: c for c in cards}
+    ed = cards[0].edition if cards else ""
+    charts = sorted((p for p in load_platoons() if p.edition == ed and p.buildable),
+                    key=lambda p: p.name)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xA2A1E5]))
+    armies: dict[str, list[tuple[ListUnit, ...]]] = {}
+    blocs = sorted({p.bloc for p in charts})
+    for bloc in blocs:
+        mine = [p for p in charts if p.bloc == bloc]
+        got: list[tuple[ListUnit, ...]] = []
+        for _ in range(hosts * 6):
+            if len(got) >= 2 * hosts:
+                break
+            a = _army(mine[int(rng.integers(len(mine)))], cards, by_name, rng, budget)
+            if a:
+                got.append(a)
+        if got:
+            armies[bloc] = got
+    out: dict[str, tuple[Context, ...]] = {}
+    names = sorted(armies)
+    for bi, bloc in enumerate(names):
+        others = [b for b in names if b != bloc] or [bloc]
+        ctx = []
+        for k in range(min(hosts, len(armies[bloc]))):
+            ob = others[(bi + k) % len(others)]
+            opp = armies[ob][(k + 1 + bi) % len(armies[ob])]
+            s = int(np.random.SeedSequence([seed, bi, k]).generate_state(1)[0])
+            ctx.append(Context(bloc, armies[bloc][k], opp, s))
+        out[bloc] = tuple(ctx)
+    return out
+
+
+def _with_card(host: tuple[ListUnit, ...], card: Card) -> tuple[tuple[ListUnit, ...], str]:
+    """The host army with the card added, and how it was added."""
+    from dustsim.play.duel import join_hero
+
+    if card.kind == "hero":
+        for i, u in enumerate(host):
+            if u.hero is None and u.pilot is None and u.card.kind == "squad":
+                try:
+                    join_hero(card, u.card)
+                except DustsimError:
+                    continue
+                return (*host[:i], replace(u, hero=card), *host[i + 1:]), u.card.name
+    return (*host, ListUnit(card)), ""
+
+
+def _play_pair(a: tuple[ListUnit, ...], b: tuple[ListUnit, ...], games: int, seed: int,
+               adjust: tuple[str, float] | None = None) -> tuple[float, float]:
+    """Mean and variance of one pairing's VP margin for side A: VP won (the AP of B's units
+    destroyed) minus the AP of A's own units destroyed, A's unit ``adjust[0]`` (the card
+    under test, or the squad a hero joined) weighted ``adjust[1]`` instead of its AP. The
+    engine: :mod:`dustsim.play.list_battles`."""
+    from dustsim.play.list_battles import _chunk, compile_lists
+
+    la = ArmyList("host", 10_000, a)
+    lb = ArmyList("opponent", 10_000, b)
+    spec = compile_lists(la, lb)
+    w = np.nan_to_num(np.asarray(spec.ap, float)).copy()
+    if adjust is not None:
+        for i, (n, s) in enumerate(zip(spec.names, spec.sides, strict=True)):
+            if s == 0 and n.split("@")[0] == adjust[0]:
+                w[i] = adjust[1]
+                break
+    spec = replace(spec, ap=w)
+    acc = _chunk((np.random.SeedSequence(seed), games, spec))[0]  # one stream, this thread
+    m = (acc[8] - acc[6]) / games
+    var = max(acc[10] / games - m * m, 0.0)
+    return float(m), float(var)
+
+
+def _unit_name(u: ListUnit) -> str:
+    from dustsim.play.list_battles import duel_units
+
+    return duel_units(ArmyList("x", 1, (u,)))[0].name
+
+
+def _stream(name: str) -> int:
+    return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=4).digest(), "little")
+
+
+def settings_key(seed: int, hosts: int, games: int, budget: float) -> str:
+    """What a card's battle rows depend on besides the card and the armies."""
+    return f"s{seed}h{hosts}g{games}b{budget:g}"
+
+
+def contexts_key(ctx: dict[str, tuple[Context, ...]]) -> str:
+    """A content hash of the armies (names and seeds)."""
+    text = repr(sorted((b, [([u.name for u in c.host], [u.name for u in c.opponent], c.seed)
+                            for c in cs]) for b, cs in ctx.items()))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
+                  games: int = GAMES, budget: float = BUDGET, progress: bool = False,
+                  only: Iterable[str] | None = None,
+                  contexts_: dict[str, tuple[Context, ...]] | None = None,
+                  previous: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per card: ``battle_value`` (VP added per battle), its standard error, the pairings
+    played, where a hero joined, and ``battle_why`` where it cannot play (module docstring).
+
+    ``contexts_``: the armies to use (a patch passes the unpatched edition's); rows of
+    ``previous`` with the same card fingerprint, armies and settings are reused (a patch or
+    whatif replays only the cards it changed; an AP change replays nothing)."""
+    from dustsim.review.value import fingerprint
+
+    ctx = contexts_ if contexts_ is not None else contexts(cards, seed=seed, hosts=hosts,
+                                                          budget=budget)
+    ckey, skey = contexts_key(ctx), settings_key(seed, hosts, games, budget)
+    reuse: dict[str, dict] = {}
+    if previous is not None and len(previous) and "battle_fp" in previous:
+        ok = (previous["battle_contexts"] == ckey) & (previous["battle_settings"] == skey)
+        reuse = {r["unit"]: r for r in previous[ok].to_dict("records")}
+    base: dict[int, float] = {}
+    rows = []
+    wanted = set(only) if only is not None else None
+    todo = [c for c in cards if wanted is None or c.name in wanted]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), desc="battle values", unit="card", leave=False)
+    for card in todo:
+        fp = fingerprint(card)
+        old = reuse.get(card.name)
+        if old is not None and old["battle_fp"] == fp:
+            rows.append(old)
+            if bar is not None:
+                bar.update(1)
+            continue
+        w = why(card)
+        mine = ctx.get(card.bloc) if card.bloc in ctx else None
+        if mine is None and ctx:  # mercenaries (and blocs without a chart): every bloc's
+            mine = tuple(c for b in sorted(ctx) for c in ctx[b][:max(1, hosts // len(ctx))])
+        row = {"unit": card.name, "battle_value": np.nan, "battle_value_se": np.nan,
+               "battle_pairings": 0, "battle_joined": "", "battle_why": "",
+               "battle_fp": fp, "battle_contexts": ckey, "battle_settings": skey}
+        if w is not None or not mine:
+            row["battle_why"] = w or "no army of its bloc"
+            rows.append(row)
+            if bar is not None:
+                bar.update(1)
+            continue
+        d, joined = [], []
+        for c in mine:
+            try:
+                if c.seed not in base:
+                    base[c.seed] = _play_pair(c.host, c.opponent, games, c.seed)[0]
+                army, to = _with_card(c.host, card)
+                if to:  # the joined unit loses only the squad's own AP
+                    u = next(u for u in army if u.hero is card)
+                    adjust = (_unit_name(u), u.card_ap)
+                    joined.append(to)
+                else:
+                    adjust = (_unit_name(army[-1]), 0.0)
+                m, _v = _play_pair(army, c.opponent, games, c.seed, adjust)
+            except DustsimError as exc:
+                d = []
+                row["battle_why"] = f"cannot play: {exc.message}"
+                break
+            d.append(m - base[c.seed])
+        if bar is not None:
+            bar.update(1)
+        if d:
+            d = np.asarray(d, float)
+            row["battle_value"] = float(d.mean())
+            row["battle_value_se"] = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 \
+                else np.nan
+            row["battle_pairings"] = len(d)
+            if joined:
+                top = max(set(joined), key=lambda n: (joined.count(n), n))
+                row["battle_joined"] = (f"{top}" + (f" ({len(joined)} of {len(d)} armies)"
+                                                    if len(joined) < len(d) else ""))
+        rows.append(row)
+    if bar is not None:
+        bar.close()
+    return pd.DataFrame(rows)
+
+
+def battle_fair(values: pd.DataFrame, cards: list[Card], *, seed: int = 0,
+                mapping=None) -> pd.DataFrame:
+    """Fair AP from the battle values (module docstring, step 4): ``battle_fair_ap``, its
+    band ``battle_fair_low`` / ``battle_fair_high`` (the mapping's 90 % prediction band with
+    the Monte Carlo error of ``v``) and ``battle_verdict``; cards below :data:`V_MIN` get
+    ``battle_why`` = "no measurable effect in battles" and no cost. ``mapping``: apply this
+    one instead of fitting (a patch keeps the unpatched edition's); the one used is in
+    ``attrs["mapping"]``."""
+    from dustsim.review.value import fit_mapping, main_roles
+
+    t = values.copy()
+    by = {c.name: c for c in cards}
+    t["ap"] = t["unit"].map(lambda n: by[n].ap if n in by else np.nan).astype(float)
+    t["battle_main_unplayed"] = t["unit"].map(
+        lambda n: "; ".join(main_roles(by[n])) if n in by else "")
+    v = t["battle_value"].to_numpy(float)
+    pos = np.isfinite(v) & (v > V_MIN)
+    fit = pos & (t["ap"].fillna(0) > 0).to_numpy() & (t["battle_main_unplayed"] == "").to_numpy()
+    for k in ("battle_fair_ap", "battle_fair_low", "battle_fair_high"):
+        t[k] = np.nan
+    t["battle_verdict"] = ""
+    if mapping is None and fit.sum() < 5:
+        return t
+    s = np.log(np.where(pos, v, np.nan))
+    m = mapping if mapping is not None else fit_mapping(s[fit], t.loc[fit, "ap"], seed=seed)
+    se = (t["battle_value_se"].to_numpy(float) / np.where(pos, v, np.nan))
+    t.loc[pos, "battle_fair_ap"] = m.fair(s[pos])
+    lo, hi = m.band(s[pos], se[pos])
+    t.loc[pos, "battle_fair_low"] = np.maximum(lo, 0.0)
+    t.loc[pos, "battle_fair_high"] = hi
+    ap = t["ap"]
+    verdict = np.where(ap > t["battle_fair_high"], "over-costed",
+                       np.where(ap < t["battle_fair_low"], "under-costed", "in band"))
+    verdict = np.where(t["battle_fair_ap"].isna(), "", verdict)
+    verdict = np.where((t["battle_main_unplayed"] != "") & (verdict != ""), "not judged",
+                       verdict)
+    t["battle_verdict"] = verdict
+    low = np.isfinite(v) & ~pos
+    t.loc[low, "battle_why"] = "no measurable effect in battles (value below V_MIN)"
+    t.attrs["mapping"] = m
+    return t

@@ -1,0 +1,248 @@
+"""A unit's numeric rule flags, compiled from its cards' skills, for the battle kernels.
+
+:func:`unit_rules` turns a card (with a joined hero or a pilot, if any) into a
+:class:`UnitRules` of small integers; :func:`pack_unit_rules` lays several out as one int64
+array, one row per unit, columns in :data:`FIELDS` order (``R_<FIELD>`` indices), for a Numba
+kernel that knows nothing of cards. Each flag's meaning and its rulebook lines (seed 003) are
+in its field docstring below; whether the battles play it is the table of
+:mod:`dustsim.rules.skills` (a flag here is only the card's fact, not a claim it is played).
+
+Sharing (L3361): unless a skill says otherwise, a joined hero's skills apply to the unit and
+the unit's to the hero. Camouflage (L3457) and First Strike (L3525) are not shared: a combined
+unit is camouflaged only when both the squad and the hero are (a camouflaged squad joined by a
+hero who is not can be seen through him: our reading, the text is silent), and First Strike
+counts for the squad's own close-combat attacks (``first_strike``) and the hero's
+(``hero_first_strike``) separately. Ace Pilot is not shared with a unit its hero joins (L3369)
+but it is the point of piloting: it counts for the piloted vehicle. A pilot's other skills are
+kept (L944) but the engines do not play pilots' skills (see the table).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import astuple, dataclass, fields
+
+import numpy as np
+
+from dustsim.data.cards import Card
+from dustsim.rules.skills import skill_base
+
+#: movement classes (codes = index), the board's ``move_cost`` columns (issue 22 contract:
+#: ``FOOT, TRACKED, WHEELED, HALF_TRACKED, WALKER, JUMP, FLYING``)
+MOVEMENT = ("foot", "tracked", "wheeled", "half-tracked", "walker", "jump", "flying")
+
+
+@dataclass(frozen=True)
+class UnitRules:
+    """Numeric rule flags of one unit (0 = absent). Faces are counted out of 6 (P, T, S two
+    faces each): 2 = one symbol (1/3), 4 = two symbols (2/3)."""
+
+    actions: int = 2
+    """Most actions in one activation: 2 (L343-356), 3 when a skill may grant a third
+    (Infantry Ace L3555-3557 for the hero and the unit it joined, Ace Pilot L3367-3369 for the
+    piloted vehicle, Ace Air Pilot L3363-3365 for the piloted aircraft); never more than 3
+    (L356)."""
+    third_action_faces: int = 0
+    """Faces of one die, rolled when the unit activates, that grant the third action: 4 (a
+    2/3 roll: "P or T", L3557, L3369, L3365); 0 without such a skill."""
+    scout: int = 0
+    """1: the first action of the game may be a March Move counting as one action
+    (L3639-3641); shared with a joined hero/unit."""
+    charge: int = 0
+    """1: a free close-combat Attack right after a March Move (L3459-3461); shared."""
+    first_strike: int = 0
+    """1: the squad's (or a lone unit's) close-combat attacks resolve and remove casualties
+    before the enemy's; retaliation included; ignored when both sides have it; not shared
+    (L3523-3525)."""
+    hero_first_strike: int = 0
+    """1: the joined hero's own close-combat attacks have First Strike (L3525, not shared)."""
+    move_and_fire: int = 0
+    """1: a free Move right before or after a ranged Sustained Attack, or a free ranged Attack
+    right before or after a March Move (L3603-3605); shared."""
+    at_the_double: int = 0
+    """1: a free Move right after a March Move (L3431-3433); shared."""
+    camouflage: int = 0
+    """0 none, 1 Camouflage, 2 Improved Camouflage (ENLIST; same lines): after a Camouflage
+    special action, and at the start of the game, the unit cannot be attacked from range 3
+    or more; it ends when the unit takes an action other than Move or Nothing (L3453-3457);
+    not shared (see the module docstring)."""
+    smoke_launchers: int = 0
+    """Free smoke screens on itself per game (a free Launch Smoke special action, L3651-3653;
+    smoke: L3226-3230): 1 with Smoke Launchers."""
+    smoke_grenades: int = 0
+    """1: Smoke Grenades (ENLIST: a smoke screen; smoke L3226-3230)."""
+    reactive_range: int = 4
+    """Range at which the unit may react to a triggering combination: 4 (L797), 6 with
+    Advanced Reactive Fire (L3371-3373, shared); 0 for aircraft, which never react (L813)."""
+    reactive_faces: int = 2
+    """Faces that count as successes on the reactive dice: 2 (L805-809), 4 with Advanced
+    Reactive Fire ("as well as", L3373)."""
+    airborne: int = 0
+    """1: placed on turn 1 anywhere not within range 2 of an objective; first action Nothing,
+    the second on a 2/3 roll; cannot capture or contest that turn (L3391-3393)."""
+    air_assault: int = 0
+    """1: a carried vehicle takes damage on one face (not two) when its airlifter is destroyed
+    (L3379-3381, L536)."""
+    initiative_dice: int = 3
+    """Initiative dice its side rolls while it is in the force: 3 (L337), 4 with a Black Ops
+    hero (L3441-3443)."""
+    removal_dice: int = 2
+    """Dice for the Under Fire / Suppression removal roll: 2 (L741), 3 with Brave
+    (L3449-3451) or a joined Commissar (L3477-3479)."""
+    token_immune: int = 0
+    """1: never Under Fire nor Suppressed: Superhuman (L3675), a joined Nothin' Easy hero
+    (L3611-3613)."""
+    cheat_death: int = 0
+    """1: the (joined) hero survives elimination on a 2/3 roll with one damage removed and a
+    Stunned token (L3463-3467)."""
+    must_move_first: int = 0
+    """1: an aircraft that must Move or March Move as its first action (L516); a Helicopter
+    need not (L3551-3553)."""
+    movement: int = 0
+    """Movement class, an index of :data:`MOVEMENT`: foot (infantry), tracked (L3689-3691),
+    wheeled (L3697-3699), half-tracked (L3547-3549), walker (other vehicles), jump (Jump,
+    Rocket Pack), flying (Flying L3527-3529, aircraft L516)."""
+    trail_blazer: int = 0
+    """1: moves through enemy units (L3693-3695; the seed's text, not the terrain)."""
+    squares: int = 1
+    """Squares it occupies: 1, 2 for large vehicles and aircraft, 4 for huge vehicles (L285,
+    L504-512); a large vehicle is in cover if one square is, a huge one if two are (L727)."""
+    passengers: int = 0
+    """Passenger spaces (Passengers (#), L3619-3621, L522-530; infantry of armour 1-2 take one
+    space per soldier, 3-4 two); 0 when unknown or none."""
+    officer: int = 0
+    """1: can take the officer's command actions (Ammo Drop, Get Moving, Rally; L3711-3731):
+    Officer skill, Command Squad (L3469-3471), Command Vehicle (L3473-3475), General."""
+    general: int = 0
+    """1: a free officer action every activation (L3535-3537)."""
+    command_vehicle: int = 0
+    """1: failed command-squad special actions are re-rolled (L3473-3475)."""
+    medic: int = 0
+    """1: medic command actions (Get Up, Inject Stimulants; L3735-3757)."""
+    mechanic: int = 0
+    """1: Makeshift Repair (L3587-3589, L3759-3765)."""
+    artillery_observer: int = 0
+    """1: fires an unactivated friendly artillery unit's weapons through its own line of sight
+    (L3419-3425)."""
+    fighting_spirit: int = 0
+    """Uses per game of Fighting Spirit (hits on P,T for one Attack or Sustained Attack,
+    L3519-3521): 1, used by hero and unit at once (L3361)."""
+    lucky: int = 0
+    """Uses per game of Lucky (the hero re-rolls failed hit dice of its own weapons, declared
+    after the roll; not shared, L3583-3585): 1."""
+    assassin: int = 0
+    """1: the hero chooses which miniatures its close-combat hits remove (L3427-3429)."""
+    amphibious: int = 0
+    """1: Amphibious (L3411-3413): moves through water."""
+
+
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
+N_FIELDS = len(FIELDS)
+#: column indices of :func:`pack_unit_rules` (checked against FIELDS below)
+(R_ACTIONS, R_THIRD_ACTION_FACES, R_SCOUT, R_CHARGE, R_FIRST_STRIKE, R_HERO_FIRST_STRIKE,
+ R_MOVE_AND_FIRE, R_AT_THE_DOUBLE, R_CAMOUFLAGE, R_SMOKE_LAUNCHERS, R_SMOKE_GRENADES,
+ R_REACTIVE_RANGE, R_REACTIVE_FACES, R_AIRBORNE, R_AIR_ASSAULT, R_INITIATIVE_DICE,
+ R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
+ R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
+ R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS) = range(34)
+if FIELDS[R_AMPHIBIOUS] != "amphibious" or len(FIELDS) != R_AMPHIBIOUS + 1:
+    raise AssertionError("R_* indices out of step with UnitRules' fields")
+
+_PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
+
+
+def _bases(card: Card | None) -> set[str]:
+    return {skill_base(s) for s in card.skills} if card is not None else set()
+
+
+def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) -> UnitRules:
+    """The flags of ``card``, joined by ``hero`` or piloted by ``pilot`` (see the module
+    docstring for what is shared)."""
+    own = _bases(card)
+    h = _bases(hero)
+    pil = _bases(pilot)
+    shared = own | h  # L3361: skills of a joined hero apply to the unit and vice versa
+    third = bool("infantry ace" in shared or ("ace pilot" in pil and card.kind == "vehicle")
+                 or ("ace air pilot" in pil and card.kind == "aircraft"))
+    arf = "advanced reactive fire" in shared
+    aircraft = card.kind == "aircraft"
+    if aircraft or {"flying"} & own:
+        movement = MOVEMENT.index("flying")
+    elif {"jump", "rocket pack"} & shared:
+        movement = MOVEMENT.index("jump")
+    elif "tracked" in own:
+        movement = MOVEMENT.index("tracked")
+    elif "wheeled" in own:
+        movement = MOVEMENT.index("wheeled")
+    elif "half tracked" in own:
+        movement = MOVEMENT.index("half-tracked")
+    elif card.kind == "vehicle":
+        movement = MOVEMENT.index("walker")
+    else:
+        movement = MOVEMENT.index("foot")
+    size = card.size
+    if own & {"huge", "huge vehicle"}:
+        size = "huge"
+    elif own & {"large", "large vehicle"}:
+        size = "large"
+    squares = {"huge": 4, "large": 2}.get(size, 2 if aircraft else 1)
+    cam = (2 if "improved camouflage" in own else 1 if "camouflage" in own else 0)
+    if hero is not None:
+        hcam = (2 if "improved camouflage" in h else 1 if "camouflage" in h else 0)
+        cam = min(cam, hcam)
+    passengers = 0
+    for s in card.skills:
+        m = _PASSENGERS.search(s)
+        if m:
+            passengers = int(m.group(1))
+    officer_like = {"officer", "command squad", "command vehicle", "general",
+                    "nco command squad", "cultist command squad"}
+    return UnitRules(
+        actions=3 if third else 2,
+        third_action_faces=4 if third else 0,
+        scout=int("scout" in shared),
+        charge=int("charge" in shared),
+        first_strike=int("first strike" in own),
+        hero_first_strike=int("first strike" in h),
+        move_and_fire=int("move and fire" in shared),
+        at_the_double=int("at the double" in shared),
+        camouflage=cam,
+        smoke_launchers=int("smoke launchers" in own),
+        smoke_grenades=int("smoke grenades" in shared),
+        reactive_range=0 if aircraft else (6 if arf else 4),
+        reactive_faces=4 if arf else 2,
+        airborne=int("airborne" in shared),
+        air_assault=int("air assault" in own),
+        initiative_dice=4 if "black ops" in shared | pil else 3,
+        removal_dice=3 if shared & {"brave", "commissar"} else 2,
+        token_immune=int(bool(own & {"superhuman", "superhumans"}) or "nothin' easy" in h
+                         or ("nothin' easy" in own and card.kind == "squad")),
+        cheat_death=int("cheat death" in (h if hero is not None else own)
+                        and (hero is not None or card.kind == "hero")),
+        must_move_first=int(aircraft and "helicopter" not in own),
+        movement=movement,
+        trail_blazer=int("trail blazer" in shared),
+        squares=squares,
+        passengers=passengers,
+        officer=int(bool(shared & officer_like)),
+        general=int("general" in shared),
+        command_vehicle=int("command vehicle" in own),
+        medic=int(bool(shared & {"medic", "combat medic"})),
+        mechanic=int(bool(shared & {"mechanic", "mechanic crew",
+                                    "mechanic + engineer vehicle"})),
+        artillery_observer=int("artillery observer" in shared),
+        fighting_spirit=int("fighting spirit" in shared),
+        lucky=int("lucky" in h or ("lucky" in own and card.kind == "hero")),
+        assassin=int("assassin" in h or ("assassin" in own and card.kind == "hero")),
+        amphibious=int("amphibious" in own),
+    )
+
+
+def pack_unit_rules(rules: Sequence[UnitRules]) -> np.ndarray:
+    """``int64[len(rules), N_FIELDS]``: one row per unit, columns in :data:`FIELDS` order
+    (``R_<FIELD>`` are the column indices)."""
+    out = np.zeros((len(rules), N_FIELDS), np.int64)
+    for i, r in enumerate(rules):
+        out[i] = astuple(r)
+    return out
