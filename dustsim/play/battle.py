@@ -580,10 +580,9 @@ def simulate_battle(spec: BattleSpec, trials: int = 2_000, seed: int = 0, *,
 
 
 def _side_units(x, label: str):
-    from dustsim.army.lists import ArmyList
     from dustsim.play.list_battles import duel_units
 
-    if isinstance(x, ArmyList):
+    if hasattr(x, "units") and hasattr(x, "name"):  # an army list (list_battles.Army)
         return duel_units(x), x.name
     if isinstance(x, str):
         from dustsim.data.cards import load_cards
