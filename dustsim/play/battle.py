@@ -863,7 +863,7 @@ def battle_meta(lists: list, *, trials: int = 1_000, seed: int = 0, client=None,
         raise DustsimError(f"two lists are named {dup!r}; give each list its own name",
                            field="name")
     pairs = [(i, j) for i in range(len(lists)) for j in range(i + 1, len(lists))]
-    seeds = [int(s.generate_state(1)[0] % (2**63)) for s in
+    seeds = [int(s.generate_state(1)[0]) % (2**63) for s in
              np.random.SeedSequence(seed).spawn(len(pairs))]
     bar = None
     if progress:
