@@ -580,10 +580,9 @@ def simulate_battle(spec: BattleSpec, trials: int = 2_000, seed: int = 0, *,
 
 
 def _side_units(x, label: str):
-    from dustsim.army.lists import ArmyList
     from dustsim.play.list_battles import duel_units
 
-    if isinstance(x, ArmyList):
+    if hasattr(x, "units") and hasattr(x, "name"):  # an army list (list_battles.Army)
         return duel_units(x), x.name
     if isinstance(x, str):
         from dustsim.data.cards import load_cards
@@ -864,7 +863,7 @@ def battle_meta(lists: list, *, trials: int = 1_000, seed: int = 0, client=None,
         raise DustsimError(f"two lists are named {dup!r}; give each list its own name",
                            field="name")
     pairs = [(i, j) for i in range(len(lists)) for j in range(i + 1, len(lists))]
-    seeds = [int(s.generate_state(1)[0] % (2**63)) for s in
+    seeds = [int(s.generate_state(1)[0]) % (2**63) for s in
              np.random.SeedSequence(seed).spawn(len(pairs))]
     bar = None
     if progress:
