@@ -147,5 +147,4 @@ def test_scores_table_says_why_a_card_is_partial(small_report):
     assert sc["partial"].dtype == bool  # the table keeps its flag
     # Heavy Laser Grenadier Squad: 3 models, a size no source prints (inferred)
     assert sc.set_index("unit").loc["Heavy Laser Grenadier Squad", "partial"]
-    assert "yes: squad size 3 is not printed in the sources: inferred from the weapon " \
-           "counts" in page
+    assert "yes: squad size 3 inferred from the weapon counts (no source prints it)" in page
