@@ -224,7 +224,7 @@ def test_strength_of_play_is_the_mean_of_both_standardised():
     tab = pd.DataFrame({"unit": list("abcdefg"), "strength": [0.1, 0.5, 1.0, -0.2, 0.3, 0.8, 2.0],
                         "strength_se": [0.1] * 7, "in_fit": [True] * 6 + [False],
                         "battle_value": [2.0, 5.0, 9.0, 1.0, 3.0, np.nan, 20.0],
-                        "battle_value_se": [1.0] * 7})
+                        "battle_value_se": [0.5] * 7})
     out, scales = V._combine(tab, None)
     both = tab["in_fit"] & tab["battle_value"].notna()
     e, lb = tab["strength"], np.log(tab["battle_value"])
