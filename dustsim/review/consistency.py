@@ -197,6 +197,9 @@ def consistency(cards: list[Card], *, seed: int = 0, folds: int = FOLDS) -> Cons
     key = _key(cards, seed, folds)
     if key in _MEMO:
         return _MEMO[key]
+    # sklearn first: threadpool_limits caps only the thread pools already loaded, and an
+    # uncapped OpenMP pool spins on a busy machine (157 s of CPU for one lens instead of 3 s)
+    import sklearn.ensemble  # noqa: F401
     from threadpoolctl import threadpool_limits
 
     X = features(cards)
