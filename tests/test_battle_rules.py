@@ -336,3 +336,31 @@ def test_notes_no_longer_name_the_rules_battles_play():
     # Camouflage is named only for its gap in duels (grid battles play the special action)
     camo = next(n for n in unplayed_rules(cards) if n.startswith("Camouflage"))
     assert "except the Camouflage special action in duels" in camo
+
+
+# -- airborne and amphibious -----------------------------------------------------------------
+@pytest.mark.parametrize("die, second", [("S", False), ("P", True), ("T", True)])
+def test_airborne_drops_clear_of_objectives_nothing_then_a_second_action_on_p_or_t(die, second):
+    objective = sq(4, 3)
+    board = BD.make_board("drop", W, H, objectives=[objective])
+    para = unit("Para", GUN, skills=("Airborne",))
+    g = Game(spec_on(board, [para], [unit("B", GUN)]), [-1, sq(4, 5)], faces=die + "S" * 20)
+    g.activate(0)
+    ev = g.events()
+    assert ev[:3] == ["activate", "special", "nothing"]  # first action Nothing (L3393)
+    assert g.log[1, BK.L_X] == BK.SP_AIRBORNE
+    landed = int(g.log[1, BK.L_FROM])
+    assert BD.distance(board, landed, objective) > 2  # not within range 2 of it (L3393)
+    if second:  # P or T: a second action (here B is worth attacking from where it lands)
+        assert ev[3] in ("attack", "move")
+    else:  # S: a second Nothing
+        assert ev[3:] == ["nothing"]
+
+
+def test_amphibious_vehicles_cross_water_as_open_ground():
+    board = _corridor({sq(3, 2): BD.WATER})
+    for skills, passes in ((("Amphibious", "Tracked"), True), (("Tracked",), False)):
+        g = Game(spec_on(board, [unit("V", GUN, kind="vehicle", skills=skills, track=3)],
+                         [unit("B", GUN)]), [sq(0, 2), sq(7, 2)])
+        BK._reach(g.m, g.spec.bd, 0, 6, g.qb)
+        assert (BK._cost(g.m, sq(5, 2)) == 5) == passes  # L3413

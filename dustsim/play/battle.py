@@ -59,7 +59,7 @@ WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "defaul
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
-SPECIALS = ("", "camouflage", "smoke")  # A_SPECIAL events' L_X (battle_kernel.SP_*)
+SPECIALS = ("", "camouflage", "smoke", "airborne")  # A_SPECIAL events' L_X (battle_kernel.SP_*)
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
@@ -752,7 +752,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         elif a == "nothing":
             ev["text"] = f"{uname} holds its position."
         elif a == "special":
-            ev.update(_special(r, uname, board.width, spec.names))
+            ev.update(_special(r, uname, board.width, spec.names, faces, board.terrain))
         elif a == "initiative":
             ev["first"] = SIDES[int(r[BK.L_X])]
             ev["text"] = (f"Side {ev['side']} wins the initiative; side {ev['first']} "
@@ -800,22 +800,33 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     }
 
 
-def _special(r: np.ndarray, uname: str, width: int, names) -> dict:
+def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
+             terrain: np.ndarray) -> dict:
     """The fields of a special action event (battle_rules): ``special`` (its name), the
     square and, for smoke, the four squares of the screen."""
     from dustsim.play import battle_kernel as BK
+    from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER
 
+    SMOKE_PROOF = (BUILDING, BUILDING_OPENING, BUNKER)
     kind = SPECIALS[int(r[BK.L_X])]
     s = int(r[BK.L_FROM])
     ev: dict = {"special": kind, "square": s}
     if kind == "camouflage":
         ev["text"] = (f"{uname} takes the Camouflage special action: it cannot be attacked "
                       "from range 3 or more until it acts (L3453-3457).")
+    elif kind == "airborne":
+        ev["to"] = s
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["text"] = (f"{uname} drops onto square {s} (Airborne, L3391-3393): a Nothing "
+                      "action, then "
+                      + ("a second action on its die." if r[BK.L_HITS] > 0 else
+                         "no second action (its die failed)."))
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})
         rows = sorted({s // width, c // width})
-        ev["smoke"] = [rr * width + cc for rr in rows for cc in cols]
+        ev["smoke"] = [q for q in (rr * width + cc for rr in rows for cc in cols)
+                       if int(terrain[q]) not in SMOKE_PROOF]  # never into buildings (L3229)
         t = int(r[BK.L_TARGET])
         ev["target"] = t
         ev["text"] = (f"{uname} launches smoke on squares "

@@ -56,6 +56,7 @@ from dustsim.play.duel_kernel import (
     C_REACT_DICE,
     C_SALVO,
     C_SUPP,
+    C_T,
     C_VOLLEY,
     H_GROUPS,
     H_RES,
@@ -183,8 +184,9 @@ NLOG = 21
 (A_INITIATIVE, A_ACTIVATE, A_MOVE, A_MARCH, A_ATTACK, A_SUSTAINED, A_REACTION, A_CC, A_NOTHING,
  A_PASS, A_TOKEN, A_TOKEN_REMOVED, A_DESTROYED, A_OBJECTIVE, A_END_TURN, A_END,
  A_EXIT, A_SPECIAL) = (np.int64(i) for i in range(18))
-# special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651)
-SP_CAMOUFLAGE, SP_SMOKE = np.int64(1), np.int64(2)
+# special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651), an
+# Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
+SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -358,6 +360,7 @@ def _reach(m, bd, u, limit, qb):
     side = m[ru + u, U_SIDE]
     veh = m[rx, X_KIND] == KIND_VEH
     tb = BR.has(m, u, BR.RB_TRAIL_BLAZER)  # moves through enemy units (L3693-3695)
+    amph = BR.has(m, u, BR.RB_AMPHIBIOUS)  # water and swamp as open ground (L3411-3413)
     r_mc = 9 * n + 4 + cls
     r_nb = 9 * n + 11
     r_wall = 9 * n + 24
@@ -403,6 +406,8 @@ def _reach(m, bd, u, limit, qb):
                 if t < 0:
                     continue
                 step = 1 if fly else bd[r_mc, t]
+                if amph and step >= 99:
+                    step = BR.wade(bd, n, t, step)
                 if step >= 99:
                     continue
                 if not fly:
@@ -1110,11 +1115,74 @@ def _lambda(m, f, u):
 def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """An activation of u: its actions (:func:`_actions`), then the free Launch Smoke
     special action where the policy takes it (:func:`_smoke`)."""
-    pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     rx = m[0, H_XU] + u
+    if BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
+        pos = _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+    else:
+        pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     m[rx, BR.ST_FIRST] = 1
     if m[rx, BR.X_SMOKE] > m[rx, BR.ST_SMOKED] and _present(m, u):
         _smoke(m, f, bd, log, u, el, val)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
+    """An Airborne unit's first activation (L3391-3393, :mod:`dustsim.play.battle_rules`):
+    placed on the free square it scores best (:func:`_position` plus 2/3 of its
+    :func:`_offence` there) not within range 2 of an objective; a Nothing action; one die on P
+    or T grants a second action (an Attack when worth something, else a Move), else a second
+    Nothing. No square: it enters from its edge as other units do."""
+    n = m[R_B, B_N]
+    rs = m[0, H_ST] + u
+    rx = m[0, H_XU] + u
+    rsc = m[0, H_SCR]
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    _occupy(m)
+    _threat_setup(m, f, u, el, val)
+    lam = _lambda(m, f, u)
+    r_mc = 9 * n + 4 + m[rx, X_CLASS]
+    r_obj = 9 * n + 27
+    best = -1e300
+    bs = -1
+    for s in range(n):
+        if m[rsc + s, SC_OCC] != 0 or bd[r_mc, s] >= 99 or not BR.can_stand(m, bd, u, s, n):
+            continue
+        near = False
+        for i in range(m[R_B, B_NOBJ]):
+            if bd[s, bd[r_obj, i]] <= BR.DROP_CLEAR:
+                near = True
+        if near:
+            continue
+        sc = _position(m, f, bd, u, s, el, val, lam)
+        sc += 2.0 / 3.0 * _offence(m, f, bd, ls, lq, u, s, OFF, val)
+        if sc > best:
+            best, bs = sc, s
+    if bs < 0:
+        return _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+    m[rs, ST_ACT] = 1
+    _log(m, log, turn, side, u, A_ACTIVATE, NONE, NONE)
+    m[rs, ST_SQ] = bs
+    m[rsc + bs, SC_OCC] = u + 1
+    m[rx, BR.ST_DROP] = turn
+    k = _log(m, log, turn, side, u, A_SPECIAL, bs, bs)
+    if k >= 0:
+        log[k, L_X] = SP_AIRBORNE
+    _log(m, log, turn, side, u, A_NOTHING, bs, bs)
+    p0 = pos
+    s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
+    if k >= 0:
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = s2
+    if s2 == 0:
+        _log(m, log, turn, side, u, A_NOTHING, bs, bs)
+        return pos
+    _occupy(m)
+    if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
+        return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF)
+    _best_move(m, f, bd, log, plog, u, el, val, qb)
     return pos
 
 
@@ -1825,8 +1893,8 @@ def _deploy(rng, m, f, bd, log):
                         u = v
                         break
                     cnt += 1
-            if u < 0:
-                continue
+            if u < 0 or BR.has(m, u, BR.RB_AIRBORNE):
+                continue  # an Airborne unit is never placed at the start (L3391)
             zone = 9 * n + 19 + zone_i
             other = 9 * n + 19 + (1 - zone_i)
             # enemy zone mean row

@@ -10,7 +10,9 @@ step and compares every attack with :mod:`dustsim.play.board`'s reference functi
   whether a wreck stays). An aircraft sees and is seen by any unit not in a building (L655);
 * ``los`` is ``"cover"`` exactly when the line passes one blocking corner (L608), and a target
   whose square gives its class cover, or behind such a corner, has ``cover`` true (L680;
-  close combat ignores cover, L765). Cover from other sources (smoke) is not second-guessed.
+  close combat ignores cover, L765). Smoke screens the log lays (``special`` events with
+  their ``smoke`` squares, standing to the end of the next turn, L3228) block sight through
+  them as the vehicles do; the cover they give is not second-guessed.
 
 A Walker or a Large/Huge vehicle sees over Quonset huts (L3156-3158); the log does not carry
 size, so a line that only such a unit could draw is accepted. Weapon ranges (the cards)
@@ -80,13 +82,18 @@ def check_log_on_board(log: Any, board: Board | None = None) -> None:
                for u in log["units"] for w in u.get("weapons") or ()
                if isinstance(w, Mapping) and "line" in w and isinstance(w.get("range"), list)
                and len(w["range"]) == 2}
+    smoke: dict[int, int] = {}  # square -> last turn of a smoke screen on it
     for i, ev, states in walk(log):
+        if ev["action"] == "special" and ev.get("special") == "smoke":
+            for q in ev.get("smoke") or ():
+                smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
         if ev["action"] in ATTACKS:
-            _check_attack(i, ev, board, states, classes, weapons)
+            screens = frozenset(q for q, t in smoke.items() if t >= ev["turn"])
+            _check_attack(i, ev, board, states, classes, weapons, screens)
 
 
 def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
-                  weapons: Mapping) -> None:
+                  weapons: Mapping, screens: frozenset = frozenset()) -> None:
     where = f"replay log: event {i} ({ev['action']})"
     w = board.width
     a, b = states[ev["unit"]].square, states[ev["target"]].square
@@ -110,7 +117,7 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
         return  # aircraft see and are seen by everything not in a building (L655)
     blockers = frozenset(st.square for uid, st in states.items()
                          if classes[uid] == VEHICLE_CLASS and not st.destroyed
-                         and st.square is not None)
+                         and st.square is not None) | screens  # smoke blocks too (L3228)
     los = line_of_sight(board, a, b, blockers)
     if los == LOS_BLOCKED:
         los = line_of_sight(board, a, b, blockers, tall=True)  # a walker or Large vehicle

@@ -243,8 +243,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "(engagement kernel; grid battles: play.battle_rules)", "L3603-3605"),
     _r("At the Double", S, P, "a free Move after a March Move (engagement kernel; grid "
        "battles: play.battle_rules)", "L3431-3433"),
-    _r("Airborne", S, N, "dropped anywhere on turn 1; 2/3 for a second action; " + _BOARD,
-       "L3391-3393"),
+    _r("Airborne", S, P, "dropped on turn 1 anywhere not within range 2 of an objective; "
+       "Nothing, then a second action on P or T; no capture that turn (grid battles: "
+       "play.battle_rules)", "L3391-3393",
+       gap="a drop when held in reserve (reserves are not played) and in duels"),
     _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
        "L3379-3381"),
     _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
@@ -301,7 +303,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
     _r("Trailer", S, N, _ENLIST + "; carrying"),
     _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
-    _r("Amphibious", S, N, "moves through water; " + _BOARD, "L3411-3413"),
+    _r("Amphibious", S, P, "a vehicle crosses water and swamp as open ground (grid battles: "
+       "play.battle_rules)", "L3411-3413"),
     _r("Flying", K, P, "passes over any terrain as open ground, ends where it can stand "
        "(grid battles: the board's JUMP class, play.battle_rules)", "L3527-3529",
        gap="a joined hero without Flying grounds the unit (L3529)"),
