@@ -59,7 +59,13 @@ WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "defaul
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
-SPECIALS = ("", "camouflage", "smoke", "airborne")  # A_SPECIAL events' L_X (battle_kernel.SP_*)
+SPECIALS = ("", "camouflage", "smoke", "airborne")  # A_SPECIAL events' L_X (BK.SP_*)
+#: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
+WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
+       "At the Double: a free Move after its March Move (L3431-3433)",
+       "Move and Fire: a free Move or Attack around its Sustained Attack or March Move "
+       "(L3603-3605)",
+       "Charge: a free close-combat Attack after its March Move (L3459-3461)")
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
@@ -712,6 +718,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 from dustsim.play.battle_kernel import _face
 
                 ev["facing"] = int(_face(board.width, p[-2], p[-1]))
+            if 0 < r[BK.L_TARGET] < len(WHY):  # the rule it moved under (battle_rules)
+                ev["rule"] = WHY[int(r[BK.L_TARGET])].split(":")[0]
+                ev["text"] = ev["text"][:-1] + f" ({WHY[int(r[BK.L_TARGET])]})."
         elif a in ("attack", "sustained", "close-combat"):
             t = int(r[BK.L_TARGET])
             mask = int(r[BK.L_WMASK])
@@ -728,6 +737,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             ev["text"] = (f"{uname} {'close-combat attacks' if a == 'close-combat' else a + 's'} "
                           f"{spec.names[t]} at range {ev['range']} with {ev['weapon']}: "
                           f"{ev['hits']} hits, {ev['saves']} saved, {ev['damage']} damage.")
+            if 0 < r[BK.L_X] < len(WHY):  # the rule it attacked under (battle_rules)
+                ev["rule"] = WHY[int(r[BK.L_X])].split(":")[0]
+                ev["text"] += f" ({WHY[int(r[BK.L_X])]})"
         elif a == "reaction":
             t = int(r[BK.L_TARGET])
             ev.update({"from": int(r[BK.L_FROM]), "to": int(r[BK.L_TO]), "target": t,

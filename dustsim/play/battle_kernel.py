@@ -187,6 +187,9 @@ NLOG = 21
 # special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651), an
 # Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
 SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
+# the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
+# event's text): Scout, At the Double, Move and Fire, Charge
+WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -1255,6 +1258,22 @@ def _offence_only(m, f, bd, ls, lq, u, s, val, only_cc):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _why(m, log, u, k0, code):
+    """Mark u's moves and attacks logged from event k0 on as taken under rule ``code``
+    (WHY_*)."""
+    if m[R_B, B_LOG] == 0:
+        return
+    for k in range(k0, min(m[R_B, B_LOGN], log.shape[0])):
+        if log[k, L_UNIT] != u:
+            continue
+        a = log[k, L_ACTION]
+        if a == A_MOVE or a == A_MARCH:  # noqa: SIM109 (Numba)
+            log[k, L_TARGET] = code
+        elif a == A_ATTACK or a == A_SUSTAINED or a == A_CC:  # noqa: SIM109 (Numba)
+            log[k, L_X] = code
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb, scout):
     """What follows u's March Move: the free close-combat Attack of Charge (L3459) and the
     free ranged Attack of Move and Fire (L3603) when worth something, else the free Move of At
@@ -1265,25 +1284,33 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
     if BR.has(m, u, BR.RB_CHARGE) and BR.has_cc_line(m, u):
         _occupy(m)
         if _offence_only(m, f, bd, ls, lq, u, s, val, ON) > 0.0:
+            k0 = m[R_B, B_LOGN]
             pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF,
                                ON)
+            _why(m, log, u, k0, WHY_CHARGE)
             attacked = True
     if BR.has(m, u, BR.RB_MOVE_AND_FIRE) and _alive(m, u):
         _occupy(m)
         if _offence_only(m, f, bd, ls, lq, u, s, val, OFF) > 0.0:
+            k0 = m[R_B, B_LOGN]
             pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF,
                                ON)
+            _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
             attacked = True
     if not _alive(m, u):
         return pos
     if not attacked and BR.has(m, u, BR.RB_AT_THE_DOUBLE):
+        k0 = m[R_B, B_LOGN]
         _best_move(m, f, bd, log, plog, u, el, val, qb)
+        _why(m, log, u, k0, WHY_AT_THE_DOUBLE)
     if scout and _present(m, u):
         _occupy(m)
+        k0 = m[R_B, B_LOGN]
         if _offence(m, f, bd, ls, lq, u, _sq(m, u), OFF, val) > 0.0:
             pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON)
         else:
             _best_move(m, f, bd, log, plog, u, el, val, qb)
+        _why(m, log, u, k0, WHY_SCOUT)
     return pos
 
 
@@ -1451,7 +1478,9 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if plan == 1 and maf and _alive(m, u):  # Move and Fire: a free Move after (L3603)
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)  # Attack + Move
             if _alive(m, u):
+                k0 = m[R_B, B_LOGN]
                 _best_move(m, f, bd, log, plog, u, el, val, qb)
+                _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
         return pos
     if plan == 6:
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
@@ -1493,7 +1522,9 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 log[k, L_X] = SP_CAMOUFLAGE
         return pos
     if plan == 10:  # Move and Fire: a free Move, then a ranged Sustained Attack (L3603)
+        k0 = m[R_B, B_LOGN]
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] != 0:
             return pos
@@ -1504,7 +1535,10 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         return _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON,
                             ON)
     # plan 4, 9, 11: March Move (L811)
+    k0 = m[R_B, B_LOGN]
     pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
+    if scout:  # its first March of the game counts one action (L3641)
+        _why(m, log, u, k0, WHY_SCOUT)
     if three and _alive(m, u) and m[rs, ST_GONE] == 0:
         _occupy(m)
         if _offence(m, f, bd, ls, lq, u, m[rs, ST_SQ], ON, val) > 0.0:
