@@ -355,12 +355,3 @@ def test_airborne_drops_clear_of_objectives_nothing_then_a_second_action_on_p_or
         assert ev[3] in ("attack", "move")
     else:  # S: a second Nothing
         assert ev[3:] == ["nothing"]
-
-
-def test_amphibious_vehicles_cross_water_as_open_ground():
-    board = _corridor({sq(3, 2): BD.WATER})
-    for skills, passes in ((("Amphibious", "Tracked"), True), (("Tracked",), False)):
-        g = Game(spec_on(board, [unit("V", GUN, kind="vehicle", skills=skills, track=3)],
-                         [unit("B", GUN)]), [sq(0, 2), sq(7, 2)])
-        BK._reach(g.m, g.spec.bd, 0, 6, g.qb)
-        assert (BK._cost(g.m, sq(5, 2)) == 5) == passes  # L3413

@@ -229,6 +229,29 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     bd[R["inbuild"]] = board.in_building
     bd[R["misc"], :2] = board.enters
     bd[R["objectives"], : len(objs)] = objs
+    # static steps per movement class and direction: the neighbour, or -1 where the step is
+    # barred (impassable square, a wall, the corner of an impassable square for a diagonal)
+    nbr = board.neighbours
+    for cls in range(B.N_MOVE_CLASSES):
+        fly = cls == B.FLYING
+        mc = board.move_cost[:, cls]
+        for d in range(8):
+            row = np.full(n, -1, np.int64)
+            for s_ in range(n):
+                t = int(nbr[s_, d])
+                if t < 0:
+                    continue
+                if not fly:
+                    if mc[t] >= B.IMPASSABLE or (int(board.wall_mask[s_]) >> d) & 1:
+                        continue
+                    if d % 2 == 1:
+                        a1, a2 = int(nbr[s_, (d + 7) % 8]), int(nbr[s_, (d + 1) % 8])
+                        if min(a1, a2) < 0 or mc[a1] >= B.IMPASSABLE or mc[a2] >= B.IMPASSABLE:
+                            continue
+                row[s_] = t
+            bd[R["adj"] + cls * 8 + d] = row
+    for cls in range(B.N_MOVE_CLASSES):  # shortest paths with no unit on the board
+        BK.fill_static(bd, n, cls, BK.QL - 2)
     ls = np.asarray(board.line_start, np.int64)
     lq = np.stack([np.asarray(board.line_squares, np.int64),
                    np.asarray(board.line_corner, np.int64)], axis=1)

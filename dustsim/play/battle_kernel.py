@@ -172,7 +172,8 @@ def bd_rows(n: int) -> dict:
              "mc6", "nb0", "nb1", "nb2", "nb3", "nb4", "nb5", "nb6", "nb7", "deploy0",
              "deploy1", "objarea", "exit0", "exit1", "wall", "inbuild", "misc", "objectives")
     return {"los": n, "pc": 2 * n, **{k: r + i for i, k in enumerate(names)},
-            "rows": r + len(names)}
+            "adj": r + len(names), "static": r + len(names) + 7 * 8,
+            "rows": r + len(names) + 7 * 8 + 7 * n * 4}
 
 
 # event log (one int64 row per event; decoded by dustsim.play.battle)
@@ -349,33 +350,116 @@ def _corner_ok(m, bd, r_mc, side, q):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _clear_around(m, bd, u, start, limit):
+    """No unit within ``limit`` + 1 of ``start`` that could bar u's paths: an enemy (never
+    entered nor passed at a corner), or for a vehicle a friendly vehicle. Friendly units
+    elsewhere only bar ending on their square (checked by the callers)."""
+    ru = m[0, H_UNITS]
+    rx = m[0, H_XU]
+    side = m[ru + u, U_SIDE]
+    if m[rx + u, X_CLASS] == FLYING:
+        return True
+    veh = m[rx + u, X_KIND] == KIND_VEH
+    for v in range(m[0, H_U]):
+        if v == u or not _present(m, v):
+            continue
+        if bd[start, _sq(m, v)] > limit + 1:
+            continue
+        if m[ru + v, U_SIDE] != side:
+            return False
+        if veh and m[rx + v, X_KIND] == KIND_VEH:
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def fill_static(bd, n, cls, limit):
+    """The board's static movement tables of class ``cls`` (no units): for each start square
+    the rows cost (no / one diagonal used) and parent state, as :func:`_reach` leaves them in
+    its scratch; written into ``bd`` at ``bd_rows(n)["static"]``."""
+    qb = np.zeros(2 * QL + 40 * n, np.int64)
+    fly = cls == FLYING
+    r_mc = 9 * n + 4 + cls
+    r_adj = 9 * n + 28 + cls * 8
+    for s0 in range(n):
+        r = 9 * n + 84 + (cls * n + s0) * 4
+        for s in range(n):
+            bd[r, s] = INF
+            bd[r + 1, s] = INF
+            bd[r + 2, s] = -1
+            bd[r + 3, s] = -1
+        if not fly and bd[r_mc, s0] >= 99:
+            continue
+        for c in range(limit + 1):
+            qb[c] = -1
+        qb[2 * QL - 1] = 0
+        bd[r, s0] = 0
+        _push(qb, s0 * 2, 0)
+        for level in range(limit + 1):
+            e = qb[level]
+            while e >= 0:
+                st = qb[e]
+                e = qb[e + 1]
+                s = st >> 1
+                dflag = st & 1
+                if bd[r + dflag, s] != level:
+                    continue
+                for d in range(8):
+                    t = bd[r_adj + d, s]
+                    if t < 0:
+                        continue
+                    step = 1 if fly else bd[r_mc, t]
+                    nd = dflag
+                    if d & 1:
+                        step += dflag
+                        nd = 1
+                    nc = level + step
+                    if nc <= limit and nc < bd[r + nd, t]:
+                        bd[r + nd, t] = nc
+                        bd[r + 2 + nd, t] = s * 2 + dflag
+                        _push(qb, t * 2 + nd, nc)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _reach(m, bd, u, limit, qb):
     """Movement costs from u's square (or from its entry squares when off the board) to every
     square, up to ``limit``: scratch columns SC_C0/SC_C1 (cost with no / one diagonal used),
-    SC_P0/SC_P1 the parent state (square * 2 + diagonal flag; -2 an entry square). Dial's
-    algorithm over cost buckets (``qb``: scratch)."""
+    SC_P0/SC_P1 the parent state (square * 2 + diagonal flag; -1 the start, -2 an entry
+    square). Dial's algorithm over cost buckets (``qb``: scratch) on the board's static steps
+    (``bd`` adjacency rows: passable, no wall, corners of impassable squares not cut), with the
+    units as dynamic blockers (never into or past the corner of an enemy, vehicles never
+    through friendly vehicles)."""
     n = m[R_B, B_N]
     rsc = m[0, H_SCR]
     rx = m[0, H_XU] + u
     ru = m[0, H_UNITS]
+    rxu = m[0, H_XU]
     cls = m[rx, X_CLASS]
     fly = cls == FLYING
     side = m[ru + u, U_SIDE]
     veh = m[rx, X_KIND] == KIND_VEH
     tb = BR.has(m, u, BR.RB_TRAIL_BLAZER)  # moves through enemy units (L3693-3695)
-    amph = BR.has(m, u, BR.RB_AMPHIBIOUS)  # water and swamp as open ground (L3411-3413)
     r_mc = 9 * n + 4 + cls
     r_nb = 9 * n + 11
-    r_wall = 9 * n + 24
+    r_adj = 9 * n + 28 + cls * 8
     if limit > QL - 2:
         limit = QL - 2
+    start = m[m[0, H_ST] + u, ST_SQ]
+    if start >= 0 and _clear_around(m, bd, u, start, limit):
+        # no unit can bar or end a path within reach: the board's static table is exact
+        base = 9 * n + 84 + (cls * n + start) * 4
+        for s in range(n):
+            m[rsc + s, SC_C0] = bd[base, s]
+            m[rsc + s, SC_C1] = bd[base + 1, s]
+            m[rsc + s, SC_P0] = bd[base + 2, s]
+            m[rsc + s, SC_P1] = bd[base + 3, s]
+        return
     for s in range(n):
         m[rsc + s, SC_C0] = INF
         m[rsc + s, SC_C1] = INF
     for c in range(limit + 1):
         qb[c] = -1
     qb[2 * QL - 1] = 0
-    start = m[m[0, H_ST] + u, ST_SQ]
     if start >= 0:
         m[rsc + start, SC_C0] = 0
         m[rsc + start, SC_P0] = -1
@@ -397,41 +481,38 @@ def _reach(m, bd, u, limit, qb):
             e = qb[e + 1]
             s = st >> 1
             dflag = st & 1
-            c = m[rsc + s, SC_C0 + dflag]
-            if c != level:
+            if m[rsc + s, SC_C0 + dflag] != level:
                 continue  # a stale entry: reached cheaper since
-            o = m[rsc + s, SC_OCC]
-            if o > 0 and o - 1 != u and not fly and not tb and m[ru + o - 1, U_SIDE] != side:
-                continue  # never through an enemy (entry squares: checked above)
-            wall = bd[r_wall, s]
+            if not fly and not tb:  # Trail Blazer moves through enemies (L3695)
+                o = m[rsc + s, SC_OCC]
+                if o > 0 and o - 1 != u and m[ru + o - 1, U_SIDE] != side:
+                    continue  # never through an enemy
             for d in range(8):
-                t = bd[r_nb + d, s]
+                t = bd[r_adj + d, s]
                 if t < 0:
                     continue
                 step = 1 if fly else bd[r_mc, t]
-                if amph and step >= 99:
-                    step = BR.wade(bd, n, t, step)
-                if step >= 99:
-                    continue
                 if not fly:
-                    if (wall >> d) & 1:
-                        continue
                     ot = m[rsc + t, SC_OCC]
                     if ot > 0 and ot - 1 != u:
                         if m[ru + ot - 1, U_SIDE] != side and not tb:
                             continue  # never into an enemy's square
-                        if veh and m[m[0, H_XU] + ot - 1, X_KIND] == KIND_VEH:
+                        if veh and m[rxu + ot - 1, X_KIND] == KIND_VEH:
                             continue  # vehicles never pass friendly vehicles (L463)
                 nd = dflag
                 if d & 1:
-                    if not fly:  # corners of impassable squares or enemies block
-                        if not _corner_ok(m, bd, r_mc, side, bd[r_nb + ((d + 7) & 7), s]):
+                    if not fly:  # nor past the corner of an enemy
+                        q = bd[r_nb + ((d + 7) & 7), s]
+                        oq = m[rsc + q, SC_OCC]
+                        if oq > 0 and m[ru + oq - 1, U_SIDE] != side:
                             continue
-                        if not _corner_ok(m, bd, r_mc, side, bd[r_nb + ((d + 1) & 7), s]):
+                        q = bd[r_nb + ((d + 1) & 7), s]
+                        oq = m[rsc + q, SC_OCC]
+                        if oq > 0 and m[ru + oq - 1, U_SIDE] != side:
                             continue
                     step += dflag  # further diagonals count two (L461)
                     nd = 1
-                nc = c + step
+                nc = level + step
                 if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
                     m[rsc + t, SC_C0 + nd] = nc
                     m[rsc + t, SC_P0 + nd] = s * 2 + dflag
@@ -453,7 +534,7 @@ def _can_end(m, u, s):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _path(m, plog, s, upto):
+def _path(m, plog, s, upto, stop):
     """Write the path to s (entry or start square first) into ``plog`` from B_PLOGN; returns
     (first index, count, the last square of cost <= upto on the way)."""
     rsc = m[0, H_SCR]
@@ -476,7 +557,7 @@ def _path(m, plog, s, upto):
             plog[k] = cur
         k += 1
         p = m[rsc + cur, SC_P0 + st]
-        if p < 0:
+        if p < 0 or cur == stop:
             break
         cur = p // 2
         st = p % 2
@@ -1050,19 +1131,19 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _place(m, bd, log, plog, u, s, upto, action):
+def _place(m, bd, log, plog, u, s, upto, action, stop, base):
     """Move u to s along the scratch parents; log the move with its path; exits the board
     when s is on the side's exit edge in an exit scenario. Returns True if it moved."""
     rs = m[0, H_ST] + u
     frm = m[rs, ST_SQ]
     if s == frm:
         return False
-    p0, cnt, _mid = _path(m, plog, s, upto)
+    p0, cnt, _mid = _path(m, plog, s, upto, stop)
     k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, action, frm, s)
     if k >= 0:
         log[k, L_P0] = p0
         log[k, L_PN] = cnt
-        log[k, L_X] = _cost(m, s)
+        log[k, L_X] = _cost(m, s) - base  # this segment's cost (a march's second part)
     width = m[R_B, B_WIDTH]
     prev = plog[p0 + cnt - 2] if cnt >= 2 and p0 + cnt - 1 < plog.shape[0] else frm
     if prev >= 0:
@@ -1243,7 +1324,7 @@ def _best_move(m, f, bd, log, plog, u, el, val, qb):
         if p > best:
             best, bs = p, s
     if bs != s0:
-        _place(m, bd, log, plog, u, bs, mv, A_MOVE)
+        _place(m, bd, log, plog, u, bs, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
 
 
@@ -1483,11 +1564,11 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
         return pos
     if plan == 6:
-        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
         return pos
     if plan == 2:
-        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] != 0:
             return pos
@@ -1506,14 +1587,13 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         if not _alive(m, u):
             return pos
-        _occupy(m)
-        _reach(m, bd, u, mv, qb)
+        _occupy(m)  # no unit moved: the path found before still holds
         if _cost(m, plan_sq) <= mv and _can_end(m, u, plan_sq):
-            _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+            _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
             _try_exit(m, bd, log, u)
         return pos
     if plan == 12:  # a Move and the Camouflage special action: hidden again (L3455)
-        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] == 0 and m[m[0, H_XU] + u, BR.ST_CAMO] == 0:
             m[m[0, H_XU] + u, BR.ST_CAMO] = 1
@@ -1523,7 +1603,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         return pos
     if plan == 10:  # Move and Fire: a free Move, then a ranged Sustained Attack (L3603)
         k0 = m[R_B, B_LOGN]
-        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] != 0:
@@ -1560,25 +1640,24 @@ def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
     cur = m[rs, ST_SQ]
     mid = _midpoint(m, plan_sq, mv)
     if mid == cur or mid < 0:
-        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH)
+        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, NONE, ZERO)
         _try_exit(m, bd, log, u)
         return pos
     if not _can_end(m, u, mid) or not BR.can_stand(m, bd, u, mid, m[R_B, B_N]):
-        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH)
+        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] == 0:
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         return pos
     # first part (a normal Move), the reaction, then the rest from where it stands
-    _place(m, bd, log, plog, u, mid, mv, A_MARCH)
+    _place(m, bd, log, plog, u, mid, mv, A_MARCH, NONE, ZERO)
     spent = _cost(m, mid)
     pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
     if not _alive(m, u):
         return pos
-    _occupy(m)
-    _reach(m, bd, u, march - spent, qb)
-    if _cost(m, plan_sq) <= march - spent and _can_end(m, u, plan_sq):
-        _place(m, bd, log, plog, u, plan_sq, march - spent, A_MARCH)
+    _occupy(m)  # no unit moved: the rest of the path found before still holds
+    if _can_end(m, u, plan_sq):
+        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, mid, spent)
     _try_exit(m, bd, log, u)
     return pos
 

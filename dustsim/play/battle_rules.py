@@ -40,7 +40,6 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   second action), not within range 2 of an objective; first action Nothing, a second action
   (an Attack when worth something, else a Move) on P or T (2/3, the digest's reading); it
   neither captures nor contests on that turn.
-* **Amphibious** vehicles (L3411-3413) enter and cross water and swamp as open ground.
 """
 
 from __future__ import annotations
@@ -50,7 +49,7 @@ from collections.abc import Sequence
 import numba as nb
 import numpy as np
 
-from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER, FOOT, JUMP, SWAMP, WATER
+from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER, FOOT, JUMP
 from dustsim.play.duel_layout import H_UNITS, H_WPN, H_WS, U_W0, U_W1, W_CC
 
 # -- layout: columns the battle kernel leaves free (checked there) -------------------------------
@@ -65,7 +64,7 @@ WS_SAVE = 8  # weapon state: a line's Loaded flag while it is masked out
 SC_SMOKE = 6  # square scratch: the last turn a smoke screen stands on the square (0: none)
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
-    RB_AIRBORNE, RB_CAMOUFLAGE, RB_AMPHIBIOUS = (np.int64(1 << i) for i in range(9))
+    RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
 DROP_CLEAR = 2  # L3393: an Airborne unit lands not within range 2 of an objective
 CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
 
@@ -86,8 +85,7 @@ def fill_rule_facts(m: np.ndarray, units: Sequence) -> None:
                           (r.move_and_fire, RB_MOVE_AND_FIRE),
                           (r.at_the_double, RB_AT_THE_DOUBLE),
                           (r.trail_blazer, RB_TRAIL_BLAZER), (r.airborne, RB_AIRBORNE),
-                          (r.camouflage, RB_CAMOUFLAGE),
-                          (r.amphibious and du.card.kind == "vehicle", RB_AMPHIBIOUS)):
+                          (r.camouflage, RB_CAMOUFLAGE)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits
@@ -139,14 +137,6 @@ def can_stand(m, bd, u, s, n):
     if m[m[0, H_XU] + u, 0] == JUMP:  # X_CLASS is column 0
         return bd[9 * n + 4 + FOOT, s] < 99
     return True
-
-
-@nb.njit(nogil=True, cache=True, _nrt=False)
-def wade(bd, n, t, step):
-    """An Amphibious vehicle's cost to enter square t: water and swamp as open ground
-    (L3411-3413), else ``step``."""
-    tt = bd[9 * n, t]  # terrain row
-    return 1 if tt == WATER or tt == SWAMP else step  # noqa: SIM109 (Numba)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
