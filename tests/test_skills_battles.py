@@ -363,3 +363,37 @@ def test_smoke_launchers_cover_until_the_end_of_the_next_turn():
     assert out.left["B"] == 3
     plain = duel_spec(a, vehicle("B"), turns=1, policy=b_first)
     assert replay_duel(plain, "P").left["B"] == 4  # no launcher: no save in the open
+
+
+def test_airborne_drop_nothing_then_a_second_action_on_p_or_t():
+    a = hero("A", GUN, skills=("Airborne",))
+    b = vehicle("B")
+    # A is placed at range 4 of B (L3393), first action Nothing; T: a second action, the
+    # Attack: P hits; B's removal roll
+    assert replay_duel(duel_spec(a, b, distance=12), "T" "P" "SS").left["B"] == 4
+    # S: a second Nothing
+    assert replay_duel(duel_spec(a, b, distance=12), "S").left["B"] == 5
+    # before its drop it is not on the table: B (first, armed) has nothing to attack
+    armed = vehicle("B", GUN)
+    b_first = DuelPolicy(reactive="never", passing="never", initiative="b")
+    out = replay_duel(duel_spec(a, armed, distance=12, policy=b_first), "S")
+    assert out.left == {"A": 2, "B": 5}
+
+
+def test_officer_get_moving_reactivates_the_better_unit():
+    cap = Card(name="Cap", edition="dust-1947", kind="hero", armour="I3", ap=5,
+               damage_track=2, move=2, march_move=4, skills=("Officer",))
+    g = vehicle("G", GUN)
+    b = vehicle("B", track=5)
+    spec = compile_duel([DuelUnit(g), DuelUnit(cap)], [DuelUnit(b)], distance=4, turns=1,
+                        policy=QUIET)
+    # G: Sustained, P hits (B Under Fire); B: removal roll fails; Cap (an officer of armour 3,
+    # so with a radio, L3715) orders Get Moving on G, worth more than its own (no) attack:
+    # P succeeds (L3725), Cap's activation ends and G activates again: P hits (Suppressed)
+    assert replay_duel(spec, "P" "SS" "P" "P").left["B"] == 3
+    # S: no reactivation; Cap has one action left and nothing to attack
+    assert replay_duel(spec, "P" "SS" "S").left["B"] == 4
+    never = DuelPolicy(reactive="never", passing="never", initiative="a", orders="never")
+    spec = compile_duel([DuelUnit(g), DuelUnit(cap)], [DuelUnit(b)], distance=4, turns=1,
+                        policy=never)
+    assert replay_duel(spec, "P" "SS").left["B"] == 4

@@ -46,6 +46,12 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kern
   x boxes, L3337-3341); ``"one"``: one box per attack.
 * ``initiative_choice="go-first"`` (default): the initiative winner activates first;
   ``"go-second"``: it lets the opponent go first (the winner's choice, L337).
+* ``orders="get-moving"`` (default): a unit with an officer (Officer, Command Squad, Command
+  Vehicle, General) first tries Get Moving You Bunch of Monkeys (one die, P; L3723-3727) on the
+  already activated friendly ground unit, in range 2 or anywhere with a radio, whose best
+  attack is worth more than its own (the ``value`` matrix); on a success its activation ends
+  and that unit activates again at once (once per turn), on a failure it has one action left;
+  ``"never"``.
 * ``charge="when-able"`` (default): a unit with Charge whose close-combat weapons can hurt its
   target, and that a March Move brings into contact, charges: March Move, then the free
   close-combat Attack (L3459-3461); ``"never"``.
@@ -61,7 +67,9 @@ policy does not wait for a bad roll); a lone Assassin hero aims its close-combat
 joined hero; Smoke Launchers: at the start of an activation in which an enemy that can hurt
 it is within its longest range plus one Move, the vehicle (not already in cover) launches its
 one smoke screen: cover until the end of the next turn (1947 L3651-3653, L3228, L680; the
-screen's own square only, and it does not stop the vehicle firing out).
+screen's own square only, and it does not stop the vehicle firing out); Airborne: the unit is
+off the table until its first activation, then placed at its approach range from its target
+(on its own side of it), first action Nothing, a second action (Attack) on P or T (L3391-3393).
 With a third action (Infantry Ace, an Ace Pilot: a die at activation, 2/3, L3555-3557,
 L3367-3369) a unit takes Move + Sustained Attack where one Move brings it in range, March Move +
 Attack where the March does, Reload + Sustained Attack when empty in range. Stunned tokens
@@ -136,6 +144,7 @@ class DuelPolicy:
     volley: str = "all"
     initiative_choice: str = "go-first"
     charge: str = "when-able"
+    orders: str = "get-moving"
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "approach": ("longest-range", "close-in"),
@@ -147,6 +156,7 @@ class DuelPolicy:
         "volley": ("all", "one"),
         "initiative_choice": ("go-first", "go-second"),
         "charge": ("when-able", "never"),
+        "orders": ("get-moving", "never"),
     }
 
     def __post_init__(self) -> None:
@@ -451,7 +461,8 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             | K.F_FIGHTING_SPIRIT * ur.fighting_spirit | K.F_LUCKY * ur.lucky
             | K.F_ASSASSIN * (ur.assassin and du.hero is None and card.kind == "hero")
             # smoke gives cover: nothing to gain for a unit placed in cover already
-            | K.F_SMOKE * (ur.smoke_launchers and not du.cover))
+            | K.F_SMOKE * (ur.smoke_launchers and not du.cover)
+            | K.F_AIRBORNE * ur.airborne | K.F_OFFICER * ur.officer | K.F_RADIO * ur.radio)
         if reacts and ur.reactive_faces == 4:  # Advanced Reactive Fire (L3373)
             row[K.U_REACT_RANGE] = ur.reactive_range
             row[K.U_REACT_MASK] = (P | S).mask
@@ -614,6 +625,7 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     config[K.C_VOLLEY] = int(policy.volley == "all")
     config[K.C_FIRST] = int(policy.initiative_choice == "go-second")
     config[K.C_CHARGE] = int(policy.charge == "when-able")
+    config[K.C_ORDERS] = int(policy.orders == "get-moving")
     strength = tuple(int(units[u, K.U_MODELS] + units[u, K.U_HERO] + units[u, K.U_SINGLE])
                      for u in range(U))
     return DuelSpec(

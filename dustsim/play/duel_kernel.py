@@ -52,6 +52,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     C_INIT,
     C_INIT_DICE,
     C_NOW,
+    C_ORDERS,
     C_P,
     C_PASS,
     C_REACT_DICE,
@@ -61,6 +62,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     C_TIEBREAK,
     C_TURNS,
     C_VOLLEY,
+    F_AIRBORNE,
     F_ASSASSIN,
     F_AT_THE_DOUBLE,
     F_CAMOUFLAGE,
@@ -69,6 +71,8 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     F_FIRST_STRIKE,
     F_LUCKY,
     F_MOVE_AND_FIRE,
+    F_OFFICER,
+    F_RADIO,
     F_SCOUT,
     F_SMOKE,
     FAR,
@@ -84,6 +88,8 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     ST_LUCKY,
     ST_MODELS,
     ST_MOVED,
+    ST_OFF,
+    ST_REACTIVATED,
     ST_SINGLE,
     ST_SMOKE,
     ST_SMOKES,
@@ -148,6 +154,7 @@ NCOL = 18
 # the spare column T_SUPP, so an attack writes the state fields into that row and needs no
 # copy.
 H_U, H_W, H_UNITS, H_WPN, H_WT, H_GROUPS, H_TSPEC, H_ST, H_WS, H_RES, H_RES2 = range(11)
+H_NEXT = 11  # header: 1 + the unit a successful Get Moving reactivates next, 0 none
 N_BLOCKS = 9  # H_UNITS .. H_RES2
 R_CFG = 1
 T_SUPP = NCOL - 1  # target spec rows: the spec's own S_SUPP (attacks overwrite S_SUPP)
@@ -329,7 +336,7 @@ def _choose_target(m, value, u):
     best_long = -1
     best_short = -1
     for t in range(m[0, H_U]):
-        if m[ru + t, U_SIDE] == side or not _alive(m, t):
+        if m[ru + t, U_SIDE] == side or not _alive(m, t) or m[m[0, H_ST] + t, ST_OFF] != 0:
             continue
         longest, shortest = _useful_ranges(m, u, t)
         if longest < 0:
@@ -366,7 +373,7 @@ def _move(m, u, t, squares, desired):
     side = m[ru + u, U_SIDE]
     direction = 1 if side == 0 else -1
     for e in range(m[0, H_U]):
-        if m[ru + e, U_SIDE] == side or not _alive(m, e):
+        if m[ru + e, U_SIDE] == side or not _alive(m, e) or m[rs + e, ST_OFF] != 0:
             continue
         gap = (m[rs + e, ST_X] - m[rs + u, ST_X]) * direction - 1
         if gap < step:
@@ -398,7 +405,7 @@ def _threatened(m, u):
     side = m[ru + u, U_SIDE]
     hit = False
     for e in range(m[0, H_U]):
-        if m[ru + e, U_SIDE] == side or not _alive(m, e):
+        if m[ru + e, U_SIDE] == side or not _alive(m, e) or m[m[0, H_ST] + e, ST_OFF] != 0:
             continue
         longest, _shortest = _useful_ranges(m, e, u)
         if longest >= 0 and _dist(m, e, u) <= longest + m[ru + e, U_MOVE]:
@@ -673,7 +680,7 @@ def _react(rng, buf, pos, scripted, m, value, mover):
     best = -1
     best_val = -1.0
     for r in range(m[0, H_U]):
-        if m[ru + r, U_SIDE] == side or not _alive(m, r):
+        if m[ru + r, U_SIDE] == side or not _alive(m, r) or m[rs + r, ST_OFF] != 0:
             continue
         if m[rs + r, ST_ACT] != 0 or m[ru + r, U_REACT_RANGE] == 0:
             continue
@@ -709,6 +716,44 @@ def _react(rng, buf, pos, scripted, m, value, mover):
     elif s == 1:
         pos = _attack(rng, buf, pos, scripted, m, r, mover, OFF, OFF, OFF)
     return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _best_value(m, value, u):
+    """The highest ``value[u, e]`` over living enemies on the table (0 when none)."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = 0.0
+    for e in range(m[0, H_U]):
+        if m[ru + e, U_SIDE] == m[ru + u, U_SIDE] or not _alive(m, e) or m[rs + e, ST_OFF]:
+            continue
+        if value[u, e] > best:
+            best = value[u, e]
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _order(m, value, u):
+    """The friendly ground unit an officer's Get Moving would reactivate under the policy:
+    already activated this turn, not yet reactivated, in range 2 (anywhere with a radio,
+    L3725-3727), worth more than the officer's own attack (``value``); -1 when none."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = -1
+    best_v = _best_value(m, value, u)
+    for f in range(m[0, H_U]):
+        if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
+            continue
+        if m[rs + f, ST_ACT] == 0 or m[rs + f, ST_REACTIVATED] != 0 or m[ru + f, U_AIR] != 0:
+            continue
+        if m[rs + f, ST_OFF] != 0 or _stun(m, f) >= 2:
+            continue
+        if (m[ru + u, U_FLAGS] & F_RADIO) == 0 and _dist(m, u, f) > 2:
+            continue
+        v = _best_value(m, value, f)
+        if v > best_v:
+            best, best_v = f, v
+    return best
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -752,7 +797,31 @@ def _activate(rng, buf, pos, scripted, m, value, u):
     if suppressed or stun == 1:
         actions -= 1
     cc = OFF if suppressed else ON  # a Suppressed unit cannot initiate close combat (L745)
+    if fl & F_OFFICER and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and m[rsu, ST_OFF] == 0:
+        f = _order(m, value, u)
+        if f >= 0:  # Get Moving You Bunch of Monkeys: one die, P (L3725)
+            _release(m, u)
+            s1, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+            if s1 > 0:  # its activation ends; f is reactivated at once (L3725-3727)
+                m[m[0, H_ST] + f, ST_REACTIVATED] = 1
+                m[0, H_NEXT] = f + 1
+                return pos
+            actions -= 1
     t, longest, shortest = _choose_target(m, value, u)
+    if m[rsu, ST_OFF] != 0:
+        # Airborne: placed anywhere on its first turn (L3393; the policy: at its approach
+        # range from its target, on its own side of it), first action Nothing, then a
+        # second action on P or T, else a second Nothing
+        m[rsu, ST_OFF] = 0
+        if t < 0:
+            return pos
+        desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
+        side = m[ru, U_SIDE]
+        m[rsu, ST_X] = m[m[0, H_ST] + t, ST_X] - (desired if side == 0 else -desired)
+        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
+        if s2 > 0 and actions > 1 and _alive(m, t):
+            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, cc)
+        return pos
     if t < 0:
         return pos  # nothing it can hurt: Nothing
     desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
@@ -894,14 +963,17 @@ def _engage(rng, buf, pos, scripted, m, value, out):
         m[rs + u, ST_LUCKY] = 0
         m[rs + u, ST_SMOKE] = 0
         m[rs + u, ST_SMOKES] = 1 if m[ru + u, U_FLAGS] & F_SMOKE else 0
+        m[rs + u, ST_OFF] = 1 if m[ru + u, U_FLAGS] & F_AIRBORNE else 0  # L3393
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
         m[m[0, H_WS] + w, WS_LOADED] = 1
+    m[0, H_NEXT] = 0
     for turn in range(1, m[R_CFG, C_TURNS] + 1):
         m[R_CFG, C_NOW] = turn
         for u in range(U):
             m[rs + u, ST_ACT] = 0
             m[rs + u, ST_MOVED] = 0
+            m[rs + u, ST_REACTIVATED] = 0
         side, pos = _initiative(rng, buf, pos, scripted, m)
         if m[R_CFG, C_FIRST] != 0:
             side = 1 - side  # the winner chooses who activates first (L337): the opponent
@@ -914,6 +986,11 @@ def _engage(rng, buf, pos, scripted, m, value, out):
                 side = 1 - side  # nothing left, or a pass (fewer unactivated units, L341)
                 continue
             pos = _activate(rng, buf, pos, scripted, m, value, u)
+            while m[0, H_NEXT] > 0:  # Get Moving: two units activate consecutively (L3727)
+                f = m[0, H_NEXT] - 1
+                m[0, H_NEXT] = 0
+                if _alive(m, f):
+                    pos = _activate(rng, buf, pos, scripted, m, value, f)
             a_left, b_left = _sides_alive(m)
             if a_left == 0 or b_left == 0:
                 out[0] = 2 if a_left == b_left else (0 if b_left == 0 else 1)

@@ -243,10 +243,11 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "(engagement kernel; grid battles: play.battle_rules)", "L3603-3605"),
     _r("At the Double", S, P, "a free Move after a March Move (engagement kernel; grid "
        "battles: play.battle_rules)", "L3431-3433"),
-    _r("Airborne", S, P, "dropped on turn 1 anywhere not within range 2 of an objective; "
-       "Nothing, then a second action on P or T; no capture that turn (grid battles: "
-       "play.battle_rules)", "L3391-3393",
-       gap="a drop when held in reserve (reserves are not played) and in duels"),
+    _r("Airborne", S, P, "off the table until its first activation, then placed at its "
+       "approach range (engagement kernel) or, in grid battles, dropped on turn 1 anywhere "
+       "not within range 2 of an objective, no capture that turn (play.battle_rules); "
+       "Nothing, a second action on 2/3", "L3391-3393",
+       gap="a drop when held in reserve (reserves are not played)"),
     _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
        "L3379-3381"),
     _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
@@ -262,10 +263,12 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
        "combat", "L3561-3563"),
-    _r("Officer", S, N, "command actions: Ammo Drop, Get Moving, Rally", "L3615-3617, "
-       "L3711-3731"),
-    _r("Command Squad", S, N, "officer, medic, mechanic and radio: command actions",
-       "L3469-3471, L3707-3765"),
+    _r("Officer", S, P, "Get Moving You Bunch of Monkeys under the policy orders=get-moving "
+       "(engagement kernel)", "L3615-3617, L3711-3731",
+       gap="Rally and Ammo Drop; losing the officer soldier (L3709)"),
+    _r("Command Squad", S, P, "its officer's Get Moving, with a radio (engagement kernel)",
+       "L3469-3471, L3707-3765",
+       gap="Rally, Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _ENLIST + "; command actions"),
     _r("Command Vehicle", S, N, "extra radio; re-roll failed command actions", "L3473-3475"),
