@@ -149,11 +149,12 @@ def test_camouflage_hides_from_range_3_until_it_attacks_or_marches():
                        val) > 0.0
     # a Move keeps camouflage, a March Move ends it (L3455: any action other than Move/Nothing)
     BK._reach(g.m, g.spec.bd, 1, 4, g.qb)
-    BK._place(g.m, g.spec.bd, g.log, g.plog, 1, sq(4, 2), 2, BK.A_MOVE)
+    BK._place(g.m, g.spec.bd, g.log, g.plog, 1, sq(4, 2), 2, BK.A_MOVE, BK.NONE, BK.ZERO)
     assert BR.hidden(g.m, 1, 4)
     BK._occupy(g.m)
     BK._reach(g.m, g.spec.bd, 1, 4, g.qb)
-    BK._place(g.m, g.spec.bd, g.log, g.plog, 1, sq(5, 2), 4, BK.A_MARCH)
+    BK._place(g.m, g.spec.bd, g.log, g.plog, 1, sq(5, 2), 4, BK.A_MARCH, BK.NONE,
+               BK.ZERO)
     assert not BR.hidden(g.m, 1, 5)
 
 
