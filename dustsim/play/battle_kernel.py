@@ -621,6 +621,28 @@ def _ev(m, f, w, t, cov, carriers):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _line_values(m, f, u, val):
+    """val[w, 4 + 2 t + cov]: the value of u's line w on enemy t (target in the open / in
+    cover, :func:`_ev`) with its carriers, ammunition and load now, range aside; 0 where it
+    cannot fire at t. Read by :func:`_offence` for every square it scores."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS] + u
+    side = m[ru, U_SIDE]
+    rws = m[0, H_WS]
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        c = _carriers(m, w)
+        able = c > 0 and m[rws + w, WS_AMMO] != 0 and m[rws + w, WS_LOADED] != 0
+        for t in range(U):
+            v0 = 0.0
+            v1 = 0.0
+            if able and m[m[0, H_UNITS] + t, U_SIDE] != side and _hurts(m, w, t):
+                v0 = _ev(m, f, w, t, ZERO, c)
+                v1 = _ev(m, f, w, t, ONE, c)
+            val[w, 4 + 2 * t] = v0
+            val[w, 5 + 2 * t] = v1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _offence(m, f, bd, ls, lq, u, s, commit, val):
     """Value of u attacking from square s, each weapon line at its own best target (003
     L657-663): range, line of sight and cover from s. With ``commit`` the choices are written
@@ -661,13 +683,11 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         else:
             cov = _in_cover(m, bd, t, ts, los)
         for w in range(w0, w1):
-            cc = m[rwp + w, W_CC] != 0
-            if cc and (air_t or m[R_G, G_NOCC] != 0):
+            if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX]:
                 continue
-            c = _fires_at(m, w, t, d, cc)
-            if c == 0:
+            if m[rwp + w, W_CC] != 0 and (air_t or m[R_G, G_NOCC] != 0):
                 continue
-            v = _ev(m, f, w, t, cov, c)
+            v = val[w, 4 + 2 * t + cov]  # _line_values, fresh for this activation
             if v > val[w, 3]:
                 val[w, 3] = v
                 m[rws + w, 6] = t
@@ -1152,6 +1172,7 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745
     _occupy(m)
     _threat_setup(m, f, u, el, val)
+    _line_values(m, f, u, val)
     lam = _lambda(m, f, u)
     mv = m[ru, U_MOVE]
     march = m[ru, U_MARCH]
@@ -1178,10 +1199,12 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
                     if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 1
+                _line_values(m, f, u, val)
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
                     if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 0
+                _line_values(m, f, u, val)
                 if off_here > 0.0 and not suppressed and off_here + here > best:
                     best, plan = off_here + here, 7
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
@@ -1239,6 +1262,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             for w in range(m[ru, U_W0], m[ru, U_W1]):
                 if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                     m[rws + w, WS_LOADED] = 1
+        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
         return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
@@ -1255,10 +1279,12 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if not _alive(m, u):
             return pos
         _occupy(m)
+        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
         return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
                        A_SUSTAINED if three else A_ATTACK)
     if plan == 3:
+        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
         if not _alive(m, u):
@@ -1295,6 +1321,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     _try_exit(m, bd, log, u)
     if three and _alive(m, u) and m[rs, ST_GONE] == 0:
         _occupy(m)
+        _line_values(m, f, u, val)
         if _offence(m, f, bd, ls, lq, u, m[rs, ST_SQ], ON, val) > 0.0:
             pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, ON, A_ATTACK)
     return pos
@@ -1749,7 +1776,7 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
     plog = np.zeros(1, np.int64)
     el = np.zeros((U + 1, 5), np.int64)
     qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4), np.float64)
+    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
     curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 0
     for _ in range(n):
@@ -1791,7 +1818,7 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
     U = m[0, H_U]
     el = np.zeros((U + 1, 5), np.int64)
     qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4), np.float64)
+    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
     curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 1
     m[R_B, B_LOGN] = 0
