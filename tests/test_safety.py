@@ -281,10 +281,11 @@ def test_known_unmodelled_skill_is_a_warning_naming_the_card(tmp_path, capsys):
     assert all(classify(s) == "modelled" for s in MODELLED)  # modelled wins over the table
     assert all(classify(s) != "unknown" for s in KNOWN_UNMODELLED)
     (w,) = skill_warnings(cards)
-    assert "unit 'X'" in w and "Scout" in w and "Passengers (12)" in w
-    assert "Lucky [attack only]" in w  # played by `attack`, not by battles (issue 23)
+    # the one table (dustsim.rules.skills, issue 23): battles play Scout and Lucky now
+    assert "unit 'X'" in w and "Passengers (12) [not played]" in w
+    assert "Scout" not in w and "Lucky" not in w
     assert main(["validate", str(tmp_path / "u.toml"), "--warnings"]) == 0
-    assert "Scout" in capsys.readouterr().err
+    assert "Passengers (12)" in capsys.readouterr().err
 
 
 def test_deep_toml_nesting_is_a_problem_not_a_crash(tmp_path):

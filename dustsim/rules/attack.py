@@ -631,3 +631,13 @@ def weapon_skills(card: Card, weapon: Weapon) -> frozenset[str]:
             _norm_skill(x) == "take aim" for x in card.skills):
         s.add("take aim")
     return frozenset(s)
+
+
+def fortification_of(card: Card) -> str:
+    """The fortification a card is fielded in: a Strongpoint unit must be deployed in a
+    strongpoint or bunker and has a free strongpoint, upgraded to a bunker for 5 AP (003:L3663-
+    3665, L3116-3118); the bundled data lists the upgrade as its own card named "(Bunker)", so
+    that card sits in a bunker and the other in a strongpoint. Anything else: ``none``."""
+    if not any(_norm_skill(s) == "strongpoint" for s in card.skills):
+        return "none"
+    return "bunker" if "(bunker)" in card.name.lower() else "strongpoint"

@@ -199,13 +199,16 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     # -- played by `dustsim attack` for one attack, dropped by the battles
     _r("Expert", S, P, "hits on P,T with the named weapon (rules.attack.weapon_skills)",
        "L3515-3517", gap="a bare 'Expert' that names no weapon (nothing is guessed)"),
-    _r("Fighting Spirit", S, A, "once per game, hits on P,T; battles drop it", "L3519-3521"),
-    _r("Lucky", S, A, "once per game, re-roll failed hit dice; battles drop it",
+    _r("Fighting Spirit", S, P, "once per game, hits on P,T: spent in the unit's first Attack "
+       "action (engagement kernel)", "L3519-3521"),
+    _r("Lucky", S, P, "once per game, the hero re-rolls its failed hit dice: used in its "
+       "first plain Attack (engagement kernel; the policy does not wait for a bad roll)",
        "L3583-3585"),
     _r("Take Aim", S, P, "the hero's ranged weapons hit on P,T in a Sustained Attack "
        "(rules.attack.weapon_skills)", "L3683-3687"),
-    _r("Assassin", S, A, "the hero picks close-combat casualties (--aim); battles let the "
-       "owner allocate", "L3427-3429"),
+    _r("Assassin", S, P, "a lone Assassin hero sends its close-combat hits to a joined hero "
+       "(engagement kernel)", "L3427-3429",
+       gap="an Assassin joined to a squad (its lines fire with the squad's)"),
     _r("Air Alert", S, A, "special action: friendly vehicles hit that aircraft on P,T; "
        "battles take no special actions", "L3375-3377"),
     _r("Savage Animal", S, P, "hits on P,T with the named weapon "
@@ -218,43 +221,58 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Infantry Ace", S, P, "2/3 roll at activation for a third action (engagement "
        "kernel, rules.unit_rules)", "L3555-3557"),
     _r("Ace Pilot", S, P, "2/3 roll for a third action of the piloted vehicle (engagement "
-       "kernel, rules.unit_rules)", "L3367-3369"),
+       "kernel, rules.unit_rules)", "L3367-3369",
+       gap="the piloting hero's other skills and its bail-out roll (L944-946)"),
     _r("Ace Air Pilot", S, P, "2/3 roll for a third action of the piloted aircraft "
-       "(engagement kernel, rules.unit_rules)", "L3363-3365"),
+       "(engagement kernel, rules.unit_rules)", "L3363-3365",
+       gap="the piloting hero's other skills and its bail-out roll (L944-946)"),
     _r("Air Pilot", S, N, "may pilot aircraft; pilots' skills are not played", "L3383-3385"),
-    _r("Pilot", S, N, "pilot bail-out roll and skills of the piloting hero", "L3623-3625, "
-       "L936-948"),
+    _r("Pilot", S, P, "who may pilot a vehicle: a list joins the pilot to it (a combined "
+       "unit; the pilot is never targeted, L944)", "L3623-3625, L936-948",
+       gap="the pilot's bail-out roll when the vehicle is destroyed and its own skills "
+           "(L944-946)"),
     _r("Defensive Pilot", S, N, _ENLIST),
-    _r("Advanced Reactive Fire", S, N, "reaction range 6 and 2-face reactive dice",
-       "L3371-3373"),
-    _r("Scout", S, N, "March Move as the first action of the game for one action",
-       "L3639-3641"),
-    _r("Charge", S, N, "free close-combat Attack after a March Move", "L3459-3461"),
-    _r("First Strike", S, N, "close combat resolved before the enemy's", "L3523-3525"),
-    _r("Move and Fire", S, N, "free Move around a Sustained Attack, or a free Attack around a "
-       "March Move", "L3603-3605"),
-    _r("At the Double", S, N, "free Move after a March Move", "L3431-3433"),
-    _r("Airborne", S, N, "dropped anywhere on turn 1; 2/3 for a second action; " + _BOARD,
-       "L3391-3393"),
+    _r("Advanced Reactive Fire", S, P, "reaction range 6 and reactive dice on P or S "
+       "(engagement kernel)", "L3371-3373"),
+    _r("Scout", S, P, "the first March Move of the game costs one action, then an Attack "
+       "(engagement kernel)", "L3639-3641"),
+    _r("Charge", S, P, "March Move into contact, then a free close-combat Attack (policy "
+       "charge=when-able)", "L3459-3461"),
+    _r("First Strike", S, P, "close combat resolved and casualties removed before the "
+       "enemy's (engagement kernel)", "L3523-3525",
+       gap="a joined hero's own First Strike (its lines fire with the squad's)"),
+    _r("Move and Fire", S, P, "Move + ranged Sustained Attack, or March Move + ranged Attack "
+       "(engagement kernel)", "L3603-3605"),
+    _r("At the Double", S, P, "a free Move after a March Move (engagement kernel)",
+       "L3431-3433"),
+    _r("Airborne", S, P, "off the table until its first activation, then placed at its "
+       "approach range, Nothing, a second action on 2/3 (engagement kernel)", "L3391-3393",
+       gap="placement on a board (not within range 2 of an objective) and reserves"),
     _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
        "L3379-3381"),
-    _r("Camouflage", S, N, "cannot be attacked from range 3 or more until it acts; " + _BOARD,
-       "L3453-3457"),
+    _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
+       "attacks (engagement kernel)", "L3453-3457",
+       gap="the Camouflage special action to hide again"),
     _r("Improved Camouflage", S, N, "camouflage variant (ENLIST); " + _BOARD, "L3453-3457"),
-    _r("Smoke Launchers", S, N, "once per game free smoke screen on itself; " + _BOARD,
-       "L3651-3653, L3226-3230"),
+    _r("Smoke Launchers", S, P, "once per game a free smoke screen on itself when "
+       "threatened: cover until the end of the next turn (engagement kernel)",
+       "L3651-3653, L3226-3230",
+       gap="the 2x2 screen blocking line of sight to units beyond (board)"),
     _r("Smoke Grenades", S, N, "smoke screen (ENLIST); " + _BOARD, "L3226-3230"),
     _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
        "combat", "L3561-3563"),
-    _r("Officer", S, N, "command actions: Ammo Drop, Get Moving, Rally", "L3615-3617, "
-       "L3711-3731"),
-    _r("Command Squad", S, N, "officer, medic, mechanic and radio: command actions",
-       "L3469-3471, L3707-3765"),
+    _r("Officer", S, P, "Get Moving You Bunch of Monkeys under the policy orders=get-moving "
+       "(engagement kernel)", "L3615-3617, L3711-3731",
+       gap="Rally and Ammo Drop; losing the officer soldier (L3709)"),
+    _r("Command Squad", S, P, "its officer's Get Moving, with a radio (engagement kernel)",
+       "L3469-3471, L3707-3765",
+       gap="Rally, Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _ENLIST + "; command actions"),
     _r("Command Vehicle", S, N, "extra radio; re-roll failed command actions", "L3473-3475"),
-    _r("General", S, N, "free officer action each activation", "L3535-3537"),
+    _r("General", S, P, "its officer action (Get Moving) is free (engagement kernel)",
+       "L3535-3537", gap="two dice for the officer actions of the unit it joins"),
     _r("Tactician", S, N, _ENLIST),
     _r("Get Moving You", S, N, "Get Moving You Bunch of Monkeys command action",
        "L3723-3727"),
@@ -272,8 +290,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Resurrection", S, N, "returns eliminated zombies on 1/3 each", "L3631-3633"),
     _r("Artillery Observer", S, N, "fires friendly artillery through its own line of sight; "
        + _BOARD, "L3419-3425"),
-    _r("Air Traffic Control", S, N, "1/3: an activated aircraft activates again",
-       "L3387-3389"),
+    _r("Air Traffic Control", S, P, "one action, a die on P: an activated friendly aircraft "
+       "activates again (policy orders=get-moving)", "L3387-3389"),
     _r("Jammer", S, N, "enemy radio actions and observed artillery re-roll successes",
        "L3565-3567"),
     _r("Radar", S, N, _ENLIST),
@@ -283,8 +301,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "L3619-3621, L522-530"),
     _r("Carry Capacity", S, N, "carries infantry (tactics-2013 Cerberus)", "004:L364"),
     _r("Airlifter", S, N, "carries a vehicle", "L3403-3405, L532-536"),
-    _r("Airmobile", S, N, "may be carried by an airlifter; carrying is not played",
-       "L3407-3409"),
+    _r("Airmobile", S, X, "only lets an Airlifter carry it; the carrying is the Airlifter's "
+       "rule (not played)", "L3407-3409"),
     _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
     _r("Trailer", S, N, _ENLIST + "; carrying"),
     _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
@@ -310,8 +328,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "L3507-3509, L3347-3357"),
     _r("Assault Vehicle", S, N, _ENLIST),
     _r("Assault Shield", S, N, _ENLIST),
-    _r("Strongpoint", S, N, "fielded in a strongpoint (save re-rolls, close-combat saves); "
-       "battles put no fortification on the field", "L3663-3665, L3112-3138"),
+    _r("Strongpoint", S, P, "holds its strongpoint, or a bunker for the '(Bunker)' card: "
+       "save re-rolls, close-combat saves, no fire at aircraft from a bunker "
+       "(rules.attack.fortification_of)", "L3663-3665, L3112-3138",
+       gap="the fortification's facing, fire arcs and line of sight (L3130-3132; board)"),
     _r("Aircraft", K, N, "evade saves after moving are played; flying over units and never "
        "reacting are " + _BOARD, "L3395-3401"),
     _r("Raid", S, N, _ENLIST),
