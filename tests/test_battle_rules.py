@@ -72,7 +72,7 @@ class Game:
         self.log = np.zeros((400, BK.NLOG), np.int64)
         self.plog = np.zeros(1600, np.int64)
         self.el = np.zeros((U + 1, 5), np.int64)
-        self.val = np.zeros((max(U + 1, m[0, 1]), 4), np.float64)
+        self.val = np.zeros((max(U + 1, m[0, 1]), 4 + 2 * U), np.float64)
         self.qb = np.zeros(2 * BK.QL + 40 * n, np.int64)
 
     def activate(self, u):

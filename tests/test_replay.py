@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dustsim.errors import DustsimError
 from dustsim.review.replay import (
@@ -248,22 +250,88 @@ def test_rules_check_refuses_another_board(log):
         check_log_on_board(log, open_board())
 
 
-# -- a real game: 101 Firefight, the Rangers against the Heavy Grenadiers -----------------------
-# data/replay_firefight.json is dustsim.play.battle.event_log for the example lists
-# allies-rangers and axis-heavy-grenadiers (board seed 3, game seed 1), written by
-# write_replay: an input fixture of the battle's format (recorded, not re-run: the battle
+# -- real games ------------------------------------------------------------------------------
+# Recorded event logs of dustsim.play.battle.event_log for the example lists, written by
+# write_replay: input fixtures of the battle's format (recorded, not re-run: the battle
 # kernel's compile takes minutes), checked here as any log is.
+#   replay_firefight.json: 101 Firefight, allies-rangers vs axis-heavy-grenadiers, board seed
+#     3, game seed 1; replay_bridge.json: 110 Bridge Capture, allies-rangers vs
+#     ssu-red-army, board seed 2, game seed 5.
 REAL = Path(__file__).parent / "data" / "replay_firefight.json"
+BRIDGE = Path(__file__).parent / "data" / "replay_bridge.json"
 
 
-def test_real_game_holds_the_contract_and_the_rules():
+def test_real_game_holds_every_check():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log = read_replay(BRIDGE)
+    check_log_on_board(log)  # ranges, sight (wrecks too), cover, weapon reach, moves
+    assert "Side A wins by objective" in render_replay_html(log)
+
+
+def test_real_game_findings():
+    """What the checks found in the recorded Firefight game (the battle kernel at the time)."""
     from dustsim.review.replay_rules import check_log_on_board
 
     log = read_replay(REAL)
-    check_log_on_board(log)
     assert log["board"]["width"] == 9 and log["board"]["height"] == 12
-    page = render_replay_html(log)
-    assert "Side A wins by annihilation" in page
+    # Heinrich enters through a1, where the side's Ludwig stands (L464)
+    with pytest.raises(DustsimError, match=r"event 18 \(move\): field 'path': a vehicle "
+                       r"passes friendly vehicle 10 on a1 \(L464\)"):
+        check_log_on_board(log, wrecks=False)
+    assert "Side A wins by annihilation" in render_replay_html(log)
+
+
+def test_wrecks_block_sight(log):
+    """A vehicle destroyed on i5 before the Pounder (i3) fires up the i file at the squad on
+    i6: its wreck blocks the line (L486)."""
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log["units"].append({"id": "B3", "side": "B", "name": "Ludwig", "kind": "vehicle",
+                         "armour": "V4", "models": 1, "damage_track": 6, "square": 56,
+                         "facing": 4})
+    log["events"].insert(1, {"turn": 1, "side": "B", "unit": "B3", "action": "destroyed"})
+    check_log_on_board(log, wrecks=False)
+    with pytest.raises(DustsimError, match=r"event 10 \(attack\): field 'los': the line of "
+                       r"sight from i3 to i6 is blocked by a wreck \(wrecks on i5"):
+        check_log_on_board(log)
+
+
+def _unit(uid, side, kind, square):
+    card = {"infantry": ("Ranger Combat Squad", "I2", 5, None),
+            "vehicle": ("Pounder", "V4", 1, 6)}[kind]
+    return {"id": uid, "side": side, "name": card[0], "kind": kind, "armour": card[1],
+            "models": card[2], "damage_track": card[3], "square": square, "facing": 0}
+
+
+@pytest.mark.parametrize(("change", "extra", "message"), [
+    # squad 2's March Move (event 6) ending on c8, where squad 1 stands
+    ({"events.6.to": 86, "events.6.path": ...}, [], "event 6 (march): field 'to': c8 is held "
+     "by unit 'B1'"),
+    # the Rangers' move (event 2: c1 -> c2 -> c3) through an enemy squad on c2
+    ({}, [_unit("B3", "B", "infantry", 14)], "event 2 (move): field 'path': passes c2, held "
+     "by enemy unit 'B3'"),
+    # ... through a friendly squad: allowed (L463)
+    ({}, [_unit("A3", "A", "infantry", 14)], None),
+    # the Pounder (event 8: i2 -> h3 -> i3) through a friendly vehicle on h3 (L464)
+    ({"events.8.path": [31, 32]}, [_unit("A3", "A", "vehicle", 31)], "event 8 (move): field "
+     "'path': a vehicle passes friendly vehicle 'A3' on h3"),
+    # the Pounder as a tracked vehicle into tank traps on i3 (movement class 1: tracked)
+    ({"units.1.move_class": 1, "board.terrain.32": 3}, [], "event 8 (move): field 'path': i3 "
+     "(tank traps) is impassable for movement class tracked"),
+])
+def test_moves_against_the_board(log, change, extra, message):
+    from dustsim.review.replay_rules import check_log_on_board
+
+    for where, value in change.items():
+        _set(log, where, value)
+    log["units"] += extra
+    if message is None:
+        check_log_on_board(log)
+        return
+    with pytest.raises(DustsimError) as e:
+        check_log_on_board(log)
+    assert message in str(e.value), str(e.value)
 
 
 def test_real_game_broken_the_ways_a_kernel_could():
@@ -284,3 +352,112 @@ def test_real_game_broken_the_ways_a_kernel_could():
     with pytest.raises(DustsimError, match=r"event 11 \(attack\): field 'weapons': line 26 "
                        r"\(.*\) reaches 0-6, but the target is at range 8"):
         check_log_on_board(log)
+
+
+# -- the command line -----------------------------------------------------------------------------
+def test_cli_checks_and_writes(tmp_path, capsys):
+    from dustsim.cli.shell import main
+
+    page, chart = tmp_path / "g.html", tmp_path / "g.svg"
+    assert main(["replay", str(BRIDGE), "--rules", "-o", str(page), "--chart", str(chart),
+                 "--step", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "255 events, contract ok, rules ok;" in out
+    assert main(["replay", str(BRIDGE), "--rules", "--no-wrecks", "--quiet"]) == 0
+    assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert chart.read_bytes().startswith(b"<?xml")
+    assert main(["replay", str(REAL), "--rules"]) == 2
+    assert "event 18 (move): field 'path': a vehicle passes" in capsys.readouterr().err
+    assert main(["replay", str(REAL), "--no-wrecks"]) == 2  # without --rules it does nothing
+    capsys.readouterr()
+    assert main(["replay", str(REAL), "-o", str(page)]) == 2  # exists, no --force
+    assert "exists; pass --force" in capsys.readouterr().err
+    assert main(["replay", str(REAL), "-o", str(page), "--force", "--quiet"]) == 0
+
+
+def test_cli_bad_logs_one_line_exit_2(tmp_path, capsys):
+    from dustsim.cli.shell import main
+
+    log = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    log["events"][6]["path"] = [92, 68, 68]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(log), encoding="utf-8")
+    assert main(["replay", str(bad), "-o", str(tmp_path / "bad.html")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "bad.json: replay log: event 6 (march): field 'path'" in err
+    assert not (tmp_path / "bad.html").exists()
+    log = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    log["events"][3]["range"] = 4
+    bad.write_text(json.dumps(log), encoding="utf-8")
+    assert main(["replay", str(bad)]) == 0  # the contract holds
+    capsys.readouterr()
+    assert main(["replay", str(bad), "--rules"]) == 2  # the board says range 5
+    assert "field 'range': 4, but the board's range from c3 to c8 is 5" in capsys.readouterr().err
+    assert main(["replay", str(FIXTURE), "--step", "3"]) == 2
+    assert "--step" in capsys.readouterr().err
+    assert main(["replay", str(FIXTURE), "--chart", str(tmp_path / "x.gif")]) == 2
+
+
+# -- any mangled log: a DustsimError or a page, never an internal error ---------------------------
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 200), st.floats(allow_nan=True),
+                    st.text(max_size=4), st.lists(st.integers(-2, 120), max_size=4),
+                    st.lists(st.text(alphabet="PTSX", max_size=3), max_size=3),
+                    st.dictionaries(st.text(max_size=3), st.integers(0, 5), max_size=2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_mangled_logs_fail_cleanly(data):
+    log = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    places = {"event": log["events"], "unit": log["units"], "board": [log["board"]],
+              "top": [log], "result": [log["result"]]}  # taken before any change
+    for _ in range(data.draw(st.integers(1, 3))):
+        objs = places[data.draw(st.sampled_from(sorted(places)))]
+        obj = objs[data.draw(st.integers(0, len(objs) - 1))]
+        keys = [*sorted(obj), "from", "to", "path", "target", "dice", "token", "objective"]
+        key = data.draw(st.sampled_from(keys))
+        if data.draw(st.booleans()) and key in obj:
+            del obj[key]
+        else:
+            obj[key] = data.draw(_VALUES)
+    try:
+        validate_log(log)
+    except DustsimError as e:
+        assert "\n" not in str(e) and str(e).startswith("replay log: ")
+        return
+    render_replay_html(log)
+    unit_states(log)
+
+
+def late_game(log: dict) -> dict:
+    """The fixture with a close combat, an objective taken and an exit added in turn 2: the
+    Pounder drives i3 -> i5 and fights squad 2 (on i6), which falls; side A holds objective 1
+    (h5); the Rangers march back to c1 and leave by their edge."""
+    more = [
+        {"turn": 2, "side": "A", "unit": "A2", "action": "activate"},
+        {"turn": 2, "side": "A", "unit": "A2", "action": "move", "from": 32, "path": [44, 56],
+         "to": 56, "facing": 0},
+        {"turn": 2, "side": "A", "unit": "A2", "action": "close-combat", "weapon":
+         "Improvised Close Combat", "target": "B2", "range": 1, "dice": "PT", "hits": 1,
+         "saves": 0, "damage": 1, "casualties": 1},
+        {"turn": 2, "side": "B", "unit": "B2", "action": "destroyed"},
+        {"turn": 2, "side": "A", "unit": None, "action": "objective", "objective": 1},
+        {"turn": 2, "side": "A", "unit": "A1", "action": "activate"},
+        {"turn": 2, "side": "A", "unit": "A1", "action": "march", "from": 26, "path": [14, 2],
+         "to": 2},
+        {"turn": 2, "side": "A", "unit": "A1", "action": "exit", "from": 2},
+    ]
+    log["events"][25:25] = more
+    return log
+
+
+def test_late_game_holds_the_rules(log):
+    from dustsim.review.replay_rules import check_log_on_board
+
+    log = late_game(log)
+    check_log_on_board(log)
+    end = unit_states(log)
+    assert end["B2"].destroyed and end["A1"].square is None and end["A2"].square == 56
+    assert event_text(log, 29) == "Side A controls the objective on h5."
+    assert event_text(log, 32) == "Ranger Combat Squad leaves the board by its exit edge " \
+        "from c1."

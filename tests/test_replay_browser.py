@@ -156,3 +156,27 @@ def test_real_game_page(page, tmp_path):
     assert page.locator("#units tr.gone").count() == sum(
         e["action"] == "destroyed" for e in log["events"])
     assert not page.problems, page.problems
+
+
+def test_close_combat_objective_exit(page, tmp_path):
+    from test_replay import late_game
+
+    log = late_game(json.loads(FIXTURE.read_text(encoding="utf-8")))
+    path = write_replay(log, tmp_path / "late.html")
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready]")
+    page.click("#events li[data-step='28']")  # the close combat: an orange line
+    _at(page, 28)
+    assert page.get_attribute("#board line", "stroke") == "#d9480f"
+    assert page.text_content("#step-tag") == "Close combat"
+    page.click("#events li[data-step='30']")  # objective 1 (h5) now framed in A's colour
+    _at(page, 30)
+    frames = page.eval_on_selector_all("#board rect[rx='6']", "rs => rs.map(r => "
+                                       "r.getAttribute('stroke'))")
+    assert "#1d5fbf" in frames
+    units_before = page.locator("#board g.unit").count()
+    page.click("#events li[data-step='33']")  # the Rangers leave the board
+    _at(page, 33)
+    assert page.locator("#board g.unit").count() == units_before - 1
+    assert page.inner_text("#units tbody tr:nth-child(1) td:nth-child(3)") == "—"
+    assert not page.problems, page.problems

@@ -103,3 +103,19 @@ def test_scenario_boards_with_heights_and_cliffs():
     assert "cliff face" in labels and "height level (darker: higher)" in labels
     flat = _legend(board_figure(build_board(find_scenario(101), seed=1)))
     assert "cliff face" not in flat
+
+
+def test_a_step_draws_its_event():
+    """Event 46 of the recorded Firefight game: the Pounder on b7 fires at Ludwig on a1."""
+    from matplotlib.text import Annotation
+
+    log = json.loads((Path(__file__).parent / "data" / "replay_firefight.json")
+                     .read_text(encoding="utf-8"))
+    fig = board_figure(log, step=47)
+    ax = fig.axes[0]
+    assert ax.get_title() == "101 Firefight, event 46: attack"
+    lines = [t for t in ax.texts if isinstance(t, Annotation) and t.xy == (0.5, 0.5)]
+    assert [t.xyann for t in lines] == [(1.5, 6.5)]
+    moved = board_figure(log, step=4)  # event 3: the command squad enters (a march)
+    assert moved.axes[0].get_title().endswith("event 3: march")
+    assert len(moved.axes[0].get_lines()) >= 1

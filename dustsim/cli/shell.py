@@ -442,6 +442,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from dustsim.cli import (
             commands,  # noqa: F401  (registers attack, bench, report)
             list_commands,  # noqa: F401  (registers list)
+            replay_commands,  # noqa: F401  (registers replay)
             rules_commands,  # noqa: F401  (registers options)
             scenario_commands,  # noqa: F401  (registers scenarios)
         )

@@ -19,7 +19,7 @@ import hashlib
 from pathlib import Path
 
 MODULES = ("engines/rng", "engines/kernel", "play/duel_kernel", "play/list_battles", "play/epic",
-           "review/value")
+           "play/battle_kernel", "review/value")
 _done = False
 
 

@@ -171,25 +171,22 @@ def _line_ev(w, skills: frozenset, tg, rs) -> float:
     return val
 
 
-def _kind_class(card) -> tuple[int, int]:
-    """(kind code, movement class) of a card on the board."""
+def _kind_class(du) -> tuple[int, int]:
+    """(kind code, movement class) of a unit on the board: the movement class is
+    :func:`dustsim.rules.unit_rules.unit_rules`'s (the one home of Tracked, Wheeled,
+    Half Tracked, Flying, Jump); a ground unit with the Flying skill (jetpacks) moves as the
+    board's JUMP class (it ends only where infantry may stand, board.py)."""
     from dustsim.play import battle_kernel as BK
     from dustsim.play import board as B
+    from dustsim.rules.unit_rules import unit_rules
 
-    skills = {s.lower() for s in card.skills}
+    card = du.card
+    cls = unit_rules(card, du.hero, du.pilot).movement
     if card.kind == "aircraft":
         return BK.KIND_AIR, B.FLYING
-    if card.kind == "vehicle":
-        if any("wheeled" in s for s in skills):
-            return BK.KIND_VEH, B.WHEELED
-        if any("half-track" in s or "half track" in s for s in skills):
-            return BK.KIND_VEH, B.HALF_TRACKED
-        if any("tracked" in s for s in skills):
-            return BK.KIND_VEH, B.TRACKED
-        return BK.KIND_VEH, B.WALKER  # Dust walkers: no wheel or track skill (board.py)
-    if any(s in ("jump", "flying", "jetpack") for s in skills):
-        return BK.KIND_INF, B.JUMP
-    return BK.KIND_INF, B.FOOT
+    if cls == B.FLYING:
+        cls = B.JUMP
+    return (BK.KIND_VEH if card.kind == "vehicle" else BK.KIND_INF), cls
 
 
 def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -371,7 +368,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         m[starts[4] + t, K.T_SUPP] = spec.tspec[t, 9]  # S_SUPP, the printed flag
     kinds, classes = [], []
     for u, du in enumerate(all_units):
-        kind, cls = _kind_class(du.card)
+        kind, cls = _kind_class(du)
         kinds.append(("infantry", "vehicle", "aircraft")[kind])
         classes.append(cls)
         x = starts[9] + u
@@ -685,6 +682,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     faces are known."""
     from dustsim.engines.rng import state
     from dustsim.play import battle_kernel as BK
+    from dustsim.play.battle_rules import rule_names
 
     ss = np.random.SeedSequence([seed, 1947])
     g = np.random.Generator(np.random.PCG64(ss))
@@ -707,6 +705,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             "armour": card.armour, "models": int(spec.m[spec.m[0, 2] + u, 1]),
             "damage_track": card.damage_track, "ap": float(spec.ap[u]),
             "move_class": int(spec.classes[u]),
+            "rules": rule_names(spec.m, u),  # board-dependent rules it plays (battle_rules)
             "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
             "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
             "weapons": [{"line": i, "name": spec.weapon_names[i],
@@ -910,7 +909,7 @@ def battle_meta(lists: list, *, trials: int = 1_000, seed: int = 0, client=None,
         raise DustsimError(f"two lists are named {dup!r}; give each list its own name",
                            field="name")
     pairs = [(i, j) for i in range(len(lists)) for j in range(i + 1, len(lists))]
-    seeds = [int(s.generate_state(1)[0] % (2**63)) for s in
+    seeds = [int(s.generate_state(1)[0]) for s in
              np.random.SeedSequence(seed).spawn(len(pairs))]
     bar = None
     if progress:

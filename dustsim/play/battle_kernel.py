@@ -153,7 +153,7 @@ SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST = range(6)
 # the rules' columns (dustsim.play.battle_rules) must not collide with the kernel's
 if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
-) <= X_CAN_EXIT or BR.WS_SAVE <= 7 or BR.SC_SMOKE <= SC_LIST:
+) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_LIST or BR.WS_TGT != WS_TGT:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
@@ -638,6 +638,28 @@ def _ev(m, f, w, t, cov, carriers):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _line_values(m, f, u, val):
+    """val[w, 4 + 2 t + cov]: the value of u's line w on enemy t (target in the open / in
+    cover, :func:`_ev`) with its carriers, ammunition and load now, range aside; 0 where it
+    cannot fire at t. Read by :func:`_offence` for every square it scores."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS] + u
+    side = m[ru, U_SIDE]
+    rws = m[0, H_WS]
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        c = _carriers(m, w)
+        able = c > 0 and m[rws + w, WS_AMMO] != 0 and m[rws + w, WS_LOADED] != 0
+        for t in range(U):
+            v0 = 0.0
+            v1 = 0.0
+            if able and m[m[0, H_UNITS] + t, U_SIDE] != side and _hurts(m, w, t):
+                v0 = _ev(m, f, w, t, ZERO, c)
+                v1 = _ev(m, f, w, t, ONE, c)
+            val[w, 4 + 2 * t] = v0
+            val[w, 5 + 2 * t] = v1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _offence(m, f, bd, ls, lq, u, s, commit, val):
     """Value of u attacking from square s, each weapon line at its own best target (003
     L657-663): range, line of sight and cover from s. With ``commit`` the choices are written
@@ -680,13 +702,11 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         else:
             cov = _in_cover(m, bd, t, ts, los)
         for w in range(w0, w1):
-            cc = m[rwp + w, W_CC] != 0
-            if cc and (air_t or m[R_G, G_NOCC] != 0):
+            if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX]:
                 continue
-            c = _fires_at(m, w, t, d, cc)
-            if c == 0:
+            if m[rwp + w, W_CC] != 0 and (air_t or m[R_G, G_NOCC] != 0):
                 continue
-            v = _ev(m, f, w, t, cov, c)
+            v = val[w, 4 + 2 * t + cov]  # _line_values, fresh for this activation
             if v > val[w, 3]:
                 val[w, 3] = v
                 m[rws + w, 6] = t
@@ -1228,6 +1248,7 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     lam = _lambda(m, f, u)
     r_mc = 9 * n + 4 + m[rx, X_CLASS]
     r_obj = 9 * n + 27
+    _line_values(m, f, u, val)
     best = -1e300
     bs = -1
     for s in range(n):
@@ -1330,12 +1351,11 @@ def _best_move(m, f, bd, log, plog, u, el, val, qb):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _offence_only(m, f, bd, ls, lq, u, s, val, only_cc):
-    """:func:`_offence` of u from s with only its close-combat (``only_cc``) or only its
-    ranged lines (the free Attacks of Charge and Move and Fire)."""
-    BR.mask_lines(m, u, only_cc)
-    v = _offence(m, f, bd, ls, lq, u, s, OFF, val)
-    BR.unmask_lines(m, u)
-    return v
+    """:func:`_offence` of u from s counting only its close-combat (``only_cc``) or only its
+    ranged lines (the free Attacks of Charge and Move and Fire); line values as last set by
+    :func:`_line_values`."""
+    _offence(m, f, bd, ls, lq, u, s, OFF, val)
+    return BR.class_total(m, u, val, only_cc)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1364,6 +1384,7 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
     s = _sq(m, u)
     if BR.has(m, u, BR.RB_CHARGE) and BR.has_cc_line(m, u):
         _occupy(m)
+        _line_values(m, f, u, val)
         if _offence_only(m, f, bd, ls, lq, u, s, val, ON) > 0.0:
             k0 = m[R_B, B_LOGN]
             pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF,
@@ -1372,6 +1393,7 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
             attacked = True
     if BR.has(m, u, BR.RB_MOVE_AND_FIRE) and _alive(m, u):
         _occupy(m)
+        _line_values(m, f, u, val)
         if _offence_only(m, f, bd, ls, lq, u, s, val, OFF) > 0.0:
             k0 = m[R_B, B_LOGN]
             pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF,
@@ -1386,6 +1408,7 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
         _why(m, log, u, k0, WHY_AT_THE_DOUBLE)
     if scout and _present(m, u):
         _occupy(m)
+        _line_values(m, f, u, val)
         k0 = m[R_B, B_LOGN]
         if _offence(m, f, bd, ls, lq, u, _sq(m, u), OFF, val) > 0.0:
             pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON)
@@ -1433,6 +1456,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745
     _occupy(m)
     _threat_setup(m, f, u, el, val)
+    _line_values(m, f, u, val)
     lam = _lambda(m, f, u)
     mv = m[ru, U_MOVE]
     march = m[ru, U_MARCH]
@@ -1464,10 +1488,12 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
                     if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 1
+                _line_values(m, f, u, val)
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
                     if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 0
+                _line_values(m, f, u, val)
                 if off_here > 0.0 and not suppressed and off_here + here > best:
                     best, plan = off_here + here, 7
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
@@ -1496,21 +1522,20 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             if onboard and not air and off_here > 0.0 and off_here + p > best:
                 best, plan, plan_sq = off_here + p, 3, s
             if maf and near and o > 0.0:  # a free Move, then a ranged Sustained Attack
-                o2 = _offence_only(m, f, bd, ls, lq, u, s, val, OFF)
+                o2 = BR.class_total(m, u, val, OFF)  # o's ranged lines
                 if o2 > 0.0 and sust * o2 + p > best:
                     best, plan, plan_sq = sust * o2 + p, 10, s
         if not suppressed and p > best:
             best, plan, plan_sq = p, 4, s
         if near and (scout or maf or charge):
-            if scout:  # March (one action), then an Attack from where it ends
-                o3 = _offence(m, f, bd, ls, lq, u, s, OFF, val)
-                if o3 > 0.0 and o3 + p > best:
-                    best, plan, plan_sq = o3 + p, 9, s
-            o4 = 0.0
+            o3 = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+            if scout and o3 > 0.0 and o3 + p > best:  # March (one action), then an Attack
+                best, plan, plan_sq = o3 + p, 9, s
+            o4 = 0.0  # the free Attacks after a March: its lines of that class
             if charge:
-                o4 += _offence_only(m, f, bd, ls, lq, u, s, val, ON)
+                o4 += BR.class_total(m, u, val, ON)
             if maf:
-                o4 += _offence_only(m, f, bd, ls, lq, u, s, val, OFF)
+                o4 += BR.class_total(m, u, val, OFF)
             if o4 > 0.0 and o4 + p > best:
                 best, plan, plan_sq = o4 + p, 11, s
     if plan == 4 and BR.has(m, u, BR.RB_CAMOUFLAGE) and _cost(m, plan_sq) <= mv and not (
@@ -1553,6 +1578,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             for w in range(m[ru, U_W0], m[ru, U_W1]):
                 if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                     m[rws + w, WS_LOADED] = 1
+        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
         pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
@@ -1576,10 +1602,12 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if not _alive(m, u):
             return pos
         _occupy(m)
+        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
         return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
                        A_SUSTAINED if three else A_ATTACK)
     if plan == 3:
+        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
         if not _alive(m, u):
@@ -1621,6 +1649,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _why(m, log, u, k0, WHY_SCOUT)
     if three and _alive(m, u) and m[rs, ST_GONE] == 0:
         _occupy(m)
+        _line_values(m, f, u, val)
         if _offence(m, f, bd, ls, lq, u, m[rs, ST_SQ], ON, val) > 0.0:
             pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, ON, A_ATTACK)
     if not _alive(m, u) or m[rs, ST_GONE] != 0:
@@ -1668,15 +1697,18 @@ def _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, only_cc
     """An Attack (or Sustained Attack) of u from where it stands with only its close-combat
     lines (``only_cc``: Charge) or only its ranged lines (Move and Fire), each line at its
     best target; nothing when no line is worth anything."""
-    BR.mask_lines(m, u, only_cc)
-    pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, moved)
-    BR.unmask_lines(m, u)
-    return pos
+    _line_values(m, f, u, val)
+    _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
+    if not BR.keep_class(m, u, only_cc):
+        return pos
+    return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved,
+                   A_SUSTAINED if sustained else A_ATTACK)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, moved):
     """u attacks from its square, each line at its best target (``val[:, 3]`` scratch)."""
+    _line_values(m, f, u, val)
     if _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val) <= 0.0:
         for w in range(m[m[0, H_UNITS] + u, U_W0], m[m[0, H_UNITS] + u, U_W1]):
             m[m[0, H_WS] + w, WS_TGT] = -1
@@ -2135,7 +2167,7 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
     plog = np.zeros(1, np.int64)
     el = np.zeros((U + 1, 5), np.int64)
     qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4), np.float64)
+    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
     curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 0
     for _ in range(n):
@@ -2177,7 +2209,7 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
     U = m[0, H_U]
     el = np.zeros((U + 1, 5), np.int64)
     qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4), np.float64)
+    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
     curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 1
     m[R_B, B_LOGN] = 0

@@ -50,8 +50,10 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kern
   Vehicle, General) first tries Get Moving You Bunch of Monkeys (one die, P; L3723-3727) on the
   already activated friendly ground unit, in range 2 or anywhere with a radio, whose best
   attack is worth more than its own (the ``value`` matrix); on a success its activation ends
-  and that unit activates again at once (once per turn), on a failure it has one action left;
-  ``"never"``.
+  and that unit activates again at once (once per turn), on a failure it has one action left
+  (a General's officer action is free, L3537); Air Traffic Control likewise spends one action
+  on a die (P) that lets the activated friendly aircraft worth more than its own attack
+  activate again, right after this activation (L3387-3389); ``"never"``: neither.
 * ``charge="when-able"`` (default): a unit with Charge whose close-combat weapons can hurt its
   target, and that a March Move brings into contact, charges: March Move, then the free
   close-combat Attack (L3459-3461); ``"never"``.
@@ -462,7 +464,9 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             | K.F_ASSASSIN * (ur.assassin and du.hero is None and card.kind == "hero")
             # smoke gives cover: nothing to gain for a unit placed in cover already
             | K.F_SMOKE * (ur.smoke_launchers and not du.cover)
-            | K.F_AIRBORNE * ur.airborne | K.F_OFFICER * ur.officer | K.F_RADIO * ur.radio)
+            | K.F_AIRBORNE * ur.airborne | K.F_OFFICER * ur.officer | K.F_RADIO * ur.radio
+            | K.F_GENERAL * ur.general | K.F_AIR_TRAFFIC * ur.air_traffic_control
+            | K.F_AIRCRAFT * (card.kind == "aircraft"))
         if reacts and ur.reactive_faces == 4:  # Advanced Reactive Fire (L3373)
             row[K.U_REACT_RANGE] = ur.reactive_range
             row[K.U_REACT_MASK] = (P | S).mask

@@ -62,13 +62,16 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     C_TIEBREAK,
     C_TURNS,
     C_VOLLEY,
+    F_AIR_TRAFFIC,
     F_AIRBORNE,
+    F_AIRCRAFT,
     F_ASSASSIN,
     F_AT_THE_DOUBLE,
     F_CAMOUFLAGE,
     F_CHARGE,
     F_FIGHTING_SPIRIT,
     F_FIRST_STRIKE,
+    F_GENERAL,
     F_LUCKY,
     F_MOVE_AND_FIRE,
     F_OFFICER,
@@ -733,10 +736,11 @@ def _best_value(m, value, u):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _order(m, value, u):
-    """The friendly ground unit an officer's Get Moving would reactivate under the policy:
-    already activated this turn, not yet reactivated, in range 2 (anywhere with a radio,
-    L3725-3727), worth more than the officer's own attack (``value``); -1 when none."""
+def _order(m, value, u, air):
+    """The friendly unit an officer's Get Moving (``air`` False: a ground unit in range 2, or
+    anywhere with a radio, L3725-3727) or Air Traffic Control (``air`` True: an aircraft,
+    L3389) would activate again under the policy: already activated this turn, not yet
+    reactivated, worth more than the ordering unit's own attack (``value``); -1 when none."""
     ru = m[0, H_UNITS]
     rs = m[0, H_ST]
     best = -1
@@ -744,11 +748,13 @@ def _order(m, value, u):
     for f in range(m[0, H_U]):
         if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
             continue
-        if m[rs + f, ST_ACT] == 0 or m[rs + f, ST_REACTIVATED] != 0 or m[ru + f, U_AIR] != 0:
+        if m[rs + f, ST_ACT] == 0 or m[rs + f, ST_REACTIVATED] != 0:
+            continue
+        if ((m[ru + f, U_FLAGS] & F_AIRCRAFT) != 0) != air:
             continue
         if m[rs + f, ST_OFF] != 0 or _stun(m, f) >= 2:
             continue
-        if (m[ru + u, U_FLAGS] & F_RADIO) == 0 and _dist(m, u, f) > 2:
+        if not air and (m[ru + u, U_FLAGS] & F_RADIO) == 0 and _dist(m, u, f) > 2:
             continue
         v = _best_value(m, value, f)
         if v > best_v:
@@ -798,7 +804,7 @@ def _activate(rng, buf, pos, scripted, m, value, u):
         actions -= 1
     cc = OFF if suppressed else ON  # a Suppressed unit cannot initiate close combat (L745)
     if fl & F_OFFICER and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and m[rsu, ST_OFF] == 0:
-        f = _order(m, value, u)
+        f = _order(m, value, u, False)
         if f >= 0:  # Get Moving You Bunch of Monkeys: one die, P (L3725)
             _release(m, u)
             s1, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
@@ -806,7 +812,18 @@ def _activate(rng, buf, pos, scripted, m, value, u):
                 m[m[0, H_ST] + f, ST_REACTIVATED] = 1
                 m[0, H_NEXT] = f + 1
                 return pos
+            if fl & F_GENERAL == 0:  # a General's officer action is free (L3537)
+                actions -= 1
+    if fl & F_AIR_TRAFFIC and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and \
+            m[rsu, ST_OFF] == 0:
+        f = _order(m, value, u, True)
+        if f >= 0:  # Air Traffic Control: one die, P: the aircraft activates again (L3389),
+            _release(m, u)  # right after this unit's activation
             actions -= 1
+            s1, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+            if s1 > 0:
+                m[m[0, H_ST] + f, ST_REACTIVATED] = 1
+                m[0, H_NEXT] = f + 1
     t, longest, shortest = _choose_target(m, value, u)
     if m[rsu, ST_OFF] != 0:
         # Airborne: placed anywhere on its first turn (L3393; the policy: at its approach

@@ -18,10 +18,11 @@ from __future__ import annotations
 N_UNIT_COLS = 17
 #: U_FLAGS bits: Scout, Charge, At the Double, Move and Fire, First Strike, Camouflage,
 #: Fighting Spirit, Lucky, Assassin, Smoke Launchers, Airborne, an officer (command actions),
-#: its radio (meanings and lines: dustsim.rules.unit_rules)
+#: its radio, General, Air Traffic Control, an aircraft (meanings and lines:
+#: dustsim.rules.unit_rules)
 (F_SCOUT, F_CHARGE, F_AT_THE_DOUBLE, F_MOVE_AND_FIRE, F_FIRST_STRIKE, F_CAMOUFLAGE,
- F_FIGHTING_SPIRIT, F_LUCKY, F_ASSASSIN, F_SMOKE, F_AIRBORNE, F_OFFICER,
- F_RADIO) = (1 << i for i in range(13))
+ F_FIGHTING_SPIRIT, F_LUCKY, F_ASSASSIN, F_SMOKE, F_AIRBORNE, F_OFFICER, F_RADIO, F_GENERAL,
+ F_AIR_TRAFFIC, F_AIRCRAFT) = (1 << i for i in range(16))
 #: dice group columns past the dice kernel's 14: the line's save and save re-roll masks
 #: against the target in cover (a smoke screen on it, 1947 L680, L3228)
 G_COVER_SAVE, G_COVER_RR = 14, 15

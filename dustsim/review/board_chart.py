@@ -27,7 +27,9 @@ from matplotlib.patches import Patch, Rectangle
 from dustsim.errors import DustsimError
 from dustsim.play.board import TERRAIN_NAMES
 from dustsim.review.replay import (
+    ATTACKS,
     FACING_STEPS,
+    MOVES,
     square_name,
     terrain_style,
     unit_codes,
@@ -109,7 +111,8 @@ def board_figure(source: Any, units: Sequence[Mapping] | None = None, *,
     ``source``: a Board (duck-typed: ``width``, ``height``, ``terrain``, ``objectives``,
     ``deploy`` as a ``bool[2, n]`` mask or square lists, optional ``terrain_names``) or a
     replay log (checked; its units are drawn as they stand after ``step`` events, ``None``:
-    the end). ``units``: for a Board, dicts with ``side``, ``name``, ``kind``, ``square`` and
+    the end, with the step's own event over the board: a move's path, an attack's sight
+    line). ``units``: for a Board, dicts with ``side``, ``name``, ``kind``, ``square`` and
     optionally ``facing``, ``destroyed``. ``square_size``: inches per square.
     """
     if isinstance(source, Mapping) and "board" in source:
@@ -123,12 +126,17 @@ def board_figure(source: Any, units: Sequence[Mapping] | None = None, *,
         sc = source.get("scenario") or {}
         default_title = " ".join(str(x) for x in (sc.get("number"), sc.get("name"))
                                  if x is not None)
-        if step is not None and step:
-            default_title += f", after step {step}"
+        overlay = None
+        if step:  # the step's own event drawn over the board: its path or its sight line
+            ev = source["events"][step - 1]
+            before = unit_states(source, step - 1)
+            overlay = (ev, {uid: st.square for uid, st in before.items()})
+            default_title += f", event {step - 1}: {ev['action']}"
     else:
         parts = _board_parts(source)
         drawn = [dict(u) for u in units or ()]
         default_title = parts["name"]
+        overlay = None
     w, h = parts["width"], parts["height"]
     for u in drawn:
         s = u.get("square")
@@ -141,6 +149,8 @@ def board_figure(source: Any, units: Sequence[Mapping] | None = None, *,
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
         _draw_terrain(ax, parts)
+        if overlay is not None:
+            _draw_event(ax, *overlay, w)
         _draw_units(ax, drawn, w)
         ax.set_xlim(0, w)
         ax.set_ylim(0, h)
@@ -223,6 +233,33 @@ def _draw_terrain(ax, parts: dict) -> None:
                    linewidths=1.6, linestyles="--", zorder=3.5)
         ax.scatter(xy[:, 0], xy[:, 1] + 0.28, marker="*", s=110, color="#ffd54a",
                    edgecolors="#6b5200", linewidths=0.7, zorder=3.6)
+
+
+def _draw_event(ax, ev: Mapping, before: Mapping, w: int) -> None:
+    """A move's path, or an attack's sight line (dashed and marked "cover" where the target
+    is in cover), as the replay page draws them."""
+    if ev["action"] in MOVES and ev.get("to") is not None:
+        start = ev.get("from", before.get(ev["unit"]))
+        pts = [s for s in [start, *(ev.get("path") or [ev["to"]])] if s is not None]
+        if len(pts) >= 2:
+            xy = np.array([_xy(s, w) for s in pts])
+            ax.plot(xy[:, 0], xy[:, 1], color="#555", lw=2.2, ls=(0, (1, 2.5)),
+                    solid_capstyle="round", zorder=3.8)
+    elif ev["action"] in ATTACKS:
+        a, b = before.get(ev["unit"]), before.get(ev["target"])
+        if a is None or b is None:
+            return
+        colour = {"close-combat": "#d9480f", "reaction": "#7048e8"}.get(ev["action"], "#111")
+        cover = ev.get("los") == "cover" or ev.get("cover") is True
+        (x0, y0), (x1, y1) = _xy(a, w), _xy(b, w)
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), zorder=6.5,
+                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2,
+                                "linestyle": "--" if cover else "-", "shrinkA": 11,
+                                "shrinkB": 11, "mutation_scale": 14})
+        if cover:
+            ax.text((x0 + x1) / 2, (y0 + y1) / 2, "cover", ha="center", va="center",
+                    fontsize=7, zorder=6.6, bbox={"boxstyle": "round,pad=0.2", "fc": "white",
+                                                  "ec": "#333", "lw": 0.6})
 
 
 def _marker(kind: str) -> str:

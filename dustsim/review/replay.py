@@ -24,8 +24,10 @@ row + (B's edge, drawn up), as :data:`FACING_STEPS` lists them.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -56,13 +58,13 @@ FACING_STEPS = DIRECTIONS
 # page draws the pattern by name; the chart uses the matplotlib hatch); by TERRAIN_NAMES name
 TERRAIN_STYLE: dict[str, tuple[str, str | None, str]] = {
     "open": ("#e7e1cf", None, ""), "building": ("#8c8177", "building", "//"),
-    "building opening": ("#a39789", "block", "/"), "trees": ("#7fae6a", "trees", "oo"),
+    "building opening": ("#bdb1a3", "building", "/"), "trees": ("#7fae6a", "trees", "oo"),
     "tank traps": ("#cfcabb", "cross", "xx"), "small structure": ("#b49f7c", "block", ".."),
     "trench": ("#9c7a52", "lines", "--"), "barbed wire": ("#d9d3c3", "wire", "xx"),
     "minefield": ("#e3c9b4", "dots", ".."), "quonset hut": ("#7f8f5a", "hut", "\\\\"),
     "strongpoint": ("#777b80", "building", "//"), "bunker": ("#55595e", "building", "//"),
     "ammo crates": ("#b58b4c", "block", "++"), "road": ("#bfb49c", None, ""),
-    "rubble": ("#b5aa99", "dots", "oo"), "water": ("#8fbbe0", "lines", "~~"),
+    "rubble": ("#b5aa99", "dots", "oo"), "water": ("#8fbbe0", "lines", "-"),
     "swamp": ("#9bab7e", "lines", "--"), "bridge": ("#b59a72", "lines", "||"),
     "solid": ("#3d3b38", None, ""), "smoke": ("#c9c9c9", "dots", ".."),
 }
@@ -86,6 +88,28 @@ def _fail(where: str, field: str, msg: str) -> DustsimError:
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_id(x: Any) -> bool:
+    """A unit id: a name or a whole number."""
+    return isinstance(x, str) or _is_int(x)
+
+
+def _non_finite(x: Any, path: str = "") -> str | None:
+    """The path of the first NaN or infinite number in ``x`` (JSON has none), else None."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return path or "value"
+    if isinstance(x, Mapping):
+        items = x.items()
+    elif isinstance(x, list):
+        items = enumerate(x)
+    else:
+        return None
+    for k, v in items:
+        found = _non_finite(v, f"{path}.{k}" if path else str(k))
+        if found:
+            return found
+    return None
 
 
 def plain_log(x: Any) -> Any:
@@ -152,6 +176,10 @@ def _faces(where: str, field: str, dice: Any) -> list[list[str]]:
 def _check_top(log: Any) -> tuple[_Board, dict[Any, dict]]:
     if not isinstance(log, Mapping):
         raise DustsimError(f"replay log: not a JSON object but {type(log).__name__}")
+    bad = _non_finite(log)
+    if bad:
+        raise DustsimError(f"replay log: {bad}: not a finite number (JSON has no NaN or "
+                           "infinity)")
     for key in ("version", "scenario", "board", "units", "policy", "result", "events"):
         if key not in log:
             raise _fail("top level", key, "missing")
@@ -360,7 +388,7 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
     if side is not None and side not in SIDES:
         raise _fail(where, "side", f"{side!r} is not one of A, B")
     uid = ev.get("unit")
-    if uid is not None and uid not in by_id:
+    if uid is not None and (not _is_id(uid) or uid not in by_id):
         raise _fail(where, "unit", f"{uid!r} is not among the log's units "
                     f"({', '.join(map(str, list(by_id)[:12]))})")
     if action in UNIT_ACTIONS and uid is None:
@@ -422,7 +450,7 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
         tid = ev.get("target")
         if tid is None:
             raise _fail(where, "target", "missing (each weapon's target)")
-        if tid not in by_id:
+        if not _is_id(tid) or tid not in by_id:
             raise _fail(where, "target", f"{tid!r} is not among the log's units")
         if uid is not None and by_id[tid]["side"] == by_id[uid]["side"]:
             raise _fail(where, "target", f"{tid!r} is on the attacker's own side")
@@ -681,15 +709,20 @@ def page_data(log: Mapping) -> dict:
     }
 
 
-def render_replay_html(log: dict) -> str:
-    """One self-contained HTML page of the game (CSS and script inline, no network)."""
+@functools.cache
+def _template() -> Any:
     import jinja2  # the page is the only user
 
-    data = page_data(log)
-    log = data["log"]
     env = jinja2.Environment(loader=jinja2.PackageLoader("dustsim.review", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              trim_blocks=True, lstrip_blocks=True)
+    return env.get_template("replay.html.j2")
+
+
+def render_replay_html(log: dict) -> str:
+    """One self-contained HTML page of the game (CSS and script inline, no network)."""
+    data = page_data(log)
+    log = data["log"]
     turns: list[dict] = []
     for i, ev in enumerate(log["events"]):
         if not turns or turns[-1]["turn"] != ev["turn"]:
@@ -699,7 +732,7 @@ def render_replay_html(log: dict) -> str:
     sc = log["scenario"]
     title = " ".join(str(x) for x in (sc.get("number"), sc.get("name")) if x is not None)
     sides = log.get("sides") if isinstance(log.get("sides"), Mapping) else {}
-    return env.get_template("replay.html.j2").render(
+    return _template().render(
         title=title, scenario=sc, log=log, turns=turns, result=data["result"],
         sides={s: sides.get(s) for s in SIDES}, data=_json_for_script(data),
         notes=[n for n in log.get("notes", []) if isinstance(n, str)])
