@@ -142,6 +142,7 @@ def test_camouflage_hides_from_range_3_until_it_attacks_or_marches():
     sniper = unit("Sniper", GUN, skills=("Camouflage",))
     g = Game(spec_on(BD.open_board(W, H), [unit("A", GUN)], [sniper]), [sq(0, 2), sq(3, 2)])
     val = g.val
+    BK._line_values(g.m, g.spec.f, 0, val)  # A's lines on B, as at an activation's start
     # range 3: the camouflaged unit cannot be attacked (L3455); range 2: it can
     assert BK._offence(g.m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq, 0, sq(0, 2), BK.OFF,
                        val) == 0.0
