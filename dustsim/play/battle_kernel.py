@@ -470,6 +470,8 @@ def _reach(m, bd, u, limit, qb):
             if bd[zone, s] != 0:
                 c = bd[r_mc, s] if not fly else 1
                 o = m[rsc + s, SC_OCC]
+                if o > 0 and veh and m[rxu + o - 1, X_KIND] == KIND_VEH:
+                    continue  # not through a friendly vehicle either (L463)
                 if c <= limit and (o == 0 or m[ru + o - 1, U_SIDE] == side):
                     m[rsc + s, SC_C0] = c
                     m[rsc + s, SC_P0] = -2
