@@ -142,8 +142,10 @@ WON_OBJECTIVE, WON_ANNIHILATION, WON_EXIT, WON_VP, WON_DRAW, WON_DEFAULT = range
 X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)
 KIND_INF, KIND_VEH, KIND_AIR = 0, 1, 2
 FLYING = 6
-# unit state beyond the duel kernel's ST_* (columns 0..6)
-ST_SQ, ST_FACE, ST_GONE = 9, 10, 11  # after the duel kernel's (ST_STUN is 7)
+# unit state beyond the duel kernel's ST_* columns (0..15); ST_GONE reuses the line position
+# ST_X, which the board does not use
+ST_SQ, ST_FACE = 16, 17
+ST_GONE = 4
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST = range(6)
