@@ -91,9 +91,7 @@ def test_logged_games_obey_range_sight_and_movement(lists, scenario):
         for seed in range(3):
             log = json.loads(json.dumps(event_log(spec, seed)))  # plain JSON, as written
             validate_log(log)
-            # wrecks (L486) are not played by the kernel yet: check_log_on_board names the
-            # shots through them (replay helper's finding); the rest is checked
-            check_log_on_board(log, spec.setup.board, wrecks=False)
+            check_log_on_board(log, spec.setup.board)  # wrecks block sight (L486)
             moves += _check_moves(log, spec.setup.board)
             for ev in log["events"]:
                 if ev["action"] in ("attack", "sustained", "close-combat"):
