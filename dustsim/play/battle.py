@@ -635,20 +635,40 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
     return replace(spec, notes=tuple(dict.fromkeys(spec.notes + _unplayed(ua + ub))))
 
 
+#: rules the skills table marks ``played`` (by the line engine's engagement kernel) that the
+#: board's kernel does not play yet: a battle on the board names them in its notes
+NOT_ON_BOARD = frozenset({
+    "scout", "charge", "first strike", "move and fire", "at the double", "airborne",
+    "camouflage", "improved camouflage", "smoke launchers", "smoke grenades", "officer",
+    "general", "air traffic control", "lucky", "fighting spirit", "assassin",
+    "command squad", "get moving you",
+})
+
+
 def _unplayed(units) -> tuple[str, ...]:
-    """Rules on the cards that battles do not play (the skills table where it exists)."""
+    """Rules on the cards that battles on the board do not play: the skills table's
+    (:func:`dustsim.rules.skills.unplayed_rules`), and the rules it marks played that only the
+    line engine plays (:data:`NOT_ON_BOARD`; Advanced Reactive Fire: its range is played, its
+    reactive dice on P or S are not)."""
+    from dustsim.rules.skills import card_rules, unplayed_rules
+
     cards = []
     for u in units:
         cards += [c for c in (u.card, u.hero, u.pilot) if c is not None]
-    try:
-        from dustsim.rules.skills import unplayed_rules
-    except ImportError:
-        return ()
-    try:
-        out = unplayed_rules(cards)
-    except Exception:
-        return ()
-    return tuple(str(x) for x in out)
+    out = [str(x) for x in unplayed_rules(cards)]
+    extra: dict[str, list[str]] = {}
+    for c in cards:
+        for r in card_rules(c, fielded=True):
+            name = r.name.lower()
+            if r.status != "played":
+                continue
+            if name in NOT_ON_BOARD or name == "advanced reactive fire":
+                names = extra.setdefault(f"{r.name} ({r.kind}) not played on the board "
+                                         f"(the line engine plays it); {r.lines}", [])
+                if c.name not in names:
+                    names.append(c.name)
+    out += [f"{k} -- {', '.join(v)}" for k, v in extra.items()]
+    return tuple(out)
 
 
 def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = 2_000,
