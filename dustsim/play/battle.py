@@ -592,11 +592,19 @@ def simulate_battle(spec: BattleSpec, trials: int = 2_000, seed: int = 0, *,
 
 
 def _side_units(x, label: str):
-    from dustsim.army.lists import ArmyList
-    from dustsim.play.list_battles import duel_units
-
-    if isinstance(x, ArmyList):
-        return duel_units(x), x.name
+    """A side's units: an army list (anything with ``units`` of list units and a ``name``:
+    joined heroes, pilots, cover and a captured vehicle's surcharge as the list prices it;
+    duck-typed, so that the play layer does not import the army layer), a side string as
+    ``dustsim duel`` takes, or cards / DuelUnits."""
+    if hasattr(x, "units") and hasattr(x, "name") and not isinstance(x, str):
+        out = []
+        for u in x.units:
+            extra = 0.0
+            if u.card.ap is not None and math.isfinite(u.card_ap):
+                extra = float(u.card_ap) - float(u.card.ap)
+            out.append(D.DuelUnit(u.card, hero=u.hero, cover=u.cover, pilot=u.pilot,
+                                  extra_ap=extra))
+        return out, x.name
     if isinstance(x, str):
         from dustsim.data.cards import load_cards
 
