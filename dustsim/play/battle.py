@@ -6,16 +6,17 @@ objectives, victory conditions, turn limit), many times, in the battle kernel
 returns a :class:`BattleResult` (the shared result contract: ``summary()``, ``to_frame()``,
 ``se(name)``).
 
-**What a game is.** The scenario's board (:func:`dustsim.play.scenarios.build_board`, one
-board per call, seeded) with its deployment: units enter from their edge with a Move in their
-first activation, or deploy in their zone before turn 1 (L2440). Attacker and defender
-(the scenario's roles; the attacker takes the scenario's first zone, objectives and exits are
-scored per role) are drawn per game, unless ``attacker`` fixes them. The game ends at the
-scenario's turn limit, or earlier when a side is annihilated or a sudden-death condition is
-met. **Scoring** as the rulebook does: the scenario's victory conditions (objectives held at
-the end, units exited, annihilation), then victory points, the AP of enemy units destroyed
-(L368), as the tie-break; equal VP is a draw. ``won_by`` gives the share of games each side
-won by objective, annihilation, exit or victory points.
+**What a game is.** A scenario's board (:func:`dustsim.play.scenarios.build_board`: the call
+draws ``boards`` terrains, 4 by default, seeded; chunk *i* of 512 games plays board *i* mod
+``boards``, so the figures average over terrain draws) with its deployment: units enter from
+their edge with a Move in their first activation, or deploy in their zone before turn 1 (L2440).
+Attacker and defender (the scenario's roles; the attacker takes the scenario's first zone,
+objectives and exits are scored per role) are drawn per game, unless ``attacker`` fixes them.
+The game ends at the scenario's turn limit, or earlier when a side is annihilated or a
+sudden-death condition is met. **Scoring** as the rulebook does: the scenario's victory
+conditions (objectives held at the end, units exited, annihilation), then victory points, the AP
+of enemy units destroyed (L368), as the tie-break; equal VP is a draw. ``won_by`` gives the
+share of games each side won by objective, annihilation, exit or victory points.
 
 **What the battle plays** (kernel docstring): movement square by square with terrain costs,
 line of sight from the board with vehicles as dynamic blockers, cover from terrain and
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
 CHUNK = 512  # games per chunk: part of the stream definition (results depend on it)
 MAX_TRIALS = 10_000_000
 DEFAULT_SCENARIO = "101"
+DEFAULT_BOARDS = 4  # terrain draws per call (chunk i plays board i mod 4)
 SIDES = ("A", "B")
 WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "default")
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
@@ -99,6 +101,7 @@ class ScenarioSetup:
     board: Any
     conditions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    boards: tuple = ()  # every board of the call (board is the first)
 
     @property
     def hints(self) -> int:
@@ -111,15 +114,28 @@ class ScenarioSetup:
         return h | (BK.VC_EXIT if (S.VC_EXIT in kinds or self.scoring[6] > 0) else 0)
 
 
+def board_seeds(seed: int, boards: int) -> list[int]:
+    """The terrain seeds of a call's boards: ``seed`` itself, then children of
+    ``SeedSequence([seed, k])``."""
+    return [seed] + [int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
+                     for k in range(1, boards)]
+
+
 def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
-                   variant: str | None = None) -> ScenarioSetup:
-    """The scenario (a name, a number or a :class:`dustsim.play.scenarios.Scenario`) and its
-    board for this call (seeded)."""
+                   variant: str | None = None, boards: int = 1) -> ScenarioSetup:
+    """The scenario (a name, a number or a :class:`dustsim.play.scenarios.Scenario`) and the
+    ``boards`` boards of this call (terrain drawn by the scenario's generator, seeded by
+    :func:`board_seeds`)."""
     from dustsim.play import battle_kernel as BK
     from dustsim.play import scenarios as S
 
+    if isinstance(boards, bool) or not isinstance(boards, int) or not 1 <= boards <= 64:
+        raise DustsimError(f"boards must be an integer from 1 to 64, got {boards!r}",
+                           field="--boards")
     sc = scenario if isinstance(scenario, S.Scenario) else S.find_scenario(scenario)
-    board = S.build_board(sc, seed, variant) if variant else S.build_board(sc, seed)
+    all_boards = tuple(S.build_board(sc, bs, variant) if variant else S.build_board(sc, bs)
+                       for bs in board_seeds(seed, boards))
+    board = all_boards[0]
     victory = S.victory_array(sc)
     if victory.shape[0] > BK.MAX_VC:
         raise DustsimError(f"scenario {sc.number} has {victory.shape[0]} victory conditions; "
@@ -137,7 +153,7 @@ def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
                      "played as no enemy on the objective's area")
     return ScenarioSetup(str(sc.number), sc.name, int(sc.turns), victory,
                          S.scoring_array(sc), board,
-                         tuple(v.describe() for v in sc.victory), tuple(notes))
+                         tuple(v.describe() for v in sc.victory), tuple(notes), all_boards)
 
 
 # -- compilation -----------------------------------------------------------------------------------
@@ -313,6 +329,7 @@ class BattleSpec:
     notes: tuple[str, ...] = ()
     list_names: tuple[str, str] = ("A", "B")
     cards: tuple = field(default=(), repr=False)
+    tables: tuple = field(default=(), repr=False)  # (bd, ls, lq, objectives) per board
 
 
 def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
@@ -433,6 +450,11 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
 
     fill_rule_facts(m, all_units)  # tempo, concealment, reaction, movement flags (issue 23)
     bd, ls, lq = _board_matrix(board)
+    tables = []
+    for b in setup.boards or (board,):
+        if b.n != board.n or b.width != board.width:
+            raise DustsimError("internal: a call's boards differ in size")
+        tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
     if any(not math.isfinite(a) for a in spec.ap):
         notes.append("a unit's AP is unknown: it scores 0 victory points")
@@ -440,7 +462,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         names=spec.names, sides=spec.sides, ap=np.asarray(spec.ap, float), kinds=tuple(kinds),
         classes=tuple(classes), m=m, f=f, bd=bd, ls=ls, lq=lq, weapon_names=tuple(wnames),
         weapon_units=tuple(wunits), weapon_ranges=tuple(wranges), setup=setup, policy=policy,
-        units=tuple(all_units), notes=tuple(dict.fromkeys(notes)), list_names=list_names)
+        units=tuple(all_units), notes=tuple(dict.fromkeys(notes)), list_names=list_names,
+        tables=tuple(tables))
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -454,7 +477,10 @@ def _chunk(args):
     acc = np.zeros(24, float)
     curves = np.zeros((T + 1, 4), float)
     m = spec.m.copy()  # each chunk its own state (threads)
-    BK._run_battles(rng, n, m, spec.f, spec.bd, spec.ls, spec.lq, acc, curves)
+    # chunk i plays board i mod K: the same games for any thread count
+    bd, ls, lq, nobj = spec.tables[seed_seq.spawn_key[-1] % len(spec.tables)]
+    m[BK.R_B, BK.B_NOBJ] = nobj
+    BK._run_battles(rng, n, m, spec.f, bd, ls, lq, acc, curves)
     return acc, curves
 
 
@@ -529,7 +555,8 @@ class BattleResult:
         out: dict = {"list_a": sp.list_names[0], "list_b": sp.list_names[1],
                      "scenario": f"{sp.setup.number} {sp.setup.name}",
                      "board": f"{sp.setup.board.width}x{sp.setup.board.height}",
-                     "turns": sp.setup.turns, "policy": sp.policy.name,
+                     "turns": sp.setup.turns, "boards": len(sp.tables),
+                     "policy": sp.policy.name,
                      "trials": self.trials, "seed": self.seed}
         for k, (v, _se) in self._figures().items():
             out[k] = v
@@ -606,11 +633,19 @@ def simulate_battle(spec: BattleSpec, trials: int = 2_000, seed: int = 0, *,
 
 
 def _side_units(x, label: str):
-    from dustsim.army.lists import ArmyList
-    from dustsim.play.list_battles import duel_units
-
-    if isinstance(x, ArmyList):
-        return duel_units(x), x.name
+    """A side's units: an army list (anything with ``units`` of list units and a ``name``:
+    joined heroes, pilots, cover and a captured vehicle's surcharge as the list prices it;
+    duck-typed, so that the play layer does not import the army layer), a side string as
+    ``dustsim duel`` takes, or cards / DuelUnits."""
+    if hasattr(x, "units") and hasattr(x, "name") and not isinstance(x, str):
+        out = []
+        for u in x.units:
+            extra = 0.0
+            if u.card.ap is not None and math.isfinite(u.card_ap):
+                extra = float(u.card_ap) - float(u.card.ap)
+            out.append(D.DuelUnit(u.card, hero=u.hero, cover=u.cover, pilot=u.pilot,
+                                  extra_ap=extra))
+        return out, x.name
     if isinstance(x, str):
         from dustsim.data.cards import load_cards
 
@@ -620,10 +655,13 @@ def _side_units(x, label: str):
 
 def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
             policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
-            turns: int | None = None, options: dict | None = None) -> BattleSpec:
+            turns: int | None = None, options: dict | None = None,
+            boards: int = DEFAULT_BOARDS) -> BattleSpec:
     """Compile a battle: lists (:class:`ArmyList`, a side string as ``dustsim duel`` takes,
     or DuelUnits), the scenario and its board (seeded), the policy, the attacker (``"A"``,
-    ``"B"`` or None: drawn per game), ``turns`` (None: the scenario's limit)."""
+    ``"B"`` or None: drawn per game), ``turns`` (None: the scenario's limit), ``boards``
+    (terrain draws of the scenario's generator; chunk *i* of the games plays board *i* mod
+    ``boards``)."""
     if attacker not in (None, "A", "B", "a", "b"):
         raise DustsimError(f"attacker must be A, B or left out, got {attacker!r}",
                            field="--attacker")
@@ -631,7 +669,7 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
         raise DustsimError(f"the seed must be an integer from 0 to 2**63-1, got {seed!r}",
                            field="--seed")
     pol = get_policy(policy)
-    setup = scenario_setup(scenario, seed)
+    setup = scenario_setup(scenario, seed, boards=boards)
     if turns is not None:
         if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= 100:
             raise DustsimError(f"--turns must be an integer from 1 to 100, got {turns!r}",
@@ -649,29 +687,46 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
     return replace(spec, notes=tuple(dict.fromkeys(spec.notes + _unplayed(ua + ub))))
 
 
+#: rules the skills table marks ``played`` (by the line engine's engagement kernel) that the
+#: board's kernel does not play yet: a battle on the board names them in its notes
+NOT_ON_BOARD = frozenset({
+    "smoke grenades", "officer", "general", "air traffic control", "lucky", "fighting spirit",
+    "assassin", "command squad", "get moving you",
+})  # the tempo, concealment and reaction rules are played on the board (play.battle_rules)
+
+
 def _unplayed(units) -> tuple[str, ...]:
-    """Rules on the cards that battles do not play (the skills table where it exists)."""
+    """Rules on the cards that battles on the board do not play: the skills table's
+    (:func:`dustsim.rules.skills.unplayed_rules`), and the rules it marks played that only the
+    line engine plays (:data:`NOT_ON_BOARD`)."""
+    from dustsim.rules.skills import card_rules, unplayed_rules
+
     cards = []
     for u in units:
         cards += [c for c in (u.card, u.hero, u.pilot) if c is not None]
-    try:
-        from dustsim.rules.skills import unplayed_rules
-    except ImportError:
-        return ()
-    try:
-        out = unplayed_rules(cards)
-    except Exception:
-        return ()
-    return tuple(str(x) for x in out)
+    out = [str(x) for x in unplayed_rules(cards)]
+    extra: dict[str, list[str]] = {}
+    for c in cards:
+        for r in card_rules(c, fielded=True):
+            name = r.name.lower()
+            if r.status != "played":
+                continue
+            if name in NOT_ON_BOARD:
+                names = extra.setdefault(f"{r.name} ({r.kind}) not played on the board "
+                                         f"(the line engine plays it); {r.lines}", [])
+                if c.name not in names:
+                    names.append(c.name)
+    out += [f"{k} -- {', '.join(v)}" for k, v in extra.items()]
+    return tuple(out)
 
 
 def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = 2_000,
            seed: int = 0, policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
            turns: int | None = None, threads: int | None = None, options: dict | None = None,
-           progress: bool = False) -> BattleResult:
+           progress: bool = False, boards: int = DEFAULT_BOARDS) -> BattleResult:
     """Play list A against list B on a scenario ``trials`` times (module docstring)."""
     spec = prepare(list_a, list_b, scenario=scenario, seed=seed, policy=policy,
-                   attacker=attacker, turns=turns, options=options)
+                   attacker=attacker, turns=turns, options=options, boards=boards)
     return simulate_battle(spec, trials, seed, threads=threads, progress=progress)
 
 

@@ -33,10 +33,12 @@ ends on an occupied square (L463-465); building walls only at openings (``wall_m
 Aircraft fly over everything (L510-516).
 
 **Line of sight** (L602-655): the board's static table, then the stored sight line is walked
-for vehicle squares (dynamic blockers, L612): a vehicle on a crossed square blocks, on a
-corner square it adds a blocking corner (one corner: cover, two: blocked, the board's own
-rule). Aircraft see and are seen by everything not in a building (L655). A target is in cover
-when its square gives its class cover or the line passes one blocking corner (L608, L680).
+for vehicle squares and wrecks (dynamic blockers, L612, L486: a destroyed vehicle stays as a
+wreck that blocks sight): one on a crossed square blocks, on a corner square it adds a
+blocking corner (one corner: cover, two: blocked, the board's own rule). Aircraft see and
+are seen by everything not in a building (L655). A target is in cover when its square gives
+its class cover or the line passes one blocking corner (L608, L680). Wrecks do not bar
+movement (the text gives them none).
 
 Dice order (scripted faces): as the duel kernel (initiative, removal rolls, attacks), the
 attacks of one action target by target in the order of the shooter's weapon lines.
@@ -145,15 +147,17 @@ WON_OBJECTIVE, WON_ANNIHILATION, WON_EXIT, WON_VP, WON_DRAW, WON_DEFAULT = range
 X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)
 KIND_INF, KIND_VEH, KIND_AIR = 0, 1, 2
 FLYING = 6
-# unit state beyond the duel kernel's ST_* (columns 0..6)
-ST_SQ, ST_FACE, ST_GONE = 9, 10, 11  # after the duel kernel's (ST_STUN is 7)
+# unit state beyond the duel kernel's ST_* columns (0..15); ST_GONE reuses the line position
+# ST_X, which the board does not use
+ST_SQ, ST_FACE = 16, 17
+ST_GONE = 4
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
-SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST = range(6)
+SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST, SC_WRECK = range(7)  # SC_WRECK: a wreck (L486)
 # the rules' columns (dustsim.play.battle_rules) must not collide with the kernel's
 if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
-) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_LIST or BR.WS_TGT != WS_TGT:
+) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.WS_TGT != WS_TGT:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
@@ -276,7 +280,8 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
         s = lq[k, 0]
         if lq[k, 1] == 0:
             o = m[rsc + s, occ_col]
-            if o > 0 and m[rx + o - 1, X_VEH] != 0 and s != a and s != b:
+            if ((o > 0 and m[rx + o - 1, X_VEH] != 0) or m[rsc + s, SC_WRECK] != 0) \
+                    and s != a and s != b:
                 return 2
             if s != a and s != b and BR.smoke_on(m, s):
                 return 2  # smoke blocks sight through it (L3228, as trees L614-616)
@@ -285,8 +290,10 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
         s2 = lq[k + 1, 0]
         o1 = m[rsc + s, occ_col]
         o2 = m[rsc + s2, occ_col]
-        b1 = (o1 > 0 and m[rx + o1 - 1, X_VEH] != 0) or BR.smoke_on(m, s)
-        b2 = (o2 > 0 and m[rx + o2 - 1, X_VEH] != 0) or BR.smoke_on(m, s2)
+        b1 = ((o1 > 0 and m[rx + o1 - 1, X_VEH] != 0) or m[rsc + s, SC_WRECK] != 0
+              or BR.smoke_on(m, s))
+        b2 = ((o2 > 0 and m[rx + o2 - 1, X_VEH] != 0) or m[rsc + s2, SC_WRECK] != 0
+              or BR.smoke_on(m, s2))
         if b1 or b2:
             # a dynamic blocking corner: with a static blocking square at the same corner
             # (already counted in the static code) or a second one, the line is blocked
@@ -944,6 +951,8 @@ def _hit(m, log, t, rr, before_left, before_tok, by):
     turn = m[R_G, G_TURN]
     if before_left > 0 and not _alive(m, t):
         _log(m, log, turn, _side(m, t), t, A_DESTROYED, _sq(m, t), NONE)
+        if _kind(m, t) == KIND_VEH and _sq(m, t) >= 0:
+            m[m[0, H_SCR] + _sq(m, t), SC_WRECK] = 1  # the wreck stays: blocks sight (L486)
     elif m[m[0, H_ST] + t, ST_TOK] != before_tok:
         k = _log(m, log, turn, _side(m, t), t, A_TOKEN, _sq(m, t), NONE)
         if k >= 0:
@@ -2011,6 +2020,8 @@ def _reset(m):
     for c in range(NCOL):
         m[R_G, c] = 0
     BR.reset_rules(m, m[R_B, B_N])
+    for s in range(m[R_B, B_N]):
+        m[m[0, H_SCR] + s, SC_WRECK] = 0
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

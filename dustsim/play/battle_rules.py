@@ -61,7 +61,7 @@ X_RULES, X_SMOKE = 8, 9  # unit facts: rule bits, smoke launches per game
 # game, the turn it was air-dropped
 ST_CAMO, ST_SMOKED, ST_FIRST, ST_DROP = 10, 11, 12, 13
 WS_TGT = 4  # weapon state: the line's declared target (battle kernel)
-SC_SMOKE = 6  # square scratch: the last turn a smoke screen stands on the square (0: none)
+SC_SMOKE = 7  # square scratch: the last turn a smoke screen stands on the square (0: none)
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
