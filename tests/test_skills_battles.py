@@ -192,7 +192,8 @@ def test_expert_and_take_aim_hit_on_t_with_their_weapon():
 # -- Monte Carlo against exact --------------------------------------------------------------------
 def _p_a_wins(spec, trials=20_000, seed=5):
     r = simulate_duel(spec, trials, seed, threads=1)
-    return r.p_a_wins, r.se("a")
+    p = r.p_a_wins
+    return p, (p * (1 - p) / trials) ** 0.5  # binomial standard error
 
 
 def test_salvo_sustained_matches_exact():

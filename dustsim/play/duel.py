@@ -47,13 +47,15 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kern
 * ``initiative_choice="go-first"`` (default): the initiative winner activates first;
   ``"go-second"``: it lets the opponent go first (the winner's choice, L337).
 * ``orders="get-moving"`` (default): a unit with an officer (Officer, Command Squad, Command
-  Vehicle, General) first tries Get Moving You Bunch of Monkeys (one die, P; L3723-3727) on the
-  already activated friendly ground unit, in range 2 or anywhere with a radio, whose best
-  attack is worth more than its own (the ``value`` matrix); on a success its activation ends
-  and that unit activates again at once (once per turn), on a failure it has one action left
-  (a General's officer action is free, L3537); Air Traffic Control likewise spends one action
-  on a die (P) that lets the activated friendly aircraft worth more than its own attack
-  activate again, right after this activation (L3387-3389); ``"never"``: neither.
+  Vehicle, General) first Rallies the friendly units still to activate that are Suppressed or
+  Stunned (all in range 2, or the one worth most anywhere with a radio; L3729-3731; one
+  action), then, with two actions left, tries Get Moving You Bunch of Monkeys (one die, P;
+  L3723-3727) on the already activated friendly ground unit, in range 2 or anywhere with a
+  radio, whose best attack is worth more than its own (the ``value`` matrix); on a success its
+  activation ends and that unit activates again at once (once per turn), on a failure it has
+  one action left (a General's officer action is free, L3537); Air Traffic Control likewise
+  spends one action on a die (P) that lets the activated friendly aircraft worth more than its
+  own attack activate again, right after this activation (L3387-3389); ``"never"``: neither.
 * ``charge="when-able"`` (default): a unit with Charge whose close-combat weapons can hurt its
   target, and that a March Move brings into contact, charges: March Move, then the free
   close-combat Attack (L3459-3461); ``"never"``.

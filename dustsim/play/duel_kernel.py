@@ -763,6 +763,55 @@ def _order(m, value, u, air):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _rally(rng, buf, pos, scripted, m, value, u):
+    """An officer's Rally under the policy (L3729-3731): the friendly units still to activate
+    this turn that are Suppressed or Stunned: all of them in range 2, or, with a radio, the one
+    worth most anywhere; two dice on P each: two successes remove every token (Stunned
+    included: our reading of "remove Under Fire, Suppression, or Stunned tokens", OPEN-3), one
+    steps Suppression down to Under Fire. Returns (pos, whether it rallied)."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    radio = (m[ru + u, U_FLAGS] & F_RADIO) != 0
+    best = -1
+    best_v = -1.0
+    n = 0
+    for f in range(m[0, H_U]):
+        if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
+            continue
+        if m[rs + f, ST_ACT] != 0 or m[rs + f, ST_OFF] != 0:
+            continue
+        if not ((m[R_CFG, C_SUPP] != 0 and m[rs + f, ST_TOK] == 2) or _stun(m, f) != 0):
+            continue
+        if radio:
+            v = _best_value(m, value, f)
+            if v > best_v:
+                best, best_v = f, v
+        elif _dist(m, u, f) <= 2:
+            n += 1
+    if best < 0 and n == 0:
+        return pos, False
+    _release(m, u)
+    for f in range(m[0, H_U]):
+        if radio and f != best:
+            continue
+        if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
+            continue
+        if m[rs + f, ST_ACT] != 0 or m[rs + f, ST_OFF] != 0:
+            continue
+        if not ((m[R_CFG, C_SUPP] != 0 and m[rs + f, ST_TOK] == 2) or _stun(m, f) != 0):
+            continue
+        if not radio and _dist(m, u, f) > 2:
+            continue
+        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 2)
+        if s2 >= 2:
+            m[rs + f, ST_TOK] = 0
+            m[rs + f, ST_STUN] = 0
+        elif s2 == 1 and m[rs + f, ST_TOK] > 0:
+            m[rs + f, ST_TOK] -= 1
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _activate(rng, buf, pos, scripted, m, value, u):
     """Two actions (three after a successful third-action die) of unit u under the approach
     policy (see :mod:`dustsim.play.duel`). A grappled unit does Nothing (it may not move and
@@ -803,6 +852,10 @@ def _activate(rng, buf, pos, scripted, m, value, u):
     if suppressed or stun == 1:
         actions -= 1
     cc = OFF if suppressed else ON  # a Suppressed unit cannot initiate close combat (L745)
+    if fl & F_OFFICER and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and m[rsu, ST_OFF] == 0:
+        pos, rallied = _rally(rng, buf, pos, scripted, m, value, u)
+        if rallied and fl & F_GENERAL == 0:  # a General's officer action is free (L3537)
+            actions -= 1
     if fl & F_OFFICER and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and m[rsu, ST_OFF] == 0:
         f = _order(m, value, u, False)
         if f >= 0:  # Get Moving You Bunch of Monkeys: one die, P (L3725)

@@ -265,12 +265,12 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
        "combat", "L3561-3563"),
-    _r("Officer", S, P, "Get Moving You Bunch of Monkeys under the policy orders=get-moving "
-       "(engagement kernel)", "L3615-3617, L3711-3731",
-       gap="Rally and Ammo Drop; losing the officer soldier (L3709)"),
-    _r("Command Squad", S, P, "its officer's Get Moving, with a radio (engagement kernel)",
-       "L3469-3471, L3707-3765",
-       gap="Rally, Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
+    _r("Officer", S, P, "Rally and Get Moving You Bunch of Monkeys under the policy "
+       "orders=get-moving (engagement kernel)", "L3615-3617, L3711-3731",
+       gap="Ammo Drop; losing the officer soldier (L3709)"),
+    _r("Command Squad", S, P, "its officer's Rally and Get Moving, with a radio (engagement "
+       "kernel)", "L3469-3471, L3707-3765",
+       gap="Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _ENLIST + "; command actions"),
     _r("Command Vehicle", S, N, "extra radio; re-roll failed command actions", "L3473-3475"),
