@@ -44,7 +44,7 @@ def unit(name, *weapons, kind="hero", skills=(), move=2, track=1):
 
 
 def spec_on(board, side_a, side_b, policy="advance"):
-    setup = replace(B.scenario_setup("101", 0), board=board, turns=2)
+    setup = replace(B.scenario_setup("101", 0), board=board, boards=(board,), turns=2)
     return B.compile_battle([DuelUnit(c) for c in side_a], [DuelUnit(c) for c in side_b],
                             setup, get_policy(policy), attacker=0)
 
