@@ -477,9 +477,9 @@ def _reach(m, bd, u, limit, qb):
             if bd[zone, s] != 0:
                 c = bd[r_mc, s] if not fly else 1
                 o = m[rsc + s, SC_OCC]
-                if o > 0 and veh and m[rxu + o - 1, X_KIND] == KIND_VEH:
-                    continue  # not through a friendly vehicle either (L463)
-                if c <= limit and (o == 0 or m[ru + o - 1, U_SIDE] == side):
+                ok = o == 0 or (m[ru + o - 1, U_SIDE] == side and not fly and not (
+                    veh and m[rxu + o - 1, X_KIND] == KIND_VEH))  # L463-464
+                if c <= limit and (ok or fly):
                     m[rsc + s, SC_C0] = c
                     m[rsc + s, SC_P0] = -2
                     _push(qb, s * 2, c)
