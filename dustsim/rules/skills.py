@@ -181,8 +181,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("At the Double", S, P, "a free Move after a March Move (engagement kernel; grid "
        "battles: play.battle_rules)", "L3431-3433"),
     _r("Airborne", S, P, "off the table until its first activation, then placed at its "
-       "approach range, Nothing, a second action on 2/3 (engagement kernel)", "L3391-3393",
-       gap="placement on a board (not within range 2 of an objective) and reserves"),
+       "approach range (engagement kernel) or, in grid battles, dropped on turn 1 anywhere "
+       "not within range 2 of an objective, no capture that turn (play.battle_rules); "
+       "Nothing, a second action on 2/3", "L3391-3393",
+       gap="a drop when held in reserve (reserves are not played)"),
     _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
        "L3379-3381"),
     _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
