@@ -197,7 +197,8 @@ def consistency(cards: list[Card], *, seed: int = 0, folds: int = FOLDS) -> Cons
     key = _key(cards, seed, folds)
     if key in _MEMO:
         return _MEMO[key]
-    from threadpoolctl import threadpool_limits
+    from sklearn.ensemble import HistGradientBoostingRegressor  # noqa: F401  (loads OpenMP
+    from threadpoolctl import threadpool_limits  # before the limit, so that it applies)
 
     X = features(cards)
     ap = pd.Series([c.ap if c.ap and c.ap > 0 else np.nan for c in cards], index=X.index,
