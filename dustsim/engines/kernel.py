@@ -380,12 +380,14 @@ LONG_RUN_S = 60.0
 class _LongRunNote:
     """Without a progress bar (no terminal, --quiet, --json), a long Monte Carlo run says once,
     after two seconds of work, how long it will take at the rate so far (issue 27: 1e9 trials
-    ran for many minutes with no word). Logged on the ``dustsim`` logger (stderr by default)."""
+    ran for many minutes with no word). Logged on the ``dustsim`` logger (stderr by default).
+    The rate is measured from the end of the first chunk: that chunk includes the kernels'
+    first-run compile, which would make the estimate minutes too long."""
 
     def __init__(self, trials: int, desc: str):
-        import time
-
-        self.trials, self.desc, self.done, self.t0 = trials, desc, 0, time.perf_counter()
+        self.trials, self.desc, self.done = trials, desc, 0
+        self.t0: float | None = None
+        self.done0 = 0
         self.said = False
 
     def update(self, n: int) -> None:
@@ -394,11 +396,14 @@ class _LongRunNote:
         self.done += n
         if self.said or self.done >= self.trials:
             return
+        if self.t0 is None:  # first chunk: compile time included, start measuring here
+            self.t0, self.done0 = time.perf_counter(), self.done
+            return
         elapsed = time.perf_counter() - self.t0
         if elapsed < 2.0:
             return
         self.said = True
-        left = elapsed * (self.trials - self.done) / self.done
+        left = elapsed * (self.trials - self.done) / (self.done - self.done0)
         if left > LONG_RUN_S:
             import logging
 
