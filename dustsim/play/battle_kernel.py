@@ -2238,3 +2238,8 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
     vps[0] = _vp(m, f, bd, 0)
     vps[1] = _vp(m, f, bd, 1)
     m[R_B, B_LOG] = 0
+
+
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

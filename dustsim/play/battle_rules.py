@@ -216,3 +216,8 @@ def lay_smoke(m, bd, n, width, s, corner, last_turn):
         t = bd[9 * n, q]  # terrain row
         if t != BUILDING and t != BUILDING_OPENING and t != BUNKER:
             m[rsc + q, SC_SMOKE] = last_turn
+
+
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())
