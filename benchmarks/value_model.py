@@ -6,8 +6,8 @@ Lenses, on the same edition and seed:
 
 * **old model**: one-on-one engagements against a reference field only
   (:func:`dustsim.review.value.value_model` with ``battles=False``);
-* **new model**: the review's model of play, engagements and battles combined
-  (:func:`dustsim.review.value.value_model`, defaults);
+* **new model**: engagements and battles combined
+  (:func:`dustsim.review.value.value_model` with ``battles=True``);
 * **battles alone**: a card's marginal VP in sampled armies, with and without it
   (:mod:`dustsim.review.battle_value`, its own mapping);
 * **consistency lens**: the cross-validated statistical model of the price list
@@ -79,7 +79,7 @@ def main() -> None:
 
     kw = {k: v for k, v in (("battle_hosts", args.hosts), ("battle_games", args.games)) if v}
     c0 = time.process_time()
-    vm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, **kw),
+    vm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, battles=True, **kw),
                      progress=True)  # the engagements are reused from the run above
     cpu_new = time.process_time() - c0
     t = vm.table.set_index("unit")

@@ -14,7 +14,7 @@ META_TRIALS = DEFAULT_TRIALS // 25
 # the curated API, re-exported from dustsim.api on first use so that ``import dustsim`` stays
 # light (tests check that this is dustsim.api.__all__)
 _API = ("AttackResult", "Distribution", "DustsimError", "attack", "unit_attack", "evaluate",
-        "card_attack_spec", "duel", "play_lists", "meta", "epic_battle", "value_model",
+        "card_attack_spec", "duel", "battle", "play_lists", "meta", "epic_battle", "value_model",
         "load_cards", "find_card", "load_list")
 
 

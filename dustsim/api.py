@@ -33,6 +33,7 @@ __all__ = [
     "Distribution",
     "DustsimError",
     "attack",
+    "battle",
     "card_attack_spec",
     "duel",
     "epic_battle",
@@ -135,6 +136,14 @@ def meta(lists, **kw):
     from dustsim.play.list_battles import meta as _meta
 
     return _meta(lists, **kw)
+
+
+def battle(list_a, list_b, **kw):
+    """Two lists on a scenario's board, game by game; see :func:`dustsim.play.battle.battle`
+    (Monte Carlo, a named policy)."""
+    from dustsim.play.battle import battle as _battle
+
+    return _battle(list_a, list_b, **kw)
 
 
 def epic_battle(attacker, defender, **kw):

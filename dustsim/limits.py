@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from dustsim.errors import DustsimError
+from dustsim.errors import DustsimError, printable
 
 SEED_MAX = 2**63 - 1
 
@@ -101,8 +101,24 @@ _NAME_ARGS = ("edition", "bloc", "name", "unit", "vs", "units", "weapon", "targe
               "patch", "baseline", "catalogues")
 
 
+def _check_digits(argv) -> None:
+    """Numbers on the command line in ASCII digits: ``int()``/``float()`` would read '٣' or
+    '３' as 3 (unit files and importers refuse them too)."""
+    for tok in argv or ():
+        value = tok.partition("=")[2] if tok.startswith("--") else tok
+        if value.isascii():
+            continue
+        try:
+            float(value)
+        except ValueError:
+            continue  # a name, not a number
+        raise DustsimError(f"{printable(value)!r} is a number in non-ASCII digits; write it "
+                           "with 0-9")
+
+
 def check_args(args) -> None:
     """Every size knob a command has, against its cap, before the command runs."""
+    _check_digits(getattr(args, "argv_", ()))
     for attr, knob in ARG_KNOBS.items():
         value = getattr(args, attr, None)
         if isinstance(value, int) and not isinstance(value, bool):

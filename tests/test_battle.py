@@ -87,13 +87,11 @@ def test_logged_games_obey_range_sight_and_movement(lists, scenario):
     pairs = [("allies-rangers", "axis-heavy-grenadiers"), ("ssu-red-army", "mercenaries")]
     moves = attacks = 0
     for a, b in pairs:
-        spec = prepare(lists[a], lists[b], scenario=scenario, seed=2)
+        spec = prepare(lists[a], lists[b], scenario=scenario, seed=2, boards=1)
         for seed in range(3):
             log = json.loads(json.dumps(event_log(spec, seed)))  # plain JSON, as written
             validate_log(log)
-            # wrecks (L486) are not played by the kernel yet: check_log_on_board names the
-            # shots through them (replay helper's finding); the rest is checked
-            check_log_on_board(log, spec.setup.board, wrecks=False)
+            check_log_on_board(log, spec.setup.board)  # wrecks block sight (L486)
             moves += _check_moves(log, spec.setup.board)
             for ev in log["events"]:
                 if ev["action"] in ("attack", "sustained", "close-combat"):
@@ -110,7 +108,7 @@ def test_logged_games_obey_range_sight_and_movement(lists, scenario):
 
 
 def test_same_seed_same_numbers_for_any_thread_count(lists):
-    spec = prepare(lists["allies-rangers"], lists["axis-heavy-grenadiers"], seed=5)
+    spec = prepare(lists["allies-rangers"], lists["axis-heavy-grenadiers"], seed=5, boards=2)
     r1 = simulate_battle(spec, 600, 9, threads=1)
     r2 = simulate_battle(spec, 600, 9, threads=2)
     assert np.array_equal(r1.acc, r2.acc) and np.array_equal(r1.curves, r2.curves)
@@ -121,7 +119,7 @@ def test_same_seed_same_numbers_for_any_thread_count(lists):
 def test_mirror_match_is_even(lists):
     """A list against itself, roles drawn per game: P(A) = P(B) within 5 standard errors."""
     lst = lists["ssu-red-army"]
-    r = simulate_battle(prepare(lst, lst, seed=1), 1200, 3, threads=1)
+    r = simulate_battle(prepare(lst, lst, seed=1, boards=2), 1200, 3, threads=1)
     diff = r.p_a_wins - r.p_b_wins
     se = np.sqrt((r.p_a_wins + r.p_b_wins - diff ** 2) / r.trials)
     assert abs(diff) <= 5 * se
@@ -130,7 +128,7 @@ def test_mirror_match_is_even(lists):
 
 def test_result_contract_and_names(lists):
     spec = prepare(lists["ijn-ninjas"], lists["mercenaries"], scenario="102",
-                   policy="advance", attacker="A")
+                   policy="advance", attacker="A", boards=1)
     r = simulate_battle(spec, 300, 1, threads=1)
     s = r.summary()
     assert s["policy"] == "advance" and s["scenario"].startswith("102")

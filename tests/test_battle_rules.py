@@ -44,7 +44,7 @@ def unit(name, *weapons, kind="hero", skills=(), move=2, track=1):
 
 
 def spec_on(board, side_a, side_b, policy="advance"):
-    setup = replace(B.scenario_setup("101", 0), board=board, turns=2)
+    setup = replace(B.scenario_setup("101", 0), board=board, boards=(board,), turns=2)
     return B.compile_battle([DuelUnit(c) for c in side_a], [DuelUnit(c) for c in side_b],
                             setup, get_policy(policy), attacker=0)
 
@@ -72,7 +72,7 @@ class Game:
         self.log = np.zeros((400, BK.NLOG), np.int64)
         self.plog = np.zeros(1600, np.int64)
         self.el = np.zeros((U + 1, 5), np.int64)
-        self.val = np.zeros((max(U + 1, m[0, 1]), 4), np.float64)
+        self.val = np.zeros((max(U + 1, m[0, 1]), 4 + 2 * U), np.float64)
         self.qb = np.zeros(2 * BK.QL + 40 * n, np.int64)
 
     def activate(self, u):
@@ -142,6 +142,7 @@ def test_camouflage_hides_from_range_3_until_it_attacks_or_marches():
     sniper = unit("Sniper", GUN, skills=("Camouflage",))
     g = Game(spec_on(BD.open_board(W, H), [unit("A", GUN)], [sniper]), [sq(0, 2), sq(3, 2)])
     val = g.val
+    BK._line_values(g.m, g.spec.f, 0, val)  # A's lines on B, as at an activation's start
     # range 3: the camouflaged unit cannot be attacked (L3455); range 2: it can
     assert BK._offence(g.m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq, 0, sq(0, 2), BK.OFF,
                        val) == 0.0
@@ -149,11 +150,12 @@ def test_camouflage_hides_from_range_3_until_it_attacks_or_marches():
                        val) > 0.0
     # a Move keeps camouflage, a March Move ends it (L3455: any action other than Move/Nothing)
     BK._reach(g.m, g.spec.bd, 1, 4, g.qb)
-    BK._place(g.m, g.spec.bd, g.log, g.plog, 1, sq(4, 2), 2, BK.A_MOVE)
+    BK._place(g.m, g.spec.bd, g.log, g.plog, 1, sq(4, 2), 2, BK.A_MOVE, BK.NONE, BK.ZERO)
     assert BR.hidden(g.m, 1, 4)
     BK._occupy(g.m)
     BK._reach(g.m, g.spec.bd, 1, 4, g.qb)
-    BK._place(g.m, g.spec.bd, g.log, g.plog, 1, sq(5, 2), 4, BK.A_MARCH)
+    BK._place(g.m, g.spec.bd, g.log, g.plog, 1, sq(5, 2), 4, BK.A_MARCH, BK.NONE,
+               BK.ZERO)
     assert not BR.hidden(g.m, 1, 5)
 
 
@@ -336,3 +338,22 @@ def test_notes_no_longer_name_the_rules_battles_play():
     # Camouflage is named only for its gap in duels (grid battles play the special action)
     camo = next(n for n in unplayed_rules(cards) if n.startswith("Camouflage"))
     assert "except the Camouflage special action in duels" in camo
+
+
+# -- airborne and amphibious -----------------------------------------------------------------
+@pytest.mark.parametrize("die, second", [("S", False), ("P", True), ("T", True)])
+def test_airborne_drops_clear_of_objectives_nothing_then_a_second_action_on_p_or_t(die, second):
+    objective = sq(4, 3)
+    board = BD.make_board("drop", W, H, objectives=[objective])
+    para = unit("Para", GUN, skills=("Airborne",))
+    g = Game(spec_on(board, [para], [unit("B", GUN)]), [-1, sq(4, 5)], faces=die + "S" * 20)
+    g.activate(0)
+    ev = g.events()
+    assert ev[:3] == ["activate", "special", "nothing"]  # first action Nothing (L3393)
+    assert g.log[1, BK.L_X] == BK.SP_AIRBORNE
+    landed = int(g.log[1, BK.L_FROM])
+    assert BD.distance(board, landed, objective) > 2  # not within range 2 of it (L3393)
+    if second:  # P or T: a second action (here B is worth attacking from where it lands)
+        assert ev[3] in ("attack", "move")
+    else:  # S: a second Nothing
+        assert ev[3:] == ["nothing"]

@@ -13,7 +13,7 @@ from dustsim.play import duel_kernel as K
 from dustsim.play.duel import DuelPolicy, DuelUnit, compile_duel
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # a test kernel inlines the package kernels: no on-disk cache to go stale
 def _separate(rng, n, units, wpn, gdice, gblast, groups, tspec, cfg, value, left):
     buf = np.zeros(1, np.uint8)
     st = np.zeros((units.shape[0], 7), np.int64)

@@ -104,3 +104,15 @@ def test_write_tree_refuses_paths_leaving_the_folder(rel, tmp_path):
 
     with pytest.raises(DustsimError, match="output"):
         inside(tmp_path, rel)
+
+
+def test_merge_refuses_an_unknown_bloc_in_one_line():
+    """``import dust1947`` filed cards by ``BLOC_FILES[card.bloc]``: KeyError '!!!'."""
+    from dustsim.data.cards import Card
+    from dustsim.data.importers.dust1947 import _bloc_file
+    from dustsim.errors import DustsimError
+
+    with pytest.raises(DustsimError, match="not one of Allies"):
+        _bloc_file(Card(name="X", edition="dust-1947", kind=None, armour=None, bloc="!!!"))
+    assert _bloc_file(Card(name="X", edition="dust-1947", kind=None, armour=None,
+                           bloc="IJN")) == "ijn.toml"

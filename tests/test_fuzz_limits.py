@@ -146,3 +146,46 @@ def test_a_failure_while_a_signal_unwinds_is_the_signal(monkeypatch, capsys):
     assert main(["validate"]) == S.EXIT_TERMINATED
     err = capsys.readouterr().err
     assert "terminated" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["whatif", "--unit", "Ludwig", "--ap", "٣"],
+    ["attack", "--weapon", "3/1", "--target", "I2", "--models", "３"],
+    ["attack", "--weapon", "3/1", "--target", "I2", "--models", "3", "--trials=٣٠"],
+])
+def test_numbers_in_non_ascii_digits_are_refused(argv, capsys):
+    """float('٣') is 3.0: `whatif --ap ٣` silently priced the card at 3 AP."""
+    _refused(argv, capsys, "non-ASCII digits")
+
+
+def test_long_monte_carlo_runs_say_how_long(monkeypatch, caplog):
+    """Without a progress bar, a run estimated to need more than a minute says so once; the
+    rate is measured after the first chunk, which pays the kernels' compile."""
+    import time
+
+    from dustsim.engines.kernel import _LongRunNote
+
+    clock = iter([0.0, 1.0, 3.0])
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
+    note = _LongRunNote(10**9, "duels")
+    with caplog.at_level("WARNING", logger="dustsim"):
+        note.update(10**5)  # first chunk (compile included): the clock starts here
+        note.update(10**5)  # 1 s: too early to judge
+        note.update(10**5)  # 3 s for 2e5: about 4 hours left
+        note.update(10**5)  # said once only
+    msgs = [r.getMessage() for r in caplog.records]
+    assert len(msgs) == 1 and "1,000,000,000 duels" in msgs[0] and "min left" in msgs[0]
+    # a first chunk that compiled for minutes, then 2e5 games in 3 s: 8e5 left take 12 s
+    slow_start = _LongRunNote(10**6, "games")
+    clock2 = iter([300.0, 303.0])
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock2))
+    with caplog.at_level("WARNING", logger="dustsim"):
+        slow_start.update(10**4)
+        slow_start.update(2 * 10**5)
+    assert len(caplog.records) == 1
+    quick = _LongRunNote(10**6, "duels")  # 1e6 trials nearly done: nothing to say
+    monkeypatch.setattr(time, "perf_counter", lambda: 5.0)
+    with caplog.at_level("WARNING", logger="dustsim"):
+        quick.update(10**4)
+        quick.update(9 * 10**5)
+    assert len(caplog.records) == 1

@@ -84,3 +84,22 @@ def test_meta_folder_is_bounded(tmp_path, capsys):
     err = _one_line_refusal(["list", "meta", str(tmp_path), "--trials", "10"], capsys,
                             str(tmp_path))
     assert "more than 24 list files" in err
+
+
+def test_list_vs_errors_name_the_list_file_not_a_duel_flag(monkeypatch):
+    """compile_duel names its sides --side-a/--side-b; `list vs` has no such flags: the error
+    names the file of the list it is about."""
+    import dustsim.play.list_battles as LB
+    from dustsim.army.lists import ArmyList
+    from dustsim.errors import DustsimError
+
+    def boom(*a, **k):
+        raise DustsimError("a side has one to 64 units, got 0", field="--side-b")
+
+    monkeypatch.setattr(LB, "compile_duel", boom)
+    a = ArmyList("A", 75.0, (), (), "Allies", "a.toml")
+    b = ArmyList("B", 75.0, (), (), "Axis", "b.toml")
+    with pytest.raises(DustsimError) as ei:
+        LB.compile_lists(a, b)
+    msg = str(ei.value)
+    assert msg.startswith("b.toml:") and "--side-b" not in msg

@@ -14,7 +14,6 @@ FAST = ["--format", "png", "--confirm", "5", "--trials", "500", "--value-trials"
 
 @pytest.mark.parametrize("edition,units", [
     ("tactics-2013", None),                 # no card has a cost: nothing swept, still a review
-    ("tactics-2013", "Pounder"),
     ("tactics-2009", "Combat Rangers"),
     ("ffg-era", "Action Jackson"),
 ])

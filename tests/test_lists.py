@@ -105,7 +105,7 @@ def test_one_bloc_mercenaries_and_captured(d47):
     assert check(bad, d47).lines() == [
         "Iosef: Iosef is an SSU card in an Allies army [One bloc, 1947 L837, L845]"]
     own = toml_list(d47, units("Pounder|captured=true"), bloc="Allies")
-    assert any("cannot be captured by a Allies army" in x for x in check(own, d47).lines())
+    assert any("cannot be captured by an Allies army" in x for x in check(own, d47).lines())
     squad = toml_list(d47, units("Pounder", "Grenadier Battle Squad|captured=true"),
                       bloc="Allies")
     assert any("only vehicles can be captured" in x for x in check(squad, d47).lines())

@@ -192,7 +192,8 @@ def test_expert_and_take_aim_hit_on_t_with_their_weapon():
 # -- Monte Carlo against exact --------------------------------------------------------------------
 def _p_a_wins(spec, trials=20_000, seed=5):
     r = simulate_duel(spec, trials, seed, threads=1)
-    return r.p_a_wins, r.se("a")
+    p = r.p_a_wins
+    return p, (p * (1 - p) / trials) ** 0.5  # binomial standard error
 
 
 def test_salvo_sustained_matches_exact():
@@ -378,3 +379,57 @@ def test_airborne_drop_nothing_then_a_second_action_on_p_or_t():
     b_first = DuelPolicy(reactive="never", passing="never", initiative="b")
     out = replay_duel(duel_spec(a, armed, distance=12, policy=b_first), "S")
     assert out.left == {"A": 2, "B": 5}
+
+
+def test_officer_get_moving_reactivates_the_better_unit():
+    cap = Card(name="Cap", edition="dust-1947", kind="hero", armour="I3", ap=5,
+               damage_track=2, move=2, march_move=4, skills=("Officer",))
+    g = vehicle("G", GUN)
+    b = vehicle("B", track=5)
+    spec = compile_duel([DuelUnit(g), DuelUnit(cap)], [DuelUnit(b)], distance=4, turns=1,
+                        policy=QUIET)
+    # G: Sustained, P hits (B Under Fire); B: removal roll fails; Cap (an officer of armour 3,
+    # so with a radio, L3715) orders Get Moving on G, worth more than its own (no) attack:
+    # P succeeds (L3725), Cap's activation ends and G activates again: P hits (Suppressed)
+    assert replay_duel(spec, "P" "SS" "P" "P").left["B"] == 3
+    # S: no reactivation; Cap has one action left and nothing to attack
+    assert replay_duel(spec, "P" "SS" "S").left["B"] == 4
+    never = DuelPolicy(reactive="never", passing="never", initiative="a", orders="never")
+    spec = compile_duel([DuelUnit(g), DuelUnit(cap)], [DuelUnit(b)], distance=4, turns=1,
+                        policy=never)
+    assert replay_duel(spec, "P" "SS").left["B"] == 4
+
+
+def test_general_officer_action_is_free():
+    def boss(skill):
+        return Card(name="Cap", edition="dust-1947", kind="hero", armour="I1", ap=5,
+                    damage_track=2, move=2, march_move=4, skills=(skill,), weapons=(GUN,))
+
+    g = vehicle("G", weapon({"V1": "3/1"}))
+    b = vehicle("B", track=5)
+
+    def spec(skill):
+        return compile_duel([DuelUnit(g), DuelUnit(boss(skill))], [DuelUnit(b)], distance=4,
+                            turns=1, policy=QUIET)
+
+    # G: Sustained, 3 misses and 3 re-rolled misses (no hit, no token); B has nothing to do;
+    # Cap orders Get Moving on G (worth more): S fails. A General's order was free (L3537):
+    # two actions left, a Sustained Attack (S, re-roll S); an Officer has one: an Attack (S)
+    assert replay_duel(spec("General"), "SSS" "SSS" "S" "S" "S").left["B"] == 5
+    assert replay_duel(spec("Officer"), "SSS" "SSS" "S" "S").left["B"] == 5
+
+
+def test_air_traffic_control_lets_an_aircraft_activate_again():
+    def plane(name, *weapons, skills=()):
+        return Card(name=name, edition="dust-1947", kind="aircraft", armour="A1", ap=10,
+                    damage_track=3, move=4, march_move=8, weapons=weapons, skills=skills)
+
+    jet = plane("Jet", GUN)
+    ctl = plane("Ctl", skills=("Air Traffic Control",))
+    b = vehicle("B", track=5)
+    spec = compile_duel([DuelUnit(jet), DuelUnit(ctl)], [DuelUnit(b)], distance=4, turns=1,
+                        policy=QUIET)
+    # Jet (must Move first; already at range 4): Attack, P; B's removal roll; Ctl: Air Traffic
+    # Control on Jet, P (L3389): Jet activates again: Attack, P
+    assert replay_duel(spec, "P" "SS" "P" "P").left["B"] == 3
+    assert replay_duel(spec, "P" "SS" "S").left["B"] == 4

@@ -109,6 +109,8 @@ def test_card_page_in_words_with_model_details_folded(small_report):
     details = page.split('id="scores"')[1].split("</section>")[0]
     assert "<details>" in details and "Model details" in details and "Strength" in details
     assert "Strength" not in short  # internals stay in the fold
+    # a figure that applies only to joined heroes is left out, not shown as '?'
+    assert "<th>Host</th>" not in details and "Strength joined" not in details
 
 
 def test_value_page_describes_the_field_it_shows(small_report):
@@ -118,3 +120,31 @@ def test_value_page_describes_the_field_it_shows(small_report):
     assert per_class == 3
     assert "up to 3 cards of each armour class" in page
     assert "the median-cost card of each armour class" not in page
+
+
+def test_card_summary_shows_the_value_models_reason_lens_and_evidence_where_present():
+    from dustsim.data.cards import find_card, load_cards
+    from dustsim.review.report import _value_summary
+
+    card = find_card(load_cards(), "Pounder", "dust-1947")
+    row = {"unit": "Pounder", "ap": 13, "fair_ap": 30.0, "fair_low": 20.0, "fair_high": 45.0,
+           "verdict": "under-costed", "reason": "In play it destroys 60 % of an opponent.",
+           "evidence": "strong", "consistency_ap": 25.0, "consistency_low": 18.0,
+           "consistency_high": 34.0, "consistency_verdict": "under-costed", "not_modelled": ""}
+    s = _value_summary(card, row, None, {})
+    assert s["verdict"].startswith("under-costed: its printed 13 AP is below")
+    assert s["why"] == "In play it destroys 60 % of an opponent."
+    assert s["evidence"] == "strong"
+    assert s["consistency"] == "25 AP (band 18–34 AP): under-costed"
+    bare = _value_summary(card, {k: v for k, v in row.items() if not k.startswith(
+        ("consistency", "evidence", "reason"))}, None, {})
+    assert bare["consistency"] is None and bare["evidence"] == "" and bare["why"] == ""
+
+
+def test_scores_table_says_why_a_card_is_partial(small_report):
+    page = (small_report / "sections" / "rankings.html").read_text(encoding="utf-8")
+    sc = pd.read_csv(small_report / "tables" / "scores.csv")
+    assert sc["partial"].dtype == bool  # the table keeps its flag
+    # Heavy Laser Grenadier Squad: 3 models, a size no source prints (inferred)
+    assert sc.set_index("unit").loc["Heavy Laser Grenadier Squad", "partial"]
+    assert "yes: squad size 3 inferred from the weapon counts (no source prints it)" in page

@@ -205,3 +205,36 @@ def test_editions_without_costs_get_no_value(all_cards):
         assert vm.mapping is None and (vm.table["verdict"] == "no value").all()
         assert (vm.table["why"] != "").all()
         assert "Reference field" in V.html_section(vm, lambda df, cols, n: df[cols].to_html())
+
+
+def test_evidence_is_strong_only_where_both_lenses_agree(small_model):
+    vm, _cards = small_model
+    t = vm.table
+    for col in ("consistency_ap", "consistency_low", "consistency_high", "evidence", "reason"):
+        assert col in t
+    judged = t[t["verdict"].isin(("over-costed", "under-costed", "in band"))]
+    strong = judged["evidence"] == "strong"
+    assert (judged.loc[strong, "verdict"] == judged.loc[strong, "consistency_verdict"]).all()
+    assert (judged.loc[~strong, "verdict"] != judged.loc[~strong, "consistency_verdict"]).all()
+    assert (t.loc[~t.index.isin(judged.index), "evidence"] == "").all()
+    assert all(isinstance(r, str) and r for r in judged["reason"])
+
+
+def test_strength_of_play_is_the_mean_of_both_standardised():
+    tab = pd.DataFrame({"unit": list("abcdefg"), "strength": [0.1, 0.5, 1.0, -0.2, 0.3, 0.8, 2.0],
+                        "strength_se": [0.1] * 7, "in_fit": [True] * 6 + [False],
+                        "battle_value": [2.0, 5.0, 9.0, 1.0, 3.0, np.nan, 20.0],
+                        "battle_value_se": [0.5] * 7})
+    out, scales = V._combine(tab, None)
+    both = tab["in_fit"] & tab["battle_value"].notna()
+    e, lb = tab["strength"], np.log(tab["battle_value"])
+    ze = (e - e[both].mean()) / e[both].std()
+    zb = (lb - lb[both].mean()) / lb[both].std()
+    np.testing.assert_allclose(out["strength"][:5], ((ze + zb) / 2)[:5])
+    assert out["strength"][5] == pytest.approx(ze[5])  # no battle value: engagements alone
+    assert out["strength_engagements"].tolist() == tab["strength"].tolist()
+    # a patch keeps the unpatched edition's scales
+    again, same = V._combine(tab.assign(strength=tab["strength"] + 1), scales)
+    assert same == scales
+    np.testing.assert_allclose(again["strength"][:5] - out["strength"][:5],
+                               1 / 2 / e[both].std())

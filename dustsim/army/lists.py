@@ -658,8 +658,8 @@ def check(lst: ArmyList, cards: list[Card] | None = None, platoons=None) -> Chec
                                "not on the captured vehicle availability chart"))
         if lst.bloc and base.bloc == lst.bloc:
             v.append(Violation(u.name, "Captured vehicles", "L885-897",
-                               f"a {base.bloc} vehicle cannot be captured by a {lst.bloc} "
-                               f"army (it is its own)"))
+                               f"{article(base.bloc)} {base.bloc} vehicle cannot be captured "
+                               f"by {article(lst.bloc)} {lst.bloc} army (it is its own)"))
         if u.hero:
             v.append(Violation(u.name, "Joins", "L932", "a hero joins a squad, not a vehicle"))
     # unique heroes (L928) and per-army limits (e.g. Pilot: Name vehicles, L3625)

@@ -42,6 +42,8 @@ def _battle_options(p) -> None:
                         f"{DEFAULT_POLICY}; dustsim/play/policies.py)")
     p.add_argument("--attacker", choices=("A", "B"),
                    help="list playing the scenario's attacker (default: drawn per game)")
+    p.add_argument("--boards", type=int, default=4,
+                   help="terrain draws of the scenario per call (4; games are spread over them)")
     p.add_argument("--distance", type=int, default=None,
                    help=f"--scenario {LINE} only: squares between the armies "
                         f"({DEFAULT_DISTANCE})")
@@ -320,7 +322,7 @@ def _vs_board(args) -> int:
     replay = _check_replay_path(args)
     a, b = _load(args.list_a, cards, args, play=True), _load(args.list_b, cards, args, play=True)
     spec = prepare(a, b, scenario=args.scenario, seed=args.seed, policy=args.policy,
-                   attacker=args.attacker, turns=args.turns)
+                   attacker=args.attacker, turns=args.turns, boards=args.boards)
     r = simulate_battle(spec, args.trials, args.seed, threads=args.threads,
                         progress=not args.json and sys.stderr.isatty())
     d = r.to_json()
@@ -390,6 +392,7 @@ def cmd_list_meta(args) -> int:
             table = battle_meta(lists, trials=args.trials, seed=args.seed, client=client,
                                 scenario=args.scenario, policy=args.policy,
                                 attacker=args.attacker, turns=args.turns,
+                                boards=args.boards,
                                 progress=not args.json and sys.stderr.isatty())
     if args.json:
         print(table.to_json(orient="records", indent=1))

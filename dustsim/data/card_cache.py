@@ -51,9 +51,19 @@ def key(files: Iterable[Path]) -> str:
 
 def cached(files: list[Path], load: Callable[[], list]) -> list:
     """``load()``, or the cards it returned before for the same files and code."""
+    import stat
+
+    from dustsim.limits import FILE_BYTES
+
     if not enabled():
         return load()
     try:
+        # only regular files within the size cap are hashed (``/dev/zero`` would be read until
+        # memory runs out); anything else goes to ``load()``, which refuses it in one line
+        for f in files:
+            st = f.stat()
+            if not stat.S_ISREG(st.st_mode) or st.st_size > FILE_BYTES:
+                return load()
         k = key(files)
     except OSError:
         return load()

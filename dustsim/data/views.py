@@ -93,8 +93,7 @@ def partial_reasons(c: Card) -> list[str]:
         elif c.models_source != "card":
             how = ("inferred from the weapon counts" if c.models_source == "inferred"
                    else f"from {c.models_source}")
-            out.append(f"squad size {c.models} is not printed in the sources: {how} "
-                       "(figures that depend on it are marked partial)")
+            out.append(f"squad size {c.models} {how} (no source prints it)")
     for w in c.weapons:
         unknown = [col for col, cell in zip(COLUMNS, w.line, strict=False) if not cell.known]
         no_damage = [col for col, cell in zip(COLUMNS, w.line, strict=False)

@@ -353,6 +353,7 @@ def run_chunks(task, payload, trials: int, seed: int, *, chunk: int, threads: in
         from tqdm import tqdm
 
         bar = tqdm(total=trials, unit=unit, unit_scale=True, desc=desc, leave=False)
+    estimate = _LongRunNote(trials, desc) if bar is None else None
     with ThreadPoolExecutor(max_workers=threads) as ex:
         window = 2 * threads  # bounded look-ahead: memory stays flat for any trial count
         pending = []
@@ -365,9 +366,50 @@ def run_chunks(task, payload, trials: int, seed: int, *, chunk: int, threads: in
                                                                            strict=True))
                 if bar is not None:
                     bar.update(n)
+                elif estimate is not None:
+                    estimate.update(n)
     if bar is not None:
         bar.close()
     return acc
+
+
+#: a run whose remaining time is estimated above this many seconds gets one note
+LONG_RUN_S = 60.0
+
+
+class _LongRunNote:
+    """Without a progress bar (no terminal, --quiet, --json), a long Monte Carlo run says once,
+    after two seconds of work, how long it will take at the rate so far (issue 27: 1e9 trials
+    ran for many minutes with no word). Logged on the ``dustsim`` logger (stderr by default).
+    The rate is measured from the end of the first chunk: that chunk includes the kernels'
+    first-run compile, which would make the estimate minutes too long."""
+
+    def __init__(self, trials: int, desc: str):
+        self.trials, self.desc, self.done = trials, desc, 0
+        self.t0: float | None = None
+        self.done0 = 0
+        self.said = False
+
+    def update(self, n: int) -> None:
+        import time
+
+        self.done += n
+        if self.said or self.done >= self.trials:
+            return
+        if self.t0 is None:  # first chunk: compile time included, start measuring here
+            self.t0, self.done0 = time.perf_counter(), self.done
+            return
+        elapsed = time.perf_counter() - self.t0
+        if elapsed < 2.0:
+            return
+        self.said = True
+        left = elapsed * (self.trials - self.done) / (self.done - self.done0)
+        if left > LONG_RUN_S:
+            import logging
+
+            logging.getLogger("dustsim").warning(
+                "dustsim: note: %s %s: about %.0f min left at the rate so far (Ctrl-C stops "
+                "cleanly)", f"{self.trials:,}", self.desc, left / 60)
 
 
 def _dist(hist: np.ndarray, trials: int, mean=None, var=None) -> Distribution:

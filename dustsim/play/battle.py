@@ -6,16 +6,17 @@ objectives, victory conditions, turn limit), many times, in the battle kernel
 returns a :class:`BattleResult` (the shared result contract: ``summary()``, ``to_frame()``,
 ``se(name)``).
 
-**What a game is.** The scenario's board (:func:`dustsim.play.scenarios.build_board`, one
-board per call, seeded) with its deployment: units enter from their edge with a Move in their
-first activation, or deploy in their zone before turn 1 (L2440). Attacker and defender
-(the scenario's roles; the attacker takes the scenario's first zone, objectives and exits are
-scored per role) are drawn per game, unless ``attacker`` fixes them. The game ends at the
-scenario's turn limit, or earlier when a side is annihilated or a sudden-death condition is
-met. **Scoring** as the rulebook does: the scenario's victory conditions (objectives held at
-the end, units exited, annihilation), then victory points, the AP of enemy units destroyed
-(L368), as the tie-break; equal VP is a draw. ``won_by`` gives the share of games each side
-won by objective, annihilation, exit or victory points.
+**What a game is.** A scenario's board (:func:`dustsim.play.scenarios.build_board`: the call
+draws ``boards`` terrains, 4 by default, seeded; chunk *i* of 512 games plays board *i* mod
+``boards``, so the figures average over terrain draws) with its deployment: units enter from
+their edge with a Move in their first activation, or deploy in their zone before turn 1 (L2440).
+Attacker and defender (the scenario's roles; the attacker takes the scenario's first zone,
+objectives and exits are scored per role) are drawn per game, unless ``attacker`` fixes them.
+The game ends at the scenario's turn limit, or earlier when a side is annihilated or a
+sudden-death condition is met. **Scoring** as the rulebook does: the scenario's victory
+conditions (objectives held at the end, units exited, annihilation), then victory points, the AP
+of enemy units destroyed (L368), as the tie-break; equal VP is a draw. ``won_by`` gives the
+share of games each side won by objective, annihilation, exit or victory points.
 
 **What the battle plays** (kernel docstring): movement square by square with terrain costs,
 line of sight from the board with vehicles as dynamic blockers, cover from terrain and
@@ -54,12 +55,19 @@ if TYPE_CHECKING:
 CHUNK = 512  # games per chunk: part of the stream definition (results depend on it)
 MAX_TRIALS = 10_000_000
 DEFAULT_SCENARIO = "101"
+DEFAULT_BOARDS = 4  # terrain draws per call (chunk i plays board i mod 4)
 SIDES = ("A", "B")
 WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "default")
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
-SPECIALS = ("", "camouflage", "smoke")  # A_SPECIAL events' L_X (battle_kernel.SP_*)
+SPECIALS = ("", "camouflage", "smoke", "airborne")  # A_SPECIAL events' L_X (BK.SP_*)
+#: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
+WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
+       "At the Double: a free Move after its March Move (L3431-3433)",
+       "Move and Fire: a free Move or Attack around its Sustained Attack or March Move "
+       "(L3603-3605)",
+       "Charge: a free close-combat Attack after its March Move (L3459-3461)")
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
@@ -93,6 +101,7 @@ class ScenarioSetup:
     board: Any
     conditions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    boards: tuple = ()  # every board of the call (board is the first)
 
     @property
     def hints(self) -> int:
@@ -105,15 +114,28 @@ class ScenarioSetup:
         return h | (BK.VC_EXIT if (S.VC_EXIT in kinds or self.scoring[6] > 0) else 0)
 
 
+def board_seeds(seed: int, boards: int) -> list[int]:
+    """The terrain seeds of a call's boards: ``seed`` itself, then children of
+    ``SeedSequence([seed, k])``."""
+    return [seed] + [int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
+                     for k in range(1, boards)]
+
+
 def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
-                   variant: str | None = None) -> ScenarioSetup:
-    """The scenario (a name, a number or a :class:`dustsim.play.scenarios.Scenario`) and its
-    board for this call (seeded)."""
+                   variant: str | None = None, boards: int = 1) -> ScenarioSetup:
+    """The scenario (a name, a number or a :class:`dustsim.play.scenarios.Scenario`) and the
+    ``boards`` boards of this call (terrain drawn by the scenario's generator, seeded by
+    :func:`board_seeds`)."""
     from dustsim.play import battle_kernel as BK
     from dustsim.play import scenarios as S
 
+    if isinstance(boards, bool) or not isinstance(boards, int) or not 1 <= boards <= 64:
+        raise DustsimError(f"boards must be an integer from 1 to 64, got {boards!r}",
+                           field="--boards")
     sc = scenario if isinstance(scenario, S.Scenario) else S.find_scenario(scenario)
-    board = S.build_board(sc, seed, variant) if variant else S.build_board(sc, seed)
+    all_boards = tuple(S.build_board(sc, bs, variant) if variant else S.build_board(sc, bs)
+                       for bs in board_seeds(seed, boards))
+    board = all_boards[0]
     victory = S.victory_array(sc)
     if victory.shape[0] > BK.MAX_VC:
         raise DustsimError(f"scenario {sc.number} has {victory.shape[0]} victory conditions; "
@@ -131,7 +153,7 @@ def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
                      "played as no enemy on the objective's area")
     return ScenarioSetup(str(sc.number), sc.name, int(sc.turns), victory,
                          S.scoring_array(sc), board,
-                         tuple(v.describe() for v in sc.victory), tuple(notes))
+                         tuple(v.describe() for v in sc.victory), tuple(notes), all_boards)
 
 
 # -- compilation -----------------------------------------------------------------------------------
@@ -165,25 +187,22 @@ def _line_ev(w, skills: frozenset, tg, rs) -> float:
     return val
 
 
-def _kind_class(card) -> tuple[int, int]:
-    """(kind code, movement class) of a card on the board."""
+def _kind_class(du) -> tuple[int, int]:
+    """(kind code, movement class) of a unit on the board: the movement class is
+    :func:`dustsim.rules.unit_rules.unit_rules`'s (the one home of Tracked, Wheeled,
+    Half Tracked, Flying, Jump); a ground unit with the Flying skill (jetpacks) moves as the
+    board's JUMP class (it ends only where infantry may stand, board.py)."""
     from dustsim.play import battle_kernel as BK
     from dustsim.play import board as B
+    from dustsim.rules.unit_rules import unit_rules
 
-    skills = {s.lower() for s in card.skills}
+    card = du.card
+    cls = unit_rules(card, du.hero, du.pilot).movement
     if card.kind == "aircraft":
         return BK.KIND_AIR, B.FLYING
-    if card.kind == "vehicle":
-        if any("wheeled" in s for s in skills):
-            return BK.KIND_VEH, B.WHEELED
-        if any("half-track" in s or "half track" in s for s in skills):
-            return BK.KIND_VEH, B.HALF_TRACKED
-        if any("tracked" in s for s in skills):
-            return BK.KIND_VEH, B.TRACKED
-        return BK.KIND_VEH, B.WALKER  # Dust walkers: no wheel or track skill (board.py)
-    if any(s in ("jump", "flying", "jetpack") for s in skills):
-        return BK.KIND_INF, B.JUMP
-    return BK.KIND_INF, B.FOOT
+    if cls == B.FLYING:
+        cls = B.JUMP
+    return (BK.KIND_VEH if card.kind == "vehicle" else BK.KIND_INF), cls
 
 
 def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -223,6 +242,29 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     bd[R["inbuild"]] = board.in_building
     bd[R["misc"], :2] = board.enters
     bd[R["objectives"], : len(objs)] = objs
+    # static steps per movement class and direction: the neighbour, or -1 where the step is
+    # barred (impassable square, a wall, the corner of an impassable square for a diagonal)
+    nbr = board.neighbours
+    for cls in range(B.N_MOVE_CLASSES):
+        fly = cls == B.FLYING
+        mc = board.move_cost[:, cls]
+        for d in range(8):
+            row = np.full(n, -1, np.int64)
+            for s_ in range(n):
+                t = int(nbr[s_, d])
+                if t < 0:
+                    continue
+                if not fly:
+                    if mc[t] >= B.IMPASSABLE or (int(board.wall_mask[s_]) >> d) & 1:
+                        continue
+                    if d % 2 == 1:
+                        a1, a2 = int(nbr[s_, (d + 7) % 8]), int(nbr[s_, (d + 1) % 8])
+                        if min(a1, a2) < 0 or mc[a1] >= B.IMPASSABLE or mc[a2] >= B.IMPASSABLE:
+                            continue
+                row[s_] = t
+            bd[R["adj"] + cls * 8 + d] = row
+    for cls in range(B.N_MOVE_CLASSES):  # shortest paths with no unit on the board
+        BK.fill_static(bd, n, cls, BK.QL - 2)
     ls = np.asarray(board.line_start, np.int64)
     lq = np.stack([np.asarray(board.line_squares, np.int64),
                    np.asarray(board.line_corner, np.int64)], axis=1)
@@ -287,6 +329,7 @@ class BattleSpec:
     notes: tuple[str, ...] = ()
     list_names: tuple[str, str] = ("A", "B")
     cards: tuple = field(default=(), repr=False)
+    tables: tuple = field(default=(), repr=False)  # (bd, ls, lq, objectives) per board
 
 
 def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
@@ -342,7 +385,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         m[starts[4] + t, K.T_SUPP] = spec.tspec[t, 9]  # S_SUPP, the printed flag
     kinds, classes = [], []
     for u, du in enumerate(all_units):
-        kind, cls = _kind_class(du.card)
+        kind, cls = _kind_class(du)
         kinds.append(("infantry", "vehicle", "aircraft")[kind])
         classes.append(cls)
         x = starts[9] + u
@@ -407,6 +450,11 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
 
     fill_rule_facts(m, all_units)  # tempo, concealment, reaction, movement flags (issue 23)
     bd, ls, lq = _board_matrix(board)
+    tables = []
+    for b in setup.boards or (board,):
+        if b.n != board.n or b.width != board.width:
+            raise DustsimError("internal: a call's boards differ in size")
+        tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
     if any(not math.isfinite(a) for a in spec.ap):
         notes.append("a unit's AP is unknown: it scores 0 victory points")
@@ -414,7 +462,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         names=spec.names, sides=spec.sides, ap=np.asarray(spec.ap, float), kinds=tuple(kinds),
         classes=tuple(classes), m=m, f=f, bd=bd, ls=ls, lq=lq, weapon_names=tuple(wnames),
         weapon_units=tuple(wunits), weapon_ranges=tuple(wranges), setup=setup, policy=policy,
-        units=tuple(all_units), notes=tuple(dict.fromkeys(notes)), list_names=list_names)
+        units=tuple(all_units), notes=tuple(dict.fromkeys(notes)), list_names=list_names,
+        tables=tuple(tables))
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -428,7 +477,10 @@ def _chunk(args):
     acc = np.zeros(24, float)
     curves = np.zeros((T + 1, 4), float)
     m = spec.m.copy()  # each chunk its own state (threads)
-    BK._run_battles(rng, n, m, spec.f, spec.bd, spec.ls, spec.lq, acc, curves)
+    # chunk i plays board i mod K: the same games for any thread count
+    bd, ls, lq, nobj = spec.tables[seed_seq.spawn_key[-1] % len(spec.tables)]
+    m[BK.R_B, BK.B_NOBJ] = nobj
+    BK._run_battles(rng, n, m, spec.f, bd, ls, lq, acc, curves)
     return acc, curves
 
 
@@ -503,7 +555,8 @@ class BattleResult:
         out: dict = {"list_a": sp.list_names[0], "list_b": sp.list_names[1],
                      "scenario": f"{sp.setup.number} {sp.setup.name}",
                      "board": f"{sp.setup.board.width}x{sp.setup.board.height}",
-                     "turns": sp.setup.turns, "policy": sp.policy.name,
+                     "turns": sp.setup.turns, "boards": len(sp.tables),
+                     "policy": sp.policy.name,
                      "trials": self.trials, "seed": self.seed}
         for k, (v, _se) in self._figures().items():
             out[k] = v
@@ -580,11 +633,19 @@ def simulate_battle(spec: BattleSpec, trials: int = 2_000, seed: int = 0, *,
 
 
 def _side_units(x, label: str):
-    from dustsim.army.lists import ArmyList
-    from dustsim.play.list_battles import duel_units
-
-    if isinstance(x, ArmyList):
-        return duel_units(x), x.name
+    """A side's units: an army list (anything with ``units`` of list units and a ``name``:
+    joined heroes, pilots, cover and a captured vehicle's surcharge as the list prices it;
+    duck-typed, so that the play layer does not import the army layer), a side string as
+    ``dustsim duel`` takes, or cards / DuelUnits."""
+    if hasattr(x, "units") and hasattr(x, "name") and not isinstance(x, str):
+        out = []
+        for u in x.units:
+            extra = 0.0
+            if u.card.ap is not None and math.isfinite(u.card_ap):
+                extra = float(u.card_ap) - float(u.card.ap)
+            out.append(D.DuelUnit(u.card, hero=u.hero, cover=u.cover, pilot=u.pilot,
+                                  extra_ap=extra))
+        return out, x.name
     if isinstance(x, str):
         from dustsim.data.cards import load_cards
 
@@ -594,10 +655,13 @@ def _side_units(x, label: str):
 
 def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
             policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
-            turns: int | None = None, options: dict | None = None) -> BattleSpec:
+            turns: int | None = None, options: dict | None = None,
+            boards: int = DEFAULT_BOARDS) -> BattleSpec:
     """Compile a battle: lists (:class:`ArmyList`, a side string as ``dustsim duel`` takes,
     or DuelUnits), the scenario and its board (seeded), the policy, the attacker (``"A"``,
-    ``"B"`` or None: drawn per game), ``turns`` (None: the scenario's limit)."""
+    ``"B"`` or None: drawn per game), ``turns`` (None: the scenario's limit), ``boards``
+    (terrain draws of the scenario's generator; chunk *i* of the games plays board *i* mod
+    ``boards``)."""
     if attacker not in (None, "A", "B", "a", "b"):
         raise DustsimError(f"attacker must be A, B or left out, got {attacker!r}",
                            field="--attacker")
@@ -605,7 +669,7 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
         raise DustsimError(f"the seed must be an integer from 0 to 2**63-1, got {seed!r}",
                            field="--seed")
     pol = get_policy(policy)
-    setup = scenario_setup(scenario, seed)
+    setup = scenario_setup(scenario, seed, boards=boards)
     if turns is not None:
         if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= 100:
             raise DustsimError(f"--turns must be an integer from 1 to 100, got {turns!r}",
@@ -623,29 +687,46 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
     return replace(spec, notes=tuple(dict.fromkeys(spec.notes + _unplayed(ua + ub))))
 
 
+#: rules the skills table marks ``played`` (by the line engine's engagement kernel) that the
+#: board's kernel does not play yet: a battle on the board names them in its notes
+NOT_ON_BOARD = frozenset({
+    "smoke grenades", "officer", "general", "air traffic control", "lucky", "fighting spirit",
+    "assassin", "command squad", "get moving you",
+})  # the tempo, concealment and reaction rules are played on the board (play.battle_rules)
+
+
 def _unplayed(units) -> tuple[str, ...]:
-    """Rules on the cards that battles do not play (the skills table where it exists)."""
+    """Rules on the cards that battles on the board do not play: the skills table's
+    (:func:`dustsim.rules.skills.unplayed_rules`), and the rules it marks played that only the
+    line engine plays (:data:`NOT_ON_BOARD`)."""
+    from dustsim.rules.skills import card_rules, unplayed_rules
+
     cards = []
     for u in units:
         cards += [c for c in (u.card, u.hero, u.pilot) if c is not None]
-    try:
-        from dustsim.rules.skills import unplayed_rules
-    except ImportError:
-        return ()
-    try:
-        out = unplayed_rules(cards)
-    except Exception:
-        return ()
-    return tuple(str(x) for x in out)
+    out = [str(x) for x in unplayed_rules(cards)]
+    extra: dict[str, list[str]] = {}
+    for c in cards:
+        for r in card_rules(c, fielded=True):
+            name = r.name.lower()
+            if r.status != "played":
+                continue
+            if name in NOT_ON_BOARD:
+                names = extra.setdefault(f"{r.name} ({r.kind}) not played on the board "
+                                         f"(the line engine plays it); {r.lines}", [])
+                if c.name not in names:
+                    names.append(c.name)
+    out += [f"{k} -- {', '.join(v)}" for k, v in extra.items()]
+    return tuple(out)
 
 
 def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = 2_000,
            seed: int = 0, policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
            turns: int | None = None, threads: int | None = None, options: dict | None = None,
-           progress: bool = False) -> BattleResult:
+           progress: bool = False, boards: int = DEFAULT_BOARDS) -> BattleResult:
     """Play list A against list B on a scenario ``trials`` times (module docstring)."""
     spec = prepare(list_a, list_b, scenario=scenario, seed=seed, policy=policy,
-                   attacker=attacker, turns=turns, options=options)
+                   attacker=attacker, turns=turns, options=options, boards=boards)
     return simulate_battle(spec, trials, seed, threads=threads, progress=progress)
 
 
@@ -656,6 +737,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     faces are known."""
     from dustsim.engines.rng import state
     from dustsim.play import battle_kernel as BK
+    from dustsim.play.battle_rules import rule_names
 
     ss = np.random.SeedSequence([seed, 1947])
     g = np.random.Generator(np.random.PCG64(ss))
@@ -678,6 +760,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             "armour": card.armour, "models": int(spec.m[spec.m[0, 2] + u, 1]),
             "damage_track": card.damage_track, "ap": float(spec.ap[u]),
             "move_class": int(spec.classes[u]),
+            "rules": rule_names(spec.m, u),  # board-dependent rules it plays (battle_rules)
             "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
             "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
             "weapons": [{"line": i, "name": spec.weapon_names[i],
@@ -712,6 +795,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 from dustsim.play.battle_kernel import _face
 
                 ev["facing"] = int(_face(board.width, p[-2], p[-1]))
+            if 0 < r[BK.L_TARGET] < len(WHY):  # the rule it moved under (battle_rules)
+                ev["rule"] = WHY[int(r[BK.L_TARGET])].split(":")[0]
+                ev["text"] = ev["text"][:-1] + f" ({WHY[int(r[BK.L_TARGET])]})."
         elif a in ("attack", "sustained", "close-combat"):
             t = int(r[BK.L_TARGET])
             mask = int(r[BK.L_WMASK])
@@ -728,6 +814,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             ev["text"] = (f"{uname} {'close-combat attacks' if a == 'close-combat' else a + 's'} "
                           f"{spec.names[t]} at range {ev['range']} with {ev['weapon']}: "
                           f"{ev['hits']} hits, {ev['saves']} saved, {ev['damage']} damage.")
+            if 0 < r[BK.L_X] < len(WHY):  # the rule it attacked under (battle_rules)
+                ev["rule"] = WHY[int(r[BK.L_X])].split(":")[0]
+                ev["text"] += f" ({WHY[int(r[BK.L_X])]})"
         elif a == "reaction":
             t = int(r[BK.L_TARGET])
             ev.update({"from": int(r[BK.L_FROM]), "to": int(r[BK.L_TO]), "target": t,
@@ -752,7 +841,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         elif a == "nothing":
             ev["text"] = f"{uname} holds its position."
         elif a == "special":
-            ev.update(_special(r, uname, board.width, spec.names))
+            ev.update(_special(r, uname, board.width, spec.names, faces, board.terrain))
         elif a == "initiative":
             ev["first"] = SIDES[int(r[BK.L_X])]
             ev["text"] = (f"Side {ev['side']} wins the initiative; side {ev['first']} "
@@ -800,22 +889,33 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     }
 
 
-def _special(r: np.ndarray, uname: str, width: int, names) -> dict:
+def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
+             terrain: np.ndarray) -> dict:
     """The fields of a special action event (battle_rules): ``special`` (its name), the
     square and, for smoke, the four squares of the screen."""
     from dustsim.play import battle_kernel as BK
+    from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER
 
+    SMOKE_PROOF = (BUILDING, BUILDING_OPENING, BUNKER)
     kind = SPECIALS[int(r[BK.L_X])]
     s = int(r[BK.L_FROM])
     ev: dict = {"special": kind, "square": s}
     if kind == "camouflage":
         ev["text"] = (f"{uname} takes the Camouflage special action: it cannot be attacked "
                       "from range 3 or more until it acts (L3453-3457).")
+    elif kind == "airborne":
+        ev["to"] = s
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["text"] = (f"{uname} drops onto square {s} (Airborne, L3391-3393): a Nothing "
+                      "action, then "
+                      + ("a second action on its die." if r[BK.L_HITS] > 0 else
+                         "no second action (its die failed)."))
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})
         rows = sorted({s // width, c // width})
-        ev["smoke"] = [rr * width + cc for rr in rows for cc in cols]
+        ev["smoke"] = [q for q in (rr * width + cc for rr in rows for cc in cols)
+                       if int(terrain[q]) not in SMOKE_PROOF]  # never into buildings (L3229)
         t = int(r[BK.L_TARGET])
         ev["target"] = t
         ev["text"] = (f"{uname} launches smoke on squares "
@@ -864,7 +964,7 @@ def battle_meta(lists: list, *, trials: int = 1_000, seed: int = 0, client=None,
         raise DustsimError(f"two lists are named {dup!r}; give each list its own name",
                            field="name")
     pairs = [(i, j) for i in range(len(lists)) for j in range(i + 1, len(lists))]
-    seeds = [int(s.generate_state(1)[0] % (2**63)) for s in
+    seeds = [int(s.generate_state(1)[0]) for s in
              np.random.SeedSequence(seed).spawn(len(pairs))]
     bar = None
     if progress:

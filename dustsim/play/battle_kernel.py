@@ -33,10 +33,12 @@ ends on an occupied square (L463-465); building walls only at openings (``wall_m
 Aircraft fly over everything (L510-516).
 
 **Line of sight** (L602-655): the board's static table, then the stored sight line is walked
-for vehicle squares (dynamic blockers, L612): a vehicle on a crossed square blocks, on a
-corner square it adds a blocking corner (one corner: cover, two: blocked, the board's own
-rule). Aircraft see and are seen by everything not in a building (L655). A target is in cover
-when its square gives its class cover or the line passes one blocking corner (L608, L680).
+for vehicle squares and wrecks (dynamic blockers, L612, L486: a destroyed vehicle stays as a
+wreck that blocks sight): one on a crossed square blocks, on a corner square it adds a
+blocking corner (one corner: cover, two: blocked, the board's own rule). Aircraft see and
+are seen by everything not in a building (L655). A target is in cover when its square gives
+its class cover or the line passes one blocking corner (L608, L680). Wrecks do not bar
+movement (the text gives them none).
 
 Dice order (scripted faces): as the duel kernel (initiative, removal rolls, attacks), the
 attacks of one action target by target in the order of the shooter's weapon lines.
@@ -56,6 +58,7 @@ from dustsim.play.duel_kernel import (
     C_REACT_DICE,
     C_SALVO,
     C_SUPP,
+    C_T,
     C_VOLLEY,
     H_GROUPS,
     H_RES,
@@ -144,15 +147,17 @@ WON_OBJECTIVE, WON_ANNIHILATION, WON_EXIT, WON_VP, WON_DRAW, WON_DEFAULT = range
 X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)
 KIND_INF, KIND_VEH, KIND_AIR = 0, 1, 2
 FLYING = 6
-# unit state beyond the duel kernel's ST_* (columns 0..6)
-ST_SQ, ST_FACE, ST_GONE = 9, 10, 11  # after the duel kernel's (ST_STUN is 7)
+# unit state beyond the duel kernel's ST_* columns (0..15); ST_GONE reuses the line position
+# ST_X, which the board does not use
+ST_SQ, ST_FACE = 16, 17
+ST_GONE = 4
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
-SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST = range(6)
+SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST, SC_WRECK = range(7)  # SC_WRECK: a wreck (L486)
 # the rules' columns (dustsim.play.battle_rules) must not collide with the kernel's
 if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
-) <= X_CAN_EXIT or BR.WS_SAVE <= 7 or BR.SC_SMOKE <= SC_LIST:
+) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.WS_TGT != WS_TGT:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
@@ -171,7 +176,8 @@ def bd_rows(n: int) -> dict:
              "mc6", "nb0", "nb1", "nb2", "nb3", "nb4", "nb5", "nb6", "nb7", "deploy0",
              "deploy1", "objarea", "exit0", "exit1", "wall", "inbuild", "misc", "objectives")
     return {"los": n, "pc": 2 * n, **{k: r + i for i, k in enumerate(names)},
-            "rows": r + len(names)}
+            "adj": r + len(names), "static": r + len(names) + 7 * 8,
+            "rows": r + len(names) + 7 * 8 + 7 * n * 4}
 
 
 # event log (one int64 row per event; decoded by dustsim.play.battle)
@@ -183,8 +189,12 @@ NLOG = 21
 (A_INITIATIVE, A_ACTIVATE, A_MOVE, A_MARCH, A_ATTACK, A_SUSTAINED, A_REACTION, A_CC, A_NOTHING,
  A_PASS, A_TOKEN, A_TOKEN_REMOVED, A_DESTROYED, A_OBJECTIVE, A_END_TURN, A_END,
  A_EXIT, A_SPECIAL) = (np.int64(i) for i in range(18))
-# special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651)
-SP_CAMOUFLAGE, SP_SMOKE = np.int64(1), np.int64(2)
+# special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651), an
+# Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
+SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
+# the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
+# event's text): Scout, At the Double, Move and Fire, Charge
+WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -270,7 +280,8 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
         s = lq[k, 0]
         if lq[k, 1] == 0:
             o = m[rsc + s, occ_col]
-            if o > 0 and m[rx + o - 1, X_VEH] != 0 and s != a and s != b:
+            if ((o > 0 and m[rx + o - 1, X_VEH] != 0) or m[rsc + s, SC_WRECK] != 0) \
+                    and s != a and s != b:
                 return 2
             if s != a and s != b and BR.smoke_on(m, s):
                 return 2  # smoke blocks sight through it (L3228, as trees L614-616)
@@ -279,8 +290,10 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
         s2 = lq[k + 1, 0]
         o1 = m[rsc + s, occ_col]
         o2 = m[rsc + s2, occ_col]
-        b1 = (o1 > 0 and m[rx + o1 - 1, X_VEH] != 0) or BR.smoke_on(m, s)
-        b2 = (o2 > 0 and m[rx + o2 - 1, X_VEH] != 0) or BR.smoke_on(m, s2)
+        b1 = ((o1 > 0 and m[rx + o1 - 1, X_VEH] != 0) or m[rsc + s, SC_WRECK] != 0
+              or BR.smoke_on(m, s))
+        b2 = ((o2 > 0 and m[rx + o2 - 1, X_VEH] != 0) or m[rsc + s2, SC_WRECK] != 0
+              or BR.smoke_on(m, s2))
         if b1 or b2:
             # a dynamic blocking corner: with a static blocking square at the same corner
             # (already counted in the static code) or a second one, the line is blocked
@@ -344,15 +357,90 @@ def _corner_ok(m, bd, r_mc, side, q):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _clear_around(m, bd, u, start, limit):
+    """No unit within ``limit`` + 1 of ``start`` that could bar u's paths: an enemy (never
+    entered nor passed at a corner), or for a vehicle a friendly vehicle. Friendly units
+    elsewhere only bar ending on their square (checked by the callers)."""
+    ru = m[0, H_UNITS]
+    rx = m[0, H_XU]
+    side = m[ru + u, U_SIDE]
+    if m[rx + u, X_CLASS] == FLYING:
+        return True
+    veh = m[rx + u, X_KIND] == KIND_VEH
+    for v in range(m[0, H_U]):
+        if v == u or not _present(m, v):
+            continue
+        if bd[start, _sq(m, v)] > limit + 1:
+            continue
+        if m[ru + v, U_SIDE] != side:
+            return False
+        if veh and m[rx + v, X_KIND] == KIND_VEH:
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def fill_static(bd, n, cls, limit):
+    """The board's static movement tables of class ``cls`` (no units): for each start square
+    the rows cost (no / one diagonal used) and parent state, as :func:`_reach` leaves them in
+    its scratch; written into ``bd`` at ``bd_rows(n)["static"]``."""
+    qb = np.zeros(2 * QL + 40 * n, np.int64)
+    fly = cls == FLYING
+    r_mc = 9 * n + 4 + cls
+    r_adj = 9 * n + 28 + cls * 8
+    for s0 in range(n):
+        r = 9 * n + 84 + (cls * n + s0) * 4
+        for s in range(n):
+            bd[r, s] = INF
+            bd[r + 1, s] = INF
+            bd[r + 2, s] = -1
+            bd[r + 3, s] = -1
+        if not fly and bd[r_mc, s0] >= 99:
+            continue
+        for c in range(limit + 1):
+            qb[c] = -1
+        qb[2 * QL - 1] = 0
+        bd[r, s0] = 0
+        _push(qb, s0 * 2, 0)
+        for level in range(limit + 1):
+            e = qb[level]
+            while e >= 0:
+                st = qb[e]
+                e = qb[e + 1]
+                s = st >> 1
+                dflag = st & 1
+                if bd[r + dflag, s] != level:
+                    continue
+                for d in range(8):
+                    t = bd[r_adj + d, s]
+                    if t < 0:
+                        continue
+                    step = 1 if fly else bd[r_mc, t]
+                    nd = dflag
+                    if d & 1:
+                        step += dflag
+                        nd = 1
+                    nc = level + step
+                    if nc <= limit and nc < bd[r + nd, t]:
+                        bd[r + nd, t] = nc
+                        bd[r + 2 + nd, t] = s * 2 + dflag
+                        _push(qb, t * 2 + nd, nc)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _reach(m, bd, u, limit, qb):
     """Movement costs from u's square (or from its entry squares when off the board) to every
     square, up to ``limit``: scratch columns SC_C0/SC_C1 (cost with no / one diagonal used),
-    SC_P0/SC_P1 the parent state (square * 2 + diagonal flag; -2 an entry square). Dial's
-    algorithm over cost buckets (``qb``: scratch)."""
+    SC_P0/SC_P1 the parent state (square * 2 + diagonal flag; -1 the start, -2 an entry
+    square). Dial's algorithm over cost buckets (``qb``: scratch) on the board's static steps
+    (``bd`` adjacency rows: passable, no wall, corners of impassable squares not cut), with the
+    units as dynamic blockers (never into or past the corner of an enemy, vehicles never
+    through friendly vehicles)."""
     n = m[R_B, B_N]
     rsc = m[0, H_SCR]
     rx = m[0, H_XU] + u
     ru = m[0, H_UNITS]
+    rxu = m[0, H_XU]
     cls = m[rx, X_CLASS]
     fly = cls == FLYING
     side = m[ru + u, U_SIDE]
@@ -360,16 +448,25 @@ def _reach(m, bd, u, limit, qb):
     tb = BR.has(m, u, BR.RB_TRAIL_BLAZER)  # moves through enemy units (L3693-3695)
     r_mc = 9 * n + 4 + cls
     r_nb = 9 * n + 11
-    r_wall = 9 * n + 24
+    r_adj = 9 * n + 28 + cls * 8
     if limit > QL - 2:
         limit = QL - 2
+    start = m[m[0, H_ST] + u, ST_SQ]
+    if start >= 0 and _clear_around(m, bd, u, start, limit):
+        # no unit can bar or end a path within reach: the board's static table is exact
+        base = 9 * n + 84 + (cls * n + start) * 4
+        for s in range(n):
+            m[rsc + s, SC_C0] = bd[base, s]
+            m[rsc + s, SC_C1] = bd[base + 1, s]
+            m[rsc + s, SC_P0] = bd[base + 2, s]
+            m[rsc + s, SC_P1] = bd[base + 3, s]
+        return
     for s in range(n):
         m[rsc + s, SC_C0] = INF
         m[rsc + s, SC_C1] = INF
     for c in range(limit + 1):
         qb[c] = -1
     qb[2 * QL - 1] = 0
-    start = m[m[0, H_ST] + u, ST_SQ]
     if start >= 0:
         m[rsc + start, SC_C0] = 0
         m[rsc + start, SC_P0] = -1
@@ -380,7 +477,9 @@ def _reach(m, bd, u, limit, qb):
             if bd[zone, s] != 0:
                 c = bd[r_mc, s] if not fly else 1
                 o = m[rsc + s, SC_OCC]
-                if c <= limit and (o == 0 or m[ru + o - 1, U_SIDE] == side):
+                ok = o == 0 or (m[ru + o - 1, U_SIDE] == side and not fly and not (
+                    veh and m[rxu + o - 1, X_KIND] == KIND_VEH))  # L463-464
+                if c <= limit and (ok or fly):
                     m[rsc + s, SC_C0] = c
                     m[rsc + s, SC_P0] = -2
                     _push(qb, s * 2, c)
@@ -391,39 +490,38 @@ def _reach(m, bd, u, limit, qb):
             e = qb[e + 1]
             s = st >> 1
             dflag = st & 1
-            c = m[rsc + s, SC_C0 + dflag]
-            if c != level:
+            if m[rsc + s, SC_C0 + dflag] != level:
                 continue  # a stale entry: reached cheaper since
-            o = m[rsc + s, SC_OCC]
-            if o > 0 and o - 1 != u and not fly and not tb and m[ru + o - 1, U_SIDE] != side:
-                continue  # never through an enemy (entry squares: checked above)
-            wall = bd[r_wall, s]
+            if not fly and not tb:  # Trail Blazer moves through enemies (L3695)
+                o = m[rsc + s, SC_OCC]
+                if o > 0 and o - 1 != u and m[ru + o - 1, U_SIDE] != side:
+                    continue  # never through an enemy
             for d in range(8):
-                t = bd[r_nb + d, s]
+                t = bd[r_adj + d, s]
                 if t < 0:
                     continue
                 step = 1 if fly else bd[r_mc, t]
-                if step >= 99:
-                    continue
                 if not fly:
-                    if (wall >> d) & 1:
-                        continue
                     ot = m[rsc + t, SC_OCC]
                     if ot > 0 and ot - 1 != u:
                         if m[ru + ot - 1, U_SIDE] != side and not tb:
                             continue  # never into an enemy's square
-                        if veh and m[m[0, H_XU] + ot - 1, X_KIND] == KIND_VEH:
+                        if veh and m[rxu + ot - 1, X_KIND] == KIND_VEH:
                             continue  # vehicles never pass friendly vehicles (L463)
                 nd = dflag
                 if d & 1:
-                    if not fly:  # corners of impassable squares or enemies block
-                        if not _corner_ok(m, bd, r_mc, side, bd[r_nb + ((d + 7) & 7), s]):
+                    if not fly:  # nor past the corner of an enemy
+                        q = bd[r_nb + ((d + 7) & 7), s]
+                        oq = m[rsc + q, SC_OCC]
+                        if oq > 0 and m[ru + oq - 1, U_SIDE] != side:
                             continue
-                        if not _corner_ok(m, bd, r_mc, side, bd[r_nb + ((d + 1) & 7), s]):
+                        q = bd[r_nb + ((d + 1) & 7), s]
+                        oq = m[rsc + q, SC_OCC]
+                        if oq > 0 and m[ru + oq - 1, U_SIDE] != side:
                             continue
                     step += dflag  # further diagonals count two (L461)
                     nd = 1
-                nc = c + step
+                nc = level + step
                 if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
                     m[rsc + t, SC_C0 + nd] = nc
                     m[rsc + t, SC_P0 + nd] = s * 2 + dflag
@@ -445,7 +543,7 @@ def _can_end(m, u, s):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _path(m, plog, s, upto):
+def _path(m, plog, s, upto, stop):
     """Write the path to s (entry or start square first) into ``plog`` from B_PLOGN; returns
     (first index, count, the last square of cost <= upto on the way)."""
     rsc = m[0, H_SCR]
@@ -468,7 +566,7 @@ def _path(m, plog, s, upto):
             plog[k] = cur
         k += 1
         p = m[rsc + cur, SC_P0 + st]
-        if p < 0:
+        if p < 0 or cur == stop:
             break
         cur = p // 2
         st = p % 2
@@ -549,6 +647,28 @@ def _ev(m, f, w, t, cov, carriers):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _line_values(m, f, u, val):
+    """val[w, 4 + 2 t + cov]: the value of u's line w on enemy t (target in the open / in
+    cover, :func:`_ev`) with its carriers, ammunition and load now, range aside; 0 where it
+    cannot fire at t. Read by :func:`_offence` for every square it scores."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS] + u
+    side = m[ru, U_SIDE]
+    rws = m[0, H_WS]
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        c = _carriers(m, w)
+        able = c > 0 and m[rws + w, WS_AMMO] != 0 and m[rws + w, WS_LOADED] != 0
+        for t in range(U):
+            v0 = 0.0
+            v1 = 0.0
+            if able and m[m[0, H_UNITS] + t, U_SIDE] != side and _hurts(m, w, t):
+                v0 = _ev(m, f, w, t, ZERO, c)
+                v1 = _ev(m, f, w, t, ONE, c)
+            val[w, 4 + 2 * t] = v0
+            val[w, 5 + 2 * t] = v1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _offence(m, f, bd, ls, lq, u, s, commit, val):
     """Value of u attacking from square s, each weapon line at its own best target (003
     L657-663): range, line of sight and cover from s. With ``commit`` the choices are written
@@ -591,13 +711,11 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         else:
             cov = _in_cover(m, bd, t, ts, los)
         for w in range(w0, w1):
-            cc = m[rwp + w, W_CC] != 0
-            if cc and (air_t or m[R_G, G_NOCC] != 0):
+            if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX]:
                 continue
-            c = _fires_at(m, w, t, d, cc)
-            if c == 0:
+            if m[rwp + w, W_CC] != 0 and (air_t or m[R_G, G_NOCC] != 0):
                 continue
-            v = _ev(m, f, w, t, cov, c)
+            v = val[w, 4 + 2 * t + cov]  # _line_values, fresh for this activation
             if v > val[w, 3]:
                 val[w, 3] = v
                 m[rws + w, 6] = t
@@ -833,6 +951,8 @@ def _hit(m, log, t, rr, before_left, before_tok, by):
     turn = m[R_G, G_TURN]
     if before_left > 0 and not _alive(m, t):
         _log(m, log, turn, _side(m, t), t, A_DESTROYED, _sq(m, t), NONE)
+        if _kind(m, t) == KIND_VEH and _sq(m, t) >= 0:
+            m[m[0, H_SCR] + _sq(m, t), SC_WRECK] = 1  # the wreck stays: blocks sight (L486)
     elif m[m[0, H_ST] + t, ST_TOK] != before_tok:
         k = _log(m, log, turn, _side(m, t), t, A_TOKEN, _sq(m, t), NONE)
         if k >= 0:
@@ -1042,19 +1162,19 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _place(m, bd, log, plog, u, s, upto, action):
+def _place(m, bd, log, plog, u, s, upto, action, stop, base):
     """Move u to s along the scratch parents; log the move with its path; exits the board
     when s is on the side's exit edge in an exit scenario. Returns True if it moved."""
     rs = m[0, H_ST] + u
     frm = m[rs, ST_SQ]
     if s == frm:
         return False
-    p0, cnt, _mid = _path(m, plog, s, upto)
+    p0, cnt, _mid = _path(m, plog, s, upto, stop)
     k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, action, frm, s)
     if k >= 0:
         log[k, L_P0] = p0
         log[k, L_PN] = cnt
-        log[k, L_X] = _cost(m, s)
+        log[k, L_X] = _cost(m, s) - base  # this segment's cost (a march's second part)
     width = m[R_B, B_WIDTH]
     prev = plog[p0 + cnt - 2] if cnt >= 2 and p0 + cnt - 1 < plog.shape[0] else frm
     if prev >= 0:
@@ -1110,11 +1230,75 @@ def _lambda(m, f, u):
 def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """An activation of u: its actions (:func:`_actions`), then the free Launch Smoke
     special action where the policy takes it (:func:`_smoke`)."""
-    pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     rx = m[0, H_XU] + u
+    if BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
+        pos = _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+    else:
+        pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     m[rx, BR.ST_FIRST] = 1
     if m[rx, BR.X_SMOKE] > m[rx, BR.ST_SMOKED] and _present(m, u):
         _smoke(m, f, bd, log, u, el, val)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
+    """An Airborne unit's first activation (L3391-3393, :mod:`dustsim.play.battle_rules`):
+    placed on the free square it scores best (:func:`_position` plus 2/3 of its
+    :func:`_offence` there) not within range 2 of an objective; a Nothing action; one die on P
+    or T grants a second action (an Attack when worth something, else a Move), else a second
+    Nothing. No square: it enters from its edge as other units do."""
+    n = m[R_B, B_N]
+    rs = m[0, H_ST] + u
+    rx = m[0, H_XU] + u
+    rsc = m[0, H_SCR]
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    _occupy(m)
+    _threat_setup(m, f, u, el, val)
+    lam = _lambda(m, f, u)
+    r_mc = 9 * n + 4 + m[rx, X_CLASS]
+    r_obj = 9 * n + 27
+    _line_values(m, f, u, val)
+    best = -1e300
+    bs = -1
+    for s in range(n):
+        if m[rsc + s, SC_OCC] != 0 or bd[r_mc, s] >= 99 or not BR.can_stand(m, bd, u, s, n):
+            continue
+        near = False
+        for i in range(m[R_B, B_NOBJ]):
+            if bd[s, bd[r_obj, i]] <= BR.DROP_CLEAR:
+                near = True
+        if near:
+            continue
+        sc = _position(m, f, bd, u, s, el, val, lam)
+        sc += 2.0 / 3.0 * _offence(m, f, bd, ls, lq, u, s, OFF, val)
+        if sc > best:
+            best, bs = sc, s
+    if bs < 0:
+        return _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+    m[rs, ST_ACT] = 1
+    _log(m, log, turn, side, u, A_ACTIVATE, NONE, NONE)
+    m[rs, ST_SQ] = bs
+    m[rsc + bs, SC_OCC] = u + 1
+    m[rx, BR.ST_DROP] = turn
+    k = _log(m, log, turn, side, u, A_SPECIAL, bs, bs)
+    if k >= 0:
+        log[k, L_X] = SP_AIRBORNE
+    _log(m, log, turn, side, u, A_NOTHING, bs, bs)
+    p0 = pos
+    s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
+    if k >= 0:
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = s2
+    if s2 == 0:
+        _log(m, log, turn, side, u, A_NOTHING, bs, bs)
+        return pos
+    _occupy(m)
+    if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
+        return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF)
+    _best_move(m, f, bd, log, plog, u, el, val, qb)
     return pos
 
 
@@ -1172,18 +1356,33 @@ def _best_move(m, f, bd, log, plog, u, el, val, qb):
         if p > best:
             best, bs = p, s
     if bs != s0:
-        _place(m, bd, log, plog, u, bs, mv, A_MOVE)
+        _place(m, bd, log, plog, u, bs, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _offence_only(m, f, bd, ls, lq, u, s, val, only_cc):
-    """:func:`_offence` of u from s with only its close-combat (``only_cc``) or only its
-    ranged lines (the free Attacks of Charge and Move and Fire)."""
-    BR.mask_lines(m, u, only_cc)
-    v = _offence(m, f, bd, ls, lq, u, s, OFF, val)
-    BR.unmask_lines(m, u)
-    return v
+    """:func:`_offence` of u from s counting only its close-combat (``only_cc``) or only its
+    ranged lines (the free Attacks of Charge and Move and Fire); line values as last set by
+    :func:`_line_values`."""
+    _offence(m, f, bd, ls, lq, u, s, OFF, val)
+    return BR.class_total(m, u, val, only_cc)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _why(m, log, u, k0, code):
+    """Mark u's moves and attacks logged from event k0 on as taken under rule ``code``
+    (WHY_*)."""
+    if m[R_B, B_LOG] == 0:
+        return
+    for k in range(k0, min(m[R_B, B_LOGN], log.shape[0])):
+        if log[k, L_UNIT] != u:
+            continue
+        a = log[k, L_ACTION]
+        if a == A_MOVE or a == A_MARCH:  # noqa: SIM109 (Numba)
+            log[k, L_TARGET] = code
+        elif a == A_ATTACK or a == A_SUSTAINED or a == A_CC:  # noqa: SIM109 (Numba)
+            log[k, L_X] = code
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1196,26 +1395,37 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
     s = _sq(m, u)
     if BR.has(m, u, BR.RB_CHARGE) and BR.has_cc_line(m, u):
         _occupy(m)
+        _line_values(m, f, u, val)
         if _offence_only(m, f, bd, ls, lq, u, s, val, ON) > 0.0:
+            k0 = m[R_B, B_LOGN]
             pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF,
                                ON)
+            _why(m, log, u, k0, WHY_CHARGE)
             attacked = True
     if BR.has(m, u, BR.RB_MOVE_AND_FIRE) and _alive(m, u):
         _occupy(m)
+        _line_values(m, f, u, val)
         if _offence_only(m, f, bd, ls, lq, u, s, val, OFF) > 0.0:
+            k0 = m[R_B, B_LOGN]
             pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF,
                                ON)
+            _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
             attacked = True
     if not _alive(m, u):
         return pos
     if not attacked and BR.has(m, u, BR.RB_AT_THE_DOUBLE):
+        k0 = m[R_B, B_LOGN]
         _best_move(m, f, bd, log, plog, u, el, val, qb)
+        _why(m, log, u, k0, WHY_AT_THE_DOUBLE)
     if scout and _present(m, u):
         _occupy(m)
+        _line_values(m, f, u, val)
+        k0 = m[R_B, B_LOGN]
         if _offence(m, f, bd, ls, lq, u, _sq(m, u), OFF, val) > 0.0:
             pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON)
         else:
             _best_move(m, f, bd, log, plog, u, el, val, qb)
+        _why(m, log, u, k0, WHY_SCOUT)
     return pos
 
 
@@ -1257,6 +1467,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745
     _occupy(m)
     _threat_setup(m, f, u, el, val)
+    _line_values(m, f, u, val)
     lam = _lambda(m, f, u)
     mv = m[ru, U_MOVE]
     march = m[ru, U_MARCH]
@@ -1288,10 +1499,12 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
                     if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 1
+                _line_values(m, f, u, val)
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
                 for w in range(m[ru, U_W0], m[ru, U_W1]):
                     if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                         m[rws + w, WS_LOADED] = 0
+                _line_values(m, f, u, val)
                 if off_here > 0.0 and not suppressed and off_here + here > best:
                     best, plan = off_here + here, 7
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
@@ -1320,21 +1533,20 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             if onboard and not air and off_here > 0.0 and off_here + p > best:
                 best, plan, plan_sq = off_here + p, 3, s
             if maf and near and o > 0.0:  # a free Move, then a ranged Sustained Attack
-                o2 = _offence_only(m, f, bd, ls, lq, u, s, val, OFF)
+                o2 = BR.class_total(m, u, val, OFF)  # o's ranged lines
                 if o2 > 0.0 and sust * o2 + p > best:
                     best, plan, plan_sq = sust * o2 + p, 10, s
         if not suppressed and p > best:
             best, plan, plan_sq = p, 4, s
         if near and (scout or maf or charge):
-            if scout:  # March (one action), then an Attack from where it ends
-                o3 = _offence(m, f, bd, ls, lq, u, s, OFF, val)
-                if o3 > 0.0 and o3 + p > best:
-                    best, plan, plan_sq = o3 + p, 9, s
-            o4 = 0.0
+            o3 = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+            if scout and o3 > 0.0 and o3 + p > best:  # March (one action), then an Attack
+                best, plan, plan_sq = o3 + p, 9, s
+            o4 = 0.0  # the free Attacks after a March: its lines of that class
             if charge:
-                o4 += _offence_only(m, f, bd, ls, lq, u, s, val, ON)
+                o4 += BR.class_total(m, u, val, ON)
             if maf:
-                o4 += _offence_only(m, f, bd, ls, lq, u, s, val, OFF)
+                o4 += BR.class_total(m, u, val, OFF)
             if o4 > 0.0 and o4 + p > best:
                 best, plan, plan_sq = o4 + p, 11, s
     if plan == 4 and BR.has(m, u, BR.RB_CAMOUFLAGE) and _cost(m, plan_sq) <= mv and not (
@@ -1377,20 +1589,23 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             for w in range(m[ru, U_W0], m[ru, U_W1]):
                 if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                     m[rws + w, WS_LOADED] = 1
+        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
         pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
         if plan == 1 and maf and _alive(m, u):  # Move and Fire: a free Move after (L3603)
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)  # Attack + Move
             if _alive(m, u):
+                k0 = m[R_B, B_LOGN]
                 _best_move(m, f, bd, log, plog, u, el, val, qb)
+                _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
         return pos
     if plan == 6:
-        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
         return pos
     if plan == 2:
-        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] != 0:
             return pos
@@ -1398,10 +1613,12 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if not _alive(m, u):
             return pos
         _occupy(m)
+        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
         return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
                        A_SUSTAINED if three else A_ATTACK)
     if plan == 3:
+        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
         if not _alive(m, u):
@@ -1409,14 +1626,13 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         if not _alive(m, u):
             return pos
-        _occupy(m)
-        _reach(m, bd, u, mv, qb)
+        _occupy(m)  # no unit moved: the path found before still holds
         if _cost(m, plan_sq) <= mv and _can_end(m, u, plan_sq):
-            _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+            _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
             _try_exit(m, bd, log, u)
         return pos
     if plan == 12:  # a Move and the Camouflage special action: hidden again (L3455)
-        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] == 0 and m[m[0, H_XU] + u, BR.ST_CAMO] == 0:
             m[m[0, H_XU] + u, BR.ST_CAMO] = 1
@@ -1425,7 +1641,9 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 log[k, L_X] = SP_CAMOUFLAGE
         return pos
     if plan == 10:  # Move and Fire: a free Move, then a ranged Sustained Attack (L3603)
-        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE)
+        k0 = m[R_B, B_LOGN]
+        _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
+        _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] != 0:
             return pos
@@ -1436,9 +1654,13 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         return _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON,
                             ON)
     # plan 4, 9, 11: March Move (L811)
+    k0 = m[R_B, B_LOGN]
     pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
+    if scout:  # its first March of the game counts one action (L3641)
+        _why(m, log, u, k0, WHY_SCOUT)
     if three and _alive(m, u) and m[rs, ST_GONE] == 0:
         _occupy(m)
+        _line_values(m, f, u, val)
         if _offence(m, f, bd, ls, lq, u, m[rs, ST_SQ], ON, val) > 0.0:
             pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, ON, A_ATTACK)
     if not _alive(m, u) or m[rs, ST_GONE] != 0:
@@ -1458,25 +1680,24 @@ def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
     cur = m[rs, ST_SQ]
     mid = _midpoint(m, plan_sq, mv)
     if mid == cur or mid < 0:
-        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH)
+        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, NONE, ZERO)
         _try_exit(m, bd, log, u)
         return pos
     if not _can_end(m, u, mid) or not BR.can_stand(m, bd, u, mid, m[R_B, B_N]):
-        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH)
+        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] == 0:
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         return pos
     # first part (a normal Move), the reaction, then the rest from where it stands
-    _place(m, bd, log, plog, u, mid, mv, A_MARCH)
+    _place(m, bd, log, plog, u, mid, mv, A_MARCH, NONE, ZERO)
     spent = _cost(m, mid)
     pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
     if not _alive(m, u):
         return pos
-    _occupy(m)
-    _reach(m, bd, u, march - spent, qb)
-    if _cost(m, plan_sq) <= march - spent and _can_end(m, u, plan_sq):
-        _place(m, bd, log, plog, u, plan_sq, march - spent, A_MARCH)
+    _occupy(m)  # no unit moved: the rest of the path found before still holds
+    if _can_end(m, u, plan_sq):
+        _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, mid, spent)
     _try_exit(m, bd, log, u)
     return pos
 
@@ -1487,15 +1708,18 @@ def _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, only_cc
     """An Attack (or Sustained Attack) of u from where it stands with only its close-combat
     lines (``only_cc``: Charge) or only its ranged lines (Move and Fire), each line at its
     best target; nothing when no line is worth anything."""
-    BR.mask_lines(m, u, only_cc)
-    pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, moved)
-    BR.unmask_lines(m, u)
-    return pos
+    _line_values(m, f, u, val)
+    _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
+    if not BR.keep_class(m, u, only_cc):
+        return pos
+    return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved,
+                   A_SUSTAINED if sustained else A_ATTACK)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, moved):
     """u attacks from its square, each line at its best target (``val[:, 3]`` scratch)."""
+    _line_values(m, f, u, val)
     if _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val) <= 0.0:
         for w in range(m[m[0, H_UNITS] + u, U_W0], m[m[0, H_UNITS] + u, U_W1]):
             m[m[0, H_WS] + w, WS_TGT] = -1
@@ -1796,6 +2020,8 @@ def _reset(m):
     for c in range(NCOL):
         m[R_G, c] = 0
     BR.reset_rules(m, m[R_B, B_N])
+    for s in range(m[R_B, B_N]):
+        m[m[0, H_SCR] + s, SC_WRECK] = 0
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1825,8 +2051,8 @@ def _deploy(rng, m, f, bd, log):
                         u = v
                         break
                     cnt += 1
-            if u < 0:
-                continue
+            if u < 0 or BR.has(m, u, BR.RB_AIRBORNE):
+                continue  # an Airborne unit is never placed at the start (L3391)
             zone = 9 * n + 19 + zone_i
             other = 9 * n + 19 + (1 - zone_i)
             # enemy zone mean row
@@ -1954,7 +2180,7 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
     plog = np.zeros(1, np.int64)
     el = np.zeros((U + 1, 5), np.int64)
     qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4), np.float64)
+    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
     curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 0
     for _ in range(n):
@@ -1996,7 +2222,7 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
     U = m[0, H_U]
     el = np.zeros((U + 1, 5), np.int64)
     qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4), np.float64)
+    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
     curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 1
     m[R_B, B_LOGN] = 0
@@ -2012,3 +2238,8 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
     vps[0] = _vp(m, f, bd, 0)
     vps[1] = _vp(m, f, bd, 1)
     m[R_B, B_LOG] = 0
+
+
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

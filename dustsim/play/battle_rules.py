@@ -36,8 +36,10 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
 * **Flying** (jetpacks, L3527-3529, the board's JUMP class): passes over any terrain as open
   ground, ends only where it could stand (the FOOT column of ``move_cost``).
 * **Airborne** (L3391-3393): not deployed; on turn 1 it drops on the free square the policy
-  likes best, not within range 2 of an objective; first action Nothing, a second action on
-  P or T (2/3, the digest's reading); it neither captures nor contests on that turn.
+  scores best (its square score plus 2/3 of what it could fire from there, the chance of its
+  second action), not within range 2 of an objective; first action Nothing, a second action
+  (an Attack when worth something, else a Move) on P or T (2/3, the digest's reading); it
+  neither captures nor contests on that turn.
 """
 
 from __future__ import annotations
@@ -58,12 +60,25 @@ X_RULES, X_SMOKE = 8, 9  # unit facts: rule bits, smoke launches per game
 # kernel's and the battle kernel's): camouflaged now, smoke launched, has taken an action this
 # game, the turn it was air-dropped
 ST_CAMO, ST_SMOKED, ST_FIRST, ST_DROP = 10, 11, 12, 13
-WS_SAVE = 8  # weapon state: a line's Loaded flag while it is masked out
-SC_SMOKE = 6  # square scratch: the last turn a smoke screen stands on the square (0: none)
+WS_TGT = 4  # weapon state: the line's declared target (battle kernel)
+SC_SMOKE = 7  # square scratch: the last turn a smoke screen stands on the square (0: none)
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
+DROP_CLEAR = 2  # L3393: an Airborne unit lands not within range 2 of an objective
 CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
+#: rule bits -> names, listed per unit in the event log (``units[].rules``)
+RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "First Strike"),
+              (RB_MOVE_AND_FIRE, "Move and Fire"), (RB_AT_THE_DOUBLE, "At the Double"),
+              (RB_TRAIL_BLAZER, "Trail Blazer"), (RB_AIRBORNE, "Airborne"),
+              (RB_CAMOUFLAGE, "Camouflage"))
+
+
+def rule_names(m: np.ndarray, u: int) -> list[str]:
+    """The names of unit u's rule bits (for the event log)."""
+    bits = int(m[int(m[0, H_XU]) + u, X_RULES])
+    out = [name for bit, name in RULE_NAMES if bits & int(bit)]
+    return out + (["Smoke Launchers"] if m[int(m[0, H_XU]) + u, X_SMOKE] > 0 else [])
 
 
 def fill_rule_facts(m: np.ndarray, units: Sequence) -> None:
@@ -137,27 +152,30 @@ def can_stand(m, bd, u, s, n):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def mask_lines(m, u, keep_cc):
-    """Leave only u's close-combat lines (``keep_cc``) or only its ranged lines able to fire:
-    the others' Loaded flags are parked in WS_SAVE (undo with :func:`unmask_lines`)."""
+def class_total(m, u, val, only_cc):
+    """The value of u's close-combat (``only_cc``) or ranged lines in the last offence scored
+    (``val[w, 3]``: each line's best value there)."""
     ru = m[0, H_UNITS] + u
-    rws = m[0, H_WS]
-    rwp = m[0, H_WPN]
+    tot = 0.0
     for w in range(m[ru, U_W0], m[ru, U_W1]):
-        m[rws + w, WS_SAVE] = -1
-        if (m[rwp + w, W_CC] != 0) != keep_cc:
-            m[rws + w, WS_SAVE] = m[rws + w, 1]  # WS_LOADED
-            m[rws + w, 1] = 0
+        if (m[m[0, H_WPN] + w, W_CC] != 0) == only_cc:
+            tot += val[w, 3]
+    return tot
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def unmask_lines(m, u):
+def keep_class(m, u, only_cc):
+    """Leave declared (WS_TGT) only u's close-combat (``only_cc``) or only its ranged lines;
+    True if one of them is still declared."""
     ru = m[0, H_UNITS] + u
     rws = m[0, H_WS]
+    left = False
     for w in range(m[ru, U_W0], m[ru, U_W1]):
-        if m[rws + w, WS_SAVE] >= 0:
-            m[rws + w, 1] = m[rws + w, WS_SAVE]
-            m[rws + w, WS_SAVE] = -1
+        if (m[m[0, H_WPN] + w, W_CC] != 0) != only_cc:
+            m[rws + w, WS_TGT] = -1
+        elif m[rws + w, WS_TGT] >= 0:
+            left = True
+    return left
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -198,3 +216,8 @@ def lay_smoke(m, bd, n, width, s, corner, last_turn):
         t = bd[9 * n, q]  # terrain row
         if t != BUILDING and t != BUILDING_OPENING and t != BUNKER:
             m[rsc + q, SC_SMOKE] = last_turn
+
+
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())

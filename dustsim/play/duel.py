@@ -46,6 +46,16 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kern
   x boxes, L3337-3341); ``"one"``: one box per attack.
 * ``initiative_choice="go-first"`` (default): the initiative winner activates first;
   ``"go-second"``: it lets the opponent go first (the winner's choice, L337).
+* ``orders="get-moving"`` (default): a unit with an officer (Officer, Command Squad, Command
+  Vehicle, General) first Rallies the friendly units still to activate that are Suppressed or
+  Stunned (all in range 2, or the one worth most anywhere with a radio; L3729-3731; one
+  action), then, with two actions left, tries Get Moving You Bunch of Monkeys (one die, P;
+  L3723-3727) on the already activated friendly ground unit, in range 2 or anywhere with a
+  radio, whose best attack is worth more than its own (the ``value`` matrix); on a success its
+  activation ends and that unit activates again at once (once per turn), on a failure it has
+  one action left (a General's officer action is free, L3537); Air Traffic Control likewise
+  spends one action on a die (P) that lets the activated friendly aircraft worth more than its
+  own attack activate again, right after this activation (L3387-3389); ``"never"``: neither.
 * ``charge="when-able"`` (default): a unit with Charge whose close-combat weapons can hurt its
   target, and that a March Move brings into contact, charges: March Move, then the free
   close-combat Attack (L3459-3461); ``"never"``.
@@ -139,6 +149,7 @@ class DuelPolicy:
     volley: str = "all"
     initiative_choice: str = "go-first"
     charge: str = "when-able"
+    orders: str = "get-moving"
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {
         "approach": ("longest-range", "close-in"),
@@ -150,6 +161,7 @@ class DuelPolicy:
         "volley": ("all", "one"),
         "initiative_choice": ("go-first", "go-second"),
         "charge": ("when-able", "never"),
+        "orders": ("get-moving", "never"),
     }
 
     def __post_init__(self) -> None:
@@ -471,7 +483,9 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             | K.F_ASSASSIN * (ur.assassin and du.hero is None and card.kind == "hero")
             # smoke gives cover: nothing to gain for a unit placed in cover already
             | K.F_SMOKE * (ur.smoke_launchers and not du.cover)
-            | K.F_AIRBORNE * ur.airborne)
+            | K.F_AIRBORNE * ur.airborne | K.F_OFFICER * ur.officer | K.F_RADIO * ur.radio
+            | K.F_GENERAL * ur.general | K.F_AIR_TRAFFIC * ur.air_traffic_control
+            | K.F_AIRCRAFT * (card.kind == "aircraft"))
         if reacts and ur.reactive_faces == 4:  # Advanced Reactive Fire (L3373)
             row[K.U_REACT_RANGE] = ur.reactive_range
             row[K.U_REACT_MASK] = (P | S).mask
@@ -634,6 +648,7 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     config[K.C_VOLLEY] = int(policy.volley == "all")
     config[K.C_FIRST] = int(policy.initiative_choice == "go-second")
     config[K.C_CHARGE] = int(policy.charge == "when-able")
+    config[K.C_ORDERS] = int(policy.orders == "get-moving")
     strength = tuple(int(units[u, K.U_MODELS] + units[u, K.U_HERO] + units[u, K.U_SINGLE])
                      for u in range(U))
     return DuelSpec(

@@ -52,6 +52,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     C_INIT,
     C_INIT_DICE,
     C_NOW,
+    C_ORDERS,
     C_P,
     C_PASS,
     C_REACT_DICE,
@@ -61,15 +62,20 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     C_TIEBREAK,
     C_TURNS,
     C_VOLLEY,
+    F_AIR_TRAFFIC,
     F_AIRBORNE,
+    F_AIRCRAFT,
     F_ASSASSIN,
     F_AT_THE_DOUBLE,
     F_CAMOUFLAGE,
     F_CHARGE,
     F_FIGHTING_SPIRIT,
     F_FIRST_STRIKE,
+    F_GENERAL,
     F_LUCKY,
     F_MOVE_AND_FIRE,
+    F_OFFICER,
+    F_RADIO,
     F_SCOUT,
     F_SMOKE,
     FAR,
@@ -86,6 +92,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     ST_MODELS,
     ST_MOVED,
     ST_OFF,
+    ST_REACTIVATED,
     ST_SINGLE,
     ST_SMOKE,
     ST_SMOKES,
@@ -150,6 +157,7 @@ NCOL = 18
 # the spare column T_SUPP, so an attack writes the state fields into that row and needs no
 # copy.
 H_U, H_W, H_UNITS, H_WPN, H_WT, H_GROUPS, H_TSPEC, H_ST, H_WS, H_RES, H_RES2 = range(11)
+H_NEXT = 11  # header: 1 + the unit a successful Get Moving reactivates next, 0 none
 N_BLOCKS = 9  # H_UNITS .. H_RES2
 R_CFG = 1
 T_SUPP = NCOL - 1  # target spec rows: the spec's own S_SUPP (attacks overwrite S_SUPP)
@@ -714,6 +722,96 @@ def _react(rng, buf, pos, scripted, m, value, mover):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _best_value(m, value, u):
+    """The highest ``value[u, e]`` over living enemies on the table (0 when none)."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = 0.0
+    for e in range(m[0, H_U]):
+        if m[ru + e, U_SIDE] == m[ru + u, U_SIDE] or not _alive(m, e) or m[rs + e, ST_OFF]:
+            continue
+        if value[u, e] > best:
+            best = value[u, e]
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _order(m, value, u, air):
+    """The friendly unit an officer's Get Moving (``air`` False: a ground unit in range 2, or
+    anywhere with a radio, L3725-3727) or Air Traffic Control (``air`` True: an aircraft,
+    L3389) would activate again under the policy: already activated this turn, not yet
+    reactivated, worth more than the ordering unit's own attack (``value``); -1 when none."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = -1
+    best_v = _best_value(m, value, u)
+    for f in range(m[0, H_U]):
+        if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
+            continue
+        if m[rs + f, ST_ACT] == 0 or m[rs + f, ST_REACTIVATED] != 0:
+            continue
+        if ((m[ru + f, U_FLAGS] & F_AIRCRAFT) != 0) != air:
+            continue
+        if m[rs + f, ST_OFF] != 0 or _stun(m, f) >= 2:
+            continue
+        if not air and (m[ru + u, U_FLAGS] & F_RADIO) == 0 and _dist(m, u, f) > 2:
+            continue
+        v = _best_value(m, value, f)
+        if v > best_v:
+            best, best_v = f, v
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _rally(rng, buf, pos, scripted, m, value, u):
+    """An officer's Rally under the policy (L3729-3731): the friendly units still to activate
+    this turn that are Suppressed or Stunned: all of them in range 2, or, with a radio, the one
+    worth most anywhere; two dice on P each: two successes remove every token (Stunned
+    included: our reading of "remove Under Fire, Suppression, or Stunned tokens", OPEN-3), one
+    steps Suppression down to Under Fire. Returns (pos, whether it rallied)."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    radio = (m[ru + u, U_FLAGS] & F_RADIO) != 0
+    best = -1
+    best_v = -1.0
+    n = 0
+    for f in range(m[0, H_U]):
+        if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
+            continue
+        if m[rs + f, ST_ACT] != 0 or m[rs + f, ST_OFF] != 0:
+            continue
+        if not ((m[R_CFG, C_SUPP] != 0 and m[rs + f, ST_TOK] == 2) or _stun(m, f) != 0):
+            continue
+        if radio:
+            v = _best_value(m, value, f)
+            if v > best_v:
+                best, best_v = f, v
+        elif _dist(m, u, f) <= 2:
+            n += 1
+    if best < 0 and n == 0:
+        return pos, False
+    _release(m, u)
+    for f in range(m[0, H_U]):
+        if radio and f != best:
+            continue
+        if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
+            continue
+        if m[rs + f, ST_ACT] != 0 or m[rs + f, ST_OFF] != 0:
+            continue
+        if not ((m[R_CFG, C_SUPP] != 0 and m[rs + f, ST_TOK] == 2) or _stun(m, f) != 0):
+            continue
+        if not radio and _dist(m, u, f) > 2:
+            continue
+        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 2)
+        if s2 >= 2:
+            m[rs + f, ST_TOK] = 0
+            m[rs + f, ST_STUN] = 0
+        elif s2 == 1 and m[rs + f, ST_TOK] > 0:
+            m[rs + f, ST_TOK] -= 1
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _activate(rng, buf, pos, scripted, m, value, u):
     """Two actions (three after a successful third-action die) of unit u under the approach
     policy (see :mod:`dustsim.play.duel`). A grappled unit does Nothing (it may not move and
@@ -754,6 +852,31 @@ def _activate(rng, buf, pos, scripted, m, value, u):
     if suppressed or stun == 1:
         actions -= 1
     cc = OFF if suppressed else ON  # a Suppressed unit cannot initiate close combat (L745)
+    if fl & F_OFFICER and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and m[rsu, ST_OFF] == 0:
+        pos, rallied = _rally(rng, buf, pos, scripted, m, value, u)
+        if rallied and fl & F_GENERAL == 0:  # a General's officer action is free (L3537)
+            actions -= 1
+    if fl & F_OFFICER and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and m[rsu, ST_OFF] == 0:
+        f = _order(m, value, u, False)
+        if f >= 0:  # Get Moving You Bunch of Monkeys: one die, P (L3725)
+            _release(m, u)
+            s1, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+            if s1 > 0:  # its activation ends; f is reactivated at once (L3725-3727)
+                m[m[0, H_ST] + f, ST_REACTIVATED] = 1
+                m[0, H_NEXT] = f + 1
+                return pos
+            if fl & F_GENERAL == 0:  # a General's officer action is free (L3537)
+                actions -= 1
+    if fl & F_AIR_TRAFFIC and m[R_CFG, C_ORDERS] != 0 and actions >= 2 and \
+            m[rsu, ST_OFF] == 0:
+        f = _order(m, value, u, True)
+        if f >= 0:  # Air Traffic Control: one die, P: the aircraft activates again (L3389),
+            _release(m, u)  # right after this unit's activation
+            actions -= 1
+            s1, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+            if s1 > 0:
+                m[m[0, H_ST] + f, ST_REACTIVATED] = 1
+                m[0, H_NEXT] = f + 1
     t, longest, shortest = _choose_target(m, value, u)
     if m[rsu, ST_OFF] != 0:
         # Airborne: placed anywhere on its first turn (L3393; the policy: at its approach
@@ -914,11 +1037,13 @@ def _engage(rng, buf, pos, scripted, m, value, out):
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
         m[m[0, H_WS] + w, WS_LOADED] = 1
+    m[0, H_NEXT] = 0
     for turn in range(1, m[R_CFG, C_TURNS] + 1):
         m[R_CFG, C_NOW] = turn
         for u in range(U):
             m[rs + u, ST_ACT] = 0
             m[rs + u, ST_MOVED] = 0
+            m[rs + u, ST_REACTIVATED] = 0
         side, pos = _initiative(rng, buf, pos, scripted, m)
         if m[R_CFG, C_FIRST] != 0:
             side = 1 - side  # the winner chooses who activates first (L337): the opponent
@@ -931,6 +1056,11 @@ def _engage(rng, buf, pos, scripted, m, value, out):
                 side = 1 - side  # nothing left, or a pass (fewer unactivated units, L341)
                 continue
             pos = _activate(rng, buf, pos, scripted, m, value, u)
+            while m[0, H_NEXT] > 0:  # Get Moving: two units activate consecutively (L3727)
+                f = m[0, H_NEXT] - 1
+                m[0, H_NEXT] = 0
+                if _alive(m, f):
+                    pos = _activate(rng, buf, pos, scripted, m, value, f)
             a_left, b_left = _sides_alive(m)
             if a_left == 0 or b_left == 0:
                 out[0] = 2 if a_left == b_left else (0 if b_left == 0 else 1)

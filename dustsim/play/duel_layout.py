@@ -17,10 +17,12 @@ from __future__ import annotations
  U_W0, U_W1, U_SQUAD, U_SUPPORT, U_MARCH, U_THIRD, U_FLAGS, U_REACT_MASK) = range(17)
 N_UNIT_COLS = 17
 #: U_FLAGS bits: Scout, Charge, At the Double, Move and Fire, First Strike, Camouflage,
-#: Fighting Spirit, Lucky, Assassin, Smoke Launchers, Airborne (meanings and lines:
+#: Fighting Spirit, Lucky, Assassin, Smoke Launchers, Airborne, an officer (command actions),
+#: its radio, General, Air Traffic Control, an aircraft (meanings and lines:
 #: dustsim.rules.unit_rules)
 (F_SCOUT, F_CHARGE, F_AT_THE_DOUBLE, F_MOVE_AND_FIRE, F_FIRST_STRIKE, F_CAMOUFLAGE,
- F_FIGHTING_SPIRIT, F_LUCKY, F_ASSASSIN, F_SMOKE, F_AIRBORNE) = (1 << i for i in range(11))
+ F_FIGHTING_SPIRIT, F_LUCKY, F_ASSASSIN, F_SMOKE, F_AIRBORNE, F_OFFICER, F_RADIO, F_GENERAL,
+ F_AIR_TRAFFIC, F_AIRCRAFT) = (1 << i for i in range(16))
 #: dice group columns past the dice kernel's 14: the line's save and save re-roll masks
 #: against the target in cover (a smoke screen on it, 1947 L680, L3228)
 G_COVER_SAVE, G_COVER_RR = 14, 15
@@ -32,17 +34,17 @@ N_WEAPON_COLS = 12
 # configuration (C_SALVO: Salvo attacks whenever loaded; C_VOLLEY: every ammo box in one
 # volley; C_FIRST: 1 when the initiative winner lets the opponent activate first, L337;
 # C_CHARGE: units with Charge charge when they can; C_NOW: the turn being played, written by
-# the kernel)
+# the kernel; C_ORDERS: officers order Get Moving You Bunch of Monkeys under the policy)
 (C_TURNS, C_DIST, C_INIT, C_PASS, C_APPROACH, C_SUPP, C_TIEBREAK, C_INIT_DICE, C_REACT_DICE,
- C_P, C_T, C_BURST, C_SALVO, C_VOLLEY, C_FIRST, C_CHARGE, C_NOW) = range(17)
-N_CONFIG = 17
+ C_P, C_T, C_BURST, C_SALVO, C_VOLLEY, C_FIRST, C_CHARGE, C_NOW, C_ORDERS) = range(18)
+N_CONFIG = 18
 # state columns (ST_STUN: 0 none, 1 Stunned (Tesla, Cheat Death), 2 + g held by unit g's
 # Grapple weapon; ST_CAMO: camouflaged now; ST_FIRST: not yet activated this game; ST_SPIRIT /
 # ST_LUCKY: 0 unused, 2 in use in this Attack action, 1 spent; ST_SMOKE: the last turn of the
 # smoke screen on it, 0 none; ST_SMOKES: smoke launches left; ST_OFF: 1 while an Airborne
-# unit is not yet on the table)
+# unit is not yet on the table; ST_REACTIVATED: reactivated by Get Moving this turn)
 (ST_MODELS, ST_HERO, ST_SINGLE, ST_TOK, ST_X, ST_ACT, ST_MOVED, ST_STUN, ST_CAMO, ST_FIRST,
- ST_SPIRIT, ST_LUCKY, ST_SMOKE, ST_SMOKES, ST_OFF) = range(15)
+ ST_SPIRIT, ST_LUCKY, ST_SMOKE, ST_SMOKES, ST_OFF, ST_REACTIVATED) = range(16)
 # weapon state
 WS_AMMO, WS_LOADED = range(2)
 FAR = 1_000_000  # "U" range

@@ -24,9 +24,10 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
    which would charge the card its printed price) that its presence makes; its value ``v``
    is the mean over the pairings, with its standard error.
 4. **Fair AP**: the only fitted map, one power law ``log AP = a + b log v`` for the whole
-   edition (reduced major axis over the cards with ``v`` above :data:`V_MIN` and a cost): it
-   does not saturate (any ``v`` maps to a cost, large ``v`` to large costs). A card whose
-   ``v`` is below :data:`V_MIN` (no measurable effect) gets no fair cost and is named.
+   edition (reduced major axis over the cards with ``v`` above :data:`V_MIN` and above its
+   own standard error, and a cost): it does not saturate (any ``v`` maps to a cost, large
+   ``v`` to large costs). A card whose ``v`` is not measurable (below either) gets no fair
+   cost from the battles and is named ("no measurable effect in battles").
 
 What the battles do not play is named per card (``battle_not_valued``: the unplayed skills of
 :func:`dustsim.review.value.not_modelled`, platoon advantages, orders); a card that cannot
@@ -329,7 +330,8 @@ def battle_fair(values: pd.DataFrame, cards: list[Card], *, seed: int = 0,
     t["battle_main_unplayed"] = t["unit"].map(
         lambda n: "; ".join(main_roles(by[n])) if n in by else "")
     v = t["battle_value"].to_numpy(float)
-    pos = np.isfinite(v) & (v > V_MIN)
+    se_v = np.nan_to_num(t["battle_value_se"].to_numpy(float))
+    pos = np.isfinite(v) & (v > V_MIN) & (v > se_v)  # measurable: above its own error
     fit = pos & (t["ap"].fillna(0) > 0).to_numpy() & (t["battle_main_unplayed"] == "").to_numpy()
     for k in ("battle_fair_ap", "battle_fair_low", "battle_fair_high"):
         t[k] = np.nan
@@ -351,6 +353,6 @@ def battle_fair(values: pd.DataFrame, cards: list[Card], *, seed: int = 0,
                        verdict)
     t["battle_verdict"] = verdict
     low = np.isfinite(v) & ~pos
-    t.loc[low, "battle_why"] = "no measurable effect in battles (value below V_MIN)"
+    t.loc[low, "battle_why"] = "no measurable effect in battles (value not above its error)"
     t.attrs["mapping"] = m
     return t

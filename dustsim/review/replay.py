@@ -327,6 +327,8 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(states[uid], destroyed=True, tokens=())
     elif action == "exit":  # off the board through its exit edge
         changed[uid] = replace(states[uid], square=None)
+    elif action == "special" and ev.get("special") == "airborne" and ev.get("to") is not None:
+        changed[uid] = replace(states[uid], square=ev["to"])  # dropped anywhere (L3391)
     elif action == "objective":
         sq = _objective_square(ev, list(objectives))
         if sq is None and uid is not None:

@@ -10,7 +10,9 @@ step and compares every attack with :mod:`dustsim.play.board`'s reference functi
   blocks sight, L486). An aircraft sees and is seen by any unit not in a building (L655);
 * ``los`` is ``"cover"`` exactly when the line passes one blocking corner (L608), and a target
   whose square gives its class cover, or behind such a corner, has ``cover`` true (L680;
-  close combat ignores cover, L765). Cover from other sources (smoke) is not second-guessed.
+  close combat ignores cover, L765). Smoke screens the log lays (``special`` events with
+  their ``smoke`` squares, standing to the end of the next turn, L3228) block sight through
+  them as the vehicles do; the cover they give is not second-guessed.
 
 * a move passes only friendly units, a vehicle no friendly vehicle, and ends on a square no
   other standing unit holds (L463-465); aircraft fly over all (L510-516); where the log gives
@@ -90,13 +92,20 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                if isinstance(w, Mapping) and "line" in w and isinstance(w.get("range"), list)
                and len(w["range"]) == 2}
     sides = {u["id"]: u["side"] for u in log["units"]}
+    # Trail Blazer moves through enemy units (L3693-3695; the log's units[].rules)
+    through = frozenset(u["id"] for u in log["units"] if "Trail Blazer" in (u.get("rules") or ()))
     movers = {u["id"]: u["move_class"] for u in log["units"]
               if _is_class(u.get("move_class"))}
+    smoke: dict[int, int] = {}  # square -> last turn of a smoke screen on it
     for i, ev, states in walk(log):
+        if ev["action"] == "special" and ev.get("special") == "smoke":
+            for q in ev.get("smoke") or ():
+                smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
         if ev["action"] in ATTACKS:
-            _check_attack(i, ev, board, states, classes, weapons, wrecks)
+            screens = frozenset(q for q, t in smoke.items() if t >= ev["turn"])
+            _check_attack(i, ev, board, states, classes, weapons, wrecks, screens)
         elif ev["action"] in MOVES:
-            _check_move(i, ev, board, states, movers, classes, sides)
+            _check_move(i, ev, board, states, movers, classes, sides, through)
 
 
 def _is_class(c: Any) -> bool:
@@ -104,7 +113,7 @@ def _is_class(c: Any) -> bool:
 
 
 def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapping,
-                classes: Mapping, sides: Mapping) -> None:
+                classes: Mapping, sides: Mapping, through: frozenset = frozenset()) -> None:
     """A move passes only friendly units, a vehicle no friendly vehicle, and ends on a square
     no other unit holds (L463-465); where the log gives the
     unit's movement class (``move_class``, :data:`dustsim.play.board.MOVE_CLASS_NAMES`),
@@ -126,7 +135,7 @@ def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapp
             for other, st in states.items():
                 if st.square != s or st.destroyed or other == uid:
                     continue
-                if sides[other] != side:
+                if sides[other] != side and uid not in through:
                     raise DustsimError(f"{where}: field 'path': passes {square_name(s, w)}, "
                                        f"held by enemy unit {other!r} (only friendly units "
                                        "may be passed, L463)")
@@ -150,7 +159,7 @@ def _sight(board: Board, a: int, b: int, blockers: frozenset) -> int:
 
 
 def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
-                  weapons: Mapping, wrecks: bool) -> None:
+                  weapons: Mapping, wrecks: bool, screens: frozenset = frozenset()) -> None:
     where = f"replay log: event {i} ({ev['action']})"
     w = board.width
     a, b = states[ev["unit"]].square, states[ev["target"]].square
@@ -178,6 +187,7 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
     wrecked = frozenset(st.square for uid, st in states.items()
                         if classes[uid] == VEHICLE_CLASS and st.square is not None
                         and st.destroyed) if wrecks else frozenset()
+    live = live | screens  # smoke screens block sight through them (L3228)
     los = _sight(board, a, b, live | wrecked)
     if los == LOS_BLOCKED:
         if wrecked and _sight(board, a, b, live) != LOS_BLOCKED:

@@ -566,6 +566,9 @@ def _not_valued(card: Card, uc_rows: pd.DataFrame, score_row: dict | None) -> li
 
 # -- what a designer reads first ------------------------------------------------------------
 JUDGED = ("under-costed", "over-costed", "in band")
+# value-model figures that exist only for some cards (a joined hero's): blank means "does
+# not apply", so the model details leave them out rather than print '?'
+NOT_APPLICABLE = ("host", "strength_joined", "battle_joined")
 EVIDENCE_COLUMNS = ("evidence", "evidence_strength", "strength_of_evidence")
 LOOK_FIRST = 6
 
@@ -657,7 +660,7 @@ def finding(fp: pd.DataFrame | None, slugs: dict[str, str] | None = None) -> dic
     cards = []
     for r in d.to_dict("records"):
         extra = _evidence(r)
-        why = _text(r.get("why"))
+        why = "" if _text(r.get("reason")) else _text(r.get("why"))  # a reason: on its page
         cards.append({"name": r["unit"], "href": (slugs or {}).get(r["unit"]),
                       "text": f"printed {_ap(r['ap'])} AP, suggested {_ap(r['fair_ap'])} AP "
                               f"(band {_ap(r['fair_low'])}–{_ap(r['fair_high'])}): "
@@ -697,14 +700,18 @@ def _value_summary(c: Card, row: dict | None, record: pd.DataFrame | None,
             out["suggested"] = (f"{_ap(row['fair_ap'])} AP (90 % band {_ap(row['fair_low'])}"
                                 f"–{_ap(row['fair_high'])} AP)")
         out["verdict"] = verdict_sentence(row)
-        out["why"] = _text(row.get("why")) if _text(row.get("verdict")) in JUDGED else ""
+        # the value model's own sentence where it writes one (``reason``), else ``why``
+        out["why"] = _text(row.get("reason")) or (
+            _text(row.get("why")) if _text(row.get("verdict")) in JUDGED else "")
         out["evidence"] = _evidence(row)
         if "consistency_ap" in row and not _na(row.get("consistency_ap")):
             band = ""
             if not _na(row.get("consistency_low")) and not _na(row.get("consistency_high")):
                 band = (f" (band {_ap(row['consistency_low'])}–"
                         f"{_ap(row['consistency_high'])} AP)")
-            out["consistency"] = f"{_ap(row['consistency_ap'])} AP{band}"
+            cv = _text(row.get("consistency_verdict"))
+            out["consistency"] = f"{_ap(row['consistency_ap'])} AP{band}" + (
+                f": {cv}" if cv else "")
         out["not_played"] = [x.strip() for x in _text(row.get("not_modelled")).split(";")
                              if x.strip()]
         if _text(row.get("verdict")) == "partial data" and _text(row.get("notes")):
@@ -752,6 +759,8 @@ def _card_pages(chosen: list[Card], frames: dict, edition_cards: list[Card]) -> 
         for k, v in (srow or {}).items():
             if k in ("edition", "bloc", "faction", "kind") or k.endswith("_se"):
                 continue
+            if (isinstance(v, str) and not v.strip()) or (k in NOT_APPLICABLE and _na(v)):
+                continue  # an empty note, or a figure that does not apply (not unknown)
             label, unit = column_label(k)
             if k == "partial" and bool(v) and summary["partial"]:
                 v = "yes: " + "; ".join(summary["partial"])
@@ -889,6 +898,23 @@ def _meta(settings_doc: dict, s: ReportSettings) -> dict:
             "settings_json": json.dumps(d, indent=1)}
 
 
+def _partial_explained(frames: dict, cards: list[Card]) -> dict:
+    """The frames as the site shows them: a ``partial`` flag of the scores reads "yes: "
+    and which figure is missing and why (the CSV and Parquet tables keep the flag)."""
+    from dustsim.data.views import partial_reasons
+
+    sc = frames.get("scores")
+    if sc is None or not len(sc) or "partial" not in sc:
+        return frames
+    why = {c.name: "; ".join(partial_reasons(c)) for c in cards}
+    shown = sc.copy()
+    flag = shown["partial"].fillna(False).astype(bool)
+    shown["partial"] = [("yes: " + why[u] if why.get(u) else "yes: some figures use unknown "
+                         "cells (see the notes)") if f else "no"
+                        for u, f in zip(shown["unit"], flag, strict=True)]
+    return {**frames, "scores": shown}
+
+
 def _write_site(tmp: Path, settings_doc: dict, frames: dict, chart_figs: dict,
                 chosen: list[Card], edition_cards: list[Card], s: ReportSettings,
                 value_html: str = "") -> None:
@@ -896,7 +922,8 @@ def _write_site(tmp: Path, settings_doc: dict, frames: dict, chart_figs: dict,
     from dustsim.review.site import Table, write_site
 
     meta = _meta(settings_doc, s)
-    sections = _sections(frames, chart_figs, settings_doc, value_html)
+    sections = _sections(_partial_explained(frames, chosen), chart_figs, settings_doc,
+                         value_html)
     pages = _card_pages(chosen, frames, edition_cards)
     meta["finding"] = finding(frames.get("fair_points"), {p["name"]: f"cards/{p['slug']}.html"
                                                           for p in pages})

@@ -37,23 +37,29 @@ mapping in step 4).
    pairing played the ``s_O`` terms cancel). It is a log ratio: +0.7 means the card trades
    about twice as well as the field, at one unit each. Monte Carlo error: the delta method on
    the per-distance means (``strength_se``).
-3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`, on by default:
-   ``ValueSettings.battles``). Each card also joins :data:`ValueSettings.battle_hosts` legal
-   host armies of its bloc (platoon charts, heroes joined to a squad they may join) and plays
-   each one's opponent with and without it on common random numbers; its **battle value**
-   ``v`` is the victory points (1947 L368) its presence adds per battle (what it destroys and
-   what it saves the rest of its army; its own loss is not charged, which would charge it its
-   printed price). The **strength** that step 4 maps is the mean of the engagement strength
-   and ``log v``, each standardised over the cards of the fit that have both (mean 0, sd 1;
-   fixed equal weights: nothing here is fitted to printed costs); a card with one of the two
-   keeps that one. The engagement strength is kept as ``strength_engagements``; the battles
-   alone, mapped by their own power law, as ``battle_fair_ap`` (``battle_*`` columns).
-   Why combine: the engagements are precise but saturate (a log ratio of one-on-one
-   trades) and play heroes alone; the battles value heroes joined and a card's effect on
-   the army around it, but one card's effect on a 50 AP battle is noisy. Checked in
-   ``benchmarks/value_model.py``: Spearman and log R² against the printed costs of the old
-   engagements-only model, the battles alone, this combination and the consistency lens, and
-   the median fair/printed of the cards above 40 AP and at 2-3 AP (saturation).
+3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`; off by
+   default, ``ValueSettings(battles=True)``: measured below, the combination does not yet
+   beat the engagements alone reliably, and it costs about 50 s of CPU). Each card also
+   joins :data:`ValueSettings.battle_hosts` legal host armies of its bloc (platoon charts,
+   heroes joined to a squad they may join) and plays each one's opponent with and without
+   it on common random numbers; its **battle value** ``v`` is the victory points (1947 L368)
+   its presence adds per battle (what it destroys and what it saves the rest of its army;
+   its own loss is not charged, which would charge it its printed price). The **strength**
+   that step 4 maps is then the mean of the engagement strength and ``log v``, each
+   standardised over the cards of the fit that have both (mean 0, sd 1; fixed equal
+   weights: nothing here is fitted to printed costs); a card with one of the two keeps that
+   one. The engagement strength is kept as ``strength_engagements``; the battles alone,
+   mapped by their own power law, as ``battle_fair_ap`` (``battle_*`` columns). A battle
+   value not above its own standard error (nor ``battle_value.V_MIN``) is "no measurable
+   effect" and not used. Why combine: the engagements are precise but saturate (a log ratio
+   of one-on-one trades) and play heroes alone; the battles value heroes joined and a
+   card's effect on the army around it, but one card's effect on a 50 AP battle is noisy.
+   Checked in ``benchmarks/value_model.py`` (Spearman and log R² against the printed costs
+   of the engagements alone, the battles alone, the combination and the consistency lens,
+   and the median fair/printed of the cards above 40 AP and at 2-3 AP): on Dust 1947, seed
+   0, engagements alone 0.870 / 0.728 over 406 cards; combined with 32 host armies 0.863 /
+   0.672 (offline with 24 and 40 host armies: 0.881-0.882 / 0.73-0.76); the spread between
+   army samples is the battles' open problem.
 4. **Fair points** (:func:`fit_mapping`). The only fitted parameters: one monotone mapping
    ``log AP = a + b x strength`` for the whole edition (always the whole edition, also when a
    report shows a subset), fitted by reduced-major-axis regression (``b = sd(log AP) /
@@ -233,7 +239,7 @@ class ValueSettings:
     per_class: int = PER_CLASS  # representatives per armour class
     join_heroes: bool = False  # play heroes joined to a host squad (measured: worse)
     infantry_cover: bool = False  # infantry of both sides fights from cover
-    battles: bool = True  # value from battles (dustsim.review.battle_value) beside
+    battles: bool = False  # value from battles (dustsim.review.battle_value) combined in
     battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
     battle_games: int = 24  # games per pairing (with and without the card)
 
@@ -899,7 +905,7 @@ def _combine(tab: pd.DataFrame, scales: tuple | None) -> tuple[pd.DataFrame, tup
     v = pd.to_numeric(tab["battle_value"], errors="coerce")
     from dustsim.review.battle_value import V_MIN
 
-    ok_v = v > V_MIN
+    ok_v = (v > V_MIN) & (v > pd.to_numeric(tab["battle_value_se"], errors="coerce").fillna(0))
     lb = np.log(v.where(ok_v))
     lb_se = (pd.to_numeric(tab["battle_value_se"], errors="coerce") / v).where(ok_v)
     e, e_se = tab["strength"], tab["strength_se"]

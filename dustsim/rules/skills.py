@@ -162,8 +162,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "(engagement kernel, rules.unit_rules)", "L3363-3365",
        gap="the piloting hero's other skills and its bail-out roll (L944-946)"),
     _r("Air Pilot", S, N, "may pilot aircraft; pilots' skills are not played", "L3383-3385"),
-    _r("Pilot", S, N, "pilot bail-out roll and skills of the piloting hero", "L3623-3625, "
-       "L936-948"),
+    _r("Pilot", S, P, "who may pilot a vehicle: a list joins the pilot to it (a combined "
+       "unit; the pilot is never targeted, L944)", "L3623-3625, L936-948",
+       gap="the pilot's bail-out roll when the vehicle is destroyed and its own skills "
+           "(L944-946)"),
     _r("Defensive Pilot", S, N, _ENLIST),
     _r("Advanced Reactive Fire", S, P, "reaction range 6 and reactive dice on P or S "
        "(engagement kernel; grid battles: play.battle_rules)", "L3371-3373"),
@@ -179,8 +181,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("At the Double", S, P, "a free Move after a March Move (engagement kernel; grid "
        "battles: play.battle_rules)", "L3431-3433"),
     _r("Airborne", S, P, "off the table until its first activation, then placed at its "
-       "approach range, Nothing, a second action on 2/3 (engagement kernel)", "L3391-3393",
-       gap="placement on a board (not within range 2 of an objective) and reserves"),
+       "approach range (engagement kernel) or, in grid battles, dropped on turn 1 anywhere "
+       "not within range 2 of an objective, no capture that turn (play.battle_rules); "
+       "Nothing, a second action on 2/3", "L3391-3393",
+       gap="a drop when held in reserve (reserves are not played)"),
     _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
        "L3379-3381"),
     _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
@@ -196,14 +200,17 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
        "combat", "L3561-3563"),
-    _r("Officer", S, N, "command actions: Ammo Drop, Get Moving, Rally", "L3615-3617, "
-       "L3711-3731"),
-    _r("Command Squad", S, N, "officer, medic, mechanic and radio: command actions",
-       "L3469-3471, L3707-3765"),
+    _r("Officer", S, P, "Rally and Get Moving You Bunch of Monkeys under the policy "
+       "orders=get-moving (engagement kernel)", "L3615-3617, L3711-3731",
+       gap="Ammo Drop; losing the officer soldier (L3709)"),
+    _r("Command Squad", S, P, "its officer's Rally and Get Moving, with a radio (engagement "
+       "kernel)", "L3469-3471, L3707-3765",
+       gap="Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _ENLIST + "; command actions"),
     _r("Command Vehicle", S, N, "extra radio; re-roll failed command actions", "L3473-3475"),
-    _r("General", S, N, "free officer action each activation", "L3535-3537"),
+    _r("General", S, P, "its officer action (Get Moving) is free (engagement kernel)",
+       "L3535-3537", gap="two dice for the officer actions of the unit it joins"),
     _r("Tactician", S, N, _ENLIST),
     _r("Get Moving You", S, N, "Get Moving You Bunch of Monkeys command action",
        "L3723-3727"),
@@ -221,8 +228,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Resurrection", S, N, "returns eliminated zombies on 1/3 each", "L3631-3633"),
     _r("Artillery Observer", S, N, "fires friendly artillery through its own line of sight; "
        + _BOARD, "L3419-3425"),
-    _r("Air Traffic Control", S, N, "1/3: an activated aircraft activates again",
-       "L3387-3389"),
+    _r("Air Traffic Control", S, P, "one action, a die on P: an activated friendly aircraft "
+       "activates again (policy orders=get-moving)", "L3387-3389"),
     _r("Jammer", S, N, "enemy radio actions and observed artillery re-roll successes",
        "L3565-3567"),
     _r("Radar", S, N, _ENLIST),
@@ -232,8 +239,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "L3619-3621, L522-530"),
     _r("Carry Capacity", S, N, "carries infantry (tactics-2013 Cerberus)", "004:L364"),
     _r("Airlifter", S, N, "carries a vehicle", "L3403-3405, L532-536"),
-    _r("Airmobile", S, N, "may be carried by an airlifter; carrying is not played",
-       "L3407-3409"),
+    _r("Airmobile", S, X, "only lets an Airlifter carry it; the carrying is the Airlifter's "
+       "rule (not played)", "L3407-3409"),
     _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
     _r("Trailer", S, N, _ENLIST + "; carrying"),
     _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),

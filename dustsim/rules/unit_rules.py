@@ -135,6 +135,13 @@ class UnitRules:
     """1: the hero chooses which miniatures its close-combat hits remove (L3427-3429)."""
     amphibious: int = 0
     """1: Amphibious (L3411-3413): moves through water."""
+    air_traffic_control: int = 0
+    """1: a special action, one die on P: an already activated friendly aircraft activates
+    again (L3387-3389)."""
+    radio: int = 0
+    """1: its officer has a radio: command actions reach any unit in play, not only those in
+    range 2 and line of sight (L3713-3715): a Command Squad, a vehicle, an officer of
+    infantry armour 3-4, or an officer piloting a vehicle."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -145,8 +152,9 @@ N_FIELDS = len(FIELDS)
  R_REACTIVE_RANGE, R_REACTIVE_FACES, R_AIRBORNE, R_AIR_ASSAULT, R_INITIATIVE_DICE,
  R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
- R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS) = range(34)
-if FIELDS[R_AMPHIBIOUS] != "amphibious" or len(FIELDS) != R_AMPHIBIOUS + 1:
+ R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
+ R_RADIO) = range(36)
+if FIELDS[R_RADIO] != "radio" or len(FIELDS) != R_RADIO + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -236,6 +244,10 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         lucky=int("lucky" in h or ("lucky" in own and card.kind == "hero")),
         assassin=int("assassin" in h or ("assassin" in own and card.kind == "hero")),
         amphibious=int("amphibious" in own),
+        air_traffic_control=int("air traffic control" in shared),
+        radio=int(bool(shared & officer_like) and (
+            card.kind == "vehicle" or bool(shared & {"command squad", "command vehicle"})
+            or card.armour in ("I3", "I4") or pilot is not None)),
     )
 
 
