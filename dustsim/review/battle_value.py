@@ -218,10 +218,6 @@ def contexts_key(ctx: dict[str, tuple[Context, ...]]) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
 
-_ROWS: dict[tuple, dict] = {}  # memo of one process: (card, fingerprint, armies, settings) -> row
-_ROWS_MAX = 50_000
-
-
 def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
                   games: int = GAMES, budget: float = BUDGET, progress: bool = False,
                   only: Iterable[str] | None = None,
@@ -232,9 +228,7 @@ def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
 
     ``contexts_``: the armies to use (a patch passes the unpatched edition's); rows of
     ``previous`` with the same card fingerprint, armies and settings are reused (a patch or
-    whatif replays only the cards it changed; an AP change replays nothing), and so are rows
-    computed earlier in this process (a pure function of the card, the armies and the
-    settings; :func:`dustsim.review.value.clear_cache` forgets them)."""
+    whatif replays only the cards it changed; an AP change replays nothing)."""
     from dustsim.review.value import fingerprint
 
     ctx = contexts_ if contexts_ is not None else contexts(cards, seed=seed, hosts=hosts,
@@ -256,10 +250,8 @@ def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
     for card in todo:
         fp = fingerprint(card)
         old = reuse.get(card.name)
-        if old is None or old["battle_fp"] != fp:
-            old = _ROWS.get((card.name, fp, ckey, skey))
         if old is not None and old["battle_fp"] == fp:
-            rows.append(dict(old))
+            rows.append(old)
             if bar is not None:
                 bar.update(1)
             continue
@@ -307,8 +299,6 @@ def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
                 row["battle_joined"] = (f"{top}" + (f" ({len(joined)} of {len(d)} armies)"
                                                     if len(joined) < len(d) else ""))
         rows.append(row)
-        if len(_ROWS) < _ROWS_MAX:
-            _ROWS[(card.name, fp, ckey, skey)] = dict(row)
     if bar is not None:
         bar.close()
     return pd.DataFrame(rows)

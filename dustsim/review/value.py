@@ -463,11 +463,8 @@ _ROWS_MAX = 50_000
 
 
 def clear_cache() -> None:
-    """Forget the engagement and battle rows memoised in this process."""
-    from dustsim.review import battle_value
-
+    """Forget the engagement rows memoised in this process."""
     _ROWS.clear()
-    battle_value._ROWS.clear()
 
 
 def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: list[Card],
