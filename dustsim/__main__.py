@@ -14,8 +14,8 @@ def _terminated(signum, frame):
 
 signal.signal(signal.SIGTERM, _terminated)
 try:
-    from dustsim.cli.shell import main
+    from dustsim.cli.shell import entry
 except KeyboardInterrupt:
     sys.exit(130)
 
-sys.exit(main())
+entry()

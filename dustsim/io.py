@@ -44,6 +44,9 @@ OLD_SUFFIX = ".old-dustsim"
 SIBLING_EXTRA = 24
 NAME_MAX = 255
 PATH_MAX = 4096
+#: outputs this process has put in place (folders and files, in order): a signal that lands
+#: after one was published must not be reported as "no partial output was kept"
+PUBLISHED: list[str] = []
 _TMP_RE = r"\.{name}\.[A-Za-z0-9_]{{8}}"  # an older dustsim's folder (its PID file inside)
 _TMP_FILE_RE = r"\.{name}\.(\d+)-[A-Za-z0-9_]{{8}}"  # a file or folder: the writer's PID
 
@@ -273,6 +276,7 @@ def _signals_held() -> Iterator[None]:
 
 def _publish(tmp: Path, path: Path) -> None:
     with _signals_held():
+        PUBLISHED.append(str(path))
         if path.exists() or path.is_symlink():
             if _renameat2_exchange(tmp, path):
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -355,6 +359,7 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, force: bool = True,
         check_output_file(path, force, what)
         with _signals_held():
             os.replace(tmp, path)
+            PUBLISHED.append(str(path))
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -573,3 +573,38 @@ def test_dask_scheduler_without_workers_and_all_workers_lost(all_cards, monkeypa
         with pytest.raises(DustsimError, match=r"every Dask worker was lost|dropped the run"):
             sw.sweep(d47, d47[:40], client=client, task_fn=_slow_task, batch=1)
         assert time.monotonic() - t0 < 60
+
+
+def test_a_signal_after_an_output_was_published_names_it(tmp_path, capsys):
+    """Issue 27 (low): a Ctrl-C that lands after an output was swapped into place must not say
+    only "no partial output was kept": the complete output is named."""
+    from dustsim import io
+    from dustsim.cli import shell
+
+    out = tmp_path / "done.csv"
+    io.atomic_write_text(out, "x\n", force=False)
+    said = shell._kept()
+    assert said.startswith("no partial output was kept") and str(out) in said
+    assert main(["validate", str(tmp_path / "absent.toml")]) == 2  # a new run forgets it
+    capsys.readouterr()
+    assert shell._kept() == "no partial output was kept"
+
+
+def test_signals_after_the_answer_keep_the_exit_code(monkeypatch):
+    """Issue 27 (low): a signal landing while Python shuts down gave exit -2 / -15; once the
+    command has answered, ``entry`` ignores SIGINT and SIGTERM and exits with main's code."""
+    import signal
+
+    from dustsim.cli import shell
+
+    saved = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(shell, "main", lambda: 0)
+    try:
+        with pytest.raises(SystemExit) as exc:
+            shell.entry()
+        assert exc.value.code == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, saved[0])
+        signal.signal(signal.SIGTERM, saved[1])

@@ -469,11 +469,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+def entry() -> None:
+    """The ``dustsim`` script and ``python -m dustsim``: :func:`main`, then exit with its code.
+    Once the command has answered, a Ctrl-C or SIGTERM that lands while Python shuts down is
+    ignored, so the exit code is the documented one (it was -2 or -15 there)."""
+    import signal
+
+    code = main()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.exit(code)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     _install_sigterm()
+    if "dustsim.io" in sys.modules:  # this run's outputs only (tests call main() again)
+        sys.modules["dustsim.io"].PUBLISHED.clear()
     try:
         from dustsim.cli import (
             commands,  # noqa: F401  (registers attack, bench, report)
@@ -497,10 +511,10 @@ def _main(argv: Sequence[str] | None) -> int:
         _say(f"dustsim: error: {exc}")
         return EXIT_BAD_INPUT
     except Terminated:
-        _say("dustsim: terminated; no partial output was kept")
+        _say(f"dustsim: terminated; {_kept()}")
         return EXIT_TERMINATED
     except KeyboardInterrupt:
-        _say("dustsim: interrupted; no partial output was kept")
+        _say(f"dustsim: interrupted; {_kept()}")
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         import os
@@ -524,8 +538,7 @@ def _main(argv: Sequence[str] | None) -> int:
         signal_exc = _signal_behind(exc)
         if signal_exc is not None:  # a cleanup step failed while a signal unwound (matplotlib)
             terminated = isinstance(signal_exc, Terminated)
-            _say(f"dustsim: {'terminated' if terminated else 'interrupted'}; no partial output "
-                 "was kept")
+            _say(f"dustsim: {'terminated' if terminated else 'interrupted'}; {_kept()}")
             return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
         if debug:
             import traceback
@@ -535,6 +548,20 @@ def _main(argv: Sequence[str] | None) -> int:
         _say(f"dustsim: internal error (a bug, please report it): {msg}"
              + ("" if debug else "; re-run with --debug for the traceback"))
         return EXIT_BUG
+
+
+def _kept() -> str:
+    """What an interrupted run leaves: nothing partial, and any output it had already put in
+    place whole (``dustsim.io.PUBLISHED``)."""
+    from dustsim.errors import printable
+
+    io_mod = sys.modules.get("dustsim.io")
+    PUBLISHED = io_mod.PUBLISHED if io_mod is not None else []
+    if not PUBLISHED:
+        return "no partial output was kept"
+    done = ", ".join(printable(p) for p in PUBLISHED[-3:])
+    more = f" and {len(PUBLISHED) - 3} more" if len(PUBLISHED) > 3 else ""
+    return f"no partial output was kept; already complete before the signal: {done}{more}"
 
 
 def _signal_behind(exc: BaseException) -> KeyboardInterrupt | None:
