@@ -108,7 +108,8 @@ def test_card_page_in_words_with_model_details_folded(small_report):
         assert words in short, words
     details = page.split('id="scores"')[1].split("</section>")[0]
     assert "<details>" in details and "Model details" in details and "Strength" in details
-    assert "Strength" not in short  # internals stay in the fold
+    # internals stay in the fold (the "Strength of evidence" row is words, not the model figure)
+    assert "<th>Strength</th>" not in short and "Strength joined" not in short
     # a figure that applies only to joined heroes is left out, not shown as '?'
     assert "<th>Host</th>" not in details and "Strength joined" not in details
 
