@@ -94,3 +94,23 @@ def test_list_charts_stay_out_of_pyplot():
     points_curve(curve)
     meta_heatmap(pd.DataFrame([[0.5, 0.6], [0.4, 0.5]], index=["A", "B"], columns=["A", "B"]))
     assert plt.get_fignums() == before  # nothing for the inline backend to draw again
+
+
+def test_narrow_cost_range_keeps_labelled_ticks():
+    """Printed costs of 10-13 AP on a log axis had no tick between 10 and 20: the points stood
+    beside an unlabelled axis. Round army-point ticks are named inside a narrow range."""
+    import numpy as np
+    import pandas as pd
+
+    from dustsim.review.charts import fair_points_scatter
+
+    d = pd.DataFrame({"unit": ["P", "L", "H"], "fair_ap": [11.1, 15.5, 12.7],
+                      "ap": [13.0, 12.0, 10.0], "fair_low": [5.9, 8.6, 6.9],
+                      "fair_high": [19.8, 27.0, 22.0], "verdict": ["in band"] * 3,
+                      "bloc": ["Allies", "Axis", "Axis"], "judged": [True] * 3})
+    d["residual"] = np.log(d["ap"] / d["fair_ap"])
+    d["value_per_ap"] = d["strength"] = 1.0
+    ax = fair_points_scatter(d).axes[0]
+    lo, hi = ax.get_ylim()
+    inside = [t for t in ax.get_yticks() if lo <= t <= hi]
+    assert {10, 12} <= set(inside) and len(inside) >= 3

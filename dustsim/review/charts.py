@@ -274,6 +274,19 @@ def reliability_scatter(unit_column: pd.DataFrame, column: str, title: str = "",
         return fig
 
 
+_NICE = (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40, 50, 60, 70,
+         80, 90, 100, 120, 150, 200)
+
+
+def _cost_ticks(lo: float, hi: float, most: int = 12) -> list[float]:
+    """Round army-point values inside ``(lo, hi)`` for a log axis, at most ``most`` of them
+    (every other one dropped until they fit)."""
+    ticks = [t for t in _NICE if lo <= t <= hi]
+    while len(ticks) > most:
+        ticks = ticks[::2]
+    return ticks
+
+
 def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
                         xlabel: str = "suggested AP") -> Figure:
     """Actual AP against suggested (fair) AP; the ``label`` most over- and under-costed
@@ -316,6 +329,12 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_major_formatter(fmt)
             axis.set_minor_formatter(fmt)
+        if len(d):  # a narrow range (8 to 14 AP) has no log tick between 10 and 20: name them
+            for lim, setter in ((ax.get_xlim(), ax.set_xticks), (ax.get_ylim(), ax.set_yticks)):
+                ticks = _cost_ticks(*lim)
+                if lim[1] < 4 * lim[0] and len(ticks) >= 3:  # wide ranges: log ticks suffice
+                    setter(ticks)
+                    setter([], minor=True)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("printed AP")
         ax.set_title(title or "Fair points: above the line = over-costed")
