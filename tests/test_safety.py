@@ -3,6 +3,7 @@ signals, and refusals of what the game cannot have."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -456,10 +457,8 @@ def _worker_processes(pid: int) -> set[int]:
     tracker, which ends by itself once its parent has gone)."""
     kids: set[int] = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
+        with contextlib.suppress(OSError):
             kids |= {int(k) for k in (task / "children").read_text().split()}
-        except OSError:
-            pass
     workers = set()
     for k in kids:
         try:
