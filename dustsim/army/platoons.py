@@ -131,7 +131,20 @@ def _str(d: dict, key: str, file, name, default=None, required=True) -> str:
 
 def parse_platoon_file(path: str | Path) -> list[Platoon]:
     """Parse a platoon TOML file; raise a one-line :class:`DustsimError` on bad input."""
+    from dustsim.limits import PLATOON_CHARTS, PLATOON_FILE_BYTES
+
+    import stat
+
     file = str(path)
+    try:
+        st = Path(path).stat()
+    except OSError as exc:
+        raise _err(file, None, "file", f"cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):  # a folder, FIFO or device (/dev/zero) is never read
+        raise _err(file, None, "file", "not a regular file")
+    if st.st_size > PLATOON_FILE_BYTES:
+        raise _err(file, None, "file", f"larger than the cap of {PLATOON_FILE_BYTES:,} bytes "
+                   "for a platoon chart file")
     try:
         doc = tomllib.loads(Path(path).read_bytes().decode("utf-8"))
     except (ValueError, RecursionError, OSError) as exc:  # bad UTF-8/TOML, 5,000-digit ints
@@ -142,6 +155,9 @@ def parse_platoon_file(path: str | Path) -> list[Platoon]:
     raw = doc.get("platoon", [])
     if not isinstance(raw, list):
         raise _err(file, None, "platoon", "must be an array of tables")
+    if len(raw) > PLATOON_CHARTS:
+        raise _err(file, None, "platoon", f"{len(raw):,} charts is over the cap of "
+                   f"{PLATOON_CHARTS:,} per file")
     for p in raw:
         name = _str(p, "name", file, None)
         slots: list[Slot] = []
