@@ -131,9 +131,9 @@ def _str(d: dict, key: str, file, name, default=None, required=True) -> str:
 
 def parse_platoon_file(path: str | Path) -> list[Platoon]:
     """Parse a platoon TOML file; raise a one-line :class:`DustsimError` on bad input."""
-    from dustsim.limits import PLATOON_CHARTS, PLATOON_FILE_BYTES
-
     import stat
+
+    from dustsim.limits import PLATOON_CHARTS, PLATOON_FILE_BYTES
 
     file = str(path)
     try:
