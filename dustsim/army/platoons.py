@@ -707,12 +707,19 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
             columns.setdefault(k, []).append(v)
     todo = [p for p in platoons if p.buildable]
     it = todo
+    note = None
     if progress:
         from tqdm import tqdm
 
         it = tqdm(todo, desc="platoons", unit="platoon", leave=False)
+    else:  # no bar (no terminal, --json): one "about N min left" note if the search is long
+        from dustsim.engines import kernel
+
+        note = kernel.LongRunNote(len(todo), "platoon charts to search")
     by_ed = {}
     for p in it:
+        if note is not None and p is not todo[0]:
+            note.update(1)  # the charts done so far (the first one's time starts the clock)
         ed_cards = [c for c in cards if c.edition == p.edition]
         by_name = {c.name: c for c in ed_cards}
         if p.edition not in by_ed:
