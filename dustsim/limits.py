@@ -53,6 +53,12 @@ SCAN_FILES = 1_000
 #: the largest input file read (the largest bundled unit file is about 0.5 MB)
 FILE_BYTES = 16 * 2**20
 
+#: platoon chart files (``army.platoons.parse_platoon_file``): bytes and ``[[platoon]]``
+#: tables per file (the bundled files are under 40 kB with 54 charts; thousands of charts
+#: make the merge and the build search quadratic)
+PLATOON_FILE_BYTES = 1 << 20
+PLATOON_CHARTS = 1_000
+
 PLATOON_BUDGET_MAX = 1000.0
 AP_MAX = 10_000.0
 

@@ -286,3 +286,29 @@ def test_fortified_slot_improves_durability(d47):
     bunker = durability(tesla[0], attackers, fortification="bunker")
     strong = durability(tesla[0], attackers, fortification="strongpoint")
     assert bunker > strong > open_  # re-rolled saves: 4 faces (bunker) vs 2 (strongpoint)
+
+
+def test_platoon_search_without_a_bar_feeds_the_long_run_note(charts, grenadiers,
+                                                               monkeypatch):
+    """No progress bar (stderr not a terminal): the search reports each chart done to the
+    Monte Carlo driver's one-time "about N min left" note, sized by the buildable charts."""
+    from dustsim.engines import kernel
+
+    made = []
+
+    class Recorder:
+        def __init__(self, total, desc):
+            self.total, self.desc, self.done = total, desc, 0
+            made.append(self)
+
+        def update(self, n):
+            self.done += n
+
+    monkeypatch.setattr(kernel, "LongRunNote", Recorder)
+    cards, sc = grenadiers
+    P.platoon_table(charts, cards, sc, budget=50, max_support=0)
+    buildable = sum(p.buildable for p in charts)
+    assert [(r.total, r.done) for r in made] == [(buildable, buildable - 1)]
+    assert "platoon" in made[0].desc
+    P.platoon_table(charts, cards, sc, budget=50, max_support=0, progress=True)
+    assert len(made) == 1  # a bar instead of the note

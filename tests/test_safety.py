@@ -3,6 +3,7 @@ signals, and refusals of what the game cannot have."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -449,6 +450,66 @@ def test_real_signals_to_a_running_report(tmp_path):
             assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig], err
             assert "no partial output was kept" in err and "Traceback" not in err
         assert sorted(p.name for p in d.iterdir()) == ["rep"], sig
+
+
+def _worker_processes(pid: int) -> set[int]:
+    """The child processes multiprocessing spawned (Dask's workers; not its resource
+    tracker, which ends by itself once its parent has gone)."""
+    kids: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            kids |= {int(k) for k in (task / "children").read_text().split()}
+    workers = set()
+    for k in kids:
+        try:
+            if b"spawn_main" in Path(f"/proc/{k}/cmdline").read_bytes():
+                workers.add(k)
+        except OSError:
+            pass
+    return workers
+
+
+def _answers_sigint(pid: int) -> bool:
+    """The process catches SIGINT (``SigCgt`` in /proc): a Dask run's cluster has started
+    (its workers are started with SIGINT ignored, and so is dustsim meanwhile)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = int(re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M).group(1), 16)
+    return bool(caught >> (signal.SIGINT - 1) & 1)
+
+
+@pytest.mark.slow
+def test_signals_to_runs_on_local_dask_workers_stop_them_in_one_line(tmp_path):
+    """Ctrl-C / SIGTERM with ``--workers 2``: exit 130/143, one line on stderr (no Dask
+    tracebacks from workers outliving the scheduler), and no worker process left. Each
+    signal is sent once the run's two worker processes exist and it answers SIGINT."""
+    if not Path(f"/proc/{os.getpid()}/task").is_dir():
+        pytest.skip("needs /proc to see the run's worker processes")
+    lists = Path(__file__).parents[1] / "examples" / "lists"
+    runs = {signal.SIGINT: _spawn(["list", "meta", str(lists), "--workers", "2",
+                                   "--trials", "100000", "--quiet"], tmp_path),
+            signal.SIGTERM: _spawn(["report", "--units", "Pounder", "--quiet", "--confirm",
+                                    "0", "--duel-units", "0", "--format", "png", "--trials",
+                                    "1000000", "--out", "rep", "--workers", "2"], tmp_path)}
+    workers: dict[signal.Signals, set[int]] = {}
+    t0 = time.monotonic()
+    while len(workers) < len(runs):  # the timeout only bounds a hang
+        assert time.monotonic() - t0 < 300, f"never started: {set(runs) - set(workers)}"
+        for sig, proc in runs.items():
+            assert proc.poll() is None, proc.communicate()
+            kids = _worker_processes(proc.pid)
+            if sig not in workers and len(kids) >= 2 and _answers_sigint(proc.pid):
+                proc.send_signal(sig)
+                workers[sig] = kids
+        time.sleep(0.01)
+    for sig, proc in runs.items():
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig], err
+        assert err.count("\n") == 1 and err.startswith("dustsim: "), err
+        assert "no partial output was kept" in err
+        for pid in workers[sig]:  # reaped by the run, or gone: none left behind
+            assert not Path(f"/proc/{pid}").exists() or \
+                "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2], (sig, pid)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow

@@ -131,7 +131,20 @@ def _str(d: dict, key: str, file, name, default=None, required=True) -> str:
 
 def parse_platoon_file(path: str | Path) -> list[Platoon]:
     """Parse a platoon TOML file; raise a one-line :class:`DustsimError` on bad input."""
+    import stat
+
+    from dustsim.limits import PLATOON_CHARTS, PLATOON_FILE_BYTES
+
     file = str(path)
+    try:
+        st = Path(path).stat()
+    except OSError as exc:
+        raise _err(file, None, "file", f"cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):  # a folder, FIFO or device (/dev/zero) is never read
+        raise _err(file, None, "file", "not a regular file")
+    if st.st_size > PLATOON_FILE_BYTES:
+        raise _err(file, None, "file", f"larger than the cap of {PLATOON_FILE_BYTES:,} bytes "
+                   "for a platoon chart file")
     try:
         doc = tomllib.loads(Path(path).read_bytes().decode("utf-8"))
     except (ValueError, RecursionError, OSError) as exc:  # bad UTF-8/TOML, 5,000-digit ints
@@ -142,6 +155,9 @@ def parse_platoon_file(path: str | Path) -> list[Platoon]:
     raw = doc.get("platoon", [])
     if not isinstance(raw, list):
         raise _err(file, None, "platoon", "must be an array of tables")
+    if len(raw) > PLATOON_CHARTS:
+        raise _err(file, None, "platoon", f"{len(raw):,} charts is over the cap of "
+                   f"{PLATOON_CHARTS:,} per file")
     for p in raw:
         name = _str(p, "name", file, None)
         slots: list[Slot] = []
@@ -691,12 +707,19 @@ def platoon_table(platoons: list[Platoon], cards: list[Card], score_table: pd.Da
             columns.setdefault(k, []).append(v)
     todo = [p for p in platoons if p.buildable]
     it = todo
+    note = None
     if progress:
         from tqdm import tqdm
 
         it = tqdm(todo, desc="platoons", unit="platoon", leave=False)
+    else:  # no bar (no terminal, --json): one "about N min left" note if the search is long
+        from dustsim.engines import kernel
+
+        note = kernel.LongRunNote(len(todo), "platoon charts to search")
     by_ed = {}
     for p in it:
+        if note is not None and p is not todo[0]:
+            note.update(1)  # the charts done so far (the first one's time starts the clock)
         ed_cards = [c for c in cards if c.edition == p.edition]
         by_name = {c.name: c for c in ed_cards}
         if p.edition not in by_ed:

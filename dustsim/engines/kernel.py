@@ -412,6 +412,10 @@ class _LongRunNote:
                 "cleanly)", f"{self.trials:,}", self.desc, left / 60)
 
 
+#: the one long-run note, for drivers other than :func:`run_chunks` (the platoon search)
+LongRunNote = _LongRunNote
+
+
 def _dist(hist: np.ndarray, trials: int, mean=None, var=None) -> Distribution:
     return Distribution(hist / trials, trials=trials, exact_mean=mean, exact_var=var)
 

@@ -303,7 +303,7 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
     # one thread per worker process: the kernel's own threads would oversubscribe the cores.
     # The worker processes are started with SIGINT ignored (inherited): Ctrl-C reaches the
     # whole process group, and only this process should answer it (it stops the cluster)
-    with contextlib.ExitStack() as stack:
+    with contextlib.ExitStack() as quiet, contextlib.ExitStack() as stack:
         import dask
 
         stack.enter_context(dask.config.set(LOCAL_CLUSTER_CONFIG))  # scoped, restored at exit
@@ -311,4 +311,93 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
             cluster = stack.enter_context(LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True,
                 dashboard_address=":0", silence_logs=40, env={"DUSTSIM_THREADS": "1"}))
-        yield stack.enter_context(Client(cluster))
+        client = stack.enter_context(Client(cluster))
+        try:
+            # Dask's logs go quiet the moment a signal lands (its event loop thread logs the
+            # interrupted calls at once), until the client and cluster are closed (``quiet``
+            # exits after ``stack``)
+            with _quiet_on_signal(quiet):
+                yield client
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (cli.shell.Terminated)
+            _silence_once(quiet)
+            _kill_local_workers(cluster)
+            raise
+
+
+def _silence_once(quiet: contextlib.ExitStack) -> None:
+    if not getattr(quiet, "dustsim_silenced", False):
+        quiet.dustsim_silenced = True
+        quiet.enter_context(_distributed_logs_silenced())
+
+
+@contextlib.contextmanager
+def _quiet_on_signal(quiet: contextlib.ExitStack) -> Iterator[None]:
+    """SIGINT/SIGTERM handlers that silence Dask's loggers, then do what the handlers they
+    replace did (raise KeyboardInterrupt, the shell's Terminated, or the default action);
+    the old handlers are restored at exit. Only in the main thread (where signals land)."""
+    import os
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    olds = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum, frame):
+        old = olds[signum]
+        if old in (signal.SIG_IGN, None):
+            return
+        _silence_once(quiet)
+        if callable(old):
+            old(signum, frame)
+            return
+        signal.signal(signum, old)  # the default action: as if never caught
+        os.kill(os.getpid(), signum)
+
+    for sig in olds:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in olds.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+
+
+def _kill_local_workers(cluster) -> None:
+    """An interrupted run: end this process's worker processes at once (SIGKILL) instead of
+    the cluster's graceful retirement (seconds per worker, and workers still running after
+    the scheduler closed print heartbeat tracebacks). Their nannies are told first not to
+    restart them."""
+    import os
+    import signal
+
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(nanny, "pid", None)
+        if not pid:
+            continue
+        with contextlib.suppress(Exception):
+            nanny.close_gracefully(reason="dustsim-interrupted")
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+_DISTRIBUTED_LOGGERS = ("distributed", "tornado", "asyncio")
+
+
+@contextlib.contextmanager
+def _distributed_logs_silenced() -> Iterator[None]:
+    """Dask's loggers in this process off while an interrupted cluster closes (it reports
+    lost workers and closed streams that dustsim caused on purpose); levels restored."""
+    import logging
+
+    names = [n for n in list(logging.root.manager.loggerDict)
+             if n.split(".")[0] in _DISTRIBUTED_LOGGERS]  # children with levels of their own
+    loggers = [logging.getLogger(n) for n in {*_DISTRIBUTED_LOGGERS, *names}]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
