@@ -955,48 +955,10 @@ def battle_meta(lists: list, *, trials: int = 1_000, seed: int = 0, client=None,
     and each list's wins by condition."""
     import pandas as pd
 
-    if len(lists) < 2:
-        raise DustsimError(f"a meta needs at least two lists, got {len(lists)}",
-                           field="folder")
-    names = [x.name for x in lists]
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise DustsimError(f"two lists are named {dup!r}; give each list its own name",
-                           field="name")
-    pairs = [(i, j) for i in range(len(lists)) for j in range(i + 1, len(lists))]
-    seeds = [int(s.generate_state(1)[0]) for s in
-             np.random.SeedSequence(seed).spawn(len(pairs))]
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    from dustsim.play.list_battles import play_pairings
 
-        bar = tqdm(total=len(pairs), desc="meta", unit="pairing", leave=False)
-    results: list = [None] * len(pairs)
-    try:
-        if client is None:
-            for k, (i, j) in enumerate(pairs):
-                results[k] = _meta_task(k, lists[i], lists[j], trials, seeds[k], settings)
-                if bar is not None:
-                    bar.update(1)
-        else:
-            from distributed import as_completed
-
-            futures = [client.submit(_meta_task, k, lists[i], lists[j], trials, seeds[k],
-                                     settings, key=f"dustsim-battle-meta-{k}-{seed}",
-                                     pure=False, retries=2)
-                       for k, (i, j) in enumerate(pairs)]
-            try:
-                for fut in as_completed(futures):
-                    r = fut.result()
-                    results[r["pair"]] = r
-                    if bar is not None:
-                        bar.update(1)
-            except BaseException:
-                client.cancel(futures)
-                raise
-    finally:
-        if bar is not None:
-            bar.close()
+    results = play_pairings(lists, _meta_task, trials=trials, seed=seed, client=client,
+                            progress=progress, settings=settings, key="dustsim-battle-meta")
     rows = []
     for r in results:
         base = {"scenario": r["scenario"], "policy": r["policy"], "trials": r["trials"],

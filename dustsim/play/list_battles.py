@@ -289,13 +289,13 @@ def _meta_task(i: int, a: Army, b: Army, trials: int, seed: int, settings: dict
     return {"pair": i, **s}
 
 
-def meta(lists: list[Army], *, trials: int = META_TRIALS, seed: int = 0, client=None,
-         progress: bool = False, **settings) -> pd.DataFrame:
-    """Every list against every other (each pairing once, the earlier list as side A), here
-    or on a Dask client. Pairing *i* draws from the *i*-th child of ``SeedSequence(seed)``.
-
-    Tidy: one row per ordered (list, opponent) with P(win), P(draw), P(loss) and the AP
-    margin, both orders of every pairing (the second mirrored from the first)."""
+def play_pairings(lists: Sequence, task, *, trials: int, seed: int, client=None,
+                  progress: bool = False, settings: dict | None = None,
+                  key: str = "dustsim-meta") -> list[dict]:
+    """The meta's one loop (line and board battles): every list against every later one,
+    ``task(k, a, b, trials, seed_k, settings) -> dict`` with ``"pair": k``, here or on a Dask
+    client; pairing *k* draws from the *k*-th child of ``SeedSequence(seed)``, so the numbers
+    are the same on Dask. Results in pairing order."""
     if len(lists) < 2:
         raise DustsimError(f"a meta needs at least two lists, got {len(lists)}",
                            field="folder")
@@ -304,6 +304,7 @@ def meta(lists: list[Army], *, trials: int = META_TRIALS, seed: int = 0, client=
         dup = next(n for n in names if names.count(n) > 1)
         raise DustsimError(f"two lists are named {dup!r}; give each list its own name",
                            field="name")
+    settings = settings or {}
     pairs = [(i, j) for i in range(len(lists)) for j in range(i + 1, len(lists))]
     seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(
         len(pairs))]
@@ -316,14 +317,14 @@ def meta(lists: list[Army], *, trials: int = META_TRIALS, seed: int = 0, client=
     try:
         if client is None:
             for k, (i, j) in enumerate(pairs):
-                results[k] = _meta_task(k, lists[i], lists[j], trials, seeds[k], settings)
+                results[k] = task(k, lists[i], lists[j], trials, seeds[k], settings)
                 if bar is not None:
                     bar.update(1)
         else:
             from distributed import as_completed
 
-            futures = [client.submit(_meta_task, k, lists[i], lists[j], trials, seeds[k],
-                                     settings, key=f"dustsim-meta-{k}-{seed}", pure=False,
+            futures = [client.submit(task, k, lists[i], lists[j], trials, seeds[k],
+                                     settings, key=f"{key}-{k}-{seed}", pure=False,
                                      retries=2)
                        for k, (i, j) in enumerate(pairs)]
             try:
@@ -338,6 +339,18 @@ def meta(lists: list[Army], *, trials: int = META_TRIALS, seed: int = 0, client=
     finally:
         if bar is not None:
             bar.close()
+    return results
+
+
+def meta(lists: list[Army], *, trials: int = META_TRIALS, seed: int = 0, client=None,
+         progress: bool = False, **settings) -> pd.DataFrame:
+    """Every list against every other (each pairing once, the earlier list as side A), here
+    or on a Dask client. Pairing *i* draws from the *i*-th child of ``SeedSequence(seed)``.
+
+    Tidy: one row per ordered (list, opponent) with P(win), P(draw), P(loss) and the AP
+    margin, both orders of every pairing (the second mirrored from the first)."""
+    results = play_pairings(lists, _meta_task, trials=trials, seed=seed, client=client,
+                            progress=progress, settings=settings, key="dustsim-meta")
     rows = []
     for r in results:
         base = {"trials": r["trials"], "seed": r["seed"]}
