@@ -189,3 +189,16 @@ def test_long_monte_carlo_runs_say_how_long(monkeypatch, caplog):
         quick.update(10**4)
         quick.update(9 * 10**5)
     assert len(caplog.records) == 1
+
+
+def test_a_report_without_a_terminal_says_what_it_is_doing(caplog):
+    """Issue 27: a whole-edition review run from a script printed nothing for minutes; without
+    progress bars it now names each stage as it starts, unless --quiet."""
+    from dustsim.review.report import ReportSettings, _stage
+
+    with caplog.at_level("WARNING", logger="dustsim"):
+        _stage(ReportSettings(progress=False, notes=True), "value model")
+        _stage(ReportSettings(progress=False, notes=False), "quiet")  # --quiet
+        _stage(ReportSettings(progress=True, notes=True), "bars")  # a terminal: the bars say it
+    msgs = [r.getMessage() for r in caplog.records]
+    assert msgs == ["dustsim: note: report: value model"]

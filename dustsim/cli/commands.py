@@ -407,7 +407,8 @@ def _register_report(sub) -> None:
                    help="balance proposal (costs, cells, weapons, skills): adds a "
                         "before/after section (format: dustsim.data.patches.load_patch)")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars, and no stage notes when stderr is not a terminal")
     p.add_argument("--data", nargs="*", help="unit files or folders")
     p.set_defaults(func=cmd_report)
 
@@ -450,6 +451,7 @@ def cmd_report(args) -> int:
     settings = ReportSettings(edition=args.edition, units=units, engine=args.engine,
                               trials=args.trials, seed=args.seed, formats=formats,
                               confirm=args.confirm, progress=progress_wanted(args),
+                              notes=not args.quiet,
                               platoon_budget=args.platoon_budget, workers=args.workers,
                               scheduler=args.scheduler, duel_units=args.duel_units,
                               duel_trials=args.duel_trials, value_trials=args.value_trials,

@@ -51,6 +51,7 @@ class ReportSettings:
     formats: tuple[str, ...] = ("png", "svg", "pdf")
     confirm: int = 200
     progress: bool = True
+    notes: bool = False  # without progress bars: one line on the ``dustsim`` logger per stage
     platoon_budget: float = 75
     platoon_support: int = 1
     workers: int = 0
@@ -109,6 +110,15 @@ def _confirm(uc: pd.DataFrame, edition_cards: list[Card], s: ReportSettings) -> 
     return out
 
 
+def _stage(settings: ReportSettings, what: str) -> None:
+    """Without a terminal (no progress bars) a long review still answers within seconds and
+    says what it is doing (issue 27: minutes with no word); ``--quiet`` turns it off."""
+    if settings.notes and not settings.progress:
+        import logging
+
+        logging.getLogger("dustsim").warning("dustsim: note: report: %s", what)
+
+
 def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
                  data: list[Path] | None = None) -> dict:
     """Compute every table and chart and write the bundle atomically; return a summary."""
@@ -122,6 +132,9 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
 
     value_settings = ValueSettings(trials=settings.value_trials, seed=settings.seed)
     changes = load_patch(settings.patch, edition_cards) if settings.patch else None
+    _stage(settings, f"{len(chosen)} of {len(edition_cards)} {settings.edition} cards; the "
+                     "sweeps first (minutes for a whole edition on 2 cores; progress bars on a "
+                     "terminal)")
     with atomic_dir(out, force=force) as tmp:
         tables, charts = tmp / "tables", tmp / "charts"
         tables.mkdir()
@@ -130,6 +143,7 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
                            trials=settings.trials, seed=settings.seed, client=client,
                            progress=settings.progress)
             # the value model's engagements (the heaviest sweep) on the same workers
+            _stage(settings, "value model (engagements against the reference field)")
             value_frames, fp, value_html, patch_fig = _value(
                 edition_cards, chosen, value_settings, changes, charts, settings, client)
         sc = scores(uc, uu, edition_cards)
@@ -144,6 +158,7 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
                   "reference_targets": ref_df, **value_frames}
         if not confirm.empty:
             frames["mc_confirmation"] = confirm
+        _stage(settings, "platoons, duels and Dust Epic")
         frames.update(_platoons(edition_cards, sc, settings))
         platoons_all = frames.pop("_platoons_all", None)
         if settings.duel_units > 1:
@@ -155,6 +170,7 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
         for name, df in frames.items():
             df.to_csv(tables / f"{name}.csv", index=False)
             df.to_parquet(tables / f"{name}.parquet", index=False)
+        _stage(settings, "tables written; charts, card pages and the PDF")
         chart_figs = _charts(charts, uc, sc, fp, edition_cards, chosen, settings,
                              platoons_all)
         del platoons_all  # every build (hundreds of MB): only its chart needs it
