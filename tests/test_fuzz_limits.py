@@ -202,3 +202,17 @@ def test_a_report_without_a_terminal_says_what_it_is_doing(caplog):
         _stage(ReportSettings(progress=True, notes=True), "bars")  # a terminal: the bars say it
     msgs = [r.getMessage() for r in caplog.records]
     assert msgs == ["dustsim: note: report: value model"]
+
+
+def test_new_inputs_are_read_only_as_regular_files(capsys):
+    """A user map (`scenarios --map`) and a replay log (`replay`) from /dev/zero were read until
+    memory ran out: refused in one line like every other input file."""
+    _refused(["scenarios", "--map", "/dev/zero"], capsys, "not a regular file")
+    _refused(["replay", "/dev/zero"], capsys, "not a regular file")
+
+
+def test_duel_flags_that_a_scenario_overrides_are_refused(capsys):
+    """`duel --scenario 101 --distance 5` ignored --distance (the sides enter from their
+    edges): a flag that would do nothing is refused."""
+    _refused(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--scenario", "101",
+              "--distance", "5"], capsys, "--distance does not apply with --scenario")

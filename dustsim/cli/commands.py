@@ -786,6 +786,10 @@ def _register_duel(sub) -> None:
                     "and the abstraction are documented in dustsim/play/duel.py.")
 
 
+#: the line duel's start distance and turn limit (a scenario has its own board and turns)
+DUEL_DISTANCE, DUEL_TURNS = 6, 5
+
+
 def _duel_arguments(p) -> None:
     from dustsim.play.duel import DUEL_RULESETS, DuelPolicy
 
@@ -794,8 +798,10 @@ def _duel_arguments(p) -> None:
     p.add_argument("--edition", help="look the names up in this edition only")
     p.add_argument("--side-a", required=True, metavar="UNITS")
     p.add_argument("--side-b", required=True, metavar="UNITS")
-    p.add_argument("--distance", type=int, default=6, help="squares between the sides (6)")
-    p.add_argument("--turns", type=int, default=5, help="turn limit (5)")
+    p.add_argument("--distance", type=int,
+                   help=f"squares between the sides ({DUEL_DISTANCE}; not with --scenario)")
+    p.add_argument("--turns", type=int,
+                   help=f"turn limit ({DUEL_TURNS}; with --scenario, the scenario's)")
     p.add_argument("--cover-a", action="store_true", help="every unit of side A in cover")
     p.add_argument("--cover-b", action="store_true", help="every unit of side B in cover")
     for name, choices in DuelPolicy.CHOICES.items():
@@ -833,10 +839,13 @@ def _duel_board(args, cards) -> int:
         if getattr(args, flag):
             raise DustsimError(f"--{flag.replace('_', '-')} does not apply with --scenario "
                                "(cover comes from the board)", field=f"--{flag}")
+    if args.distance is not None:
+        raise DustsimError("--distance does not apply with --scenario (the sides enter from "
+                           "their table edges)", field="--distance")
     side_a = parse_side(args.side_a, cards, args.ruleset, field_name="--side-a")
     side_b = parse_side(args.side_b, cards, args.ruleset, field_name="--side-b")
     r = battle(side_a, side_b, scenario=args.scenario, trials=args.trials, seed=args.seed,
-               policy=args.policy or DEFAULT_POLICY, threads=args.threads,
+               policy=args.policy or DEFAULT_POLICY, threads=args.threads, turns=args.turns,
                options=_parse_options(args.option), progress=progress_wanted(args))
     d = r.to_json()
     if args.json:
@@ -884,6 +893,8 @@ def cmd_duel(args) -> int:
     if args.policy is not None:
         raise DustsimError("--policy names a battle policy: give --scenario too",
                            field="--policy")
+    args.distance = DUEL_DISTANCE if args.distance is None else args.distance
+    args.turns = DUEL_TURNS if args.turns is None else args.turns
     side_a = parse_side(args.side_a, cards, args.ruleset, cover=args.cover_a,
                         field_name="--side-a")
     side_b = parse_side(args.side_b, cards, args.ruleset, cover=args.cover_b,

@@ -9,6 +9,7 @@ the closest valid key offered for a misspelt one (``skils`` -> ``skills``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from dustsim.errors import DustsimError
@@ -76,3 +77,27 @@ def short(v: Any, n: int = 40) -> str:
         return f"an integer of about {int(v.bit_length() * 0.30103) + 1} digits"
     r = repr(v)
     return r if len(r) <= n else r[: n - 3] + "..."
+
+
+def read_input_text(path: str | Path, *, cap: int | None = None, what: str = "file") -> str:
+    """The UTF-8 text of a user's input file, refused in one line (naming the file) when it is
+    not a regular file (``/dev/zero``, a FIFO, a folder: read forever or never), over ``cap``
+    bytes (default :data:`dustsim.limits.FILE_BYTES`), missing or not UTF-8."""
+    import stat
+
+    from dustsim.limits import FILE_BYTES
+
+    path = Path(path)
+    cap = FILE_BYTES if cap is None else cap
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise DustsimError(f"{what}: not a regular file", file=str(path))
+        if st.st_size > cap:
+            raise DustsimError(f"{what}: {st.st_size:,} bytes, over the cap of {cap:,}",
+                               file=str(path))
+        return path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise DustsimError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    except UnicodeDecodeError:
+        raise DustsimError(f"{what}: not UTF-8 text", file=str(path)) from None

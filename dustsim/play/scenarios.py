@@ -1098,10 +1098,11 @@ def board_from_toml(path: str | Path) -> B.Board:
     """
     path = Path(path)
     file = str(path)
+    from dustsim.data.schema import read_input_text
+
+    text = read_input_text(path, what="map")  # a regular file within the cap (not /dev/zero)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DustsimError(f"cannot read: {exc.strerror}", file=file) from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DustsimError(f"not valid TOML: {exc}", file=file) from None
     _check_keys(data, _MAP_KEYS, "the map", file)

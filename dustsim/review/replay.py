@@ -776,10 +776,13 @@ def write_replay(log: dict, path: str | Path, *, force: bool = False,
 
 def read_replay(path: str | Path) -> dict:
     """A ``.json`` event log read back and checked (errors name the file)."""
+    from dustsim.data.schema import read_input_text
+
     path = Path(path)
+    text = read_input_text(path, what="replay log")  # a regular file within the cap
     try:
-        log = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        log = json.loads(text)
+    except (RecursionError, json.JSONDecodeError) as e:
         raise DustsimError(f"{path}: cannot read the replay log: {e}") from None
     try:
         validate_log(log)
