@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,28 @@ def small_report(tmp_path_factory):
                        timeout=600, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     return out
+
+
+# -- Chromium for the browser tests (review site, replay page) --------------------------------
+CHROMIUM = next((p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser",
+                             shutil.which("chromium") or "") if p and Path(p).exists()), None)
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"]
+#: a browser test module's mark: skip without Chromium, except under CI (a failure there)
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed")
+
+
+def require_chromium_in_ci() -> None:
+    if CHROMIUM is None and os.environ.get("CI"):
+        raise RuntimeError("CI needs Chromium (apt-get install chromium) for the browser tests")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per browser test module (Playwright)."""
+    sync = pytest.importorskip("playwright.sync_api")
+    with sync.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()

@@ -3,29 +3,13 @@ Playwright): pages load without console errors, tables sort and filter, links re
 
 CI installs ``chromium`` (``.ci/run``); elsewhere the tests skip when it is missing."""
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
+from conftest import needs_chromium, require_chromium_in_ci
 
-CHROMIUM = next((p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser",
-                             shutil.which("chromium") or "") if p and Path(p).exists()), None)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-if CHROMIUM is None and os.environ.get("CI"):
-    raise RuntimeError("CI needs Chromium (apt-get install chromium) for the browser tests")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync = pytest.importorskip("playwright.sync_api")
-    with sync.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
+require_chromium_in_ci()
+pytestmark = needs_chromium
 
 
 @pytest.fixture
