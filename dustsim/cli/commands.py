@@ -786,12 +786,8 @@ def _register_duel(sub) -> None:
                     "and the abstraction are documented in dustsim/play/duel.py.")
 
 
-#: the line duel's start distance and turn limit (a scenario has its own board and turns)
-DUEL_DISTANCE, DUEL_TURNS = 6, 5
-
-
 def _duel_arguments(p) -> None:
-    from dustsim.play.duel import DUEL_RULESETS, DuelPolicy
+    from dustsim.play.duel import DUEL_DISTANCE, DUEL_RULESETS, DUEL_TURNS, DuelPolicy
 
     p.add_argument("--ruleset", choices=DUEL_RULESETS,
                    help="default: the edition's ruleset, else dust-1947")
@@ -868,7 +864,14 @@ def _duel_board(args, cards) -> int:
 def cmd_duel(args) -> int:
     from dustsim.cli.shell import _data_paths
     from dustsim.data.cards import load_cards
-    from dustsim.play.duel import DuelPolicy, compile_duel, parse_side, simulate_duel
+    from dustsim.play.duel import (
+        DUEL_DISTANCE,
+        DUEL_TURNS,
+        DuelPolicy,
+        compile_duel,
+        parse_side,
+        simulate_duel,
+    )
     from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION
 
     _check_trials(args)

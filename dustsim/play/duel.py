@@ -126,6 +126,8 @@ if TYPE_CHECKING:
 
 T = FaceSet.of("T")  # the initiative tie-break symbol (1947 L337)
 S = FaceSet.of("S")  # the shield: Advanced Reactive Fire's second reactive face (L3373)
+#: a duel on the line: start distance (squares) and turn limit (a scenario has its own)
+DUEL_DISTANCE, DUEL_TURNS = 6, 5
 DUEL_RULESETS = ("tactics-2009", "tactics-2013", "dust-1947")
 MAX_UNITS = 40  # a side: a 75-AP list is 5-15 units; the kernel loops are O(units^2)
 MAX_DISTANCE = 200
@@ -534,7 +536,8 @@ def _check_int(v, name: str, lo: int, hi: int, what: str) -> int:
 
 def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                  side_b: tuple[DuelUnit, ...] | list[DuelUnit], *,
-                 ruleset: str = "dust-1947", distance: int = 6, turns: int = 5,
+                 ruleset: str = "dust-1947", distance: int = DUEL_DISTANCE,
+                 turns: int = DUEL_TURNS,
                  policy: DuelPolicy | None = None, options: dict | None = None) -> DuelSpec:
     """Compile two sides into the engagement kernel's arrays."""
 
@@ -869,7 +872,8 @@ def replay_duel(spec: DuelSpec, faces: str | list[int]) -> ScriptedDuel:
     return ScriptedDuel(OUTCOMES[out[0]], int(out[1]), left, int(out[2]))
 
 
-def duel(side_a, side_b, *, ruleset: str = "dust-1947", distance: int = 6, turns: int = 5,
+def duel(side_a, side_b, *, ruleset: str = "dust-1947", distance: int = DUEL_DISTANCE,
+         turns: int = DUEL_TURNS,
          trials: int = DEFAULT_TRIALS, seed: int = 0, threads: int | None = None,
          cards: list[Card] | None = None, policy: DuelPolicy | None = None,
          options: dict | None = None, progress: bool = False, **policy_kw) -> DuelResult:
