@@ -495,9 +495,11 @@ def test_signals_to_runs_on_local_dask_workers_stop_them_in_one_line(tmp_path):
     while len(workers) < len(runs):  # the timeout only bounds a hang
         assert time.monotonic() - t0 < 300, f"never started: {set(runs) - set(workers)}"
         for sig, proc in runs.items():
+            if sig in workers:  # signalled already: it may have ended, as it should
+                continue
             assert proc.poll() is None, proc.communicate()
             kids = _worker_processes(proc.pid)
-            if sig not in workers and len(kids) >= 2 and _answers_sigint(proc.pid):
+            if len(kids) >= 2 and _answers_sigint(proc.pid):
                 proc.send_signal(sig)
                 workers[sig] = kids
         time.sleep(0.01)
