@@ -452,21 +452,48 @@ def test_real_signals_to_a_running_report(tmp_path):
         assert sorted(p.name for p in d.iterdir()) == ["rep"], sig
 
 
-def _worker_processes(pid: int) -> set[int]:
-    """The child processes multiprocessing spawned (Dask's workers; not its resource
-    tracker, which ends by itself once its parent has gone)."""
+def _children(pid: int) -> set[int]:
     kids: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            kids |= {int(k) for k in (task / "children").read_text().split()}
-    workers = set()
-    for k in kids:
-        try:
-            if b"spawn_main" in Path(f"/proc/{k}/cmdline").read_bytes():
-                workers.add(k)
-        except OSError:
-            pass
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                kids |= {int(k) for k in (task / "children").read_text().split()}
+    return kids
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _fork_servers(pid: int) -> set[int]:
+    """The multiprocessing fork servers a run started (its Dask workers' parent)."""
+    return {k for k in _children(pid) if b"forkserver" in _cmdline(k)}
+
+
+def _worker_processes(pid: int) -> set[int]:
+    """The run's Dask worker processes: forked by its fork server (or spawned by the run
+    itself); not multiprocessing's resource tracker, which ends once its parent has gone."""
+    workers = {k for k in _children(pid) if b"spawn_main" in _cmdline(k)}
+    for server in _fork_servers(pid):
+        workers |= _children(server)
     return workers
+
+
+def _gone(pids: set[int], timeout: float = 120.0) -> set[int]:
+    """Those of ``pids`` still alive (not zombies) once they all ended or ``timeout`` passed
+    (it only bounds a hang: processes told to stop end in well under a second)."""
+    def alive(p):
+        try:
+            return "Z" not in Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+    t0 = time.monotonic()
+    while (left := {p for p in pids if alive(p)}) and time.monotonic() - t0 < timeout:
+        time.sleep(0.05)
+    return left
 
 
 def _answers_sigint(pid: int) -> bool:
@@ -508,9 +535,35 @@ def test_signals_to_runs_on_local_dask_workers_stop_them_in_one_line(tmp_path):
         assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[sig], err
         assert err.count("\n") == 1 and err.startswith("dustsim: "), err
         assert "no partial output was kept" in err
-        for pid in workers[sig]:  # reaped by the run, or gone: none left behind
-            assert not Path(f"/proc/{pid}").exists() or \
-                "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2], (sig, pid)
+        assert not _gone(workers[sig]), sig  # reaped by the run, or gone: none left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_the_local_cluster_starts_is_answered(tmp_path):
+    """Ctrl-C sent once the run has launched its fork server, while its Dask cluster is
+    still starting (no worker yet, or not all): answered, not lost — exit 130, one line, and
+    no worker process or fork server left behind, wherever in the start-up it lands."""
+    if not Path(f"/proc/{os.getpid()}/task").is_dir():
+        pytest.skip("needs /proc to see the run's worker processes")
+    lists = Path(__file__).parents[1] / "examples" / "lists"
+    proc = _spawn(["list", "meta", str(lists), "--workers", "2", "--trials", "100000",
+                   "--quiet"], tmp_path)
+    t0 = time.monotonic()
+    while not _fork_servers(proc.pid):  # the timeout only bounds a hang
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < 300, "the fork server never started"
+        time.sleep(0.005)
+    seen = _fork_servers(proc.pid) | _worker_processes(proc.pid)
+    started = len(_worker_processes(proc.pid))
+    proc.send_signal(signal.SIGINT)
+    while proc.poll() is None:  # every process the start-up makes, until the run ends
+        seen |= _fork_servers(proc.pid) | _worker_processes(proc.pid)
+        time.sleep(0.005)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (started, err)
+    assert err.count("\n") == 1 and "no partial output was kept" in err, err
+    assert not _gone(seen), seen
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 

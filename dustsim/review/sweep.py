@@ -241,18 +241,79 @@ def check_scheduler_address(address: str) -> str:
 
 
 @contextlib.contextmanager
-def _sigint_ignored_in_children() -> Iterator[None]:
-    """SIGINT ignored while the body starts processes (they inherit it), then restored."""
+def _workers_ignore_sigint() -> Iterator[None]:
+    """The local cluster's worker processes ignore SIGINT, and this process does not.
+
+    Ctrl-C reaches the whole process group; only this process should answer it (it stops
+    the cluster), else each worker prints a traceback. The workers are forked by
+    multiprocessing's fork server (``multiprocessing-method: forkserver``), which is started
+    here with SIGINT ignored for the few milliseconds of its launch: it and every worker it
+    forks keep ignoring it (an ignored signal stays ignored across ``exec``; the fork server
+    restores the disposition it started with in each child). A fork server already running
+    is reused as it is."""
+    import multiprocessing.forkserver
     import signal
 
+    import dask
+    from distributed.utils import get_mp_context
+
+    with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+        get_mp_context()  # Dask's preload list for the fork server, set before it starts
+        if threading.current_thread() is threading.main_thread():
+            old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                multiprocessing.forkserver.ensure_running()
+            finally:
+                signal.signal(signal.SIGINT, old)
+        yield
+
+
+class _Deferred:
+    """A SIGINT or SIGTERM that landed while the local cluster started, delivered later."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def deliver(self) -> None:
+        """Send the deferred signal again, to whatever handlers are installed now."""
+        import signal
+
+        if self.signum is not None:
+            signum, self.signum = self.signum, None
+            signal.raise_signal(signum)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[_Deferred]:
+    """SIGINT/SIGTERM held while the body runs (the cluster's start, 1-5 s): an interrupt
+    there would leave worker processes no cluster object can reach. The first signal is
+    recorded and answered by :meth:`_Deferred.deliver` once the cluster exists; a second
+    one goes to the old handler at once (a start that hangs can still be stopped). Only in
+    the main thread (where signals land)."""
+    import signal
+
+    deferred = _Deferred()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield deferred
         return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    olds = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum, frame):
+        if deferred.signum is None:
+            deferred.signum = signum
+            return
+        old = olds[signum]
+        if callable(old):
+            old(signum, frame)
+
+    for sig, old in olds.items():
+        if old not in (signal.SIG_IGN, None):  # an ignored signal stays ignored
+            signal.signal(sig, handler)
     try:
-        yield
+        yield deferred
     finally:
-        signal.signal(signal.SIGINT, old)
+        for sig, old in olds.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
 
 
 def _lost(tasks) -> DustsimError:
@@ -301,22 +362,24 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
             client.close()
         return
     # one thread per worker process: the kernel's own threads would oversubscribe the cores.
-    # The worker processes are started with SIGINT ignored (inherited): Ctrl-C reaches the
-    # whole process group, and only this process should answer it (it stops the cluster)
+    # The worker processes ignore SIGINT (only this process answers Ctrl-C); a signal that
+    # lands while the cluster starts is answered as soon as it exists
     with contextlib.ExitStack() as quiet, contextlib.ExitStack() as stack:
         import dask
 
         stack.enter_context(dask.config.set(LOCAL_CLUSTER_CONFIG))  # scoped, restored at exit
-        with _sigint_ignored_in_children():
+        stack.enter_context(_workers_ignore_sigint())
+        with _signals_deferred() as deferred:
             cluster = stack.enter_context(LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True,
                 dashboard_address=":0", silence_logs=40, env={"DUSTSIM_THREADS": "1"}))
-        client = stack.enter_context(Client(cluster))
+            client = stack.enter_context(Client(cluster))
         try:
             # Dask's logs go quiet the moment a signal lands (its event loop thread logs the
             # interrupted calls at once), until the client and cluster are closed (``quiet``
             # exits after ``stack``)
             with _quiet_on_signal(quiet):
+                deferred.deliver()
                 yield client
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM (cli.shell.Terminated)
             _silence_once(quiet)
