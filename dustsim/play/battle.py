@@ -45,6 +45,7 @@ import numpy as np
 
 from dustsim.errors import DustsimError
 from dustsim.play import duel as D
+from dustsim.play.board import square_name
 from dustsim.play.policies import DEFAULT_POLICY, Policy, get_policy
 
 if TYPE_CHECKING:
@@ -769,6 +770,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         })
     w0 = {u: min([i for i in range(len(spec.weapon_units)) if spec.weapon_units[i] == u],
                  default=0) for u in range(len(spec.names))}
+    names = _text_labels(spec.names, spec.sides)
     events = []
     for k in range(n_ev):
         r = log[k]
@@ -777,7 +779,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                     "side": SIDES[int(r[BK.L_SIDE])] if 0 <= r[BK.L_SIDE] < 2 else None,
                     "unit": int(r[BK.L_UNIT]) if r[BK.L_UNIT] >= 0 else None, "action": a}
         u = ev["unit"]
-        uname = spec.names[u] if u is not None else ""
+        uname = names[u] if u is not None else ""
         if a in ("move", "march"):
             frm = int(r[BK.L_FROM])
             ev["from"] = frm if frm >= 0 else None
@@ -786,10 +788,11 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 ev["path"] = [int(x) for x in plog[r[BK.L_P0]: r[BK.L_P0] + r[BK.L_PN]]]
                 ev["cost"] = int(r[BK.L_X])
             if ev["turn"] == 0:
-                ev["text"] = f"{uname} deploys on square {ev['to']}."
+                ev["text"] = f"{uname} deploys on {square_name(ev['to'], board.width)}."
             else:
+                to = square_name(ev["to"], board.width)
                 ev["text"] = (f"{uname} {'enters and ' if frm < 0 else ''}"
-                              f"{'moves' if a == 'move' else 'marches'} to square {ev['to']}.")
+                              f"{'moves' if a == 'move' else 'marches'} to {to}.")
             if len(ev.get("path", [])) >= 2:
                 p = ev["path"]
                 from dustsim.play.battle_kernel import _face
@@ -811,9 +814,12 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                        "hits": int(r[BK.L_HITS]), "saves": int(r[BK.L_SAVES]),
                        "damage": int(r[BK.L_DAMAGE]), "casualties": int(r[BK.L_CAS]),
                        "token": TOKENS[int(r[BK.L_TOKEN])]})
-            ev["text"] = (f"{uname} {'close-combat attacks' if a == 'close-combat' else a + 's'} "
-                          f"{spec.names[t]} at range {ev['range']} with {ev['weapon']}: "
-                          f"{ev['hits']} hits, {ev['saves']} saved, {ev['damage']} damage.")
+            verb = {"attack": "attacks", "sustained": "makes a Sustained Attack on",
+                    "close-combat": "attacks in close combat"}[a]
+            ev["text"] = (f"{uname} {verb} {names[t]} at range {ev['range']} with "
+                          f"{ev['weapon']}: "
+                          f"{ev['hits']} hit{'s' if ev['hits'] != 1 else ''}, {ev['saves']} "
+                          f"saved, {ev['damage']} damage.")
             if 0 < r[BK.L_X] < len(WHY):  # the rule it attacked under (battle_rules)
                 ev["rule"] = WHY[int(r[BK.L_X])].split(":")[0]
                 ev["text"] += f" ({WHY[int(r[BK.L_X])]})"
@@ -822,12 +828,13 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             ev.update({"from": int(r[BK.L_FROM]), "to": int(r[BK.L_TO]), "target": t,
                        "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
                        "hits": int(r[BK.L_HITS])})
-            ev["text"] = (f"{uname} reacts to {spec.names[t]}: {ev['hits']} reactive "
+            ev["text"] = (f"{uname} reacts to {names[t]}: {ev['hits']} reactive "
                           f"success{'es' if ev['hits'] != 1 else ''}.")
         elif a in ("token", "token-removed"):
             ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
             ev["square"] = int(r[BK.L_FROM])
-            ev["text"] = f"{uname}: token now {ev['token']}."
+            ev["text"] = (f"{uname} loses its token." if ev["token"] == "none" else
+                          f"{uname} is now {ev['token'].replace('-', ' ')}.")
         elif a == "destroyed":
             ev["square"] = int(r[BK.L_FROM])
             ev["text"] = f"{uname} is destroyed."
@@ -841,7 +848,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         elif a == "nothing":
             ev["text"] = f"{uname} holds its position."
         elif a == "special":
-            ev.update(_special(r, uname, board.width, spec.names, faces, board.terrain))
+            ev.update(_special(r, uname, board.width, names, faces, board.terrain))
         elif a == "initiative":
             ev["first"] = SIDES[int(r[BK.L_X])]
             ev["text"] = (f"Side {ev['side']} wins the initiative; side {ev['first']} "
@@ -889,6 +896,21 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     }
 
 
+def _text_labels(names, sides) -> list[str]:
+    """The unit names the event texts use: a name two units share gets its side, and a
+    number where two of one side share it ("Ludwig (A)" fires at "Ludwig (B)")."""
+    labels = list(names)
+    for name in set(names):
+        idx = [u for u, n in enumerate(names) if n == name]
+        if len(idx) < 2:
+            continue
+        for u in idx:
+            same = [v for v in idx if sides[v] == sides[u]]
+            labels[u] = f"{name} ({SIDES[sides[u]]}" + (
+                f" {same.index(u) + 1})" if len(same) > 1 else ")")
+    return labels
+
+
 def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
              terrain: np.ndarray) -> dict:
     """The fields of a special action event (battle_rules): ``special`` (its name), the
@@ -906,8 +928,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     elif kind == "airborne":
         ev["to"] = s
         ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
-        ev["text"] = (f"{uname} drops onto square {s} (Airborne, L3391-3393): a Nothing "
-                      "action, then "
+        ev["text"] = (f"{uname} drops onto {square_name(s, width)} (Airborne, L3391-3393): "
+                      "a Nothing action, then "
                       + ("a second action on its die." if r[BK.L_HITS] > 0 else
                          "no second action (its die failed)."))
     elif kind == "smoke":
@@ -918,8 +940,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                        if int(terrain[q]) not in SMOKE_PROOF]  # never into buildings (L3229)
         t = int(r[BK.L_TARGET])
         ev["target"] = t
-        ev["text"] = (f"{uname} launches smoke on squares "
-                      f"{', '.join(map(str, ev['smoke']))} to screen itself from "
+        where = ", ".join(square_name(q, width) for q in ev["smoke"])
+        ev["text"] = (f"{uname} launches smoke on squares {where} to screen itself from "
                       f"{names[t]} before the enemy moves (Smoke Launchers, L3651).")
     return ev
 

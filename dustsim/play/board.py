@@ -314,6 +314,20 @@ MAX_SIDE = CAPS["board_side"][1]  #: largest board side (dustsim.limits.CAPS)
 # --------------------------------------------------------------------------------------------
 # Pure geometry (reference implementations; the tables are built from them)
 
+def square_name(s: int | None, width: int) -> str:
+    """``c4``: the column letter and the row counted from side A's edge (1 = A's edge), the
+    names the event texts, the replay page and the board charts use."""
+    if s is None:
+        return "off the board"
+    col, row = s % width, s // width
+    letters = ""
+    col += 1
+    while col:
+        col, r = divmod(col - 1, 26)
+        letters = chr(97 + r) + letters
+    return f"{letters}{row + 1}"
+
+
 def distance(board: Board, a: int, b: int) -> int:
     """Range in squares from ``a`` to ``b``: the first diagonal step counts 1, each further
     diagonal step 2 (L580-582; digest section 5)."""

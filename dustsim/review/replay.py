@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from dustsim.errors import DustsimError
-from dustsim.play.board import DIRECTIONS
+from dustsim.play.board import DIRECTIONS, square_name
 
 VERSION = 1
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
@@ -523,19 +523,6 @@ def unit_states(log: Mapping, step: int | None = None) -> dict[Any, UnitState]:
 
 
 # -- words --------------------------------------------------------------------------------------
-def square_name(s: int | None, width: int) -> str:
-    """``c4``: the column letter and the row counted from side A's edge (1 = A's edge)."""
-    if s is None:
-        return "off the board"
-    col, row = s % width, s // width
-    letters = ""
-    col += 1
-    while col:
-        col, r = divmod(col - 1, 26)
-        letters = chr(97 + r) + letters
-    return f"{letters}{row + 1}"
-
-
 def unit_labels(log: Mapping) -> dict[Any, str]:
     """A readable name per unit: its card name, numbered where two share it."""
     names = [u["name"] for u in log["units"]]
