@@ -770,7 +770,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         })
     w0 = {u: min([i for i in range(len(spec.weapon_units)) if spec.weapon_units[i] == u],
                  default=0) for u in range(len(spec.names))}
-    names = _text_labels(spec.names, spec.sides)
+    names = unit_labels_for(spec.names, spec.sides)
     events = []
     for k in range(n_ev):
         r = log[k]
@@ -896,18 +896,20 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     }
 
 
-def _text_labels(names, sides) -> list[str]:
-    """The unit names the event texts use: a name two units share gets its side, and a
-    number where two of one side share it ("Ludwig (A)" fires at "Ludwig (B)")."""
+def unit_labels_for(names, sides) -> list[str]:
+    """The readable name of each unit in event texts and on the replay page: its card name,
+    numbered in order where two units of one side share it, with the side where both
+    sides field it ("Ludwig (A)" attacks "Ludwig (B)"; "Heavy Laser Grenadier Squad 2")."""
     labels = list(names)
     for name in set(names):
         idx = [u for u, n in enumerate(names) if n == name]
         if len(idx) < 2:
             continue
+        both = len({sides[u] for u in idx}) > 1
         for u in idx:
             same = [v for v in idx if sides[v] == sides[u]]
-            labels[u] = f"{name} ({SIDES[sides[u]]}" + (
-                f" {same.index(u) + 1})" if len(same) > 1 else ")")
+            num = f" {same.index(u) + 1}" if len(same) > 1 else ""
+            labels[u] = f"{name}{num}" + (f" ({SIDES[sides[u]]})" if both else "")
     return labels
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from dustsim.errors import DustsimError
+from dustsim.play.battle import unit_labels_for
 from dustsim.play.board import DIRECTIONS, square_name
 
 VERSION = 1
@@ -524,18 +525,12 @@ def unit_states(log: Mapping, step: int | None = None) -> dict[Any, UnitState]:
 
 # -- words --------------------------------------------------------------------------------------
 def unit_labels(log: Mapping) -> dict[Any, str]:
-    """A readable name per unit: its card name, numbered where two share it."""
-    names = [u["name"] for u in log["units"]]
-    seen: dict[str, int] = {}
-    out = {}
-    for u in log["units"]:
-        n = u["name"]
-        if names.count(n) > 1:
-            seen[n] = seen.get(n, 0) + 1
-            out[u["id"]] = f"{n} {seen[n]}"
-        else:
-            out[u["id"]] = n
-    return out
+    """A readable name per unit, as the battle's own event texts name it
+    (:func:`dustsim.play.battle.unit_labels_for`)."""
+    units = log["units"]
+    labels = unit_labels_for([u["name"] for u in units],
+                             [0 if u["side"] == "A" else 1 for u in units])
+    return {u["id"]: label for u, label in zip(units, labels, strict=True)}
 
 
 def unit_codes(log: Mapping) -> dict[Any, str]:
