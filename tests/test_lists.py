@@ -198,6 +198,8 @@ def test_platoons(d47):
     ("points = 75\n[[unit]]\ncard = 'No Such Card'\n", "card"),
     ("points = 75\n[[unit]]\ncard = 'Pounder'\ncount = 0\n", "count"),
     ("points = 'lots'\n[[unit]]\ncard = 'Pounder'\n", "points"),
+    ("points = 1.5\n[[unit]]\ncard = 'Pounder'\n", "points"),  # AP are whole numbers
+    ("points = 0.5\n[[unit]]\ncard = 'Pounder'\n", "points"),
     ("points = 75\n[[unit]]\ncard = 'Pounder'\nplatoon = 'x'\n", "platoon"),
     ("points = 75\n[[unit]]\ncard = 'Pounder'\ncolour = 'red'\n", "colour"),
     ("points = 75\n", "unit"),

@@ -214,9 +214,8 @@ def parse_list_toml(text: str, cards: list[Card], file: str = "<list>") -> ArmyL
     idx = _Cards(cards)
     name = _field(doc, "name", str, file, None, Path(file).stem)
     points = doc.get("points")
-    if isinstance(points, bool) or not isinstance(points, int | float) or not (
-            0 < points <= MAX_POINTS):
-        raise DustsimError(f"the points limit must be a number from 1 to {MAX_POINTS}, "
+    if not _whole_points(points):
+        raise DustsimError(f"the points limit must be a whole number from 1 to {MAX_POINTS}, "
                            f"got {short(points)}", file=file, field="points")
     bloc = _field(doc, "bloc", str, file, None, "")
     edition = _field(doc, "edition", str, file, None, EDITION)
@@ -341,16 +340,22 @@ def list_from_roster(path: str | Path, cards: list[Card], *, points: float | Non
                     tuple(unresolved))
 
 
+def _whole_points(points: object) -> bool:
+    """A points limit is a whole number of AP from 1 to MAX_POINTS (army points are whole on
+    every card; 75.0 is 75)."""
+    return (not isinstance(points, bool) and isinstance(points, int | float)
+            and math.isfinite(points) and points == int(points) and 1 <= points <= MAX_POINTS)
+
+
 def load_list(path: str | Path, cards: list[Card] | None = None, *,
               points: float | None = None, catalogues: str | Path | None = None) -> ArmyList:
     """Read a list file: ``.toml`` (hand-written), ``.ros`` or ``.rosz`` (BattleScribe)."""
     from dustsim.data.cards import load_cards
 
     path = Path(path)
-    if points is not None and (isinstance(points, bool) or not isinstance(points, int | float)
-                               or not 0 < points <= MAX_POINTS):
-        raise DustsimError(f"the points limit must be a number from 1 to {MAX_POINTS}, got "
-                           f"{points!r}", field="--points")
+    if points is not None and not _whole_points(points):
+        raise DustsimError(f"the points limit must be a whole number from 1 to {MAX_POINTS}, "
+                           f"got {points!r}", field="--points")
     cards = cards if cards is not None else load_cards()
     suffix = path.suffix.lower()
     if suffix not in LIST_SUFFIXES:
