@@ -29,6 +29,7 @@ from dustsim.engines.montecarlo import (  # noqa: F401 (the runner's former home
     LONG_RUN_S,
     _LongRunNote,
     default_threads,
+    proportion_se,
     run_chunks,
 )
 from dustsim.engines.results import TOKEN_NAMES, AttackResult
@@ -351,7 +352,7 @@ def _result(spec: AttackSpec, s: int, acc, trials: int, seed: int) -> AttackResu
         models_killed=_dist(hk[s, : spec.models + 1], trials),
         single_damage=_dist(hs[s, : spec.single + 1], trials),
         p_destroyed=float(p_dest), token=token, trials=trials, seed=seed,
-        p_destroyed_se=float(np.sqrt(max(p_dest * (1 - p_dest), 0.0) / n)),
+        p_destroyed_se=proportion_se(p_dest, trials),
         notes=spec.notes, allocation=spec.allocation,
     )
 

@@ -37,11 +37,17 @@ def _scalar(x):
     return float(x) if np.ndim(x) == 0 else x
 
 
+def proportion_se(p, n):
+    """The binomial standard error ``sqrt(p (1 - p) / n)`` of a share ``p`` of ``n`` games."""
+    p = np.asarray(p, float)
+    return _scalar(np.sqrt(np.maximum(p * (1 - p), 0.0) / n))
+
+
 def proportion(count, n):
-    """``(p, se)``: the share ``count / n`` and its binomial standard error
-    ``sqrt(p (1 - p) / n)`` (0 when ``p`` is 0 or 1)."""
+    """``(p, se)``: the share ``count / n`` and its binomial standard error (0 when ``p`` is 0
+    or 1)."""
     p = np.asarray(count, float) / n
-    return _scalar(p), _scalar(np.sqrt(np.maximum(p * (1 - p), 0.0) / n))
+    return _scalar(p), proportion_se(p, n)
 
 
 def variance(s, s2, n):
