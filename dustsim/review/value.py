@@ -667,14 +667,16 @@ def pair_log_ratios(eng: pd.DataFrame, eps: float = EPS) -> pd.DataFrame:
     g = eng[eng["why"] == ""] if "why" in eng else eng.iloc[0:0]
     if g.empty:
         return pd.DataFrame(columns=["unit", "opponent", "y", "y_se", "d_unit", "d_opp"])
+    from dustsim.engines.montecarlo import covariance, mean_var
+
     n = g["trials"].to_numpy(float)
-    ma = g["s_lost_unit"].to_numpy(float) / n
-    mb = g["s_lost_opp"].to_numpy(float) / n
+    sa, sb = g["s_lost_unit"].to_numpy(float), g["s_lost_opp"].to_numpy(float)
+    ma, va = mean_var(sa, g["s2_lost_unit"].to_numpy(float), n)
+    mb, vb = mean_var(sb, g["s2_lost_opp"].to_numpy(float), n)
     d = pd.DataFrame({
         "unit": g["unit"].to_numpy(), "opponent": g["opponent"].to_numpy(), "ma": ma,
-        "mb": mb, "va": np.maximum(g["s2_lost_unit"].to_numpy(float) / n - ma * ma, 0) / n,
-        "vb": np.maximum(g["s2_lost_opp"].to_numpy(float) / n - mb * mb, 0) / n,
-        "cab": (g["s_lost_both"].to_numpy(float) / n - ma * mb) / n, "k": 1.0})
+        "mb": mb, "va": va, "vb": vb,
+        "cab": covariance(g["s_lost_both"].to_numpy(float), sa, sb, n), "k": 1.0})
     a = d.groupby(["unit", "opponent"], sort=False).sum()
     k = a["k"]
     da, db = a["ma"] / k + eps, a["mb"] / k + eps  # da: the card's own losses
