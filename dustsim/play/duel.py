@@ -99,7 +99,7 @@ from dustsim import DEFAULT_TRIALS
 from dustsim.data.cards import Card, Weapon, find_card
 from dustsim.data.skill_names import norm_skill
 from dustsim.engines.distributions import Distribution
-from dustsim.engines.montecarlo import mean_se, proportion
+from dustsim.engines.montecarlo import MonteCarloRun, Outcomes, mean_se, proportion, run
 from dustsim.engines.results import ResultAPI, distribution_rows
 from dustsim.errors import DustsimError
 from dustsim.play import duel_layout as K  # the kernel itself (Numba) loads on first use
@@ -811,23 +811,18 @@ def _arrays(spec: DuelSpec) -> tuple:
             spec.config, spec.value)
 
 
-def game_outcomes(spec: DuelSpec, *, products: tuple = (), counts: bool = True):
+def game_outcomes(spec: DuelSpec) -> Outcomes:
     """The per-game record of :func:`dustsim.play.duel_kernel.play_games` for ``spec`` and
-    what a duel keeps of it (:class:`dustsim.engines.montecarlo.Outcomes`): the AP lost per
-    side (sum and sum of squares), and with ``counts`` the winner, the winner by turn, the
-    units left per side and what each unit has left. ``products``: more pairs summed."""
-    from dustsim.engines.montecarlo import Outcomes
-
+    what a duel keeps of it (:mod:`dustsim.engines.montecarlo`): the AP lost per side (sum
+    and sum of squares), the winner, the winner by turn, the units left per side and what
+    each unit has left (counts)."""
     U = len(spec.names)
     cols = K.GAME_COLUMNS + tuple(f"left_{u}" for u in range(U))
-    hists: tuple = ()
-    if counts:
-        hists = ((("winner",), (3,)), (("winner", "turn"), (3, spec.turns + 1)),
-                 (("alive_a",), (U + 1,)), (("alive_b",), (U + 1,)),
-                 *(((f"left_{u}",), (max(spec.strength) + 1,)) for u in range(U)))
+    hists = ((("winner",), (3,)), (("winner", "turn"), (3, spec.turns + 1)),
+             (("alive_a",), (U + 1,)), (("alive_b",), (U + 1,)),
+             *(((f"left_{u}",), (max(spec.strength) + 1,)) for u in range(U)))
     return Outcomes(cols, sums=("lost_a", "lost_b"),
-                    products=(("lost_a", "lost_a"), ("lost_b", "lost_b"), *products),
-                    counts=hists)
+                    products=(("lost_a", "lost_a"), ("lost_b", "lost_b")), counts=hists)
 
 
 def _duel_games(rng, n, spec: DuelSpec) -> np.ndarray:
@@ -839,8 +834,6 @@ def simulate_duel(spec: DuelSpec, trials: int = DEFAULT_TRIALS, seed: int = 0, *
                   threads: int | None = None, progress: bool = False) -> DuelResult:
     """Monte Carlo over ``trials`` engagements, in fixed chunks seeded from one SeedSequence
     (:func:`dustsim.engines.montecarlo.run`: the same numbers for any thread count)."""
-    from dustsim.engines.montecarlo import MonteCarloRun, run
-
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise DustsimError("--trials must be >= 1", field="trials")
     t = run(_duel_games, spec, MonteCarloRun(trials, seed, CHUNK, "duels", "duel"),
