@@ -825,7 +825,7 @@ def game_outcomes(spec: DuelSpec) -> Outcomes:
                     products=(("lost_a", "lost_a"), ("lost_b", "lost_b")), counts=hists)
 
 
-def _duel_games(rng, n, spec: DuelSpec) -> np.ndarray:
+def duel_games(rng, n, spec: DuelSpec) -> np.ndarray:
     """A chunk's per-game records (:func:`game_outcomes`)."""
     return K.games(rng, n, _arrays(spec), np.nan_to_num(spec.ap))
 
@@ -836,7 +836,7 @@ def simulate_duel(spec: DuelSpec, trials: int = DEFAULT_TRIALS, seed: int = 0, *
     (:func:`dustsim.engines.montecarlo.run`: the same numbers for any thread count)."""
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise DustsimError("--trials must be >= 1", field="trials")
-    t = run(_duel_games, spec, MonteCarloRun(trials, seed, CHUNK, "duels", "duel"),
+    t = run(duel_games, spec, MonteCarloRun(trials, seed, CHUNK, "duels", "duel"),
             game_outcomes(spec), threads=threads, progress=progress)
     U = len(spec.names)
     ap_sums = np.array([[t.sum("lost_a"), t.product("lost_a")],

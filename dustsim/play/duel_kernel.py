@@ -1072,6 +1072,9 @@ def _engage(rng, buf, pos, scripted, m, value, out):
     return pos
 
 
+#: the engagement's packed state matrix, built once per batch of games (its public name)
+pack = _pack
+
 #: the per-game record of :func:`play_games` (then one column per unit: what it has left);
 #: :mod:`dustsim.engines.montecarlo` reduces it
 GAME_COLUMNS = ("winner", "turn", "lost_a", "lost_b", "alive_a", "alive_b")

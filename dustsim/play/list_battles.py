@@ -110,9 +110,9 @@ def games(rng, n: int, spec: DuelSpec) -> np.ndarray:
     """``n`` games of ``spec`` from the generator state ``rng``: the per-game records of
     :func:`outcomes` (a side wins on annihilation, or at the turn limit on more AP destroyed
     than lost; 1947 L368)."""
-    from dustsim.play.duel import _duel_games
+    from dustsim.play.duel import duel_games
 
-    g = _duel_games(rng, n, spec)
+    g = duel_games(rng, n, spec)
     w, la, lb = g[:, 0], g[:, 2], g[:, 3]
     draw = w == 2
     result = np.where((w == 0) | (draw & (lb > la)), 0,

@@ -344,7 +344,7 @@ def _kernel():
         wp = max(w, 1)
         c = cfg[p].copy()
         c[K.C_DIST] = dist
-        return K._pack(units[p], wpn[p, :w], gdice[p, :wp], gblast[p, :wp], groups[p, :wp],
+        return K.pack(units[p], wpn[p, :w], gdice[p, :wp], gblast[p, :wp], groups[p, :wp],
                        tspec[p], c)
 
     @nb.njit(nogil=True, cache=True)
