@@ -57,6 +57,9 @@ def test_block_axes_and_carry_give_the_sums_of_one_loop():
     assert t.n == 300 and t.sum("y") == whole.sum("y")
     assert t.product("x", "y") == whole.product("x", "y")
     assert t.count("w", "x").tolist() == whole.count("w", "x").tolist()
+    empty = OUT.tally(np.zeros((2, 0, 3)))  # no games: zero sums and counts
+    assert empty.n == 0 and empty.sum("y").tolist() == [0, 0]
+    assert empty.count("w", "x").shape == (2, 3, 4) and not empty.count("w").any()
     blocks = OUT.tally(np.stack([g[:150], g[150:]]))  # two blocks reduced at once
     assert blocks.sum("y")[1] == OUT.tally(g[150:]).sum("y")
     assert blocks.count("w")[0].tolist() == OUT.tally(g[:150]).count("w").tolist()

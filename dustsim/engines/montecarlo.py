@@ -159,8 +159,10 @@ class Outcomes:
             if x.shape[-1] == 0:
                 return np.zeros(x.shape[:-1])
             return np.cumsum(x, axis=-1)[..., -1]
-        sums = {c: total(col[c], carry and carry.sums[c]) for c in self.sums}
-        products = {(a, b): total(col[a] * col[b], carry and carry.products[(a, b)])
+        c0 = carry if carry is not None else Tally(0, dict.fromkeys(self.sums),
+                                                   dict.fromkeys(self.products))
+        sums = {c: total(col[c], c0.sums[c]) for c in self.sums}
+        products = {(a, b): total(col[a] * col[b], c0.products[(a, b)])
                     for a, b in self.products}
         counts = {}
         for names, shape in self.counts:
@@ -171,10 +173,9 @@ class Outcomes:
                     raise DustsimError(f"internal: outcome {c!r} outside 0..{k - 1}")
                 idx = idx * k + v
             size = math.prod(shape)
-            flat_ = idx.reshape(-1, n)
-            out = np.zeros((flat_.shape[0], size), np.int64)
-            for b in range(flat_.shape[0]):
-                out[b] = np.bincount(flat_[b], minlength=size)
+            blocks = math.prod(games.shape[:-2])
+            idx = idx.reshape(blocks, n) + np.arange(blocks, dtype=np.int64)[:, None] * size
+            out = np.bincount(idx.ravel(), minlength=blocks * size).astype(np.int64)
             counts[names] = out.reshape(*games.shape[:-2], *shape)
             if carry is not None:
                 counts[names] = counts[names] + carry.counts[names]

@@ -21,9 +21,12 @@ mapping in step 4).
    equally likely), ``trials`` engagements per distance. The card is side A; a hero plays
    alone (``join_heroes=True`` plays it joined to its class's median squad and values what it
    adds; measured on Dust 1947 it agrees less with the printed costs, so it is off). All
-   engagements of one card run in one kernel call from the card's own random stream
-   (``SeedSequence`` keyed by the seed and the card's name), so a card's figures do not depend
-   on which other cards are computed, on the thread count or on the order.
+   engagements of one card run from the card's own random stream (``SeedSequence`` keyed by
+   the seed and the card's name; one kernel call, or pieces carried on when the per-game
+   records would exceed :data:`RECORD_BYTES`), so a card's figures do not depend on which
+   other cards are computed, on the thread count or on the order. Each engagement is one
+   per-game record of :func:`dustsim.play.duel_kernel.play_games` reduced by
+   :mod:`dustsim.engines.montecarlo` (the one accounting loop).
 3. **Strength** (:func:`strengths`). From an engagement of card X with representative O:
    ``D_XO``, the mean fraction of O's starting strength (models + hero track + damage track)
    that X destroys, averaged over the distances, and ``D_OX`` the other way round. Under
