@@ -96,23 +96,30 @@ def test_a_killed_worker_loses_no_result(d47, chosen, local, cluster, tmp_path):
     client.wait_for_workers(2, timeout=60)  # the nanny restarted it
 
 
-def test_a_run_the_scheduler_drops_is_resubmitted(d47, chosen, local, cluster, monkeypatch):
-    """Tasks the scheduler cancels ("already forgotten") are submitted again, only those."""
+def dropped_once(monkeypatch, dr) -> list:
+    """The Dask runner's first submission returns half its tasks, then the scheduler drops
+    the run ("already forgotten"); the submissions' task lists are recorded."""
     from concurrent.futures import CancelledError
 
-    import dustsim.review.sweep as sw
+    real, calls = dr._run_once, []
+
+    def once(client, fn, args, keys, todo, *rest):
+        calls.append(list(todo))
+        if len(calls) == 1:
+            real(client, fn, args, keys, todo[: len(todo) // 2], *rest)
+            raise CancelledError(f"{keys[todo[-1]]}: already forgotten")
+        real(client, fn, args, keys, todo, *rest)
+
+    monkeypatch.setattr(dr, "_run_once", once)
+    return calls
+
+
+def test_a_run_the_scheduler_drops_is_resubmitted(d47, chosen, local, cluster, monkeypatch):
+    """Tasks the scheduler cancels ("already forgotten") are submitted again, only those."""
+    import dustsim.engines.dask_runner as dr
 
     _, client = cluster
-    real, calls = sw._run_dask_once, []
-
-    def dropped_once(client, task_fn, tasks, todo, results, *rest):
-        calls.append(list(todo))
-        if len(calls) == 1:  # half the tasks come back, then the scheduler drops the run
-            real(client, task_fn, tasks, todo[: len(todo) // 2], results, *rest)
-            raise CancelledError("dustsim-unit-column-3: already forgotten")
-        real(client, task_fn, tasks, todo, results, *rest)
-
-    monkeypatch.setattr(sw, "_run_dask_once", dropped_once)
+    calls = dropped_once(monkeypatch, dr)
     uc, uu = sweep(d47, chosen, engine="mc", trials=TRIALS, seed=11, client=client)
     assert len(calls) == 2 and calls[1] == calls[0][len(calls[0]) // 2:]
     pd.testing.assert_frame_equal(uc, local[0])

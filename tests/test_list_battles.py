@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from concurrent.futures import CancelledError
 from pathlib import Path
 
 import numpy as np
@@ -138,13 +139,29 @@ def test_meta_table_and_matrix(three, local_meta):
     assert meta_standings(t)["opponents"].tolist() == [2, 2, 2]
 
 
-def test_meta_on_dask_gives_the_same_numbers(three, local_meta):
+def test_meta_on_dask_gives_the_same_numbers(three, local_meta, monkeypatch):
+    """The same numbers on Dask, also when the scheduler drops part of the run: the pairings
+    without a result (only those) are submitted again (the sweep's runner)."""
     pytest.importorskip("distributed")
+    import dustsim.engines.dask_runner as dr
     from dustsim.review.sweep import dask_client
 
     with dask_client(workers=1) as client:
         t = meta(three, trials=600, seed=4, turns=3, client=client)
-    assert t.equals(local_meta)
+        assert t.equals(local_meta)
+        real, calls = dr._run_once, []
+
+        def dropped_once(client, fn, args, keys, todo, *rest):
+            calls.append(list(todo))
+            if len(calls) == 1:  # one pairing comes back, then the scheduler drops the run
+                real(client, fn, args, keys, todo[:1], *rest)
+                raise CancelledError(f"{keys[todo[1]]}: already forgotten")
+            real(client, fn, args, keys, todo, *rest)
+
+        monkeypatch.setattr(dr, "_run_once", dropped_once)
+        t2 = meta(three, trials=600, seed=4, turns=3, client=client)
+    assert calls == [[0, 1, 2], [1, 2]]
+    assert t2.equals(local_meta)
 
 
 def test_cli_vs_and_meta(tmp_path, capsys):

@@ -68,6 +68,21 @@ def test_reproducible_per_seed_any_batch_and_threads(d47, small_field):
     assert not np.allclose(c.set_index(key).sort_index()["s_lost_opp"], a["s_lost_opp"])
 
 
+def test_engagements_played_in_pieces_give_the_same_sums(d47, small_field, monkeypatch):
+    """Above RECORD_BYTES a card's engagements are played block by block in pieces of games,
+    carried on (one stream, sums in game order): bitwise the table of one kernel call."""
+    cards = [find_card(d47, n) for n in ("Pounder", "Ranger Combat Squad")]
+    st = V.ValueSettings(trials=7)
+    V.clear_cache()
+    whole = V.engagements(cards, small_field, d47, st)
+    V.clear_cache()
+    monkeypatch.setattr(V, "RECORD_BYTES", 3 * 8 * 8)  # pieces of 3 games
+    pieces = V.engagements(cards, small_field, d47, st)
+    V.clear_cache()
+    pd.testing.assert_frame_equal(pieces, whole, check_exact=True)
+    assert whole["s_lost_opp"].sum() > 0
+
+
 def test_mapping_is_monotone_and_does_not_shrink():
     rng = np.random.default_rng(3)
     s = rng.normal(0, 1, 200)

@@ -527,7 +527,9 @@ def support_pool(platoon: Platoon, cards: list[Card]) -> list[Member]:
     return out
 
 
-def _slot_choices(platoon: Platoon, cards: list[Card]) -> list[list[tuple[Member, ...]]] | None:
+def slot_choices(platoon: Platoon, cards: list[Card]) -> list[list[tuple[Member, ...]]] | None:
+    """Per slot of the chart, the options that can be fielded from ``cards`` (each the card
+    and the heroes joined to it as printed); None when a slot has none."""
     idx = _index(cards, platoon.edition)
     choices = []
     for s in platoon.slots:
@@ -565,7 +567,7 @@ def core_builds(platoon: Platoon, cards: list[Card], budget: float, *,
     if not platoon.buildable:
         return
     by_name = {c.name: c for c in cards if c.edition == platoon.edition}
-    choices = _slot_choices(platoon, cards)
+    choices = slot_choices(platoon, cards)
     if choices is None:
         return
     mercs = [c for c in cards if c.edition == platoon.edition and c.bloc == "Mercenaries"

@@ -18,8 +18,6 @@ Resilient dice. A reactive attack first rolls its reactive dice; Cheat Death rol
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba as nb
@@ -27,6 +25,13 @@ import numpy as np
 
 from dustsim import DEFAULT_TRIALS
 from dustsim.engines.distributions import Distribution
+from dustsim.engines.montecarlo import (  # noqa: F401 (the runner's former home)
+    LONG_RUN_S,
+    _LongRunNote,
+    default_threads,
+    proportion_se,
+    run_chunks,
+)
 from dustsim.engines.results import TOKEN_NAMES, AttackResult
 from dustsim.engines.rng import binom, mask_faces, scripted_state
 from dustsim.engines.rng import state as rng_state
@@ -308,13 +313,6 @@ def _chunk_task(args):
     return out
 
 
-def default_threads() -> int:
-    env = os.environ.get("DUSTSIM_THREADS")
-    if env:
-        return max(1, int(env))
-    return max(1, os.cpu_count() or 1)
-
-
 def simulate_batch(specs: list[AttackSpec], trials: int, seed: int = 0, *,
                    threads: int | None = None, chunk: int = CHUNK,
                    progress: bool = False) -> list[AttackResult]:
@@ -326,90 +324,6 @@ def simulate_batch(specs: list[AttackSpec], trials: int, seed: int = 0, *,
     acc = run_chunks(_chunk_task, pack(specs), trials, seed, chunk=chunk, threads=threads,
                      progress=progress, desc="monte carlo", unit="trial")
     return [_result(specs[s], s, acc, trials, seed) for s in range(len(specs))]
-
-
-def run_chunks(task, payload, trials: int, seed: int, *, chunk: int, threads: int | None,
-               progress: bool, desc: str, unit: str) -> tuple:
-    """Run ``task((seed_seq, n, payload))`` over fixed chunks of ``trials`` on threads and sum
-    the returned tuples of arrays in chunk order. Chunk *i* draws from the i-th child of
-    ``SeedSequence(seed)``, so the sums are the same for any thread count."""
-    from dustsim.limits import check_int
-
-    check_int(trials, "trials", "trials")
-    check_int(seed, "seed", "seed")
-    check_int(threads, "threads", "threads")
-    n_chunks = -(-trials // chunk)
-    # chunk i's SeedSequence (= the i-th child of SeedSequence(seed)) and size are built
-    # when it is submitted: memory stays flat for any trial count
-    def seq(i):
-        return np.random.SeedSequence(seed, spawn_key=(i,))
-
-    def size(i):
-        return min(chunk, trials - i * chunk)
-    acc = None
-    threads = threads or default_threads()
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=trials, unit=unit, unit_scale=True, desc=desc, leave=False)
-    estimate = _LongRunNote(trials, desc) if bar is None else None
-    with ThreadPoolExecutor(max_workers=threads) as ex:
-        window = 2 * threads  # bounded look-ahead: memory stays flat for any trial count
-        pending = []
-        for i in range(n_chunks):
-            pending.append((size(i), ex.submit(task, (seq(i), size(i), payload))))
-            while pending and (len(pending) >= window or i == n_chunks - 1):
-                n, fut = pending.pop(0)
-                res = fut.result()
-                acc = res if acc is None else tuple(x + y for x, y in zip(acc, res,
-                                                                           strict=True))
-                if bar is not None:
-                    bar.update(n)
-                elif estimate is not None:
-                    estimate.update(n)
-    if bar is not None:
-        bar.close()
-    return acc
-
-
-#: a run whose remaining time is estimated above this many seconds gets one note
-LONG_RUN_S = 60.0
-
-
-class _LongRunNote:
-    """Without a progress bar (no terminal, --quiet, --json), a long Monte Carlo run says once,
-    after two seconds of work, how long it will take at the rate so far (issue 27: 1e9 trials
-    ran for many minutes with no word). Logged on the ``dustsim`` logger (stderr by default).
-    The rate is measured from the end of the first chunk: that chunk includes the kernels'
-    first-run compile, which would make the estimate minutes too long."""
-
-    def __init__(self, trials: int, desc: str):
-        self.trials, self.desc, self.done = trials, desc, 0
-        self.t0: float | None = None
-        self.done0 = 0
-        self.said = False
-
-    def update(self, n: int) -> None:
-        import time
-
-        self.done += n
-        if self.said or self.done >= self.trials:
-            return
-        if self.t0 is None:  # first chunk: compile time included, start measuring here
-            self.t0, self.done0 = time.perf_counter(), self.done
-            return
-        elapsed = time.perf_counter() - self.t0
-        if elapsed < 2.0:
-            return
-        self.said = True
-        left = elapsed * (self.trials - self.done) / (self.done - self.done0)
-        if left > LONG_RUN_S:
-            import logging
-
-            logging.getLogger("dustsim").warning(
-                "dustsim: note: %s %s: about %.0f min left at the rate so far (Ctrl-C stops "
-                "cleanly)", f"{self.trials:,}", self.desc, left / 60)
 
 
 #: the one long-run note, for drivers other than :func:`run_chunks` (the platoon search)
@@ -438,7 +352,7 @@ def _result(spec: AttackSpec, s: int, acc, trials: int, seed: int) -> AttackResu
         models_killed=_dist(hk[s, : spec.models + 1], trials),
         single_damage=_dist(hs[s, : spec.single + 1], trials),
         p_destroyed=float(p_dest), token=token, trials=trials, seed=seed,
-        p_destroyed_se=float(np.sqrt(max(p_dest * (1 - p_dest), 0.0) / n)),
+        p_destroyed_se=proportion_se(p_dest, trials),
         notes=spec.notes, allocation=spec.allocation,
     )
 

@@ -40,7 +40,9 @@ def binomial_se(p: float, trials: int | None) -> float:
     """Standard error of a Monte Carlo probability estimate (0.0 when exact: no trials)."""
     if not trials:
         return 0.0
-    return math.sqrt(max(p * (1 - p), 0.0) / trials)
+    from dustsim.engines.montecarlo import proportion_se
+
+    return proportion_se(p, trials)
 
 
 def frame(rows: list[dict]) -> pd.DataFrame:

@@ -30,7 +30,7 @@ extra squares, barbed wire and minefield dice, height, weather and reserves, her
 alone, transports; rules on the cards that battles do not play come from the skills table.
 
 Seeding: one ``SeedSequence(seed)``; games are cut into fixed chunks (each its own child
-stream, :func:`dustsim.engines.kernel.run_chunks`), so the same seed gives the same numbers
+stream, :func:`dustsim.engines.montecarlo.run_chunks`), so the same seed gives the same numbers
 for any thread count. The logged game (``replay``) draws its faces from
 ``SeedSequence([seed, 1947])``.
 """
@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dustsim.engines.montecarlo import mean_se, proportion
 from dustsim.errors import DustsimError
 from dustsim.play import duel as D
 from dustsim.play.board import square_name
@@ -499,13 +500,10 @@ class BattleResult:
     curves: np.ndarray
 
     def _p(self, i: int) -> tuple[float, float]:
-        p = float(self.acc[i] / self.trials)
-        return p, math.sqrt(max(p * (1 - p), 0.0) / self.trials)
+        return proportion(self.acc[i], self.trials)
 
     def _mean(self, i: int) -> tuple[float, float]:
-        m = self.acc[i] / self.trials
-        var = max(self.acc[i + 1] / self.trials - m * m, 0.0)
-        return float(m), math.sqrt(var / self.trials)
+        return mean_se(self.acc[i], self.acc[i + 1], self.trials)
 
     @property
     def p_a_wins(self) -> float:
@@ -534,12 +532,9 @@ class BattleResult:
         d["vp_b"] = self._mean(17)
         T = self.spec.setup.turns
         for i, s in enumerate(("a", "b")):
-            m = self.curves[T, 2 * i] / self.trials
-            var = max(self.curves[T, 2 * i + 1] / self.trials - m * m, 0.0)
-            d[f"ap_lost_{s}"] = (float(m), math.sqrt(var / self.trials))
-        m = (self.curves[T, 2] - self.curves[T, 0]) / self.trials
-        var = max(self.acc[23] / self.trials - m * m, 0.0)
-        d["margin"] = (float(m), math.sqrt(var / self.trials))
+            d[f"ap_lost_{s}"] = mean_se(self.curves[T, 2 * i], self.curves[T, 2 * i + 1],
+                                        self.trials)
+        d["margin"] = mean_se(self.curves[T, 2] - self.curves[T, 0], self.acc[23], self.trials)
         d["mean_turns"] = (float(self.acc[19] / self.trials), float("nan"))
         d["p_a_attacker"] = self._p(20)
         na = self.acc[20]
@@ -580,10 +575,8 @@ class BattleResult:
         rows = []
         for k in range(self.curves.shape[0]):
             for i, s in enumerate(("a", "b")):
-                m = self.curves[k, 2 * i] / self.trials
-                var = max(self.curves[k, 2 * i + 1] / self.trials - m * m, 0.0)
-                rows.append({"turn": k, "side": s, "ap_lost": float(m),
-                             "se": math.sqrt(var / self.trials)})
+                m, se = mean_se(self.curves[k, 2 * i], self.curves[k, 2 * i + 1], self.trials)
+                rows.append({"turn": k, "side": s, "ap_lost": m, "se": se})
         return pd.DataFrame(rows)
 
     def to_frame(self) -> pd.DataFrame:
@@ -622,8 +615,9 @@ class BattleResult:
 
 def simulate_battle(spec: BattleSpec, trials: int = 2_000, seed: int = 0, *,
                     threads: int | None = None, progress: bool = False) -> BattleResult:
-    """Monte Carlo over ``trials`` games in fixed seeded chunks."""
-    from dustsim.engines.kernel import run_chunks
+    """Monte Carlo over ``trials`` games in fixed seeded chunks (the one runner,
+    :func:`dustsim.engines.montecarlo.run_chunks`; the battle kernel sums its games)."""
+    from dustsim.engines.montecarlo import run_chunks
 
     if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
         raise DustsimError(f"trials must be an integer from 1 to {MAX_TRIALS:,}, got "

@@ -99,6 +99,7 @@ from dustsim import DEFAULT_TRIALS
 from dustsim.data.cards import Card, Weapon, find_card
 from dustsim.data.skill_names import norm_skill
 from dustsim.engines.distributions import Distribution
+from dustsim.engines.montecarlo import MonteCarloRun, Outcomes, mean_se, proportion, run
 from dustsim.engines.results import ResultAPI, distribution_rows
 from dustsim.errors import DustsimError
 from dustsim.play import duel_layout as K  # the kernel itself (Numba) loads on first use
@@ -685,10 +686,7 @@ class DuelResult(ResultAPI):
     alive_hist: np.ndarray
 
     def _p(self, i: int) -> float:
-        return float(self.counts[i] / self.trials)
-
-    def _se(self, p: float) -> float:
-        return math.sqrt(max(p * (1 - p), 0.0) / self.trials)
+        return proportion(self.counts[i], self.trials)[0]
 
     @property
     def p_a_wins(self) -> float:
@@ -707,7 +705,7 @@ class DuelResult(ResultAPI):
                                              "none": "p_draw"}
 
     def _standard_errors(self) -> dict[str, float]:
-        out = {k: self._se(self._p(i))
+        out = {k: proportion(self.counts[i], self.trials)[1]
                for i, k in enumerate(("p_a_wins", "p_b_wins", "p_draw"))}
         for s in ("a", "b"):
             dist = self.turns_to_win(s)
@@ -726,9 +724,7 @@ class DuelResult(ResultAPI):
     def ap_lost(self, side: str) -> tuple[float, float]:
         """(mean, standard error) of the army points side ``side`` loses."""
         i = OUTCOMES.index(side)
-        m = self.ap_sums[i, 0] / self.trials
-        var = max(self.ap_sums[i, 1] / self.trials - m * m, 0.0)
-        return float(m), float(math.sqrt(var / self.trials))
+        return mean_se(self.ap_sums[i, 0], self.ap_sums[i, 1], self.trials)
 
     def left(self, unit: int | str) -> Distribution:
         u = unit if isinstance(unit, int) else self.spec.names.index(unit)
@@ -809,38 +805,49 @@ class DuelResult(ResultAPI):
         return rows
 
 
-def _duel_chunk(args):
-    seed_seq, n, spec = args
-    from dustsim.engines.rng import state
+def _arrays(spec: DuelSpec) -> tuple:
+    """The spec's arrays as the engagement kernel takes them."""
+    return (spec.units, spec.weapons, spec.gdice, spec.gblast, spec.groups, spec.tspec,
+            spec.config, spec.value)
 
-    rng = state(seed_seq)
+
+def game_outcomes(spec: DuelSpec) -> Outcomes:
+    """The per-game record of :func:`dustsim.play.duel_kernel.play_games` for ``spec`` and
+    what a duel keeps of it (:mod:`dustsim.engines.montecarlo`): the AP lost per side (sum
+    and sum of squares), the winner, the winner by turn, the units left per side and what
+    each unit has left (counts)."""
     U = len(spec.names)
-    out = (np.zeros(3, np.int64), np.zeros((3, spec.turns + 1), np.int64),
-           np.zeros((2, 2), float), np.zeros((U, max(spec.strength) + 1), np.int64),
-           np.zeros((2, U + 1), np.int64))
-    K._run_duels(rng, n, spec.units, spec.weapons, spec.gdice, spec.gblast, spec.groups,
-                 spec.tspec, spec.config, spec.value, np.nan_to_num(spec.ap), *out)
-    return out
+    cols = K.GAME_COLUMNS + tuple(f"left_{u}" for u in range(U))
+    hists = ((("winner",), (3,)), (("winner", "turn"), (3, spec.turns + 1)),
+             (("alive_a",), (U + 1,)), (("alive_b",), (U + 1,)),
+             *(((f"left_{u}",), (max(spec.strength) + 1,)) for u in range(U)))
+    return Outcomes(cols, sums=("lost_a", "lost_b"),
+                    products=(("lost_a", "lost_a"), ("lost_b", "lost_b")), counts=hists)
+
+
+def duel_games(rng, n, spec: DuelSpec) -> np.ndarray:
+    """A chunk's per-game records (:func:`game_outcomes`)."""
+    return K.games(rng, n, _arrays(spec), np.nan_to_num(spec.ap))
 
 
 def simulate_duel(spec: DuelSpec, trials: int = DEFAULT_TRIALS, seed: int = 0, *,
                   threads: int | None = None, progress: bool = False) -> DuelResult:
     """Monte Carlo over ``trials`` engagements, in fixed chunks seeded from one SeedSequence
-    (the same numbers for any thread count)."""
-    from dustsim.engines.kernel import run_chunks
-
+    (:func:`dustsim.engines.montecarlo.run`: the same numbers for any thread count)."""
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise DustsimError("--trials must be >= 1", field="trials")
-    acc = run_chunks(_duel_chunk, spec, trials, seed, chunk=CHUNK, threads=threads,
-                     progress=progress, desc="duels", unit="duel")
-    counts, turn_hist, ap_sums, strength_hist, alive_hist = acc
-    ap_sums = ap_sums.copy()
+    t = run(duel_games, spec, MonteCarloRun(trials, seed, CHUNK, "duels", "duel"),
+            game_outcomes(spec), threads=threads, progress=progress)
+    U = len(spec.names)
+    ap_sums = np.array([[t.sum("lost_a"), t.product("lost_a")],
+                        [t.sum("lost_b"), t.product("lost_b")]], float)
     for i in (0, 1):
-        if any(not math.isfinite(spec.ap[u]) for u in range(len(spec.names))
-               if spec.sides[u] == i):
+        if any(not math.isfinite(spec.ap[u]) for u in range(U) if spec.sides[u] == i):
             ap_sums[i] = np.nan  # an unknown cost makes the side's loss unknown
-    return DuelResult(spec, trials, seed, counts, turn_hist, ap_sums, strength_hist,
-                      alive_hist)
+    strength_hist = np.stack([t.count(f"left_{u}") for u in range(U)])
+    alive_hist = np.stack([t.count("alive_a"), t.count("alive_b")])
+    return DuelResult(spec, trials, seed, t.count("winner"), t.count("winner", "turn"),
+                      ap_sums, strength_hist, alive_hist)
 
 
 @dataclass(frozen=True)

@@ -1072,70 +1072,60 @@ def _engage(rng, buf, pos, scripted, m, value, out):
     return pos
 
 
-@nb.njit(nogil=True, cache=True)
-def _engagement(rng, buf, pos, scripted, units, wpn, gdice, gblast, groups, tspec, cfg, value,
-                st, ws, rows, spec, res, res2, out):
-    """One duel from separate arrays (the former entry point, kept for callers that hold
-    them): packs the state matrix, plays, and copies the final unit state to ``st`` and the
-    weapon state to ``ws``. A loop over duels should :func:`_pack` once and call
-    :func:`_engage`."""
-    m = _pack(units, wpn, gdice, gblast, groups, tspec, cfg)
-    pos = _engage(rng, buf, pos, scripted, m, value, out)
-    for u in range(units.shape[0]):
-        for c in range(st.shape[1]):
-            st[u, c] = m[m[0, H_ST] + u, c]
-    for w in range(wpn.shape[0]):
-        for c in range(ws.shape[1]):
-            ws[w, c] = m[m[0, H_WS] + w, c]
-    return pos
+#: the engagement's packed state matrix, built once per batch of games (its public name)
+pack = _pack
+
+#: the per-game record of :func:`play_games` (then one column per unit: what it has left);
+#: :mod:`dustsim.engines.montecarlo` reduces it
+GAME_COLUMNS = ("winner", "turn", "lost_a", "lost_b", "alive_a", "alive_b")
+G_LEFT = len(GAME_COLUMNS)
 
 
 @nb.njit(nogil=True, cache=True)
-def _scratch(wpn, groups, tspec):
-    """Work arrays of :func:`_engagement`: weapon state, attack rows, spec, two results,
-    the outcome."""
-    n = max(wpn.shape[0], 1)
-    return (np.zeros((n, 2), np.int64), np.zeros((n, groups.shape[3]), np.int64),
-            np.zeros(tspec.shape[1], np.int64), np.zeros(5, np.int64), np.zeros(5, np.int64),
-            np.zeros(2, np.int64))
-
-
-@nb.njit(nogil=True, cache=True)
-def _run_duels(rng, n, units, wpn, gdice, gblast, groups, tspec, cfg, value, ap,
-               outcome, turns, ap_sums, strength, alive):
-    """``n`` duels; accumulate: outcome[3], turns[3, T+1], ap_sums[2 sides, 2 (sum, sum sq)],
-    strength[U, S+1] (models + hero + track left), alive[2, U+1] (units left per side)."""
-    U = units.shape[0]
+def play_games(rng, n, m, value, ap, games):
+    """``n`` engagements from the packed state ``m`` (:func:`_pack`), one row of ``games`` per
+    game (:data:`GAME_COLUMNS`): winner (0 A, 1 B, 2 none), the turn it ended, the AP of
+    side A's / B's destroyed units (``ap`` per unit, summed in unit order), A's / B's units
+    left, then what each unit has left (models + hero track + damage track)."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
     buf = np.zeros(1, np.uint8)  # scripted faces only
     pos = 0
-    m = _pack(units, wpn, gdice, gblast, groups, tspec, cfg)
     out = np.zeros(2, np.int64)
-    for _ in range(n):
+    for i in range(n):
         pos = _engage(rng, buf, pos, False, m, value, out)
-        outcome[out[0]] += 1
-        turns[out[0], out[1]] += 1
         lost_a = 0.0
         lost_b = 0.0
         na = 0
         nb_ = 0
         for u in range(U):
             s = _left(m, u)
-            strength[u, s] += 1
+            games[i, G_LEFT + u] = s
             if s == 0:
-                if units[u, U_SIDE] == 0:
+                if m[ru + u, U_SIDE] == 0:
                     lost_a += ap[u]
                 else:
                     lost_b += ap[u]
-            elif units[u, U_SIDE] == 0:
+            elif m[ru + u, U_SIDE] == 0:
                 na += 1
             else:
                 nb_ += 1
-        ap_sums[0, 0] += lost_a
-        ap_sums[0, 1] += lost_a * lost_a
-        ap_sums[1, 0] += lost_b
-        ap_sums[1, 1] += lost_b * lost_b
-        alive[0, na] += 1
-        alive[1, nb_] += 1
+        games[i, 0] = out[0]
+        games[i, 1] = out[1]
+        games[i, 2] = lost_a
+        games[i, 3] = lost_b
+        games[i, 4] = na
+        games[i, 5] = nb_
+
+
+def games(rng, n, spec_arrays, ap) -> np.ndarray:
+    """:func:`play_games` on a spec's arrays (``units, weapons, gdice, gblast, groups, tspec,
+    config, value``): the per-game records, ``float64[n, G_LEFT + U]``."""
+    units, wpn, gdice, gblast, groups, tspec, cfg, value = spec_arrays
+    m = _pack(units, wpn, gdice, gblast, groups, tspec, cfg)
+    out = np.zeros((n, G_LEFT + units.shape[0]), np.float64)
+    play_games(rng, n, m, value, ap, out)
+    return out
 
 
 @nb.njit(nogil=True, cache=True)

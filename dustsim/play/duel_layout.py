@@ -2,7 +2,7 @@
 kernel (:mod:`dustsim.play.duel_kernel`): column and slot indices, nothing else.
 
 It imports nothing heavy, so building the command line (``dustsim --help``) never loads
-Numba. A name that is not defined here (a kernel entry point such as ``_run_duels``) is
+Numba. A name that is not defined here (a kernel entry point such as ``play_games``) is
 looked up in :mod:`dustsim.play.duel_kernel` on first use, so ``K.<kernel>`` keeps working for
 code that imports this module as ``K``. Numba's cache keys on the kernel's own file: after
 changing a value here, touch ``duel_kernel.py`` too.

@@ -785,7 +785,7 @@ def simulate(battle: Battle, trials: int = DEFAULT_TRIALS, seed: int = 0, *,
     """Monte Carlo outcome of a battle (Numba, parallel over fixed chunks of battles, each
     from its own child of ``SeedSequence(seed)``: same seed, same numbers for any thread
     count; Ctrl-C stops within a chunk or two)."""
-    from dustsim.engines.kernel import run_chunks
+    from dustsim.engines.montecarlo import run_chunks
     from dustsim.limits import check_int
 
     check_int(trials, "trials", "--trials")

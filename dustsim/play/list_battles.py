@@ -14,22 +14,30 @@ so the curve's point *k < T* is estimated from its own games limited to *k* turn
 
 Seeding: one ``SeedSequence(seed)``; the games are cut into fixed chunks (each its own child
 stream) summed in order, so the same seed gives the same numbers for any thread count
-(:func:`dustsim.engines.kernel.run_chunks`) and, in the meta, on Dask (one stream per pairing).
+(:func:`dustsim.engines.montecarlo.run`: the one accounting loop) and, in the meta, on Dask
+(one stream per pairing, :func:`dustsim.engines.tasks.run_tasks`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar, Protocol
 
-import numba as nb
 import numpy as np
 import pandas as pd
 
 from dustsim import DEFAULT_TRIALS, META_TRIALS
 from dustsim.data.captured import captured_extra_ap
+from dustsim.engines.montecarlo import (
+    MonteCarloRun,
+    Outcomes,
+    Tally,
+    mean_se,
+    proportion,
+    run,
+    run_stream,
+)
 from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
 from dustsim.play import duel_kernel as K
@@ -80,65 +88,48 @@ def compile_lists(a: Army, b: Army, *, distance: int = DEFAULT_DISTANCE,
     return replace(spec, notes=spec.notes + extra) if extra else spec
 
 
-@nb.njit(nogil=True, cache=True)
-def _play(rng, n, units, wpn, gdice, gblast, groups, tspec, cfg, value, ap, acc):
-    """``n`` games; acc[0:3] annihilation outcome (A, B, none), acc[3:6] result on victory
-    points (A, B, draw), acc[6:8] AP lost by A (sum, sum sq), acc[8:10] by B, acc[10] sum of
-    (lost B - lost A)^2 (the margin's spread)."""
-    U = units.shape[0]
-    buf = np.empty(4096, np.uint8)
-    pos = buf.shape[0]
-    m = K._pack(units, wpn, gdice, gblast, groups, tspec, cfg)  # the engagement's state
-    out = np.zeros(2, np.int64)
-    for _ in range(n):
-        pos = K._engage(rng, buf, pos, False, m, value, out)
-        acc[out[0]] += 1.0
-        lost_a = 0.0
-        lost_b = 0.0
-        for u in range(U):
-            if K._left(m, u) == 0:
-                if units[u, K.U_SIDE] == 0:
-                    lost_a += ap[u]
-                else:
-                    lost_b += ap[u]
-        if out[0] == 0 or (out[0] == 2 and lost_b > lost_a):
-            acc[3] += 1.0
-        elif out[0] == 1 or (out[0] == 2 and lost_a > lost_b):
-            acc[4] += 1.0
-        else:
-            acc[5] += 1.0
-        acc[6] += lost_a
-        acc[7] += lost_a * lost_a
-        acc[8] += lost_b
-        acc[9] += lost_b * lost_b
-        acc[10] += (lost_b - lost_a) * (lost_b - lost_a)
+#: what a list battle keeps of each game (:mod:`dustsim.engines.montecarlo`): the
+#: engagement's record (:data:`dustsim.play.duel_kernel.GAME_COLUMNS`, then what each unit
+#: has left) with ``result``, the result on victory points (0 A, 1 B, 2 draw), and
+#: ``margin``, the AP B lost minus the AP A lost
+RESULT_COLUMNS = ("result", "margin")
 
 
-def _generator(seed_seq):
-    """The engagement kernel's random state for one chunk: the generator the duel kernel
-    itself is driven by (its own state where :mod:`dustsim.engines.rng` exists, else NumPy's)."""
-    try:
-        from dustsim.engines.rng import state
-    except ImportError:
-        return np.random.Generator(np.random.PCG64(seed_seq))
-    return state(seed_seq)
+def outcomes(spec: DuelSpec) -> Outcomes:
+    """The per-game record of :func:`games` for ``spec`` and what is kept of it: the
+    annihilation outcome and the result on victory points (counts), the AP lost per side and
+    the margin (sums and sums of squares)."""
+    cols = K.GAME_COLUMNS + tuple(f"left_{u}" for u in range(len(spec.names)))
+    return Outcomes(cols + RESULT_COLUMNS, sums=("lost_a", "lost_b"),
+                    products=(("lost_a", "lost_a"), ("lost_b", "lost_b"),
+                              ("margin", "margin")),
+                    counts=((("winner",), (3,)), (("result",), (3,))))
 
 
-def _chunk(args):
-    seed_seq, n, spec = args
-    rng = _generator(seed_seq)
-    acc = np.zeros(11, float)
-    _play(rng, n, spec.units, spec.weapons, spec.gdice, spec.gblast, spec.groups, spec.tspec,
-          spec.config, spec.value, np.nan_to_num(spec.ap), acc)
-    return (acc,)
+def games(rng, n: int, spec: DuelSpec) -> np.ndarray:
+    """``n`` games of ``spec`` from the generator state ``rng``: the per-game records of
+    :func:`outcomes` (a side wins on annihilation, or at the turn limit on more AP destroyed
+    than lost; 1947 L368)."""
+    from dustsim.play.duel import duel_games
+
+    g = duel_games(rng, n, spec)
+    w, la, lb = g[:, 0], g[:, 2], g[:, 3]
+    draw = w == 2
+    result = np.where((w == 0) | (draw & (lb > la)), 0,
+                      np.where((w == 1) | (draw & (la > lb)), 1, 2))
+    return np.column_stack([g, result, lb - la])
+
+
+def play_stream(spec: DuelSpec, n: int, seed_seq: np.random.SeedSequence) -> Tally:
+    """``n`` games of ``spec`` from the one stream ``seed_seq`` in this thread (common random
+    numbers: the same seed, the same dice)."""
+    return run_stream(games, spec, seed_seq, n, outcomes(spec))
 
 
 def _run(spec: DuelSpec, trials: int, seed: int, threads: int | None,
-         progress: bool = False) -> np.ndarray:
-    from dustsim.engines.kernel import run_chunks
-
-    return run_chunks(_chunk, spec, trials, seed, chunk=CHUNK, threads=threads,
-                      progress=progress, desc="games", unit="game")[0]
+         progress: bool = False) -> Tally:
+    return run(games, spec, MonteCarloRun(trials, seed, CHUNK, "games", "game"),
+               outcomes(spec), threads=threads, progress=progress)
 
 
 def _with_turns(spec: DuelSpec, k: int) -> DuelSpec:
@@ -147,11 +138,6 @@ def _with_turns(spec: DuelSpec, k: int) -> DuelSpec:
     cfg = spec.config.copy()
     cfg[K.C_TURNS] = k
     return replace(spec, config=cfg, turns=k)
-
-
-def _mean_se(s: float, s2: float, n: int) -> tuple[float, float]:
-    m = s / n
-    return m, math.sqrt(max(s2 / n - m * m, 0.0) / n)
 
 
 @dataclass(frozen=True)
@@ -169,25 +155,34 @@ class ListBattle(ResultAPI):
     ap_b: float
     trials: int
     seed: int
-    acc: np.ndarray
+    tally: Tally
     curve: pd.DataFrame
     spec: DuelSpec
 
-    def _p(self, i: int) -> tuple[float, float]:
-        p = float(self.acc[i] / self.trials)
-        return p, math.sqrt(max(p * (1 - p), 0.0) / self.trials)
+    @property
+    def acc(self) -> np.ndarray:
+        """The sums in one array: the annihilation outcome (A, B, none), the result on
+        victory points (A, B, draw), AP lost by A (sum, sum of squares), by B, and the sum
+        of the squared margin."""
+        t = self.tally
+        return np.array([*t.count("winner"), *t.count("result"), t.sum("lost_a"),
+                         t.product("lost_a"), t.sum("lost_b"), t.product("lost_b"),
+                         t.product("margin")], float)
+
+    def _p(self, name: str, k: int) -> tuple[float, float]:
+        return proportion(self.tally.count(name)[k], self.trials)
 
     @property
     def p_a_wins(self) -> float:
-        return self._p(3)[0]
+        return self._p("result", 0)[0]
 
     @property
     def p_b_wins(self) -> float:
-        return self._p(4)[0]
+        return self._p("result", 1)[0]
 
     @property
     def p_draw(self) -> float:
-        return self._p(5)[0]
+        return self._p("result", 2)[0]
 
     #: the outcome names ``se()`` took before the result API (deprecated)
     _SE_ALIASES: ClassVar[dict[str, str]] = {"a": "p_a_wins", "b": "p_b_wins",
@@ -201,24 +196,24 @@ class ListBattle(ResultAPI):
 
     def ap_lost(self, side: str) -> tuple[float, float]:
         """(mean, standard error) of the AP side ``side`` loses."""
-        i = 6 if side == "a" else 8
-        return _mean_se(self.acc[i], self.acc[i + 1], self.trials)
+        return mean_se(self.tally.sum(f"lost_{side}"), self.tally.product(f"lost_{side}"),
+                       self.trials)
 
     @property
     def margin(self) -> tuple[float, float]:
         """(mean, standard error) of AP destroyed by A minus AP destroyed by B."""
-        m = (self.acc[8] - self.acc[6]) / self.trials
-        var = max(self.acc[10] / self.trials - m * m, 0.0)
-        return float(m), math.sqrt(var / self.trials)
+        t = self.tally
+        return mean_se(t.sum("lost_b") - t.sum("lost_a"), t.product("margin"), self.trials)
 
     def to_dict(self) -> dict:
         """The full record (the CLI's ``--json`` object): the curve and notes included."""
         d = {"list_a": self.name_a, "list_b": self.name_b, "ap_a": self.ap_a,
              "ap_b": self.ap_b, "trials": self.trials, "seed": self.seed,
              "distance": self.spec.distance, "turns": self.spec.turns}
-        for key, i in (("p_a_wins", 3), ("p_b_wins", 4), ("p_draw", 5),
-                       ("p_a_annihilates", 0), ("p_b_annihilates", 1)):
-            d[key], d[f"se_{key}"] = self._p(i)
+        for key, name, k in (("p_a_wins", "result", 0), ("p_b_wins", "result", 1),
+                             ("p_draw", "result", 2), ("p_a_annihilates", "winner", 0),
+                             ("p_b_annihilates", "winner", 1)):
+            d[key], d[f"se_{key}"] = self._p(name, k)
         for s in ("a", "b"):
             d[f"ap_lost_{s}"], d[f"se_ap_lost_{s}"] = self.ap_lost(s)
         d["margin"], d["se_margin"] = self.margin
@@ -257,7 +252,7 @@ def play_lists(a: Army, b: Army, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
                            field="--seed")
     spec = spec or compile_lists(a, b, distance=distance, turns=turns, policy=policy,
                                  options=options)
-    acc = _run(spec, trials, seed, threads, progress)
+    tally = _run(spec, trials, seed, threads, progress)
     ct = curve_trials or max(trials // 4, 1)
     ap = np.nan_to_num(spec.ap)
     start = [float(ap[[i for i, s in enumerate(spec.sides) if s == side]].sum())
@@ -266,17 +261,17 @@ def play_lists(a: Army, b: Army, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
              "trials": trials} for side, name in ((0, a.name), (1, b.name))]
     for k in range(1, spec.turns + 1):
         if k == spec.turns:
-            acc_k, n = acc, trials
+            t_k, n = tally, trials
         else:
             sk = int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
-            acc_k, n = _run(_with_turns(spec, k), ct, sk, threads), ct
-        for side, name, i in ((0, a.name, 6), (1, b.name, 8)):
-            m, se = _mean_se(acc_k[i], acc_k[i + 1], n)
+            t_k, n = _run(_with_turns(spec, k), ct, sk, threads), ct
+        for side, name, x in ((0, a.name, "lost_a"), (1, b.name, "lost_b")):
+            m, se = mean_se(t_k.sum(x), t_k.product(x), n)
             rows.append({"turn": k, "side": side, "list": name, "ap_left": start[side] - m,
                          "se": se, "trials": n})
     curve = pd.DataFrame(rows)
     curve["side"] = curve["side"].map({0: "a", 1: "b"})
-    return ListBattle(a.name, b.name, start[0], start[1], trials, seed, acc, curve, spec)
+    return ListBattle(a.name, b.name, start[0], start[1], trials, seed, tally, curve, spec)
 
 
 # -- the meta --------------------------------------------------------------------------------------
@@ -294,8 +289,9 @@ def play_pairings(lists: Sequence, task, *, trials: int, seed: int, client=None,
                   key: str = "dustsim-meta") -> list[dict]:
     """The meta's one loop (line and board battles): every list against every later one,
     ``task(k, a, b, trials, seed_k, settings) -> dict`` with ``"pair": k``, here or on a Dask
-    client; pairing *k* draws from the *k*-th child of ``SeedSequence(seed)``, so the numbers
-    are the same on Dask. Results in pairing order."""
+    client (:func:`dustsim.engines.dask_runner.run_tasks`: tasks the scheduler drops are
+    resubmitted); pairing *k* draws from the *k*-th child of ``SeedSequence(seed)``, so the
+    numbers are the same on Dask. Results in pairing order."""
     if len(lists) < 2:
         raise DustsimError(f"a meta needs at least two lists, got {len(lists)}",
                            field="folder")
@@ -321,21 +317,13 @@ def play_pairings(lists: Sequence, task, *, trials: int, seed: int, client=None,
                 if bar is not None:
                     bar.update(1)
         else:
-            from distributed import as_completed
+            from dustsim.engines.dask_runner import run_tasks
 
-            futures = [client.submit(task, k, lists[i], lists[j], trials, seeds[k],
-                                     settings, key=f"{key}-{k}-{seed}", pure=False,
-                                     retries=2)
-                       for k, (i, j) in enumerate(pairs)]
-            try:
-                for fut in as_completed(futures):
-                    r = fut.result()
-                    results[r["pair"]] = r
-                    if bar is not None:
-                        bar.update(1)
-            except BaseException:
-                client.cancel(futures)
-                raise
+            results = run_tasks(
+                client, task, [(k, lists[i], lists[j], trials, seeds[k], settings)
+                               for k, (i, j) in enumerate(pairs)],
+                keys=[f"{key}-{k}-{seed}" for k in range(len(pairs))], retries=2,
+                on_result=None if bar is None else (lambda _k, _r: bar.update(1)))
     finally:
         if bar is not None:
             bar.close()
@@ -382,8 +370,3 @@ def meta_standings(table: pd.DataFrame) -> pd.DataFrame:
                         "opponents": g["opponent"].count()})
     return out.sort_values("mean_p_win", ascending=False).reset_index()
 
-
-# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
-from dustsim.engines.jit import one_version_per_type  # noqa: E402
-
-one_version_per_type(globals())

@@ -77,9 +77,9 @@ def _playable(card: Card) -> bool:
 
 def _army(platoon, cards: list[Card], by_name: dict[str, Card], rng: np.random.Generator,
           budget: float) -> tuple[ListUnit, ...] | None:
-    from dustsim.army.platoons import _slot_choices, support_pool
+    from dustsim.army.platoons import slot_choices, support_pool
 
-    choices = _slot_choices(platoon, cards)
+    choices = slot_choices(platoon, cards)
     if choices is None:
         return None
     members = [m for opts in choices for m in opts[int(rng.integers(len(opts)))]]
@@ -178,7 +178,8 @@ def _play_pair(a: tuple[ListUnit, ...], b: tuple[ListUnit, ...], games: int, see
     destroyed) minus the AP of A's own units destroyed, A's unit ``adjust[0]`` (the card
     under test, or the squad a hero joined) weighted ``adjust[1]`` instead of its AP. The
     engine: :mod:`dustsim.play.list_battles`."""
-    from dustsim.play.list_battles import _chunk, compile_lists
+    from dustsim.engines.montecarlo import variance
+    from dustsim.play.list_battles import compile_lists, play_stream
 
     la = ArmyList("host", 10_000, a)
     lb = ArmyList("opponent", 10_000, b)
@@ -190,10 +191,9 @@ def _play_pair(a: tuple[ListUnit, ...], b: tuple[ListUnit, ...], games: int, see
                 w[i] = adjust[1]
                 break
     spec = replace(spec, ap=w)
-    acc = _chunk((np.random.SeedSequence(seed), games, spec))[0]  # one stream, this thread
-    m = (acc[8] - acc[6]) / games
-    var = max(acc[10] / games - m * m, 0.0)
-    return float(m), float(var)
+    t = play_stream(spec, games, np.random.SeedSequence(seed))  # one stream, this thread
+    s = t.sum("lost_b") - t.sum("lost_a")
+    return float(s / games), float(variance(s, t.product("margin"), games))
 
 
 def _unit_name(u: ListUnit) -> str:

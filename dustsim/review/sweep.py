@@ -11,7 +11,8 @@ Dask (``pip install dustsim[dask]``): ``--workers N`` starts a local cluster of 
 processes; ``--scheduler ADDRESS`` joins an existing one (started with ``dask scheduler`` and
 ``dask worker ADDRESS`` on each machine, each with dustsim installed). A worker that dies
 mid-run loses nothing: the scheduler re-runs its tasks elsewhere (``retries`` covers task
-errors too), and the sweep completes with the same tables.
+errors too), tasks it drops are resubmitted, and the sweep completes with the same tables
+(:mod:`dustsim.engines.dask_runner`, the one Dask runner).
 """
 
 from __future__ import annotations
@@ -20,10 +21,7 @@ import contextlib
 import hashlib
 import re
 import threading
-import time
-import uuid
 from collections.abc import Iterator
-from concurrent.futures import CancelledError
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,78 +149,19 @@ def sweep(edition_cards: list[Card], chosen: list[Card], *, engine: str = "exact
 
 def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, retries,
               resubmits: int = 1):
-    """Every task's result on the client's cluster, in plan order. A lost worker's tasks are
-    re-run by the scheduler; should the scheduler still drop some (a worker lost while it
-    held the only copy of an input: "already forgotten"), the tasks left are submitted again
-    under new keys, ``resubmits`` times, while a worker remains."""
-    results: list = [None] * len(tasks)
-    todo = list(range(len(tasks)))
-    for attempt in range(resubmits + 1):
-        try:
-            _run_dask_once(client, task_fn, tasks, todo, results, edition_cards, engine,
-                           trials, seed, bar, retries)
-            return results
-        except CancelledError as exc:  # the scheduler dropped tasks of the run
-            todo = [i for i in todo if results[i] is None]
-            if attempt == resubmits or not _has_workers(client):
-                raise DustsimError(f"the Dask scheduler dropped the run's tasks ({exc}); if "
-                                   "its workers were lost, restart them; run again",
-                                   field="--scheduler") from None
-    return results
+    """Every task's result on the client's cluster, in plan order
+    (:func:`dustsim.engines.dask_runner.run_tasks`: a lost worker's tasks re-run, dropped
+    ones resubmitted ``resubmits`` times, every worker lost for ``LOST_WORKERS_WAIT`` s an
+    error)."""
+    from dustsim.engines.dask_runner import Shared, run_tasks
 
-
-def _has_workers(client) -> bool:
-    try:
-        return bool(client.scheduler_info().get("workers"))
-    except Exception:  # the scheduler itself is gone
-        return False
-
-
-def _run_dask_once(client, task_fn, tasks, todo, results, edition_cards, engine, trials, seed,
-                   bar, retries) -> None:
-    from distributed import as_completed
-
-    cards_future = client.scatter(edition_cards, broadcast=True, hash=False)
-    # keys unique to this run: an earlier sweep's keys of the same name may still be being
-    # released on the scheduler, which would cancel these ("already forgotten")
-    run = uuid.uuid4().hex[:12]
-    futures = [client.submit(task_fn, tasks[i], cards_future, engine, trials, seed,
-                             key=f"dustsim-{tasks[i].kind}-{i}-{seed}-{run}", retries=retries,
-                             pure=False)
-               for i in todo]
-    index = {f.key: i for f, i in zip(futures, todo, strict=True)}
-    lost = threading.Event()
-    finished = threading.Event()
-
-    def watchdog() -> None:  # every worker gone for LOST_WORKERS_WAIT s: give up
-        since = None
-        while not finished.wait(2):
-            if _has_workers(client):
-                since = None
-                continue
-            since = since or time.monotonic()
-            if time.monotonic() - since > LOST_WORKERS_WAIT:
-                lost.set()
-                client.cancel(futures)
-                return
-
-    threading.Thread(target=watchdog, daemon=True, name="dustsim-dask-watchdog").start()
-    try:
-        for fut in as_completed(futures):
-            if lost.is_set():
-                break
-            results[index[fut.key]] = fut.result()
-            if bar is not None:
-                bar.update(1)
-    except BaseException:
-        client.cancel(futures)
-        if lost.is_set():
-            raise _lost(tasks) from None
-        raise
-    finally:
-        finished.set()
-    if lost.is_set():
-        raise _lost(tasks)
+    def tick(_i, _r) -> None:
+        if bar is not None:
+            bar.update(1)
+    return run_tasks(client, task_fn, [(t, Shared(0), engine, trials, seed) for t in tasks],
+                     keys=[f"dustsim-{t.kind}-{i}-{seed}" for i, t in enumerate(tasks)],
+                     shared=(edition_cards,), retries=retries, resubmits=resubmits,
+                     lost_wait=LOST_WORKERS_WAIT, on_result=tick)
 
 
 _ADDRESS_RE = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
@@ -314,12 +253,6 @@ def _signals_deferred() -> Iterator[_Deferred]:
     finally:
         for sig, old in olds.items():
             signal.signal(sig, old if old is not None else signal.SIG_DFL)
-
-
-def _lost(tasks) -> DustsimError:
-    return DustsimError(f"every Dask worker was lost, with the run's data ({len(tasks)} tasks; "
-                        f"none came back within {LOST_WORKERS_WAIT:g} s); restart the workers "
-                        "and run again", field="--scheduler")
 
 
 @contextlib.contextmanager

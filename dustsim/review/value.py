@@ -21,9 +21,12 @@ mapping in step 4).
    equally likely), ``trials`` engagements per distance. The card is side A; a hero plays
    alone (``join_heroes=True`` plays it joined to its class's median squad and values what it
    adds; measured on Dust 1947 it agrees less with the printed costs, so it is off). All
-   engagements of one card run in one kernel call from the card's own random stream
-   (``SeedSequence`` keyed by the seed and the card's name), so a card's figures do not depend
-   on which other cards are computed, on the thread count or on the order.
+   engagements of one card run from the card's own random stream (``SeedSequence`` keyed by
+   the seed and the card's name; one kernel call, or pieces carried on when the per-game
+   records would exceed :data:`RECORD_BYTES`), so a card's figures do not depend on which
+   other cards are computed, on the thread count or on the order. Each engagement is one
+   per-game record of :func:`dustsim.play.duel_kernel.play_games` reduced by
+   :mod:`dustsim.engines.montecarlo` (the one accounting loop).
 3. **Strength** (:func:`strengths`). From an engagement of card X with representative O:
    ``D_XO``, the mean fraction of O's starting strength (models + hero track + damage track)
    that X destroys, averaged over the distances, and ``D_OX`` the other way round. Under
@@ -322,6 +325,9 @@ def reference_field(cards: Iterable[Card], per_class: int = PER_CLASS) -> tuple[
 
 # -- the batched kernel ---------------------------------------------------------------------------
 _KERNEL = None
+#: per-game records of one card's engagements held at once (bytes); above it the engagements
+#: are played block by block in pieces (the same stream, the same sums)
+RECORD_BYTES = 32 << 20
 
 
 def _kernel():
@@ -334,46 +340,104 @@ def _kernel():
     from dustsim.play import duel_kernel as K
 
     @nb.njit(nogil=True, cache=True)
-    def run_pairs(rng, n, dists, units, wpn, nw, gdice, gblast, groups, tspec, cfg, value,
-                  out):
-        """Every pairing p (side A unit 0, side B unit 1) at every distance, ``n`` times;
-        out[p, d]: sums of A's and B's lost fraction, their squares and product, wins."""
-        buf = np.empty(4096, np.uint8)
-        pos = buf.shape[0]
-        st = np.zeros((2, 7), np.int64)
-        for p in range(units.shape[0]):
-            w = nw[p]
-            wp = max(w, 1)
-            u = units[p]
-            wpn_p = wpn[p, :w]
-            gd = gdice[p, :wp]
-            gb = gblast[p, :wp]
-            gr = groups[p, :wp]
-            ts = tspec[p]
-            val = value[p]
-            c = cfg[p].copy()
-            ws, rows, spec, res, res2, o = K._scratch(wpn_p, gr, ts)
-            s0 = u[0, K.U_MODELS] + u[0, K.U_HERO] + u[0, K.U_SINGLE]
-            s1 = u[1, K.U_MODELS] + u[1, K.U_HERO] + u[1, K.U_SINGLE]
-            for di in range(dists.shape[0]):
-                c[K.C_DIST] = dists[di]
-                for _ in range(n):
-                    pos = K._engagement(rng, buf, pos, False, u, wpn_p, gd, gb, gr, ts, c, val,
-                                        st, ws, rows, spec, res, res2, o)
-                    fa = 1.0 - (st[0, 0] + st[0, 1] + st[0, 2]) / max(s0, 1)
-                    fb = 1.0 - (st[1, 0] + st[1, 1] + st[1, 2]) / max(s1, 1)
-                    out[p, di, 0] += fa
-                    out[p, di, 1] += fa * fa
-                    out[p, di, 2] += fb
-                    out[p, di, 3] += fb * fb
-                    out[p, di, 4] += fa * fb
-                    if o[0] == 0:
-                        out[p, di, 5] += 1.0
-                    elif o[0] == 1:
-                        out[p, di, 6] += 1.0
+    def pack_pair(p, dist, units, wpn, nw, gdice, gblast, groups, tspec, cfg):
+        """The packed engagement state of pairing ``p`` (side A unit 0, side B unit 1) at
+        starting distance ``dist``."""
+        w = nw[p]
+        wp = max(w, 1)
+        c = cfg[p].copy()
+        c[K.C_DIST] = dist
+        return K.pack(units[p], wpn[p, :w], gdice[p, :wp], gblast[p, :wp], groups[p, :wp],
+                       tspec[p], c)
 
-    _KERNEL = run_pairs
-    return run_pairs
+    @nb.njit(nogil=True, cache=True)
+    def play_pairs(rng, n, dists, units, wpn, nw, gdice, gblast, groups, tspec, cfg, value,
+                   ap, games):
+        """Every pairing p at every distance, ``n`` times, from one stream in that order;
+        games[p, d]: the per-game records of :func:`dustsim.play.duel_kernel.play_games`."""
+        for p in range(units.shape[0]):
+            for di in range(dists.shape[0]):
+                m = pack_pair(p, dists[di], units, wpn, nw, gdice, gblast, groups, tspec, cfg)
+                K.play_games(rng, n, m, value[p], ap, games[p, di])
+
+    _KERNEL = (play_pairs, pack_pair, K.play_games, K.G_LEFT)
+    return _KERNEL
+
+
+def _engagement_outcomes():
+    """What the value model keeps of an engagement (:mod:`dustsim.engines.montecarlo`): the
+    fraction of its starting strength each side lost, and the winner."""
+    from dustsim.engines.montecarlo import Outcomes
+
+    return Outcomes(("lost_unit", "lost_opp", "winner"), sums=("lost_unit", "lost_opp"),
+                    products=(("lost_unit", "lost_unit"), ("lost_opp", "lost_opp"),
+                              ("lost_unit", "lost_opp")),
+                    counts=((("winner",), (3,)),))
+
+
+def _fractions(games: np.ndarray, s0, s1, g_left: int) -> np.ndarray:
+    """Per-game records -> (fraction lost by side A, by side B, winner)."""
+    fa = 1.0 - games[..., g_left] / s0
+    fb = 1.0 - games[..., g_left + 1] / s1
+    return np.stack([fa, fb, games[..., 0]], axis=-1)
+
+
+def _play_card(rng, n: int, dists: np.ndarray, stacked: tuple) -> np.ndarray:
+    """Every pairing of ``stacked`` (:func:`_stack`) at every distance ``n`` times, from the
+    one stream ``rng`` (pairing, then distance, then game): accumulators [pairing,
+    distance, N_ACC] (sums of A's and B's lost fraction, their squares and product, wins of A,
+    wins of B), each a sum in game order (:mod:`dustsim.engines.montecarlo`)."""
+    play_pairs, pack_pair, play_games, g_left = _kernel()
+    units = stacked[0]
+    P, D = units.shape[0], dists.shape[0]
+    from dustsim.play import duel_layout as L
+
+    start = units[:, :, L.U_MODELS] + units[:, :, L.U_HERO] + units[:, :, L.U_SINGLE]
+    s0 = np.maximum(start[:, 0], 1).astype(float)[:, None, None]
+    s1 = np.maximum(start[:, 1], 1).astype(float)[:, None, None]
+    oc = _engagement_outcomes()
+    ap = np.zeros(2)
+    cols = g_left + 2
+    if P * D * n * cols * 8 <= RECORD_BYTES:  # everything in one kernel call
+        games = np.zeros((P, D, n, cols))
+        play_pairs(rng, n, dists, *stacked, ap, games)
+        t = oc.tally(_fractions(games, s0, s1, g_left))
+    else:  # block by block, in pieces carried on (the same stream and sums)
+        piece = max(1, RECORD_BYTES // (cols * 8))
+        buf = np.zeros((min(piece, n), cols))
+        parts = []
+        for p in range(P):
+            for di in range(D):
+                m = pack_pair(p, dists[di], *stacked[:-1])
+                t = None
+                for lo in range(0, n, piece):
+                    k = min(piece, n - lo)
+                    play_games(rng, k, m, stacked[-1][p], ap, buf[:k])
+                    t = oc.tally(_fractions(buf[:k], s0[p, 0, 0], s1[p, 0, 0], g_left), t)
+                parts.append(t)
+        t = _stack_tallies(parts, P, D)
+    out = np.zeros((P, D, N_ACC), float)
+    out[..., 0] = t.sum("lost_unit")
+    out[..., 1] = t.product("lost_unit")
+    out[..., 2] = t.sum("lost_opp")
+    out[..., 3] = t.product("lost_opp")
+    out[..., 4] = t.product("lost_unit", "lost_opp")
+    out[..., 5] = t.count("winner")[..., 0]
+    out[..., 6] = t.count("winner")[..., 1]
+    return out
+
+
+def _stack_tallies(parts: list, P: int, D: int):
+    """Tallies of blocks (pairing-major) as one tally with axes [pairing, distance]."""
+    from dustsim.engines.montecarlo import Tally
+
+    first = parts[0]
+    return Tally(first.n,
+                 {k: np.array([t.sums[k] for t in parts]).reshape(P, D) for k in first.sums},
+                 {k: np.array([t.products[k] for t in parts]).reshape(P, D)
+                  for k in first.products},
+                 {k: np.array([t.counts[k] for t in parts]).reshape(P, D, -1)
+                  for k in first.counts})
 
 
 def _rng(seed_seq: np.random.SeedSequence):
@@ -454,7 +518,7 @@ def _card_row(card: Card, opponents: list[Card], st: ValueSettings,
     out = np.zeros((len(specs), len(st.distances), N_ACC), float)
     if specs:
         rng = _rng(np.random.SeedSequence([st.seed, *_stream_key(card.name)]))
-        _kernel()(rng, st.trials, np.asarray(st.distances, np.int64), *_stack(specs), out)
+        out = _play_card(rng, st.trials, np.asarray(st.distances, np.int64), _stack(specs))
     return out, notes
 
 
@@ -574,29 +638,20 @@ def _run_rows(jobs: list[tuple], opps: list[Card], opp_fp: dict[str, str], st: V
     if not jobs:
         return []
     if client is not None:
-        from distributed import as_completed
+        from dustsim.engines.dask_runner import Shared, run_tasks
 
         workers = len(client.scheduler_info().get("workers") or ()) or 1
         size = max(1, -(-len(jobs) // (DASK_TASKS_PER_WORKER * workers)))
         batches = [jobs[i:i + size] for i in range(0, len(jobs), size)]
-        f_opps, f_fp, f_st = client.scatter([opps, opp_fp, st], broadcast=True, hash=False)
-        # one call submits every task (a submit per task waits on the event loop each time)
-        futures = client.map(_rows_batch, batches, opps=f_opps, opp_fp=f_fp, st=f_st,
-                             pure=False, retries=2)
-        index = {f.key: i for i, f in enumerate(futures)}
-        done: list = [None] * len(batches)
-        try:
-            for fut in as_completed(futures):
-                done[index[fut.key]] = fut.result()
-                if bar is not None:
-                    bar.update(len(done[index[fut.key]]))
-        except BaseException:
-            client.cancel(futures)
-            raise
+        done = run_tasks(client, _rows_batch,
+                         [(b, Shared(0), Shared(1), Shared(2)) for b in batches],
+                         keys=[f"dustsim-value-{i}" for i in range(len(batches))],
+                         shared=(opps, opp_fp, st), retries=2,
+                         on_result=None if bar is None else (lambda _i, r: bar.update(len(r))))
         return [df for part in done for df in part]
     from concurrent.futures import ThreadPoolExecutor
 
-    from dustsim.engines.kernel import default_threads
+    from dustsim.engines.montecarlo import default_threads
 
     _kernel()  # build (or load) once before the threads start
     threads = max(1, min(st.threads or default_threads(), len(jobs)))
@@ -615,14 +670,16 @@ def pair_log_ratios(eng: pd.DataFrame, eps: float = EPS) -> pd.DataFrame:
     g = eng[eng["why"] == ""] if "why" in eng else eng.iloc[0:0]
     if g.empty:
         return pd.DataFrame(columns=["unit", "opponent", "y", "y_se", "d_unit", "d_opp"])
+    from dustsim.engines.montecarlo import covariance, mean_var
+
     n = g["trials"].to_numpy(float)
-    ma = g["s_lost_unit"].to_numpy(float) / n
-    mb = g["s_lost_opp"].to_numpy(float) / n
+    sa, sb = g["s_lost_unit"].to_numpy(float), g["s_lost_opp"].to_numpy(float)
+    ma, va = mean_var(sa, g["s2_lost_unit"].to_numpy(float), n)
+    mb, vb = mean_var(sb, g["s2_lost_opp"].to_numpy(float), n)
     d = pd.DataFrame({
         "unit": g["unit"].to_numpy(), "opponent": g["opponent"].to_numpy(), "ma": ma,
-        "mb": mb, "va": np.maximum(g["s2_lost_unit"].to_numpy(float) / n - ma * ma, 0) / n,
-        "vb": np.maximum(g["s2_lost_opp"].to_numpy(float) / n - mb * mb, 0) / n,
-        "cab": (g["s_lost_both"].to_numpy(float) / n - ma * mb) / n, "k": 1.0})
+        "mb": mb, "va": va, "vb": vb,
+        "cab": covariance(g["s_lost_both"].to_numpy(float), sa, sb, n), "k": 1.0})
     a = d.groupby(["unit", "opponent"], sort=False).sum()
     k = a["k"]
     da, db = a["ma"] / k + eps, a["mb"] / k + eps  # da: the card's own losses
