@@ -843,7 +843,7 @@ def _duel_board(args, cards) -> int:
     r = battle(side_a, side_b, scenario=args.scenario, trials=args.trials, seed=args.seed,
                policy=args.policy or DEFAULT_POLICY, threads=args.threads, turns=args.turns,
                options=_parse_options(args.option), progress=progress_wanted(args))
-    d = r.to_json()
+    d = r.to_dict()
     if args.json:
         print(json.dumps(d, indent=1))
         return 0

@@ -325,7 +325,7 @@ def _vs_board(args) -> int:
                    attacker=args.attacker, turns=args.turns, boards=args.boards)
     r = simulate_battle(spec, args.trials, args.seed, threads=args.threads,
                         progress=not args.json and sys.stderr.isatty())
-    d = r.to_json()
+    d = r.to_dict()
     d["ap_a"] = float(np.nansum([spec.ap[u] for u in range(len(spec.names))
                                  if spec.sides[u] == 0]))
     d["ap_b"] = float(np.nansum([spec.ap[u] for u in range(len(spec.names))

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dustsim.engines.montecarlo import mean_se, proportion
+from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
 from dustsim.play import duel as D
 from dustsim.play.board import square_name
@@ -487,7 +488,7 @@ def _chunk(args):
 
 
 @dataclass(frozen=True)
-class BattleResult:
+class BattleResult(ResultAPI):
     """Outcome of list A against list B on a scenario over ``trials`` games (module
     docstring). ``p_a_wins``/``p_b_wins``: the side won by the scenario's conditions or, at the
     end, on victory points; ``p_draw``: equal victory points at the end (or both sides
@@ -545,28 +546,10 @@ class BattleResult:
         d["games_b_attacker"] = (float(nb), 0.0)
         return d
 
-    def summary(self) -> dict:
-        """Flat dict of the headline figures (the CLI's ``--json`` adds the rest)."""
-        sp = self.spec
-        out: dict = {"list_a": sp.list_names[0], "list_b": sp.list_names[1],
-                     "scenario": f"{sp.setup.number} {sp.setup.name}",
-                     "board": f"{sp.setup.board.width}x{sp.setup.board.height}",
-                     "turns": sp.setup.turns, "boards": len(sp.tables),
-                     "policy": sp.policy.name,
-                     "trials": self.trials, "seed": self.seed}
-        for k, (v, _se) in self._figures().items():
-            out[k] = v
-        return out
-
-    def se(self, name: str) -> float:
-        """Standard error of the summary figure ``name``."""
-        figs = self._figures()
-        if name in figs:
-            v = figs[name][1]
-            return 0.0 if math.isnan(v) else float(v)
-        if name in self.summary():
-            return 0.0
-        raise DustsimError(f"no figure {name!r}; valid: {', '.join(figs)}", field="name")
+    def _standard_errors(self) -> dict[str, float]:
+        """Every figure's standard error (NaN where the kernel keeps no sum of squares:
+        ``mean_turns``; 0.0 for counts)."""
+        return {"trials": 0.0, **{k: se for k, (_v, se) in self._figures().items()}}
 
     def curve(self) -> pd.DataFrame:
         """AP lost per side at the end of each turn (mean, standard error)."""
@@ -579,28 +562,28 @@ class BattleResult:
                 rows.append({"turn": k, "side": s, "ap_lost": m, "se": se})
         return pd.DataFrame(rows)
 
-    def to_frame(self) -> pd.DataFrame:
-        """Tidy: quantity, side, unit, k, value, se (the result contract)."""
-        import pandas as pd
-
-        rows = []
-        for name, (v, se) in self._figures().items():
-            rows.append({"quantity": name, "side": "", "unit": "", "k": pd.NA, "value": v,
-                         "se": se})
-        for _, r in self.curve().iterrows():
-            rows.append({"quantity": "ap_lost_by_turn", "side": r["side"].upper(), "unit": "",
-                         "k": int(r["turn"]), "value": r["ap_lost"], "se": r["se"]})
-        return pd.DataFrame(rows, columns=["quantity", "side", "unit", "k", "value", "se"])
+    def _frame_rows(self) -> list[dict]:
+        return [{"quantity": "ap_lost_by_turn", "side": r["side"].upper(), "unit": "",
+                 "k": int(r["turn"]), "value": r["ap_lost"], "se": r["se"]}
+                for _, r in self.curve().iterrows()]
 
     @property
     def notes(self) -> tuple[str, ...]:
         return self.spec.notes
 
-    def to_json(self) -> dict:
-        """Everything: summary, standard errors, won_by, curve, notes."""
-        d = self.summary()
-        for k in self._figures():
-            d[f"se_{k}"] = self.se(k)
+    def to_dict(self) -> dict:
+        """Everything (what ``--json`` prints): the set-up, every figure and its standard
+        error, won_by, the curve, the notes."""
+        sp = self.spec
+        d: dict = {"list_a": sp.list_names[0], "list_b": sp.list_names[1],
+                   "scenario": f"{sp.setup.number} {sp.setup.name}",
+                   "board": f"{sp.setup.board.width}x{sp.setup.board.height}",
+                   "turns": sp.setup.turns, "boards": len(sp.tables),
+                   "policy": sp.policy.name, "trials": self.trials, "seed": self.seed}
+        figs = self._figures()
+        d.update({k: v for k, (v, _se) in figs.items()})
+        for k, (_v, se) in figs.items():
+            d[f"se_{k}"] = None if math.isnan(se) else se  # None: not kept (mean_turns)
         d["won_by"] = self.won_by()
         d["curve"] = self.curve().to_dict(orient="records")
         d["notes"] = list(self.spec.notes)
