@@ -205,6 +205,19 @@ def _kind_class(du) -> tuple[int, int]:
     return (BK.KIND_VEH if card.kind == "vehicle" else BK.KIND_INF), cls
 
 
+def footprint(du) -> int:
+    """Squares a unit occupies on the board: 2 for a Large vehicle, 4 for a Huge one, else 1
+    (L285, L504-512; :attr:`dustsim.rules.unit_rules.UnitRules.squares`). Decision: an
+    aircraft's second square (L285, L520) is not played: aircraft share squares with
+    everything (L511-516) and see and are seen by all (L655), so only range to it would
+    change; it stays one square."""
+    from dustsim.rules.unit_rules import unit_rules
+
+    if du.card.kind != "vehicle":
+        return 1
+    return unit_rules(du.card, du.hero, du.pilot).squares
+
+
 def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The board as the kernel reads it (``battle_kernel.bd_rows``), cached per board."""
     from dustsim.play import battle_kernel as BK
@@ -394,6 +407,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         m[x, BK.X_VEH] = int(kind == BK.KIND_VEH)
         m[x, BK.X_START] = spec.strength[u]
         m[x, BK.X_CAN_EXIT] = 1
+        m[x, BK.X_FOOT] = footprint(du)
     # the configuration of the battle
     m[BK.R_B, BK.B_N] = n
     m[BK.R_B, BK.B_WIDTH] = board.width
