@@ -447,6 +447,15 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                 wl.append((u, w, carrier))
     if len(wl) != W:  # the duel compiler's own list decides; keep names aligned with it
         raise DustsimError("internal: weapon lines out of step with the duel compiler")
+    first: dict[int, int] = {}
+    for i, (u, w, _carrier) in enumerate(wl):  # a Large vehicle's rear and side lines (L604)
+        b = i - first.setdefault(u, i)
+        mount = (w.mount or "").lower()
+        if b < 31 and m[starts[9] + u, BK.X_FOOT] == 2:
+            if mount == "rear":
+                m[starts[9] + u, BK.X_MOUNT] |= 1 << b
+            elif mount in ("left", "right", "side"):
+                m[starts[9] + u, BK.X_MOUNT] |= 1 << (32 + b)
     for i, (u, w, carrier) in enumerate(wl):
         wnames.append(f"{w.name}" + (f" ({carrier.name})" if carrier is not all_units[u].card
                                      else ""))
@@ -781,6 +790,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                          "range": list(spec.weapon_ranges[i])}
                         for i in range(len(spec.weapon_names)) if spec.weapon_units[i] == u],
         })
+        size = int(spec.m[spec.m[0, BK.H_XU] + u, BK.X_FOOT])
+        if size > 1:  # a Large/Huge vehicle: its moves carry all its squares (FOOTPRINT)
+            units[-1]["footprint"] = size
     w0 = {u: min([i for i in range(len(spec.weapon_units)) if spec.weapon_units[i] == u],
                  default=0) for u in range(len(spec.names))}
     events = []
@@ -809,6 +821,13 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 from dustsim.play.battle_kernel import _face
 
                 ev["facing"] = int(_face(board.width, p[-2], p[-1]))
+            size = units[u]["footprint"] if u is not None and "footprint" in units[u] else 1
+            if size > 1:  # its facing and squares after the move (kernel: L_RANGE)
+                from dustsim.play.board import footprint_squares
+
+                ev["facing"] = int(r[BK.L_RANGE])
+                ev["squares"] = footprint_squares(board.width, board.height, size, ev["to"],
+                                                  ev["facing"])
             if 0 < r[BK.L_TARGET] < len(WHY):  # the rule it moved under (battle_rules)
                 ev["rule"] = WHY[int(r[BK.L_TARGET])].split(":")[0]
                 ev["text"] = ev["text"][:-1] + f" ({WHY[int(r[BK.L_TARGET])]})."

@@ -149,6 +149,9 @@ X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)
 # the one behind it, ST_FACE pointing from the rear to the front); 4 a Huge vehicle (the 2 x 2
 # block whose lowest-index square is ST_SQ). Decisions: :data:`dustsim.play.battle.FOOTPRINT`
 X_FOOT = 6
+# a Large vehicle's lines drawn from its rear square (bit b: its b-th line is rear-mounted) or
+# from either square (bit 32 + b: side-mounted) (L604); others from its front square
+X_MOUNT = 7
 KIND_INF, KIND_VEH, KIND_AIR = 0, 1, 2
 FLYING = 6
 # unit state beyond the duel kernel's ST_* columns (0..15); ST_GONE reuses the line position
@@ -297,6 +300,23 @@ def _usq(m, u, k):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _line_org(m, u, w):
+    """Where u's line w is drawn from (X_MOUNT, L604): 0 a Large vehicle's front square (and
+    every line of other units), 1 its rear square, 2 either."""
+    if _foot(m, u) != 2:
+        return 0
+    mk = m[m[0, H_XU] + u, X_MOUNT]
+    b = w - m[m[0, H_UNITS] + u, U_W0]
+    if mk == 0 or b >= 31:
+        return 0
+    if (mk >> b) & 1:
+        return 1
+    if (mk >> (32 + b)) & 1:
+        return 2
+    return 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _gap(m, bd, u, t):
     """Range between u and t as they stand: the nearest of their squares (decision, L580)."""
     best = INF
@@ -310,14 +330,16 @@ def _gap(m, bd, u, t):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _aim(m, bd, ls, lq, u, s, t):
+def _aim(m, bd, ls, lq, u, s, t, org):
     """(range, sight, cover) of u standing on s (its anchor) at t where one of them is a Large
     or Huge vehicle (decisions in :data:`dustsim.play.battle.FOOTPRINT`): lines from a Large
     shooter's front square, a Huge shooter's two squares nearest the target (its front
     turned to it, L604, L508); to the target square that is seen and nearest, then clear
     before cover (L580, L602); its own squares block nothing for it (L727). Cover: a
     Large target when one of its squares is in cover from that origin, a Huge one when two
-    are (L727); a square not seen counts as in cover. Sight 2 when no square is seen."""
+    are (L727); a square not seen counts as in cover. Sight 2 when no square is seen.
+    ``org`` for a Large shooter: 0 its front square (front and turret lines), 1 its rear
+    square (rear lines), 2 either (side lines: decision, L604 names none)."""
     su = _foot(m, u)
     st = _foot(m, t)
     ts = _sq(m, t)
@@ -325,6 +347,13 @@ def _aim(m, bd, ls, lq, u, s, t):
     air = _kind(m, u) == KIND_AIR or _kind(m, t) == KIND_AIR
     o0 = s
     o1 = -1
+    if su == 2 and org != 0:
+        r = _rear(m, u, s)
+        if r >= 0:
+            if org == 1:
+                o0 = r
+            else:
+                o1 = r
     if su == 4:  # the two squares of the block nearest the target's anchor
         o0 = -1
         d0 = INF
@@ -960,6 +989,39 @@ def _line_values(m, f, u, val):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _offence_big(m, bd, ls, lq, u, s, t, val):
+    """:func:`_offence`'s step for one target t where u or t is a Large or Huge vehicle: each
+    line's range, sight and cover from the square it is drawn from (:func:`_aim`,
+    :func:`_line_org`)."""
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    d0, l0, c0 = _aim(m, bd, ls, lq, u, s, t, ZERO)
+    d1, l1, c1 = d0, l0, c0
+    d2, l2, c2 = d0, l0, c0
+    mk = m[m[0, H_XU] + u, X_MOUNT] if _foot(m, u) == 2 else 0
+    if mk & 0x7FFFFFFF:
+        d1, l1, c1 = _aim(m, bd, ls, lq, u, s, t, ONE)
+    if mk >> 32:
+        d2, l2, c2 = _aim(m, bd, ls, lq, u, s, t, np.int64(2))
+    air_t = _kind(m, t) == KIND_AIR
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        o = _line_org(m, u, w)
+        d, lo, cov = (d1, l1, c1) if o == 1 else ((d2, l2, c2) if o == 2 else (d0, l0, c0))
+        if lo == 2 or BR.hidden(m, t, d):  # camouflage: not from range 3 or more (L3455)
+            continue
+        if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX] or not _hurts(m, w, t):
+            continue
+        if m[rwp + w, W_CC] != 0 and (air_t or m[R_G, G_NOCC] != 0):
+            continue
+        v = val[w, 4 + 2 * t + cov]  # _line_values, fresh for this activation
+        if v > val[w, 3]:
+            val[w, 3] = v
+            m[rws + w, 6] = t
+            m[rws + w, 7] = cov
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _offence(m, f, bd, ls, lq, u, s, commit, val):
     """Value of u attacking from square s, each weapon line at its own best target (003
     L657-663): range, line of sight and cover from s. With ``commit`` the choices are written
@@ -983,13 +1045,10 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         if m[m[0, H_UNITS] + t, U_SIDE] == side or not _present(m, t):
             continue
         ts = _sq(m, t)
-        big = _foot(m, u) > 1 or _foot(m, t) > 1
-        if big:  # a Large or Huge vehicle: range, sight and cover by its squares
-            d, los, cov = _aim(m, bd, ls, lq, u, s, t)
-            if los == 2:
-                continue
-        else:
-            d = bd[s, ts]
+        if _foot(m, u) > 1 or _foot(m, t) > 1:  # a Large or Huge vehicle: by its squares
+            _offence_big(m, bd, ls, lq, u, s, t, val)
+            continue
+        d = bd[s, ts]
         if BR.hidden(m, t, d):
             continue  # camouflaged: not from range 3 or more (L3455)
         inreach = False
@@ -999,15 +1058,14 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
                 break
         if not inreach:
             continue
+        los = _sight(m, bd, ls, lq, s, ts, u, t)
+        if los == 2:
+            continue
         air_t = _kind(m, t) == KIND_AIR
-        if not big:
-            los = _sight(m, bd, ls, lq, s, ts, u, t)
-            if los == 2:
-                continue
-            if air_u or air_t:
-                cov = 1 if los == 1 else 0
-            else:
-                cov = _in_cover(m, bd, t, ts, los)
+        if air_u or air_t:
+            cov = 1 if los == 1 else 0
+        else:
+            cov = _in_cover(m, bd, t, ts, los)
         for w in range(w0, w1):
             if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX]:
                 continue
@@ -1167,11 +1225,10 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
     w0 = m[ru + u, U_W0]
     w1 = m[ru + u, U_W1]
     big = _foot(m, u) > 1 or _foot(m, t) > 1
-    if big:
-        d, big_los, _c = _aim(m, bd, ls, lq, u, _sq(m, u), t)
-    else:
-        d = bd[_sq(m, u), _sq(m, t)]
-        big_los = 0
+    big_los = 0
+    d_log = -1
+    lo = 0
+    d = bd[_sq(m, u), _sq(m, t)]
     if m[ru + t, U_SQUAD] != 0:
         mini = m[rs + t, ST_MODELS] + (1 if m[rs + t, ST_HERO] > 0 else 0)
     elif m[ru + t, U_SUPPORT] != 0:
@@ -1184,9 +1241,16 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         m[rg + w, G_DICE] = 0
         if m[rws + w, WS_TGT] != t:
             continue
+        if big:  # each line from its own square to the target's nearest seen square
+            d, lo, _c = _aim(m, bd, ls, lq, u, _sq(m, u), t, _line_org(m, u, w))
+            if lo == 2:
+                continue
         c = _fires_at(m, w, t, d, cc)
         if c == 0:
             continue
+        if big and d_log < 0:
+            d_log = d
+            big_los = lo
         wt = rwt + w * U + t
         if m[wt, WT_BLAST] > 0:
             nd = m[wt, WT_BLAST] * mini * c
@@ -1218,7 +1282,7 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
     if k >= 0:
         log[k, L_WMASK] = mask
         log[k, L_TARGET] = t
-        log[k, L_RANGE] = d
+        log[k, L_RANGE] = d_log if big else d
         log[k, L_LOS] = big_los if big else _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t)
         log[k, L_COVER] = cov
         log[k, L_D0] = p0
@@ -1413,7 +1477,7 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
         rsq = _sq(m, r)
         big = _foot(m, r) > 1 or _foot(m, mover) > 1
         if big:
-            d, los, cov = _aim(m, bd, ls, lq, r, rsq, mover)
+            d, los, cov = _aim(m, bd, ls, lq, r, rsq, mover, ZERO)
         else:
             d = bd[rsq, ms]
         if d > m[ru + r, U_REACT_RANGE] or BR.hidden(m, mover, d):
@@ -1462,14 +1526,19 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     if s == 0:
         return pos
     if _foot(m, r) > 1 or _foot(m, mover) > 1:
-        d, los, cov = _aim(m, bd, ls, lq, r, rsq, mover)
+        d, los, cov = _aim(m, bd, ls, lq, r, rsq, mover, ZERO)
     else:
         d = bd[rsq, ms]
         los = _sight(m, bd, ls, lq, rsq, ms, r, mover)
         cov = _in_cover(m, bd, mover, ms, los)
     rws = m[0, H_WS]
     for w in range(m[ru + r, U_W0], m[ru + r, U_W1]):
-        ok = _fires_at(m, w, mover, d, OFF) > 0
+        dw = d
+        if _line_org(m, r, w) != 0:  # a Large vehicle's rear or side line (L604)
+            dw, lw, _cw = _aim(m, bd, ls, lq, r, rsq, mover, _line_org(m, r, w))
+            if lw == 2:
+                dw = INF
+        ok = _fires_at(m, w, mover, dw, OFF) > 0
         m[rws + w, WS_TGT] = mover if ok else -1
         m[rws + w, WS_COV] = cov
     return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
