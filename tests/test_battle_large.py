@@ -312,3 +312,21 @@ def test_whole_games_keep_footprints_apart(scenario):
         elif ev["action"] in ("destroyed", "exit"):
             held.pop(ev["unit"], None)
     assert moved > 0
+
+
+def test_skills_table_and_notes():
+    from dustsim.rules.skills import SKILL_RULES, note_rule_names, unplayed_rules
+
+    for name in ("large", "large vehicle", "huge", "huge vehicle"):
+        assert SKILL_RULES[name].status == "played"
+    notes = unplayed_rules([large(), huge()])
+    assert note_rule_names(notes) == {"Large", "Huge"}  # named for their gap only
+    assert all(" played in battles except duels on a line" in n for n in notes)
+    # a battle with a Large vehicle names the footprint decisions; one without does not
+    setup = replace(B.scenario_setup("101", 0), board=board(), boards=(board(),), turns=1)
+    with_large = B.compile_battle([DuelUnit(large())], [DuelUnit(card("Inf", GUN))], setup,
+                                  get_policy("advance"), attacker=0)
+    without = B.compile_battle([DuelUnit(card("Inf2", GUN))], [DuelUnit(card("Inf", GUN))],
+                               setup, get_policy("advance"), attacker=0)
+    assert set(B.FOOTPRINT) <= set(with_large.notes)
+    assert not set(B.FOOTPRINT) & set(without.notes)

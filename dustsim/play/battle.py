@@ -22,11 +22,11 @@ share of games each side won by objective, annihilation, exit or victory points.
 line of sight from the board with vehicles as dynamic blockers, cover from terrain and
 corners, each weapon's own target, initiative (the winner picks who activates first),
 activations, two actions, reactive attacks, Under Fire and Suppression, close combat with
-retaliation, limited ammunition and reload, set-up weapons, objectives and exits.
+retaliation, limited ammunition and reload, set-up weapons, objectives and exits, Large and
+Huge vehicles on two and four squares (:data:`FOOTPRINT`: the decisions, with their lines).
 **Decisions / not played** (listed in every result's ``notes``): fire arcs (a vehicle turns
 to its first target: it fires every line at targets it can see), artillery smoke shells,
-Large/Huge vehicles'
-extra squares, barbed wire and minefield dice, height, weather and reserves, heroes moving
+barbed wire and minefield dice, height, weather and reserves, heroes moving
 alone, transports; rules on the cards that battles do not play come from the skills table.
 
 Seeding: one ``SeedSequence(seed)``; games are cut into fixed chunks (each its own child
@@ -74,8 +74,8 @@ LOG_CAP = 20_000
 DECISIONS = (
     "fire arcs are not played: a vehicle turns to its first target and fires every line at "
     "targets it can see (L584-598)",
-    "artillery smoke shells, Large/Huge vehicles' extra squares, barbed wire and minefield "
-    "dice, height, weather and reserves are not played on the board",
+    "artillery smoke shells, barbed wire and minefield dice, height, weather and reserves "
+    "are not played on the board",
     "tempo and smoke rules (play.battle_rules): one free action follows a March Move (a "
     "Charge / Move and Fire Attack when worth something, else At the Double's Move); "
     "aircraft see over smoke screens as over trees (L655)",
@@ -83,6 +83,41 @@ DECISIONS = (
     "'moving around corners' figure, pp. 19-20, is lost)",
     "in an exit scenario a unit leaves the board when it ends a Move on its exit edge",
     "close combat ignores cover (both sides roll against the open-ground saves)",
+)
+
+
+#: Large and Huge vehicles on the board (L285, L504-512, L604, L727): the decisions where the
+#: seeds leave it open; named in the notes of a battle that has one (kernel: ``_fsq``,
+#: ``_aim``, ``_rear``, ``_reach_huge``; Python reference :func:`dustsim.play.board.
+#: footprint_squares`)
+FOOTPRINT = (
+    "Large/Huge footprint: a Large vehicle holds its front square and the square behind it, "
+    "lying along an edge of the squares (units face an edge, L461); a Huge vehicle a 2 x 2 "
+    "block (L285, L504); an aircraft's second square (L285) is not played: aircraft share "
+    "squares with any unit and see and are seen by all (L511-516, L655), so it stays on one",
+    "Large movement: the path of its front square (its leading edge, L504) searched as any "
+    "vehicle's; the rear takes the square the front left on the final step (L504), so it "
+    "ends facing along that step and turns only by moving (not in place to fire); after a "
+    "diagonal final step the rear takes the square beside the step's corner in the front's "
+    "column, else in its row (it keeps to the grid; the figure of L506-508 is lost)",
+    "Huge movement: its block steps as one, every square a vehicle step (passable, no "
+    "impassable corner cut, no enemy, no friendly vehicle, L463-465, L510); a diagonal step "
+    "moves the block diagonally (L506-508); it rotates freely within its squares (L508)",
+    "Large/Huge entering from a table edge (L2440): a Large vehicle's front enters on the "
+    "edge row and may not end its move there (its rear would be off the board); a Huge "
+    "block enters with its edge pair on the edge row for 2 squares of its move; deployed "
+    "in a zone, all its squares lie in the zone, facing the enemy's zone",
+    "Large/Huge range and sight (L580-582, L602-604): a Large vehicle's front and turret "
+    "lines are drawn from its front square, its rear lines from its rear square, side lines "
+    "from either (L604 names none); a Huge vehicle's from either of its two squares nearest "
+    "the target (its front turned to it, L508, L604); to a Large/Huge target the line runs "
+    "to its nearest square that is seen (clear before cover at equal range); its own "
+    "squares block nothing for it; close combat reaches it from beside any of its squares",
+    "Large/Huge cover (L727): in cover when one (Large) or two (Huge) of its squares are in "
+    "cover from the attacker's square, a square it cannot see counting as in cover; its "
+    "squares block sight as vehicle squares (L612) and all become wreck when it is destroyed "
+    "(L486); it holds or contests an objective and reaches an exit edge with any square; "
+    "blast weapons roll per miniature (L670, L674): its squares add no dice",
 )
 
 
@@ -479,6 +514,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             raise DustsimError("internal: a call's boards differ in size")
         tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
+    if any(footprint(du) > 1 for du in all_units):
+        notes += FOOTPRINT
     if any(not math.isfinite(a) for a in spec.ap):
         notes.append("a unit's AP is unknown: it scores 0 victory points")
     return BattleSpec(

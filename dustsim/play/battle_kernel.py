@@ -40,6 +40,15 @@ are seen by everything not in a building (L655). A target is in cover when its s
 its class cover or the line passes one blocking corner (L608, L680). Wrecks do not bar
 movement (the text gives them none).
 
+**Large and Huge vehicles** (L285, L504-512, L604, L727): a unit's footprint (``X_FOOT``)
+is its anchor square ``ST_SQ`` and, for a Large vehicle, the square behind it against
+``ST_FACE``, for a Huge one the rest of its 2 x 2 block (:func:`_fsq`). Every footprint square
+is occupied, blocks sight as a vehicle square and becomes wreck; range, sight and cover run
+between footprints (:func:`_aim`); a Large vehicle moves by its front square with the rear in
+the square it left (:func:`_rear`), a Huge one moves its block (:func:`_reach_huge`). The
+decisions, with their lines: :data:`dustsim.play.battle.FOOTPRINT`. One-square units take
+exactly the code paths they took before.
+
 Dice order (scripted faces): as the duel kernel (initiative, removal rolls, attacks), the
 attacks of one action target by target in the order of the shooter's weapon lines.
 """
