@@ -312,6 +312,19 @@ def test_whole_games_keep_footprints_apart(scenario):
         elif ev["action"] in ("destroyed", "exit"):
             held.pop(ev["unit"], None)
     assert moved > 0
+    # the replay checker follows the footprints: the log obeys the rules on the board ...
+    from dustsim.errors import DustsimError
+    from dustsim.review.replay_rules import check_log_on_board
+
+    check_log_on_board(log, setup.board)
+    # ... and a Large vehicle's move onto another unit's square is caught
+    big = next(ev for ev in log["events"] if ev["action"] in ("move", "march")
+               and len(ev.get("squares", [])) == 2 and ev["turn"] > 0)
+    other = next(ev for ev in log["events"] if ev["action"] in ("move", "march")
+                 and ev["unit"] != big["unit"] and ev.get("to") is not None)
+    bad = {**log, "events": [other, {**big, "squares": [big["to"], other["to"]]}]}
+    with pytest.raises(DustsimError, match="held by unit"):
+        check_log_on_board(bad, setup.board)
 
 
 def test_skills_table_and_notes():
