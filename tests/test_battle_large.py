@@ -211,6 +211,23 @@ def test_a_large_vehicle_blocks_sight_with_both_squares():
     assert g2.aim(0, 2)[1] == 0  # a one-square vehicle on (4,3) leaves column 3 clear
 
 
+def test_large_vehicles_and_walkers_see_over_quonset_huts():
+    # a Quonset hut on (3,3) between the shooter on (3,5) and the target on (3,1): it blocks
+    # sight for infantry and ordinary vehicles, not for walkers or Large/Huge vehicles, shooting
+    # or shot at (L3156-3158; board decision "quonset")
+    hut = board(quonset_hut=[sq(3, 3)])
+    tracked = card("Tracked", GUN, kind="vehicle", skills=("Tracked",))
+    walker = card("Walker", GUN, kind="vehicle")
+    for shooter, target, seen in (
+            (card("Inf", GUN), card("Target", GUN), False),
+            (tracked, card("Target", GUN), False),
+            (walker, card("Target", GUN), True),
+            (large("Tank", GUN), card("Target", GUN), True),
+            (card("Inf", GUN), large("Tank2", GUN), True)):
+        g = Game(hut, [shooter], [target], [(sq(3, 5), 4), (sq(3, 1), 4)])
+        assert (g.aim(0, 1)[1] != 2) == seen, (shooter.name, target.name)
+
+
 # -- movement (L504-512) ---------------------------------------------------------------------------
 def test_a_large_vehicle_turns_by_moving_its_rear_into_the_vacated_square():
     g = Game(board(), [large()], [card("Far", GUN)], [(sq(3, 2), 0), (sq(7, 6), 0)])

@@ -117,7 +117,8 @@ FOOTPRINT = (
     "cover from the attacker's square, a square it cannot see counting as in cover; its "
     "squares block sight as vehicle squares (L612) and all become wreck when it is destroyed "
     "(L486); it holds or contests an objective and reaches an exit edge with any square; "
-    "blast weapons roll per miniature (L670, L674): its squares add no dice",
+    "blast weapons roll per miniature (L670, L674): its squares add no dice; like a walker "
+    "it sees, and is seen, over Quonset huts (L3156-3158)",
 )
 
 
@@ -266,6 +267,7 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     bd = np.full((R["rows"], n), 0, np.int64)
     bd[:n] = board.dist
     bd[n:2 * n] = board.los
+    bd[R["los_tall"]:R["los_tall"] + n] = board.los_tall  # walkers, Large/Huge (L3156-3158)
     bd[2 * n:9 * n] = 10_000
     objs = [int(o) for o in board.objectives]
     # path cost to each objective per movement class (reverse search from the objective)
@@ -386,6 +388,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario."""
     from dustsim.play import battle_kernel as BK
     from dustsim.play import duel_kernel as K
+    from dustsim.play.board import WALKER
     from dustsim.rules.rulesets import get_ruleset
 
     units_a = [replace(u, cover=False) for u in units_a]
@@ -443,6 +446,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         m[x, BK.X_START] = spec.strength[u]
         m[x, BK.X_CAN_EXIT] = 1
         m[x, BK.X_FOOT] = footprint(du)
+        # walkers and Large/Huge vehicles see, and are seen, over Quonset huts (L3156-3158)
+        m[x, BK.X_TALL] = int(kind == BK.KIND_VEH and (cls == WALKER or footprint(du) > 1))
     # the configuration of the battle
     m[BK.R_B, BK.B_N] = n
     m[BK.R_B, BK.B_WIDTH] = board.width

@@ -153,7 +153,7 @@ MAX_VC = 6
 G_TURN, G_ATT, G_END, G_WINNER, G_WONBY, G_EXIT0, G_EXIT1, G_OBJ0, G_OBJ1, G_NOCC = range(10)
 WON_OBJECTIVE, WON_ANNIHILATION, WON_EXIT, WON_VP, WON_DRAW, WON_DEFAULT = range(6)
 # unit facts (block H_XU): movement class, kind, blocks sight, strength at start, tall
-X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)
+X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)  # X_TALL: sees over huts
 # squares a vehicle occupies (L285, L504-512): 1; 2 a Large vehicle (its front square ST_SQ and
 # the one behind it, ST_FACE pointing from the rear to the front); 4 a Huge vehicle (the 2 x 2
 # block whose lowest-index square is ST_SQ). Decisions: :data:`dustsim.play.battle.FOOTPRINT`
@@ -191,9 +191,10 @@ def bd_rows(n: int) -> dict:
     names = ("terrain", "cover0", "cover1", "cover2", "mc0", "mc1", "mc2", "mc3", "mc4", "mc5",
              "mc6", "nb0", "nb1", "nb2", "nb3", "nb4", "nb5", "nb6", "nb7", "deploy0",
              "deploy1", "objarea", "exit0", "exit1", "wall", "inbuild", "misc", "objectives")
+    end = r + len(names) + 7 * 8 + 7 * n * 4
     return {"los": n, "pc": 2 * n, **{k: r + i for i, k in enumerate(names)},
             "adj": r + len(names), "static": r + len(names) + 7 * 8,
-            "rows": r + len(names) + 7 * 8 + 7 * n * 4}
+            "los_tall": end, "rows": end + n}
 
 
 # event log (one int64 row per event; decoded by dustsim.play.battle)
@@ -422,7 +423,11 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
         if bd[r_in, a] != 0 or bd[r_in, b] != 0:
             return bd[n + a, b]
         return 0
-    st = bd[n + a, b]
+    rx = m[0, H_XU]
+    if m[rx + ua, X_TALL] != 0 or m[rx + ub, X_TALL] != 0:
+        st = bd[37 * n + 84 + a, b]  # a walker or Large/Huge vehicle: over Quonset huts (L3158)
+    else:
+        st = bd[n + a, b]
     if st == 2:
         return 2
     p = a * n + b
@@ -430,7 +435,6 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
     k1 = ls[p + 1]
     occ_col = SC_OCC
     rsc = m[0, H_SCR]
-    rx = m[0, H_XU]
     while k < k1:
         s = lq[k, 0]
         if lq[k, 1] == 0:

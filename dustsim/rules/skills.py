@@ -96,14 +96,13 @@ _BOARD = "needs the battlefield (squares, terrain, line of sight)"
 # play.battle.FOOTPRINT)
 _LARGE = ("occupies two squares (front and rear), in cover if one is; moves by its front "
           "square, the rear taking the square it left; front and turret lines from its front "
-          "square, rear lines from its rear (grid battles: play.battle.FOOTPRINT)")
+          "square, rear lines from its rear; sees over Quonset huts (grid battles: "
+          "play.battle.FOOTPRINT)")
 _HUGE = ("occupies a 2 x 2 block, in cover if two of its squares are; the block moves as "
-         "one and turns within itself; lines from its two squares facing the target (grid "
-         "battles: play.battle.FOOTPRINT)")
-_LARGE_LINES = "L285, L504-512, L604, L727"
-_TALL_GAP = ("duels on a line (no squares there) and seeing over Quonset huts (L3156-3158; "
-             "the grid kernel reads the ground sight table, no bundled scenario places a "
-             "hut)")
+         "one and turns within itself; lines from its two squares facing the target; sees "
+         "over Quonset huts (grid battles: play.battle.FOOTPRINT)")
+_LARGE_LINES = "L285, L504-512, L604, L727, L3156-3158"
+_TALL_GAP = "duels on a line (no squares there)"
 
 
 def _r(name, kind, status, reason, lines="", gap=""):
