@@ -32,14 +32,6 @@ units pass friendly units but never enemies, vehicles never pass friendly vehicl
 ends on an occupied square (L463-465); building walls only at openings (``wall_mask``).
 Aircraft fly over everything (L510-516).
 
-**Line of sight** (L602-655): the board's static table, then the stored sight line is walked
-for vehicle squares and wrecks (dynamic blockers, L612, L486: a destroyed vehicle stays as a
-wreck that blocks sight): one on a crossed square blocks, on a corner square it adds a
-blocking corner (one corner: cover, two: blocked, the board's own rule). Aircraft see and
-are seen by everything not in a building (L655). A target is in cover when its square gives
-its class cover or the line passes one blocking corner (L608, L680). Wrecks do not bar
-movement (the text gives them none).
-
 **Large and Huge vehicles** (L285, L504-512, L604, L727): a unit's footprint (``X_FOOT``)
 is its anchor square ``ST_SQ`` and, for a Large vehicle, the square behind it against
 ``ST_FACE``, for a Huge one the rest of its 2 x 2 block (:func:`_fsq`). Every footprint square
@@ -48,6 +40,14 @@ between footprints (:func:`_aim`); a Large vehicle moves by its front square wit
 the square it left (:func:`_rear`), a Huge one moves its block (:func:`_reach_huge`). The
 decisions, with their lines: :data:`dustsim.play.battle.FOOTPRINT`. One-square units take
 exactly the code paths they took before.
+
+**Line of sight** (L602-655): the board's static table, then the stored sight line is walked
+for vehicle squares and wrecks (dynamic blockers, L612, L486: a destroyed vehicle stays as a
+wreck that blocks sight): one on a crossed square blocks, on a corner square it adds a
+blocking corner (one corner: cover, two: blocked, the board's own rule). Aircraft see and
+are seen by everything not in a building (L655). A target is in cover when its square gives
+its class cover or the line passes one blocking corner (L608, L680). Wrecks do not bar
+movement (the text gives them none).
 
 Dice order (scripted faces): as the duel kernel (initiative, removal rolls, attacks), the
 attacks of one action target by target in the order of the shooter's weapon lines.
