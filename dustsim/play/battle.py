@@ -22,11 +22,11 @@ share of games each side won by objective, annihilation, exit or victory points.
 line of sight from the board with vehicles as dynamic blockers, cover from terrain and
 corners, each weapon's own target, initiative (the winner picks who activates first),
 activations, two actions, reactive attacks, Under Fire and Suppression, close combat with
-retaliation, limited ammunition and reload, set-up weapons, objectives and exits.
+retaliation, limited ammunition and reload, set-up weapons, objectives and exits, Large and
+Huge vehicles on two and four squares (:data:`FOOTPRINT`: the decisions, with their lines).
 **Decisions / not played** (listed in every result's ``notes``): fire arcs (a vehicle turns
 to its first target: it fires every line at targets it can see), artillery smoke shells,
-Large/Huge vehicles'
-extra squares, barbed wire and minefield dice, height, weather and reserves, heroes moving
+barbed wire and minefield dice, height, weather and reserves, heroes moving
 alone, transports; rules on the cards that battles do not play come from the skills table.
 
 Seeding: one ``SeedSequence(seed)``; games are cut into fixed chunks (each its own child
@@ -77,8 +77,8 @@ LOG_CAP = 20_000
 DECISIONS = (
     "fire arcs are not played: a vehicle turns to its first target and fires every line at "
     "targets it can see (L584-598)",
-    "artillery smoke shells, Large/Huge vehicles' extra squares, barbed wire and minefield "
-    "dice, height, weather and reserves are not played on the board",
+    "artillery smoke shells, barbed wire and minefield dice, height, weather and reserves "
+    "are not played on the board",
     "tempo and smoke rules (play.battle_rules): one free action follows a March Move (a "
     "Charge / Move and Fire Attack when worth something, else At the Double's Move); "
     "aircraft see over smoke screens as over trees (L655)",
@@ -86,6 +86,42 @@ DECISIONS = (
     "'moving around corners' figure, pp. 19-20, is lost)",
     "in an exit scenario a unit leaves the board when it ends a Move on its exit edge",
     "close combat ignores cover (both sides roll against the open-ground saves)",
+)
+
+
+#: Large and Huge vehicles on the board (L285, L504-512, L604, L727): the decisions where the
+#: seeds leave it open; named in the notes of a battle that has one (kernel: ``_fsq``,
+#: ``_aim``, ``_rear``, ``_reach_huge``; Python reference :func:`dustsim.play.board.
+#: footprint_squares`)
+FOOTPRINT = (
+    "Large/Huge footprint: a Large vehicle holds its front square and the square behind it, "
+    "lying along an edge of the squares (units face an edge, L461); a Huge vehicle a 2 x 2 "
+    "block (L285, L504); an aircraft's second square (L285) is not played: aircraft share "
+    "squares with any unit and see and are seen by all (L511-516, L655), so it stays on one",
+    "Large movement: the path of its front square (its leading edge, L504) searched as any "
+    "vehicle's; the rear takes the square the front left on the final step (L504), so it "
+    "ends facing along that step and turns only by moving (not in place to fire); after a "
+    "diagonal final step the rear takes the square beside the step's corner in the front's "
+    "column, else in its row (it keeps to the grid; the figure of L506-508 is lost)",
+    "Huge movement: its block steps as one, every square a vehicle step (passable, no "
+    "impassable corner cut, no enemy, no friendly vehicle, L463-465, L510); a diagonal step "
+    "moves the block diagonally (L506-508); it rotates freely within its squares (L508)",
+    "Large/Huge entering from a table edge (L2440): a Large vehicle's front enters on the "
+    "edge row and may not end its move there (its rear would be off the board); a Huge "
+    "block enters with its edge pair on the edge row for 2 squares of its move; deployed "
+    "in a zone, all its squares lie in the zone, facing the enemy's zone",
+    "Large/Huge range and sight (L580-582, L602-604): a Large vehicle's front and turret "
+    "lines are drawn from its front square, its rear lines from its rear square, side lines "
+    "from either (L604 names none); a Huge vehicle's from either of its two squares nearest "
+    "the target (its front turned to it, L508, L604); to a Large/Huge target the line runs "
+    "to its nearest square that is seen (clear before cover at equal range); its own "
+    "squares block nothing for it; close combat reaches it from beside any of its squares",
+    "Large/Huge cover (L727): in cover when one (Large) or two (Huge) of its squares are in "
+    "cover from the attacker's square, a square it cannot see counting as in cover; its "
+    "squares block sight as vehicle squares (L612) and all become wreck when it is destroyed "
+    "(L486); it holds or contests an objective and reaches an exit edge with any square; "
+    "blast weapons roll per miniature (L670, L674): its squares add no dice; like a walker "
+    "it sees, and is seen, over Quonset huts (L3156-3158)",
 )
 
 
@@ -208,6 +244,19 @@ def _kind_class(du) -> tuple[int, int]:
     return (BK.KIND_VEH if card.kind == "vehicle" else BK.KIND_INF), cls
 
 
+def footprint(du) -> int:
+    """Squares a unit occupies on the board: 2 for a Large vehicle, 4 for a Huge one, else 1
+    (L285, L504-512; :attr:`dustsim.rules.unit_rules.UnitRules.squares`). Decision: an
+    aircraft's second square (L285, L520) is not played: aircraft share squares with
+    everything (L511-516) and see and are seen by all (L655), so only range to it would
+    change; it stays one square."""
+    from dustsim.rules.unit_rules import unit_rules
+
+    if du.card.kind != "vehicle":
+        return 1
+    return unit_rules(du.card, du.hero, du.pilot).squares
+
+
 def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The board as the kernel reads it (``battle_kernel.bd_rows``), cached per board."""
     from dustsim.play import battle_kernel as BK
@@ -221,6 +270,7 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     bd = np.full((R["rows"], n), 0, np.int64)
     bd[:n] = board.dist
     bd[n:2 * n] = board.los
+    bd[R["los_tall"]:R["los_tall"] + n] = board.los_tall  # walkers, Large/Huge (L3156-3158)
     bd[2 * n:9 * n] = 10_000
     objs = [int(o) for o in board.objectives]
     # path cost to each objective per movement class (reverse search from the objective)
@@ -341,6 +391,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario."""
     from dustsim.play import battle_kernel as BK
     from dustsim.play import duel_kernel as K
+    from dustsim.play.board import WALKER
     from dustsim.rules.rulesets import get_ruleset
 
     units_a = [replace(u, cover=False) for u in units_a]
@@ -397,6 +448,9 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         m[x, BK.X_VEH] = int(kind == BK.KIND_VEH)
         m[x, BK.X_START] = spec.strength[u]
         m[x, BK.X_CAN_EXIT] = 1
+        m[x, BK.X_FOOT] = footprint(du)
+        # walkers and Large/Huge vehicles see, and are seen, over Quonset huts (L3156-3158)
+        m[x, BK.X_TALL] = int(kind == BK.KIND_VEH and (cls == WALKER or footprint(du) > 1))
     # the configuration of the battle
     m[BK.R_B, BK.B_N] = n
     m[BK.R_B, BK.B_WIDTH] = board.width
@@ -436,6 +490,15 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                 wl.append((u, w, carrier))
     if len(wl) != W:  # the duel compiler's own list decides; keep names aligned with it
         raise DustsimError("internal: weapon lines out of step with the duel compiler")
+    first: dict[int, int] = {}
+    for i, (u, w, _carrier) in enumerate(wl):  # a Large vehicle's rear and side lines (L604)
+        b = i - first.setdefault(u, i)
+        mount = (w.mount or "").lower()
+        if b < 31 and m[starts[9] + u, BK.X_FOOT] == 2:
+            if mount == "rear":
+                m[starts[9] + u, BK.X_MOUNT] |= 1 << b
+            elif mount in ("left", "right", "side"):
+                m[starts[9] + u, BK.X_MOUNT] |= 1 << (32 + b)
     for i, (u, w, carrier) in enumerate(wl):
         wnames.append(f"{w.name}" + (f" ({carrier.name})" if carrier is not all_units[u].card
                                      else ""))
@@ -459,6 +522,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             raise DustsimError("internal: a call's boards differ in size")
         tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
+    if any(footprint(du) > 1 for du in all_units):
+        notes += FOOTPRINT
     if any(not math.isfinite(a) for a in spec.ap):
         notes.append("a unit's AP is unknown: it scores 0 victory points")
     return BattleSpec(
@@ -745,6 +810,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                          "range": list(spec.weapon_ranges[i])}
                         for i in range(len(spec.weapon_names)) if spec.weapon_units[i] == u],
         })
+        size = int(spec.m[spec.m[0, BK.H_XU] + u, BK.X_FOOT])
+        if size > 1:  # a Large/Huge vehicle: its moves carry all its squares (FOOTPRINT)
+            units[-1]["footprint"] = size
     w0 = {u: min([i for i in range(len(spec.weapon_units)) if spec.weapon_units[i] == u],
                  default=0) for u in range(len(spec.names))}
     names = unit_labels_for(spec.names, spec.sides)
@@ -775,6 +843,13 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 from dustsim.play.battle_kernel import _face
 
                 ev["facing"] = int(_face(board.width, p[-2], p[-1]))
+            size = units[u]["footprint"] if u is not None and "footprint" in units[u] else 1
+            if size > 1:  # its facing and squares after the move (kernel: L_RANGE)
+                from dustsim.play.board import footprint_squares
+
+                ev["facing"] = int(r[BK.L_RANGE])
+                ev["squares"] = footprint_squares(board.width, board.height, size, ev["to"],
+                                                  ev["facing"])
             if 0 < r[BK.L_TARGET] < len(WHY):  # the rule it moved under (battle_rules)
                 ev["rule"] = WHY[int(r[BK.L_TARGET])].split(":")[0]
                 ev["text"] = ev["text"][:-1] + f" ({WHY[int(r[BK.L_TARGET])]})."

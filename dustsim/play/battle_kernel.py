@@ -32,6 +32,15 @@ units pass friendly units but never enemies, vehicles never pass friendly vehicl
 ends on an occupied square (L463-465); building walls only at openings (``wall_mask``).
 Aircraft fly over everything (L510-516).
 
+**Large and Huge vehicles** (L285, L504-512, L604, L727): a unit's footprint (``X_FOOT``)
+is its anchor square ``ST_SQ`` and, for a Large vehicle, the square behind it against
+``ST_FACE``, for a Huge one the rest of its 2 x 2 block (:func:`_fsq`). Every footprint square
+is occupied, blocks sight as a vehicle square and becomes wreck; range, sight and cover run
+between footprints (:func:`_aim`); a Large vehicle moves by its front square with the rear in
+the square it left (:func:`_rear`), a Huge one moves its block (:func:`_reach_huge`). The
+decisions, with their lines: :data:`dustsim.play.battle.FOOTPRINT`. One-square units take
+exactly the code paths they took before.
+
 **Line of sight** (L602-655): the board's static table, then the stored sight line is walked
 for vehicle squares and wrecks (dynamic blockers, L612, L486: a destroyed vehicle stays as a
 wreck that blocks sight): one on a crossed square blocks, on a corner square it adds a
@@ -144,7 +153,14 @@ MAX_VC = 6
 G_TURN, G_ATT, G_END, G_WINNER, G_WONBY, G_EXIT0, G_EXIT1, G_OBJ0, G_OBJ1, G_NOCC = range(10)
 WON_OBJECTIVE, WON_ANNIHILATION, WON_EXIT, WON_VP, WON_DRAW, WON_DEFAULT = range(6)
 # unit facts (block H_XU): movement class, kind, blocks sight, strength at start, tall
-X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)
+X_CLASS, X_KIND, X_VEH, X_START, X_TALL, X_CAN_EXIT = range(6)  # X_TALL: sees over huts
+# squares a vehicle occupies (L285, L504-512): 1; 2 a Large vehicle (its front square ST_SQ and
+# the one behind it, ST_FACE pointing from the rear to the front); 4 a Huge vehicle (the 2 x 2
+# block whose lowest-index square is ST_SQ). Decisions: :data:`dustsim.play.battle.FOOTPRINT`
+X_FOOT = 6
+# a Large vehicle's lines drawn from its rear square (bit b: its b-th line is rear-mounted) or
+# from either square (bit 32 + b: side-mounted) (L604); others from its front square
+X_MOUNT = 7
 KIND_INF, KIND_VEH, KIND_AIR = 0, 1, 2
 FLYING = 6
 # unit state beyond the duel kernel's ST_* columns (0..15); ST_GONE reuses the line position
@@ -175,9 +191,10 @@ def bd_rows(n: int) -> dict:
     names = ("terrain", "cover0", "cover1", "cover2", "mc0", "mc1", "mc2", "mc3", "mc4", "mc5",
              "mc6", "nb0", "nb1", "nb2", "nb3", "nb4", "nb5", "nb6", "nb7", "deploy0",
              "deploy1", "objarea", "exit0", "exit1", "wall", "inbuild", "misc", "objectives")
+    end = r + len(names) + 7 * 8 + 7 * n * 4
     return {"los": n, "pc": 2 * n, **{k: r + i for i, k in enumerate(names)},
             "adj": r + len(names), "static": r + len(names) + 7 * 8,
-            "rows": r + len(names) + 7 * 8 + 7 * n * 4}
+            "los_tall": end, "rows": end + n}
 
 
 # event log (one int64 row per event; decoded by dustsim.play.battle)
@@ -256,6 +273,145 @@ def _kind(m, u):
     return m[m[0, H_XU] + u, X_KIND]
 
 
+# -- footprints (Large and Huge vehicles) --------------------------------------------------------
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _foot(m, u):
+    """Squares u occupies: 1, 2 (Large vehicle) or 4 (Huge vehicle) (L285, L504)."""
+    f = m[m[0, H_XU] + u, X_FOOT]
+    return f if f > 1 else 1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _fsq(m, size, s, face, k):
+    """Square k of a footprint of ``size`` squares anchored on s: k = 0 is s; a Large
+    vehicle's k = 1 the square behind s against ``face``; a Huge vehicle's k = 1..3 the rest
+    of the 2 x 2 block of which s is the lowest-index square. -1 off the board."""
+    if k == 0 or s < 0:
+        return s
+    width = m[R_B, B_WIDTH]
+    c = s % width
+    r = s // width
+    if size == 2:
+        b = (face + 4) & 7  # backwards (board.DIRECTIONS)
+        c += 0 if (b == 0 or b == 4) else (1 if b < 4 else -1)
+        r += 1 if (b == 0 or b == 1 or b == 7) else (-1 if (b >= 3 and b <= 5) else 0)
+    else:
+        c += k & 1
+        r += k >> 1
+    if c < 0 or c >= width or r < 0 or r >= m[R_B, B_HEIGHT]:
+        return -1
+    return r * width + c
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _usq(m, u, k):
+    """Square k (0 .. _foot - 1) of unit u where it stands."""
+    return _fsq(m, _foot(m, u), _sq(m, u), m[m[0, H_ST] + u, ST_FACE], k)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _line_org(m, u, w):
+    """Where u's line w is drawn from (X_MOUNT, L604): 0 a Large vehicle's front square (and
+    every line of other units), 1 its rear square, 2 either."""
+    if _foot(m, u) != 2:
+        return 0
+    mk = m[m[0, H_XU] + u, X_MOUNT]
+    b = w - m[m[0, H_UNITS] + u, U_W0]
+    if mk == 0 or b >= 31:
+        return 0
+    if (mk >> b) & 1:
+        return 1
+    if (mk >> (32 + b)) & 1:
+        return 2
+    return 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _gap(m, bd, u, t):
+    """Range between u and t as they stand: the nearest of their squares (decision, L580)."""
+    best = INF
+    for i in range(_foot(m, u)):
+        a = _usq(m, u, i)
+        for k in range(_foot(m, t)):
+            b = _usq(m, t, k)
+            if a >= 0 and b >= 0 and bd[a, b] < best:
+                best = bd[a, b]
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _aim(m, bd, ls, lq, u, s, t, org):
+    """(range, sight, cover) of u standing on s (its anchor) at t where one of them is a Large
+    or Huge vehicle (decisions in :data:`dustsim.play.battle.FOOTPRINT`): lines from a Large
+    shooter's front square, a Huge shooter's two squares nearest the target (its front
+    turned to it, L604, L508); to the target square that is seen and nearest, then clear
+    before cover (L580, L602); its own squares block nothing for it (L727). Cover: a
+    Large target when one of its squares is in cover from that origin, a Huge one when two
+    are (L727); a square not seen counts as in cover. Sight 2 when no square is seen.
+    ``org`` for a Large shooter: 0 its front square (front and turret lines), 1 its rear
+    square (rear lines), 2 either (side lines: decision, L604 names none)."""
+    su = _foot(m, u)
+    st = _foot(m, t)
+    ts = _sq(m, t)
+    tf = m[m[0, H_ST] + t, ST_FACE]
+    air = _kind(m, u) == KIND_AIR or _kind(m, t) == KIND_AIR
+    o0 = s
+    o1 = -1
+    if su == 2 and org != 0:
+        r = _rear(m, u, s)
+        if r >= 0:
+            if org == 1:
+                o0 = r
+            else:
+                o1 = r
+    if su == 4:  # the two squares of the block nearest the target's anchor
+        o0 = -1
+        d0 = INF
+        d1 = INF
+        for i in range(4):
+            q = _fsq(m, 4, s, 0, i)
+            if q < 0:
+                continue
+            dq = bd[q, ts]
+            if dq < d0:
+                o1, d1 = o0, d0
+                o0, d0 = q, dq
+            elif dq < d1:
+                o1, d1 = q, dq
+    best_d = INF
+    best_l = 2
+    best_o = -1
+    for j in range(2):
+        a = o0 if j == 0 else o1
+        if a < 0:
+            continue
+        for k in range(st):
+            b = _fsq(m, st, ts, tf, k)
+            if b < 0:
+                continue
+            lo = _sight(m, bd, ls, lq, a, b, u, t)
+            if lo == 2:
+                continue
+            dd = bd[a, b]
+            if dd < best_d or (dd == best_d and lo < best_l):
+                best_d, best_l, best_o = dd, lo, a
+    if best_o < 0:
+        return _gap(m, bd, u, t), 2, 0
+    cnt = 0
+    for k in range(st):
+        b = _fsq(m, st, ts, tf, k)
+        if b < 0:
+            continue
+        lo = _sight(m, bd, ls, lq, best_o, b, u, t)
+        if air:
+            if lo >= 1:
+                cnt += 1
+        elif lo == 2 or _in_cover(m, bd, t, b, lo) != 0:
+            cnt += 1
+    need = 2 if st == 4 else 1
+    return best_d, best_l, 1 if cnt >= need else 0
+
+
 # -- sight ---------------------------------------------------------------------------------------
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _sight(m, bd, ls, lq, a, b, ua, ub):
@@ -267,7 +423,11 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
         if bd[r_in, a] != 0 or bd[r_in, b] != 0:
             return bd[n + a, b]
         return 0
-    st = bd[n + a, b]
+    rx = m[0, H_XU]
+    if m[rx + ua, X_TALL] != 0 or m[rx + ub, X_TALL] != 0:
+        st = bd[37 * n + 84 + a, b]  # a walker or Large/Huge vehicle: over Quonset huts (L3158)
+    else:
+        st = bd[n + a, b]
     if st == 2:
         return 2
     p = a * n + b
@@ -275,11 +435,12 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
     k1 = ls[p + 1]
     occ_col = SC_OCC
     rsc = m[0, H_SCR]
-    rx = m[0, H_XU]
     while k < k1:
         s = lq[k, 0]
         if lq[k, 1] == 0:
             o = m[rsc + s, occ_col]
+            if o > 0 and m[rx + o - 1, X_FOOT] > 1 and (o - 1 == ua or o - 1 == ub):
+                o = 0  # a Large/Huge unit's own squares block nothing for it (L727)
             if ((o > 0 and m[rx + o - 1, X_VEH] != 0) or m[rsc + s, SC_WRECK] != 0) \
                     and s != a and s != b:
                 return 2
@@ -290,6 +451,10 @@ def _sight(m, bd, ls, lq, a, b, ua, ub):
         s2 = lq[k + 1, 0]
         o1 = m[rsc + s, occ_col]
         o2 = m[rsc + s2, occ_col]
+        if o1 > 0 and m[rx + o1 - 1, X_FOOT] > 1 and (o1 - 1 == ua or o1 - 1 == ub):
+            o1 = 0  # own squares (L727)
+        if o2 > 0 and m[rx + o2 - 1, X_FOOT] > 1 and (o2 - 1 == ua or o2 - 1 == ub):
+            o2 = 0
         b1 = ((o1 > 0 and m[rx + o1 - 1, X_VEH] != 0) or m[rsc + s, SC_WRECK] != 0
               or BR.smoke_on(m, s))
         b2 = ((o2 > 0 and m[rx + o2 - 1, X_VEH] != 0) or m[rsc + s2, SC_WRECK] != 0
@@ -317,6 +482,10 @@ def _occupy(m):
             s = _sq(m, u)
             if m[rsc + s, SC_OCC] == 0 or _kind(m, u) != KIND_AIR:
                 m[rsc + s, SC_OCC] = u + 1
+            for k in range(1, _foot(m, u)):  # a Large/Huge vehicle's other squares
+                q = _usq(m, u, k)
+                if q >= 0:
+                    m[rsc + q, SC_OCC] = u + 1
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -367,10 +536,17 @@ def _clear_around(m, bd, u, start, limit):
     if m[rx + u, X_CLASS] == FLYING:
         return True
     veh = m[rx + u, X_KIND] == KIND_VEH
+    if _foot(m, u) == 4:
+        return False  # a Huge vehicle's 2 x 2 block: no static table (_reach_huge)
     for v in range(m[0, H_U]):
         if v == u or not _present(m, v):
             continue
-        if bd[start, _sq(m, v)] > limit + 1:
+        dv = bd[start, _sq(m, v)]
+        for k in range(1, _foot(m, v)):  # a Large/Huge unit's nearest square
+            q = _usq(m, v, k)
+            if q >= 0 and bd[start, q] < dv:
+                dv = bd[start, q]
+        if dv > limit + 1:
             continue
         if m[ru + v, U_SIDE] != side:
             return False
@@ -451,6 +627,9 @@ def _reach(m, bd, u, limit, qb):
     r_adj = 9 * n + 28 + cls * 8
     if limit > QL - 2:
         limit = QL - 2
+    if _foot(m, u) == 4:
+        _reach_huge(m, bd, u, limit, qb)
+        return
     start = m[m[0, H_ST] + u, ST_SQ]
     if start >= 0 and _clear_around(m, bd, u, start, limit):
         # no unit can bar or end a path within reach: the board's static table is exact
@@ -529,6 +708,145 @@ def _reach(m, bd, u, limit, qb):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _block_step(m, bd, u, s, d, r_mc, r_adj, tb):
+    """Entry cost of a Huge vehicle's 2 x 2 block anchored on s stepping in direction d
+    (each of its squares steps as a vehicle of its class: passable, no wall, no impassable
+    corner cut; none into an enemy unless Trail Blazer nor a friendly vehicle, none past an
+    enemy's corner, L463-465, L510); -1 when barred."""
+    n = m[R_B, B_N]
+    rsc = m[0, H_SCR]
+    ru = m[0, H_UNITS]
+    rxu = m[0, H_XU]
+    r_nb = 9 * n + 11
+    side = m[ru + u, U_SIDE]
+    step = 0
+    for k in range(4):
+        a = _fsq(m, 4, s, 0, k)
+        if a < 0:
+            return -1
+        t = bd[r_adj + d, a]
+        if t < 0:
+            return -1
+        if bd[r_mc, t] > step:
+            step = bd[r_mc, t]
+        ot = m[rsc + t, SC_OCC]
+        if ot > 0 and ot - 1 != u:
+            if m[ru + ot - 1, U_SIDE] != side and not tb:
+                return -1
+            if m[rxu + ot - 1, X_KIND] == KIND_VEH:
+                return -1
+        if d & 1:
+            for e in range(2):
+                q = bd[r_nb + ((d + 7 + 2 * e) & 7), a]
+                oq = m[rsc + q, SC_OCC] if q >= 0 else 0
+                if oq > 0 and oq - 1 != u and m[ru + oq - 1, U_SIDE] != side:
+                    return -1
+    return step
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _reach_huge(m, bd, u, limit, qb):
+    """:func:`_reach` for a Huge vehicle: the search runs on the anchor of its 2 x 2 block,
+    each step moving the whole block (L504-508: the leading edge moves, the rest takes the
+    squares it vacates; decision: a diagonal step moves the block diagonally). Entering from
+    its edge, the block's edge pair enters the zone and the block drives on fully: cost 2."""
+    n = m[R_B, B_N]
+    rsc = m[0, H_SCR]
+    ru = m[0, H_UNITS]
+    rx = m[0, H_XU] + u
+    cls = m[rx, X_CLASS]
+    side = m[ru + u, U_SIDE]
+    tb = BR.has(m, u, BR.RB_TRAIL_BLAZER)
+    r_mc = 9 * n + 4 + cls
+    r_adj = 9 * n + 28 + cls * 8
+    start = m[m[0, H_ST] + u, ST_SQ]
+    for s in range(n):
+        m[rsc + s, SC_C0] = INF
+        m[rsc + s, SC_C1] = INF
+    for c in range(limit + 1):
+        qb[c] = -1
+    qb[2 * QL - 1] = 0
+    if start >= 0:
+        m[rsc + start, SC_C0] = 0
+        m[rsc + start, SC_P0] = -1
+        _push(qb, start * 2, 0)
+    elif limit >= 2:
+        zone = 9 * n + 19 + (0 if side == m[R_G, G_ATT] else 1)
+        for s in range(n):
+            inz = 0
+            ok = True
+            for k in range(4):
+                q = _fsq(m, 4, s, 0, k)
+                if q < 0 or bd[r_mc, q] >= 99:
+                    ok = False
+                    break
+                o = m[rsc + q, SC_OCC]
+                if o > 0 and o - 1 != u and (m[ru + o - 1, U_SIDE] != side
+                                             or m[rx - u + o - 1, X_KIND] == KIND_VEH):
+                    ok = False
+                    break
+                if bd[zone, q] != 0:
+                    inz += 1
+            if ok and inz >= 2:
+                m[rsc + s, SC_C0] = 2
+                m[rsc + s, SC_P0] = -2
+                _push(qb, s * 2, 2)
+    for level in range(limit + 1):
+        e = qb[level]
+        while e >= 0:
+            st = qb[e]
+            e = qb[e + 1]
+            s = st >> 1
+            dflag = st & 1
+            if m[rsc + s, SC_C0 + dflag] != level:
+                continue
+            for d in range(8):
+                t = bd[r_adj + d, s]
+                if t < 0:
+                    continue
+                step = _block_step(m, bd, u, s, d, r_mc, r_adj, tb)
+                if step < 0:
+                    continue
+                nd = dflag
+                if d & 1:
+                    step += dflag  # further diagonals count two (L461)
+                    nd = 1
+                nc = level + step
+                if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
+                    m[rsc + t, SC_C0 + nd] = nc
+                    m[rsc + t, SC_P0 + nd] = s * 2 + dflag
+                    _push(qb, t * 2 + nd, nc)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _rear(m, u, s):
+    """The rear square of Large vehicle u ending its move with its front on s (scratch
+    parents of the last search): the square its front left on the final step (L504); after a
+    diagonal final step, the square beside that step's corner in the front's column, else in
+    its row (decision: it keeps to the grid, L461, L506-508); its present rear square when s
+    is where it stands; -1 on an entry square (the rear would be off the board)."""
+    rsc = m[0, H_SCR]
+    a = m[rsc + s, SC_C0]
+    b = m[rsc + s, SC_C1]
+    p = m[rsc + s, SC_P0] if a <= b else m[rsc + s, SC_P1]
+    if p == -1 or s == _sq(m, u):
+        return _usq(m, u, 1)
+    if p < 0:
+        return -1
+    q = p >> 1
+    width = m[R_B, B_WIDTH]
+    dc = s % width - q % width
+    dr = s // width - q // width
+    if dc == 0 or dr == 0:
+        return q
+    c = s - dr * width
+    o = m[rsc + c, SC_OCC]
+    if o == 0 or o - 1 == u:
+        return c
+    return s - dc
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _cost(m, s):
     rsc = m[0, H_SCR]
     a = m[rsc + s, SC_C0]
@@ -538,8 +856,23 @@ def _cost(m, s):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _can_end(m, u, s):
-    o = m[m[0, H_SCR] + s, SC_OCC]
-    return o == 0 or o - 1 == u
+    """u may end a move on s: no other unit on it (L465), nor on the other squares of a Large
+    or Huge vehicle's footprint there."""
+    rsc = m[0, H_SCR]
+    o = m[rsc + s, SC_OCC]
+    if not (o == 0 or o - 1 == u):
+        return False
+    size = _foot(m, u)
+    if size == 1:
+        return True
+    for k in range(1, size):
+        q = _rear(m, u, s) if size == 2 else _fsq(m, 4, s, 0, k)
+        if q < 0:
+            return False
+        o = m[rsc + q, SC_OCC]
+        if not (o == 0 or o - 1 == u):
+            return False
+    return True
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -669,6 +1002,39 @@ def _line_values(m, f, u, val):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _offence_big(m, bd, ls, lq, u, s, t, val):
+    """:func:`_offence`'s step for one target t where u or t is a Large or Huge vehicle: each
+    line's range, sight and cover from the square it is drawn from (:func:`_aim`,
+    :func:`_line_org`)."""
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    d0, l0, c0 = _aim(m, bd, ls, lq, u, s, t, ZERO)
+    d1, l1, c1 = d0, l0, c0
+    d2, l2, c2 = d0, l0, c0
+    mk = m[m[0, H_XU] + u, X_MOUNT] if _foot(m, u) == 2 else 0
+    if mk & 0x7FFFFFFF:
+        d1, l1, c1 = _aim(m, bd, ls, lq, u, s, t, ONE)
+    if mk >> 32:
+        d2, l2, c2 = _aim(m, bd, ls, lq, u, s, t, np.int64(2))
+    air_t = _kind(m, t) == KIND_AIR
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        o = _line_org(m, u, w)
+        d, lo, cov = (d1, l1, c1) if o == 1 else ((d2, l2, c2) if o == 2 else (d0, l0, c0))
+        if lo == 2 or BR.hidden(m, t, d):  # camouflage: not from range 3 or more (L3455)
+            continue
+        if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX] or not _hurts(m, w, t):
+            continue
+        if m[rwp + w, W_CC] != 0 and (air_t or m[R_G, G_NOCC] != 0):
+            continue
+        v = val[w, 4 + 2 * t + cov]  # _line_values, fresh for this activation
+        if v > val[w, 3]:
+            val[w, 3] = v
+            m[rws + w, 6] = t
+            m[rws + w, 7] = cov
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _offence(m, f, bd, ls, lq, u, s, commit, val):
     """Value of u attacking from square s, each weapon line at its own best target (003
     L657-663): range, line of sight and cover from s. With ``commit`` the choices are written
@@ -692,6 +1058,9 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         if m[m[0, H_UNITS] + t, U_SIDE] == side or not _present(m, t):
             continue
         ts = _sq(m, t)
+        if _foot(m, u) > 1 or _foot(m, t) > 1:  # a Large or Huge vehicle: by its squares
+            _offence_big(m, bd, ls, lq, u, s, t, val)
+            continue
         d = bd[s, ts]
         if BR.hidden(m, t, d):
             continue  # camouflaged: not from range 3 or more (L3455)
@@ -868,6 +1237,10 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
     rg = m[0, H_GROUPS] + ((t * 2 + cov) * 2 + variant) * wg
     w0 = m[ru + u, U_W0]
     w1 = m[ru + u, U_W1]
+    big = _foot(m, u) > 1 or _foot(m, t) > 1
+    big_los = 0
+    d_log = -1
+    lo = 0
     d = bd[_sq(m, u), _sq(m, t)]
     if m[ru + t, U_SQUAD] != 0:
         mini = m[rs + t, ST_MODELS] + (1 if m[rs + t, ST_HERO] > 0 else 0)
@@ -881,9 +1254,16 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         m[rg + w, G_DICE] = 0
         if m[rws + w, WS_TGT] != t:
             continue
+        if big:  # each line from its own square to the target's nearest seen square
+            d, lo, _c = _aim(m, bd, ls, lq, u, _sq(m, u), t, _line_org(m, u, w))
+            if lo == 2:
+                continue
         c = _fires_at(m, w, t, d, cc)
         if c == 0:
             continue
+        if big and d_log < 0:
+            d_log = d
+            big_los = lo
         wt = rwt + w * U + t
         if m[wt, WT_BLAST] > 0:
             nd = m[wt, WT_BLAST] * mini * c
@@ -915,8 +1295,8 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
     if k >= 0:
         log[k, L_WMASK] = mask
         log[k, L_TARGET] = t
-        log[k, L_RANGE] = d
-        log[k, L_LOS] = _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t)
+        log[k, L_RANGE] = d_log if big else d
+        log[k, L_LOS] = big_los if big else _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t)
         log[k, L_COVER] = cov
         log[k, L_D0] = p0
         log[k, L_D1] = pos
@@ -952,7 +1332,9 @@ def _hit(m, log, t, rr, before_left, before_tok, by):
     if before_left > 0 and not _alive(m, t):
         _log(m, log, turn, _side(m, t), t, A_DESTROYED, _sq(m, t), NONE)
         if _kind(m, t) == KIND_VEH and _sq(m, t) >= 0:
-            m[m[0, H_SCR] + _sq(m, t), SC_WRECK] = 1  # the wreck stays: blocks sight (L486)
+            for q in range(_foot(m, t)):  # the wreck stays on all its squares (L486)
+                if _usq(m, t, q) >= 0:
+                    m[m[0, H_SCR] + _usq(m, t, q), SC_WRECK] = 1
     elif m[m[0, H_ST] + t, ST_TOK] != before_tok:
         k = _log(m, log, turn, _side(m, t), t, A_TOKEN, _sq(m, t), NONE)
         if k >= 0:
@@ -977,7 +1359,8 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     for w in range(w0, w1):  # vehicles turn to their first target (fire arcs: see battle.py)
         t = m[rws + w, WS_TGT]
         if t >= 0:
-            m[m[0, H_ST] + u, ST_FACE] = _face(width, _sq(m, u), _sq(m, t))
+            if _foot(m, u) != 2:  # a Large vehicle turns only by moving (L504-508)
+                m[m[0, H_ST] + u, ST_FACE] = _face(width, _sq(m, u), _sq(m, t))
             break
     for t in range(U):
         declared = False
@@ -1015,7 +1398,7 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
     fs_u = BR.has(m, u, BR.RB_FIRST_STRIKE)
     fs_t = BR.has(m, t, BR.RB_FIRST_STRIKE)
     if fs_t and not fs_u:  # the retaliation strikes first, if u has a line that will fire
-        d = bd[_sq(m, u), _sq(m, t)]
+        d = _gap(m, bd, u, t)
         ready = False
         ru = m[0, H_UNITS] + u
         for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -1105,13 +1488,19 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
         if _stun(m, r) >= 2:
             continue  # grappled: cannot fight (L3268)
         rsq = _sq(m, r)
-        d = bd[rsq, ms]
+        big = _foot(m, r) > 1 or _foot(m, mover) > 1
+        if big:
+            d, los, cov = _aim(m, bd, ls, lq, r, rsq, mover, ZERO)
+        else:
+            d = bd[rsq, ms]
         if d > m[ru + r, U_REACT_RANGE] or BR.hidden(m, mover, d):
             continue
-        los = _sight(m, bd, ls, lq, rsq, ms, r, mover)
+        if not big:
+            los = _sight(m, bd, ls, lq, rsq, ms, r, mover)
         if los == 2:
             continue
-        cov = _in_cover(m, bd, mover, ms, los)
+        if not big:
+            cov = _in_cover(m, bd, mover, ms, los)
         v = 0.0
         for w in range(m[ru + r, U_W0], m[ru + r, U_W1]):
             c = _fires_at(m, w, mover, d, OFF)
@@ -1149,12 +1538,20 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
         log[k, L_HITS] = s
     if s == 0:
         return pos
-    d = bd[rsq, ms]
-    los = _sight(m, bd, ls, lq, rsq, ms, r, mover)
-    cov = _in_cover(m, bd, mover, ms, los)
+    if _foot(m, r) > 1 or _foot(m, mover) > 1:
+        d, los, cov = _aim(m, bd, ls, lq, r, rsq, mover, ZERO)
+    else:
+        d = bd[rsq, ms]
+        los = _sight(m, bd, ls, lq, rsq, ms, r, mover)
+        cov = _in_cover(m, bd, mover, ms, los)
     rws = m[0, H_WS]
     for w in range(m[ru + r, U_W0], m[ru + r, U_W1]):
-        ok = _fires_at(m, w, mover, d, OFF) > 0
+        dw = d
+        if _line_org(m, r, w) != 0:  # a Large vehicle's rear or side line (L604)
+            dw, lw, _cw = _aim(m, bd, ls, lq, r, rsq, mover, _line_org(m, r, w))
+            if lw == 2:
+                dw = INF
+        ok = _fires_at(m, w, mover, dw, OFF) > 0
         m[rws + w, WS_TGT] = mover if ok else -1
         m[rws + w, WS_COV] = cov
     return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
@@ -1177,16 +1574,30 @@ def _place(m, bd, log, plog, u, s, upto, action, stop, base):
         log[k, L_X] = _cost(m, s) - base  # this segment's cost (a march's second part)
     width = m[R_B, B_WIDTH]
     prev = plog[p0 + cnt - 2] if cnt >= 2 and p0 + cnt - 1 < plog.shape[0] else frm
-    if prev >= 0:
+    size = _foot(m, u)
+    rear = _rear(m, u, s) if size == 2 else -1
+    rsc = m[0, H_SCR]
+    for j in range(1, size):  # leave the other squares of a Large/Huge footprint
+        q = _usq(m, u, j)
+        if q >= 0 and m[rsc + q, SC_OCC] == u + 1:
+            m[rsc + q, SC_OCC] = 0
+    if rear >= 0:
+        m[rs, ST_FACE] = _face(width, rear, s)  # along its body, rear to front (L504)
+    elif prev >= 0:
         m[rs, ST_FACE] = _face(width, prev, s)
     m[rs, ST_SQ] = s
     m[rs, ST_MOVED] = 1
     if action == A_MARCH:
         BR.unhide(m, u)  # a March Move is not a Move: camouflage ends (L3455)
-    rsc = m[0, H_SCR]
     if frm >= 0 and m[rsc + frm, SC_OCC] == u + 1:
         m[rsc + frm, SC_OCC] = 0
     m[rsc + s, SC_OCC] = u + 1
+    for j in range(1, size):
+        q = _usq(m, u, j)
+        if q >= 0:
+            m[rsc + q, SC_OCC] = u + 1
+    if k >= 0:
+        log[k, L_RANGE] = m[rs, ST_FACE]  # a move's facing after it (a Large body's axis)
     return True
 
 
@@ -1201,8 +1612,17 @@ def _try_exit(m, bd, log, u):
         return
     n = m[R_B, B_N]
     s = _sq(m, u)
-    if s >= 0 and bd[9 * n + 22, s] != 0:
+    on = False
+    for k in range(_foot(m, u)):  # any of a Large/Huge vehicle's squares (decision)
+        q = _usq(m, u, k)
+        if q >= 0 and bd[9 * n + 22, q] != 0:
+            on = True
+    if s >= 0 and on:
         rs = m[0, H_ST] + u
+        for k in range(1, _foot(m, u)):
+            q = _usq(m, u, k)
+            if q >= 0 and m[m[0, H_SCR] + q, SC_OCC] == u + 1:
+                m[m[0, H_SCR] + q, SC_OCC] = 0
         m[rs, ST_GONE] = 1
         m[m[0, H_SCR] + s, SC_OCC] = 0
         m[R_G, G_EXIT0 + side] += 1
@@ -1822,7 +2242,11 @@ def _objectives(m, bd, log):
         for u in range(m[0, H_U]):
             if not _present(m, u):
                 continue
-            if bd[r_area, _sq(m, u)] == i and m[m[0, H_XU] + u, BR.ST_DROP] != m[R_G, G_TURN]:
+            on = bd[r_area, _sq(m, u)] == i
+            for q in range(1, _foot(m, u)):  # any square of a Large/Huge vehicle (decision)
+                if _usq(m, u, q) >= 0 and bd[r_area, _usq(m, u, q)] == i:
+                    on = True
+            if on and m[m[0, H_XU] + u, BR.ST_DROP] != m[R_G, G_TURN]:
                 if _side(m, u) == 0:
                     a = True
                 else:
@@ -1866,10 +2290,18 @@ def _held(m, bd, side, clear):
                 continue
             sq = _sq(m, u)
             a = bd[r_area, sq]
+            near = bd[sq, o]
+            for q in range(1, _foot(m, u)):  # any square of a Large/Huge vehicle (decision)
+                sq2 = _usq(m, u, q)
+                if sq2 >= 0:
+                    if bd[r_area, sq2] == i:
+                        a = i
+                    if bd[sq2, o] < near:
+                        near = bd[sq2, o]
             if _side(m, u) == side:
                 if a == i:
                     own = True
-            elif a == i or (clear > 0 and bd[sq, o] <= clear):
+            elif a == i or (clear > 0 and near <= clear):
                 bad = True
         if own and not bad:
             cnt += 1
@@ -2066,10 +2498,23 @@ def _deploy(rng, m, f, bd, log):
             best = -1
             bsc = -1e300
             kind = _kind(m, u)
+            size = _foot(m, u)
+            face = m[m[0, H_ST] + u, ST_FACE]
+            if size > 1:  # a Large/Huge vehicle deploys facing the enemy's zone
+                face = 0 if zone_i == 0 else 4
+                m[m[0, H_ST] + u, ST_FACE] = face
+            r_mc = 9 * n + 4 + m[m[0, H_XU] + u, X_CLASS]
             for s in range(n):
                 if bd[zone, s] == 0 or m[rsc + s, SC_OCC] != 0:
                     continue
-                if bd[9 * n + 4 + m[m[0, H_XU] + u, X_CLASS], s] >= 99:
+                if bd[r_mc, s] >= 99:
+                    continue
+                fits = True  # a Large/Huge vehicle: all its squares free, passable, in the zone
+                for k in range(1, size):
+                    q = _fsq(m, size, s, face, k)
+                    if q < 0 or bd[zone, q] == 0 or m[rsc + q, SC_OCC] != 0 or bd[r_mc, q] >= 99:
+                        fits = False
+                if not fits:
                     continue
                 sc = -abs(s // width - erow) + 2.0 * bd[9 * n + 1 + kind, s] + 0.5 * uniform(rng)
                 if sc > bsc:
@@ -2077,7 +2522,11 @@ def _deploy(rng, m, f, bd, log):
             if best >= 0:
                 m[m[0, H_ST] + u, ST_SQ] = best
                 m[rsc + best, SC_OCC] = u + 1
-                _log(m, log, 0, side, u, A_MOVE, NONE, best)
+                for k in range(1, size):
+                    m[rsc + _fsq(m, size, best, face, k), SC_OCC] = u + 1
+                kk = _log(m, log, 0, side, u, A_MOVE, NONE, best)
+                if kk >= 0:
+                    log[kk, L_RANGE] = face
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -881,6 +881,23 @@ def reachable(board: Board, move_class: int, sources: Iterable[int]) -> np.ndarr
     return seen
 
 
+def footprint_squares(width: int, height: int, size: int, anchor: int, facing: int) -> list[int]:
+    """The squares a unit of ``size`` squares holds with its anchor on ``anchor`` (L285,
+    L504-512; the battle kernel's ``_fsq``): 1 the anchor; 2 a Large vehicle, its front
+    square ``anchor`` and the square behind it against ``facing`` (:data:`DIRECTIONS`); 4 a
+    Huge vehicle, the 2 x 2 block whose lowest-index square is ``anchor``. Squares off the
+    board are left out."""
+    c, r = anchor % width, anchor // width
+    if size == 2:
+        dc, dr = DIRECTIONS[(facing + 4) % 8]
+        cells = [(c, r), (c + dc, r + dr)]
+    elif size == 4:
+        cells = [(c, r), (c + 1, r), (c, r + 1), (c + 1, r + 1)]
+    else:
+        cells = [(c, r)]
+    return [rr * width + cc for cc, rr in cells if 0 <= cc < width and 0 <= rr < height]
+
+
 def board_text(board: Board, levels: bool = False) -> str:
     """The board as text, last row first (as seen from side A), one :data:`MAP_LEGEND`
     character per square; objectives are ``*``. ``levels``: height digits instead."""

@@ -25,7 +25,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from dustsim.errors import DustsimError
-from dustsim.play.board import TERRAIN_NAMES
+from dustsim.play.board import TERRAIN_NAMES, footprint_squares
 from dustsim.review.replay import (
     ATTACKS,
     FACING_STEPS,
@@ -284,6 +284,12 @@ def _draw_units(ax, units: Sequence[Mapping], w: int) -> None:
         colour = SIDE_COLOURS.get(u.get("side"), "#444444")
         alpha = 0.4 if u.get("destroyed") else 1.0
         f = u.get("facing")
+        if int(u.get("footprint") or 1) > 1 and f is not None:  # a Large/Huge vehicle's squares
+            xs, ys = zip(*(_xy(q, w) for q in footprint_squares(
+                w, 1 << 20, int(u["footprint"]), s, int(f))), strict=True)
+            ax.add_patch(Rectangle((min(xs) - 0.45, min(ys) - 0.45), max(xs) - min(xs) + 0.9,
+                                   max(ys) - min(ys) + 0.9, facecolor=colour, alpha=0.25 * alpha,
+                                   edgecolor=colour, lw=1.2, zorder=3))
         if f is not None:
             dx, dy = FACING_STEPS[int(f)]
             norm = float(np.hypot(dx, dy))

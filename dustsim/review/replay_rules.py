@@ -19,10 +19,19 @@ step and compares every attack with :mod:`dustsim.play.board`'s reference functi
   the unit's ``move_class``, enters only squares passable for that class (the board's
   ``move_cost``).
 
-A Walker or a Large/Huge vehicle sees over Quonset huts (L3156-3158); the log does not carry
-size, so a line that only such a unit could draw is accepted. Weapon ranges (the cards)
-are checked where the log lists each unit's weapon lines with their ranges and each attack
-its lines (``weapons``): every line fired reaches the target.
+A Walker or a Large/Huge vehicle sees over Quonset huts (L3156-3158); a line that only such a
+unit could draw is accepted.
+
+A Large or Huge vehicle (``units[].footprint`` 2 or 4; each of its moves lists its
+``squares``) holds all its squares: no other unit ends on or passes an enemy's square of it,
+its squares block sight as vehicle squares, and its own squares never block its lines. An
+attack with one is checked against the footprints (``dustsim.play.battle.FOOTPRINT``): its
+``range`` is the range between some pair of their squares with a sight line, every line
+fired reaches such a pair, ``los`` is that of such a pair, and a target said not to be in
+cover has fewer than one (Large) or two (Huge) squares in cover from that origin (L727).
+
+Weapon ranges (the cards) are checked where the log lists each unit's weapon lines with
+their ranges and each attack its lines (``weapons``): every line fired reaches the target.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from dustsim.play.board import (
     IMPASSABLE,
     INFANTRY_CLASS,
     LOS_BLOCKED,
+    LOS_CLEAR,
     LOS_COVER,
     MOVE_CLASS_NAMES,
     TERRAIN_NAMES,
@@ -97,15 +107,41 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     movers = {u["id"]: u["move_class"] for u in log["units"]
               if _is_class(u.get("move_class"))}
     smoke: dict[int, int] = {}  # square -> last turn of a smoke screen on it
+    sizes = {u["id"]: u.get("footprint") or 1 for u in log["units"]}
+    held: dict[Any, list[int]] = {}  # a Large/Huge vehicle's squares (its last move's)
     for i, ev, states in walk(log):
+        feet = _Feet(states, held, sizes)
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
         if ev["action"] in ATTACKS:
             screens = frozenset(q for q, t in smoke.items() if t >= ev["turn"])
-            _check_attack(i, ev, board, states, classes, weapons, wrecks, screens)
+            if feet.big(ev["unit"]) or feet.big(ev["target"]):
+                _check_big_attack(i, ev, board, states, classes, weapons, wrecks, screens,
+                                  feet)
+            else:
+                _check_attack(i, ev, board, states, classes, weapons, wrecks, screens, feet)
         elif ev["action"] in MOVES:
-            _check_move(i, ev, board, states, movers, classes, sides, through)
+            _check_move(i, ev, board, states, movers, classes, sides, through, feet)
+            if sizes[ev["unit"]] > 1 and ev.get("squares"):
+                held[ev["unit"]] = [int(q) for q in ev["squares"]]
+
+
+class _Feet:
+    """The squares each unit holds at one step: a Large/Huge vehicle's from its last move's
+    ``squares``, any other unit's its ``square``."""
+
+    def __init__(self, states: Mapping, held: Mapping, sizes: Mapping) -> None:
+        self.states, self.held, self.sizes = states, held, sizes
+
+    def big(self, uid: Any) -> bool:
+        return self.sizes.get(uid, 1) > 1 and uid in self.held
+
+    def of(self, uid: Any) -> list[int]:
+        st = self.states[uid]
+        if st.square is None:
+            return []
+        return list(self.held[uid]) if self.big(uid) else [st.square]
 
 
 def _is_class(c: Any) -> bool:
@@ -113,7 +149,8 @@ def _is_class(c: Any) -> bool:
 
 
 def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapping,
-                classes: Mapping, sides: Mapping, through: frozenset = frozenset()) -> None:
+                classes: Mapping, sides: Mapping, through: frozenset = frozenset(),
+                feet: _Feet | None = None) -> None:
     """A move passes only friendly units, a vehicle no friendly vehicle, and ends on a square
     no other unit holds (L463-465); where the log gives the
     unit's movement class (``move_class``, :data:`dustsim.play.board.MOVE_CLASS_NAMES`),
@@ -122,18 +159,24 @@ def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapp
     w, to, uid = board.width, ev["to"], ev["unit"]
     if to is None:
         return
+
+    def holds(other: Any, st: Any, s: int) -> bool:
+        return st.square == s if feet is None else s in feet.of(other)
+
+    own = set(feet.of(uid)) if feet is not None else {states[uid].square}
     for other, st in states.items():
-        if other != uid and st.square == to and not st.destroyed:
-            raise DustsimError(f"{where}: field 'to': {square_name(to, w)} is held by unit "
-                               f"{other!r}; no unit ends its move on an occupied square "
-                               "(L463-465)")
+        for s in [int(q) for q in ev.get("squares") or ()] or [to]:
+            if other != uid and holds(other, st, s) and not st.destroyed:
+                raise DustsimError(f"{where}: field 'to': {square_name(s, w)} is held by unit "
+                                   f"{other!r}; no unit ends its move on an occupied square "
+                                   "(L463-465)")
     if classes[uid] != AIRCRAFT_CLASS:  # aircraft fly over everything (L510-516)
         side = sides[uid]
         for s in ev.get("path") or []:
-            if s in (to, states[uid].square):
+            if s == to or s in own:
                 continue
             for other, st in states.items():
-                if st.square != s or st.destroyed or other == uid:
+                if not holds(other, st, s) or st.destroyed or other == uid:
                     continue
                 if sides[other] != side and uid not in through:
                     raise DustsimError(f"{where}: field 'path': passes {square_name(s, w)}, "
@@ -145,8 +188,8 @@ def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapp
     mc = movers.get(uid)
     if mc is None:
         return
-    for s in [*(ev.get("path") or []), to]:
-        if s != states[uid].square and board.move_cost[s, mc] >= IMPASSABLE:
+    for s in [*(ev.get("path") or []), to, *(ev.get("squares") or ())]:
+        if s not in own and board.move_cost[s, mc] >= IMPASSABLE:
             raise DustsimError(f"{where}: field 'path': {square_name(s, w)} "
                                f"({TERRAIN_NAMES[board.terrain[s]]}) is impassable for "
                                f"movement class {MOVE_CLASS_NAMES[mc]}")
@@ -159,7 +202,8 @@ def _sight(board: Board, a: int, b: int, blockers: frozenset) -> int:
 
 
 def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
-                  weapons: Mapping, wrecks: bool, screens: frozenset = frozenset()) -> None:
+                  weapons: Mapping, wrecks: bool, screens: frozenset = frozenset(),
+                  feet: _Feet | None = None) -> None:
     where = f"replay log: event {i} ({ev['action']})"
     w = board.width
     a, b = states[ev["unit"]].square, states[ev["target"]].square
@@ -181,12 +225,7 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
     ca, cb = classes[ev["unit"]], classes[ev["target"]]
     if AIRCRAFT_CLASS in (ca, cb) and not (board.in_building[a] or board.in_building[b]):
         return  # aircraft see and are seen by everything not in a building (L655)
-    live = frozenset(st.square for uid, st in states.items()
-                     if classes[uid] == VEHICLE_CLASS and st.square is not None
-                     and not st.destroyed)
-    wrecked = frozenset(st.square for uid, st in states.items()
-                        if classes[uid] == VEHICLE_CLASS and st.square is not None
-                        and st.destroyed) if wrecks else frozenset()
+    live, wrecked = _vehicle_squares(states, classes, wrecks, feet)
     live = live | screens  # smoke screens block sight through them (L3228)
     los = _sight(board, a, b, live | wrecked)
     if los == LOS_BLOCKED:
@@ -209,6 +248,81 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
     if ev.get("cover") is False and in_cover:
         raise DustsimError(f"{where}: field 'cover': false, but the target on "
                            f"{square_name(b, w)} is in cover (L680)")
+
+
+def _vehicle_squares(states: Mapping, classes: Mapping, wrecks: bool, feet: _Feet | None,
+                     skip: tuple = ()) -> tuple[frozenset, frozenset]:
+    """Squares of standing vehicles (L612) and of wrecks (L486), every square of a Large/Huge
+    one; the units in ``skip`` left out (a big vehicle's own squares block nothing for it)."""
+    live: set[int] = set()
+    wrecked: set[int] = set()
+    for uid, st in states.items():
+        if classes[uid] != VEHICLE_CLASS or st.square is None or uid in skip:
+            continue
+        squares = feet.of(uid) if feet is not None else [st.square]
+        if not st.destroyed:
+            live.update(squares)
+        elif wrecks:
+            wrecked.update(squares)
+    return frozenset(live), frozenset(wrecked)
+
+
+def _check_big_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
+                      weapons: Mapping, wrecks: bool, screens: frozenset, feet: _Feet) -> None:
+    """An attack by or at a Large/Huge vehicle, against the footprints (module docstring)."""
+    where = f"replay log: event {i} ({ev['action']})"
+    w = board.width
+    me, tgt = ev["unit"], ev["target"]
+    mine, theirs = feet.of(me), feet.of(tgt)
+    pair = (f"from {', '.join(square_name(s, w) for s in mine)} to "
+            f"{', '.join(square_name(s, w) for s in theirs)}")
+    nearest = min(distance(board, a, b) for a in mine for b in theirs)
+    if ev["action"] == "close-combat":
+        if nearest != 1:
+            raise DustsimError(f"{where}: field 'range': close combat {pair} is not between "
+                               f"adjacent squares (range {nearest}, L761)")
+        return
+    ca, cb = classes[me], classes[tgt]
+    air = AIRCRAFT_CLASS in (ca, cb)
+    live, wrecked = _vehicle_squares(states, classes, wrecks, feet, skip=(me, tgt))
+    blockers = live | wrecked | screens
+    seen = []  # (range, los, origin, square) of each pair with a sight line
+    for a in mine:
+        for b in theirs:
+            los = LOS_CLEAR if air and not (board.in_building[a] or board.in_building[b]) \
+                else _sight(board, a, b, blockers)
+            if los != LOS_BLOCKED:
+                seen.append((distance(board, a, b), los, a, b))
+    if not seen:
+        raise DustsimError(f"{where}: field 'los': no line of sight {pair} on the board "
+                           "(L602-655, L604)")
+    ranges = {d for d, *_ in seen}
+    if ev.get("range") is not None and ev["range"] not in ranges:
+        raise DustsimError(f"{where}: field 'range': {ev['range']}, but the ranges between "
+                           f"seen squares {pair} are {sorted(ranges)} (L580-582, L604)")
+    for line in ev.get("weapons") or ():
+        reach = weapons.get((me, line))
+        if reach is not None and not any(reach[0] <= d <= reach[1] for d in ranges):
+            raise DustsimError(f"{where}: field 'weapons': line {line} ({reach[2]}) reaches "
+                               f"{reach[0]}-{reach[1]}, but no seen square {pair} is in reach")
+    at = [x for x in seen if ev.get("range") is None or x[0] == ev["range"]]
+    if ev.get("los") is not None and not air:
+        wants = {"cover" if los == LOS_COVER else "clear" for _, los, *_ in at}
+        if ev["los"] not in wants:
+            raise DustsimError(f"{where}: field 'los': {ev['los']!r}, but the lines {pair} at "
+                               f"range {ev.get('range')} are {sorted(wants)} (L608-610)")
+    if ev.get("cover") is False and not air:
+        need = 2 if len(theirs) >= 4 else 1
+        for origin in {a for _, _, a, _ in at}:
+            covered = 0
+            for b in theirs:
+                los = _sight(board, origin, b, blockers)
+                if los != LOS_CLEAR or bool(board.cover[b, cb]) or b in screens:
+                    covered += 1
+            if covered < need:
+                return
+        raise DustsimError(f"{where}: field 'cover': false, but {need} or more of the "
+                           f"target's squares {pair} are in cover (L727)")
 
 
 __all__ = ["board_of_log", "check_log_on_board"]

@@ -92,6 +92,19 @@ _ENLIST = "printed only in the DUST ENLIST data; its text is in no seed"
 _BOARD = "needs the battlefield (squares, terrain, line of sight)"
 
 
+# Large and Huge vehicles: played on the grid (play.battle_kernel; decisions with their lines in
+# play.battle.FOOTPRINT)
+_LARGE = ("occupies two squares (front and rear), in cover if one is; moves by its front "
+          "square, the rear taking the square it left; front and turret lines from its front "
+          "square, rear lines from its rear; sees over Quonset huts (grid battles: "
+          "play.battle.FOOTPRINT)")
+_HUGE = ("occupies a 2 x 2 block, in cover if two of its squares are; the block moves as "
+         "one and turns within itself; lines from its two squares facing the target; sees "
+         "over Quonset huts (grid battles: play.battle.FOOTPRINT)")
+_LARGE_LINES = "L285, L504-512, L604, L727, L3156-3158"
+_TALL_GAP = "duels on a line (no squares there)"
+
+
 def _r(name, kind, status, reason, lines="", gap=""):
     return Rule(name, kind, status, reason, lines, gap)
 
@@ -258,14 +271,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "terrain table of pp. 19-20 is lost: play.board's decision)", "L3697-3699"),
     _r("Half Tracked", K, P, "terrain movement by the board's move_cost for half-tracks (the "
        "terrain table of pp. 19-20 is lost: play.board's decision)", "L3547-3549"),
-    _r("Large", K, N, "occupies two squares, in cover if one is; " + _BOARD,
-       "L285, L504-512, L727"),
-    _r("Large Vehicle", K, N, "occupies two squares, in cover if one is; " + _BOARD,
-       "L285, L504-512, L727"),
-    _r("Huge", K, N, "occupies four squares, in cover if two are; " + _BOARD,
-       "L285, L504-512, L727"),
-    _r("Huge Vehicle", K, N, "occupies four squares, in cover if two are; " + _BOARD,
-       "L285, L504-512, L727"),
+    _r("Large", K, P, _LARGE, _LARGE_LINES, gap=_TALL_GAP),
+    _r("Large Vehicle", K, P, _LARGE, _LARGE_LINES, gap=_TALL_GAP),
+    _r("Huge", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
+    _r("Huge Vehicle", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
     _r("Dozer Blade", S, N, "engineering actions and cover while dozing; " + _BOARD,
        "L3503-3505, L3355-3357"),
     _r("Engineer Vehicle", S, N, "engineering actions (wire, wrecks); " + _BOARD,

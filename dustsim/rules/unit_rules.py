@@ -107,7 +107,9 @@ class UnitRules:
     """1: moves through enemy units (L3693-3695; the seed's text, not the terrain)."""
     squares: int = 1
     """Squares it occupies: 1, 2 for large vehicles and aircraft, 4 for huge vehicles (L285,
-    L504-512); a large vehicle is in cover if one square is, a huge one if two are (L727)."""
+    L504-512); a large vehicle is in cover if one square is, a huge one if two are (L727).
+    Grid battles play it for vehicles (:func:`dustsim.play.battle.footprint`; decisions in
+    :data:`dustsim.play.battle.FOOTPRINT`); an aircraft stays on one square there."""
     passengers: int = 0
     """Passenger spaces (Passengers (#), L3619-3621, L522-530; infantry of armour 1-2 take one
     space per soldier, 3-4 two); 0 when unknown or none."""
