@@ -111,6 +111,10 @@ def test_not_modelled_roles_are_named(d47):
     assert V.main_roles(find_card(d47, "Pounder")) == ()
     rhino = dict(V.not_modelled(find_card(d47, "Rhino")))
     assert all(not main for main in rhino.values())
+    # the engagements run on the line, where a Large vehicle's second square does not exist
+    # (played on the grid only): named as partly played, not silently counted as played
+    pershing = dict(V.not_modelled(find_card(d47, "Pershing II")))
+    assert any(k.startswith("rule partly played: Large") for k in pershing), pershing
 
 
 @pytest.fixture(scope="module")

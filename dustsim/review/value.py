@@ -201,6 +201,8 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
         else:
             if n not in PLAYED_SKILLS:
                 found.setdefault(f"rule not played: {s.strip()}", False)
+            elif r is not None and r.gap:  # e.g. Large: played on the grid, not on the line
+                found.setdefault(f"rule partly played: {s.strip()}: not in {r.gap}", False)
     standard = [w for w in card.weapons if not w.optional and w.count != 0]
     for w in standard:
         for k in w.keywords:
