@@ -165,3 +165,25 @@ def test_close_combat_objective_exit(page, tmp_path):
     assert page.locator("#board g.unit").count() == units_before - 1
     assert page.inner_text("#units tbody tr:nth-child(1) td:nth-child(3)") == "—"
     assert not page.problems, page.problems
+
+
+def test_a_large_vehicle_is_drawn_over_both_its_squares(page, tmp_path):
+    """A Large vehicle (``footprint`` 2) holds its square and the one behind it (L504):
+    the Pounder on i2 facing B's edge also holds i1 — one outline over both, and the
+    units table names both squares."""
+    log = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    pounder = next(u for u in log["units"] if u["id"] == "A2")
+    assert pounder["square"] == 20 and pounder["facing"] == 0  # i2, towards row + 1
+    pounder["footprint"] = 2
+    log["events"] = log["events"][:2]  # the set-up and the first steps only
+    path = write_replay(log, tmp_path / "large.html")
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready]")
+    box = page.locator("#board g.unit[data-unit='A2'] rect.footprint")
+    assert box.count() == 1
+    cell = float(page.get_attribute("#board g.unit[data-unit='A2'] rect.footprint", "width"))
+    tall = float(page.get_attribute("#board g.unit[data-unit='A2'] rect.footprint", "height"))
+    assert tall > 1.8 * cell  # two squares in a column, one wide
+    assert page.locator("#board g.unit[data-unit='A1'] rect.footprint").count() == 0
+    assert "i2+i1" in page.inner_text("#units")
+    assert page.problems == []

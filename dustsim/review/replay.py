@@ -35,7 +35,7 @@ from typing import Any
 
 from dustsim.errors import DustsimError
 from dustsim.play.battle import unit_labels_for
-from dustsim.play.board import DIRECTIONS, square_name
+from dustsim.play.board import DIRECTIONS, footprint_squares, square_name
 
 VERSION = 1
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
@@ -662,8 +662,12 @@ def _json_for_script(data: Any) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def _state_row(st: UnitState) -> list:
-    return [st.square, st.facing, st.models, st.track, list(st.tokens), st.destroyed]
+def _state_row(st: UnitState, size: int = 1, width: int = 0, height: int = 0) -> list:
+    """The page's unit state: square, facing, models, track, tokens, destroyed, and the
+    squares a Large (2) or Huge (4) vehicle holds (``board.footprint_squares``; else [])."""
+    held = (footprint_squares(width, height, size, st.square, st.facing or 0)
+            if size > 1 and st.square is not None else [])
+    return [st.square, st.facing, st.models, st.track, list(st.tokens), st.destroyed, held]
 
 
 def page_data(log: Mapping) -> dict:
@@ -674,13 +678,15 @@ def page_data(log: Mapping) -> dict:
     labels, short = unit_labels(log), unit_codes(log)
     ids = [u["id"] for u in log["units"]]
     index = {uid: k for k, uid in enumerate(ids)}
+    w, h = log["board"]["width"], log["board"]["height"]
+    size = {u["id"]: int(u.get("footprint") or 1) for u in log["units"]}
     return {
         "log": log,
         "texts": [event_text(log, i, labels) for i in range(len(log["events"]))],
         "labels": [labels[uid] for uid in ids],
         "short": [short[uid] for uid in ids],
-        "initial": [_state_row(_initial(u)) for u in log["units"]],
-        "changes": [[[index[uid], *_state_row(st)] for uid, st in ch.items()]
+        "initial": [_state_row(_initial(u), size[u["id"]], w, h) for u in log["units"]],
+        "changes": [[[index[uid], *_state_row(st, size[uid], w, h)] for uid, st in ch.items()]
                     for ch in changes],
         "control": [[[s, c] for s, c in ctl.items()] for ctl in control],
         "result": result_text(log["result"]),
