@@ -497,8 +497,8 @@ def _gone(pids: set[int], timeout: float = 120.0) -> set[int]:
 
 
 def _answers_sigint(pid: int) -> bool:
-    """The process catches SIGINT (``SigCgt`` in /proc): a Dask run's cluster has started
-    (its workers are started with SIGINT ignored, and so is dustsim meanwhile)."""
+    """The process catches SIGINT (``SigCgt`` in /proc; not ignored, as it is for the
+    milliseconds in which a Dask run launches the fork server of its workers)."""
     status = Path(f"/proc/{pid}/status").read_text()
     caught = int(re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M).group(1), 16)
     return bool(caught >> (signal.SIGINT - 1) & 1)
@@ -550,15 +550,21 @@ def test_ctrl_c_while_the_local_cluster_starts_is_answered(tmp_path):
     proc = _spawn(["list", "meta", str(lists), "--workers", "2", "--trials", "100000",
                    "--quiet"], tmp_path)
     t0 = time.monotonic()
-    while not _fork_servers(proc.pid):  # the timeout only bounds a hang
+    # the state: the fork server is launched and the run answers SIGINT again (it ignores it
+    # for the milliseconds of that launch, README)
+    while not (_fork_servers(proc.pid) and _answers_sigint(proc.pid)):
         assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() - t0 < 300, "the fork server never started"
+        assert time.monotonic() - t0 < 300, "the fork server never started"  # a hang
         time.sleep(0.005)
     seen = _fork_servers(proc.pid) | _worker_processes(proc.pid)
     started = len(_worker_processes(proc.pid))
     proc.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
     while proc.poll() is None:  # every process the start-up makes, until the run ends
         seen |= _fork_servers(proc.pid) | _worker_processes(proc.pid)
+        if time.monotonic() - t0 > 300:  # only bounds a hang: the run would take an hour
+            proc.kill()
+            pytest.fail(f"SIGINT not answered ({started} workers up when it was sent)")
         time.sleep(0.005)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (started, err)
