@@ -1386,6 +1386,23 @@ def _why(m, log, u, k0, code):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val, only_cc,
+                       code):
+    """The free Attack after a March of u on square s with only its close-combat
+    (``only_cc``: Charge, L3459) or only its ranged lines (Move and Fire, L3603), its events
+    marked with rule ``code``, when those lines are worth something; (dice position,
+    attacked)."""
+    _occupy(m)
+    _line_values(m, f, u, val)
+    if _offence_only(m, f, bd, ls, lq, u, s, val, only_cc) <= 0.0:
+        return pos, False
+    k0 = m[R_B, B_LOGN]
+    pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, only_cc, OFF, ON)
+    _why(m, log, u, k0, code)
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb, scout):
     """What follows u's March Move: the free close-combat Attack of Charge (L3459) and the
     free ranged Attack of Move and Fire (L3603) when worth something, else the free Move of At
@@ -1394,23 +1411,13 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
     attacked = False
     s = _sq(m, u)
     if BR.has(m, u, BR.RB_CHARGE) and BR.has_cc_line(m, u):
-        _occupy(m)
-        _line_values(m, f, u, val)
-        if _offence_only(m, f, bd, ls, lq, u, s, val, ON) > 0.0:
-            k0 = m[R_B, B_LOGN]
-            pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF,
-                               ON)
-            _why(m, log, u, k0, WHY_CHARGE)
-            attacked = True
+        pos, hit = _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val,
+                                      ON, WHY_CHARGE)
+        attacked = attacked or hit
     if BR.has(m, u, BR.RB_MOVE_AND_FIRE) and _alive(m, u):
-        _occupy(m)
-        _line_values(m, f, u, val)
-        if _offence_only(m, f, bd, ls, lq, u, s, val, OFF) > 0.0:
-            k0 = m[R_B, B_LOGN]
-            pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF,
-                               ON)
-            _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
-            attacked = True
+        pos, hit = _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val,
+                                      OFF, WHY_MOVE_AND_FIRE)
+        attacked = attacked or hit
     if not _alive(m, u):
         return pos
     if not attacked and BR.has(m, u, BR.RB_AT_THE_DOUBLE):
@@ -2242,4 +2249,4 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402
 
-one_version_per_type(globals())
+one_version_per_type(globals(), bools=("_victory",))
