@@ -40,6 +40,13 @@ are seen by everything not in a building (L655). A target is in cover when its s
 its class cover or the line passes one blocking corner (L608, L680). Wrecks do not bar
 movement (the text gives them none).
 
+**Compile cost.** Numba compiles every kernel function as its own library and, in each
+caller, links in and re-optimises and re-emits the machine code of all its callees: a deep
+chain of large functions pays for its lower levels once per level. The single-caller links of
+the turn loop (``_game``, ``_activate``, ``_drop``, ``_smoke``, ``_execute``, ``_march``,
+``_after_march``) are therefore inlined by Numba (``inline="always"``) into their one caller:
+the same code, about a quarter less cold-compile time (measured in ``benchmarks/``).
+
 Dice order (scripted faces): as the duel kernel (initiative, removal rolls, attacks), the
 attacks of one action target by target in the order of the shooter's weapon lines.
 """
@@ -1226,7 +1233,7 @@ def _lambda(m, f, u):
     return lam
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """An activation of u: its actions (:func:`_actions`), then the free Launch Smoke
     special action where the policy takes it (:func:`_smoke`)."""
@@ -1241,7 +1248,7 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """An Airborne unit's first activation (L3391-3393, :mod:`dustsim.play.battle_rules`):
     placed on the free square it scores best (:func:`_position` plus 2/3 of its
@@ -1302,7 +1309,7 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _smoke(m, f, bd, log, u, el, val):
     """Smoke Launchers (L3651-3653): the policy launches the vehicle's smoke screen where it
     ends its activation when an enemy can reach it before its next one (the enemy's Move +
@@ -1402,7 +1409,7 @@ def _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val
     return pos, True
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb, scout):
     """What follows u's March Move: the free close-combat Attack of Charge (L3459) and the
     free ranged Attack of Move and Fire (L3603) when worth something, else the free Move of At
@@ -1577,7 +1584,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb, plan,
              plan_sq, three):
     """Carry out u's plan (codes of :func:`_activate`); with a third action (``three``) a
@@ -1676,7 +1683,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                         scout)
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb):
     """A March Move of u to plan_sq (scratch costs from u's square): the reaction comes after
     a normal Move's distance (L811), then the rest from where it stands."""
@@ -2087,7 +2094,7 @@ def _deploy(rng, m, f, bd, log):
                 _log(m, log, 0, side, u, A_MOVE, NONE, best)
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, curve):
     """One game; the result in the game-state row (G_WINNER, G_WONBY, G_TURN); curve[k]
     receives the AP lost by A and B at the end of turn k (k = 0..T)."""
