@@ -161,10 +161,14 @@ ST_GONE = 4
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST, SC_WRECK = range(7)  # SC_WRECK: a wreck (L486)
+# what bars the moving unit on each square during one _reach (bit 1: an enemy, bit 2: a vehicle
+# other than the mover), read from SC_OCC once instead of at every step; the last column
+SC_BAR = NCOL - 1
+BAR_ENEMY, BAR_VEHICLE = 1, 2
 # the rules' columns (dustsim.play.battle_rules) must not collide with the kernel's
 if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
-) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.WS_TGT != WS_TGT:
+) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
@@ -471,6 +475,15 @@ def _reach(m, bd, u, limit, qb):
     for s in range(n):
         m[rsc + s, SC_C0] = INF
         m[rsc + s, SC_C1] = INF
+        if not fly:
+            o = m[rsc + s, SC_OCC]
+            bar = 0
+            if o > 0:
+                if m[ru + o - 1, U_SIDE] != side:
+                    bar = BAR_ENEMY
+                if o - 1 != u and m[rxu + o - 1, X_KIND] == KIND_VEH:
+                    bar |= BAR_VEHICLE
+            m[rsc + s, SC_BAR] = bar
     for c in range(limit + 1):
         qb[c] = -1
     qb[2 * QL - 1] = 0
@@ -500,8 +513,7 @@ def _reach(m, bd, u, limit, qb):
             if m[rsc + s, SC_C0 + dflag] != level:
                 continue  # a stale entry: reached cheaper since
             if not fly and not tb:  # Trail Blazer moves through enemies (L3695)
-                o = m[rsc + s, SC_OCC]
-                if o > 0 and o - 1 != u and m[ru + o - 1, U_SIDE] != side:
+                if m[rsc + s, SC_BAR] & BAR_ENEMY:
                     continue  # never through an enemy
             for d in range(8):
                 t = bd[r_adj + d, s]
@@ -509,22 +521,17 @@ def _reach(m, bd, u, limit, qb):
                     continue
                 step = 1 if fly else bd[r_mc, t]
                 if not fly:
-                    ot = m[rsc + t, SC_OCC]
-                    if ot > 0 and ot - 1 != u:
-                        if m[ru + ot - 1, U_SIDE] != side and not tb:
-                            continue  # never into an enemy's square
-                        if veh and m[rxu + ot - 1, X_KIND] == KIND_VEH:
-                            continue  # vehicles never pass friendly vehicles (L463)
+                    bt = m[rsc + t, SC_BAR]
+                    if bt & BAR_ENEMY and not tb:
+                        continue  # never into an enemy's square
+                    if veh and bt & BAR_VEHICLE:
+                        continue  # vehicles never pass friendly vehicles (L463)
                 nd = dflag
                 if d & 1:
                     if not fly:  # nor past the corner of an enemy
-                        q = bd[r_nb + ((d + 7) & 7), s]
-                        oq = m[rsc + q, SC_OCC]
-                        if oq > 0 and m[ru + oq - 1, U_SIDE] != side:
+                        if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_ENEMY:
                             continue
-                        q = bd[r_nb + ((d + 1) & 7), s]
-                        oq = m[rsc + q, SC_OCC]
-                        if oq > 0 and m[ru + oq - 1, U_SIDE] != side:
+                        if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_ENEMY:
                             continue
                     step += dflag  # further diagonals count two (L461)
                     nd = 1
