@@ -43,9 +43,11 @@ movement (the text gives them none).
 **Compile cost.** Numba compiles every kernel function as its own library and, in each
 caller, links in and re-optimises and re-emits the machine code of all its callees: a deep
 chain of large functions pays for its lower levels once per level. The single-caller links of
-the turn loop (``_game``, ``_activate``, ``_drop``, ``_smoke``, ``_execute``, ``_march``,
+the turn loop (``_activate``, ``_drop``, ``_smoke``, ``_execute``, ``_march``,
 ``_after_march``) are therefore inlined by Numba (``inline="always"``) into their one caller:
 the same code, about a quarter less cold-compile time (measured in ``benchmarks/``).
+``_game`` stays a function of its own: inlined into the entry points (which allocate, so
+they count references) its calls would count references on every array argument.
 
 Dice order (scripted faces): as the duel kernel (initiative, removal rolls, attacks), the
 attacks of one action target by target in the order of the shooter's weapon lines.
@@ -2101,7 +2103,7 @@ def _deploy(rng, m, f, bd, log):
                 _log(m, log, 0, side, u, A_MOVE, NONE, best)
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, curve):
     """One game; the result in the game-state row (G_WINNER, G_WONBY, G_TURN); curve[k]
     receives the AP lost by A and B at the end of turn k (k = 0..T)."""
