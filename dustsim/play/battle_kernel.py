@@ -46,8 +46,9 @@ chain of large functions pays for its lower levels once per level. The single-ca
 the turn loop (``_activate``, ``_drop``, ``_smoke``, ``_execute``, ``_march``,
 ``_after_march``) are therefore inlined by Numba (``inline="always"``) into their one caller:
 the same code, about a quarter less cold-compile time (measured in ``benchmarks/``).
-``_game`` stays a function of its own: inlined into the entry points (which allocate, so
-they count references) its calls would count references on every array argument.
+``_game`` is inlined into the two kernels of the entry points (``_play_battles``,
+``_play_logged``), which allocate nothing and so count no references (their scratch arrays
+come from the Python wrappers ``_run_battles`` and ``_run_logged``).
 
 Dice order (scripted faces): as the duel kernel (initiative, removal rolls, attacks), the
 attacks of one action target by target in the order of the shooter's weapon lines.
@@ -2103,7 +2104,7 @@ def _deploy(rng, m, f, bd, log):
                 _log(m, log, 0, side, u, A_MOVE, NONE, best)
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, curve):
     """One game; the result in the game-state row (G_WINNER, G_WONBY, G_TURN); curve[k]
     receives the AP lost by A and B at the end of turn k (k = 0..T)."""
@@ -2189,22 +2190,38 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
 
 
 # -- entry points ----------------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
-def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
+def _scratch(m: np.ndarray) -> tuple:
+    """The scratch arrays of one run (enemy list, line values, movement buckets, the AP-lost
+    curve of a game), allocated here so that the kernels below count no references."""
+    U = int(m[0, H_U])
+    return (np.zeros((U + 1, 5), np.int64),
+            np.zeros((max(U + 1, int(m[0, H_W])), 4 + 2 * U), np.float64),
+            np.zeros(2 * QL + 40 * int(m[R_B, B_N]), np.int64),
+            np.zeros((int(m[R_B, B_TURNS]) + 1, 2), np.float64))
+
+
+def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves) -> None:
     """``n`` games; acc: [0:3] winner A/B/draw, [3:15] wins by (side, won_by) at
     3 + side * 6 + won_by, [15:17] VP of A (sum, sum sq), [17:19] VP of B, [19] turns played,
     [20] games with A attacking, [21] attacker wins, [22] defender wins, [23] sum of squared
     margins (AP B lost - AP A lost); curves[k]: AP lost
     by A (sum, sum sq), by B (sum, sum sq) at the end of turn k."""
+    el, val, qb, curve = _scratch(m)
+    _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, np.zeros(1, np.uint8),
+                  np.zeros((1, NLOG), np.int64), np.zeros(1, np.int64), el, val, qb, curve)
+
+
+def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps) -> None:
+    """One game with its event log (dice from ``faces``, read as scripted dice so every roll's
+    faces are known); out: [events, path entries, faces used, winner, won_by, turns, attacker]."""
+    el, val, qb, curve = _scratch(m)
+    _play_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps, el, val, qb, curve)
+
+
+# the kernels of the two entry points: one library each, the turn loop (_game) inlined
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, buf, log, plog, el, val, qb, curve):
     T = m[R_B, B_TURNS]
-    U = m[0, H_U]
-    buf = np.zeros(1, np.uint8)
-    log = np.zeros((1, NLOG), np.int64)
-    plog = np.zeros(1, np.int64)
-    el = np.zeros((U + 1, 5), np.int64)
-    qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
-    curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 0
     for _ in range(n):
         _game(rng, buf, ZERO, OFF, m, f, bd, ls, lq, log, plog, el, val, qb, curve)
@@ -2237,16 +2254,8 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
             curves[k, 3] += b * b
 
 
-@nb.njit(nogil=True, cache=True)
-def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
-    """One game with its event log (dice from ``faces``, read as scripted dice so every roll's
-    faces are known); out: [events, path entries, faces used, winner, won_by, turns, attacker]."""
-    T = m[R_B, B_TURNS]
-    U = m[0, H_U]
-    el = np.zeros((U + 1, 5), np.int64)
-    qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
-    curve = np.zeros((T + 1, 2), np.float64)
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _play_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps, el, val, qb, curve):
     m[R_B, B_LOG] = 1
     m[R_B, B_LOGN] = 0
     m[R_B, B_PLOGN] = 0
