@@ -1544,6 +1544,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             continue
         p = _position(m, f, bd, u, s, el, val, lam)
         near = val[0, 2] <= 0.0  # some enemy within its longest range from s
+        o_s = -1.0  # _offence from s once scored (the state does not change in this loop)
         if c <= mv:
             if suppressed:
                 if p > best:
@@ -1552,6 +1553,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             o = 0.0
             if val[0, 2] <= 0.0:  # some enemy within its longest range from s
                 o = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+                o_s = o
             if o > 0.0 and o + p > best:
                 best, plan, plan_sq = o + p, 2, s
             if onboard and not air and off_here > 0.0 and off_here + p > best:
@@ -1563,7 +1565,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if not suppressed and p > best:
             best, plan, plan_sq = p, 4, s
         if near and (scout or maf or charge):
-            o3 = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+            o3 = o_s if o_s >= 0.0 else _offence(m, f, bd, ls, lq, u, s, OFF, val)
             if scout and o3 > 0.0 and o3 + p > best:  # March (one action), then an Attack
                 best, plan, plan_sq = o3 + p, 9, s
             o4 = 0.0  # the free Attacks after a March: its lines of that class
