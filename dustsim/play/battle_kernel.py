@@ -45,7 +45,7 @@ caller, links in and re-optimises and re-emits the machine code of all its calle
 chain of large functions pays for its lower levels once per level. The single-caller links of
 the turn loop (``_activate``, ``_drop``, ``_smoke``, ``_execute``, ``_march``,
 ``_after_march``) are therefore inlined by Numba (``inline="always"``) into their one caller:
-the same code, about a quarter less cold-compile time (measured in ``benchmarks/``).
+the same code, about a fifth less cold-compile time (``benchmarks/compile_grid.py``).
 ``_game`` is inlined into the two kernels of the entry points (``_play_battles``,
 ``_play_logged``), which allocate nothing and so count no references (their scratch arrays
 come from the Python wrappers ``_run_battles`` and ``_run_logged``).
