@@ -44,8 +44,10 @@ movement (the text gives them none).
 caller, links in and re-optimises and re-emits the machine code of all its callees: a deep
 chain of large functions pays for its lower levels once per level. The single-caller links of
 the turn loop (``_activate``, ``_drop``, ``_smoke``, ``_execute``, ``_march``,
-``_after_march``) are therefore inlined by Numba (``inline="always"``) into their one caller:
-the same code, about a fifth less cold-compile time (``benchmarks/compile_grid.py``).
+``_after_march``) are therefore inlined by Numba (``inline="always"``) into their one caller,
+and so are the small wrappers around an attack (``_free_attack``, ``_free_class_attack``,
+``_attack_here``, ``_offence_only``), each of which re-emitted the whole attack chain: the
+same code, about a fifth less cold-compile time (``benchmarks/compile_grid.py``).
 ``_game`` is inlined into the two kernels of the entry points (``_play_battles``,
 ``_play_logged``), which allocate nothing and so count no references (their scratch arrays
 come from the Python wrappers ``_run_battles`` and ``_run_logged``).
@@ -1377,7 +1379,7 @@ def _best_move(m, f, bd, log, plog, u, el, val, qb):
         _try_exit(m, bd, log, u)
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _offence_only(m, f, bd, ls, lq, u, s, val, only_cc):
     """:func:`_offence` of u from s counting only its close-combat (``only_cc``) or only its
     ranged lines (the free Attacks of Charge and Move and Fire); line values as last set by
@@ -1402,7 +1404,7 @@ def _why(m, log, u, k0, code):
             log[k, L_X] = code
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val, only_cc,
                        code):
     """The free Attack after a March of u on square s with only its close-combat
@@ -1728,7 +1730,7 @@ def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, only_cc, sustained,
                  moved):
     """An Attack (or Sustained Attack) of u from where it stands with only its close-combat
@@ -1742,7 +1744,7 @@ def _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, only_cc
                    A_SUSTAINED if sustained else A_ATTACK)
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, moved):
     """u attacks from its square, each line at its best target (``val[:, 3]`` scratch)."""
     _line_values(m, f, u, val)
