@@ -116,6 +116,29 @@ def test_same_seed_same_numbers_for_any_thread_count(lists):
     assert not np.array_equal(r1.acc, r3.acc)
 
 
+def test_the_grid_kernel_compiles_each_function_once(lists):
+    """Cold-compile guard (issue 26): after random and logged games every kernel function of
+    the board is compiled for one signature at most (no literal or dtype copies), and the
+    single-caller links of the turn loop are inlined, never compiled on their own."""
+    import numba
+
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import battle_rules as BR
+
+    spec = prepare(lists["allies-rangers"], lists["axis-heavy-grenadiers"], seed=2, boards=1)
+    simulate_battle(spec, 20, 1, threads=1)
+    event_log(spec, 1)
+    if not BK._actions.signatures:
+        pytest.skip("the kernels came from the Numba cache: nothing compiled in this process")
+    many = {f"{mod.__name__}.{k}": len(v.signatures) for mod in (BK, BR)
+            for k, v in vars(mod).items()
+            if isinstance(v, numba.core.dispatcher.Dispatcher) and len(v.signatures) > 1}
+    assert many == {}
+    for name in ("_game", "_activate", "_drop", "_smoke", "_execute", "_march", "_after_march"):
+        assert getattr(BK, name).signatures == [], name
+    assert len(BK._victory.signatures) == 1
+
+
 def test_mirror_match_is_even(lists):
     """A list against itself, roles drawn per game: P(A) = P(B) within 5 standard errors."""
     lst = lists["ssu-red-army"]

@@ -7,8 +7,10 @@ kernel's helpers were compiled two to four times each, most of a first run's com
 :func:`one_version_per_type` makes the helpers of a module compile for the plain integer
 type instead; the constant is then an ordinary argument (same results, one compile).
 
-Boolean literals are left alone on purpose: the kernels pass their dice mode as a literal
-``False``/``True`` so that each mode compiles one path without the other's branches.
+Boolean literals are left alone by default on purpose: the kernels pass their dice mode as a
+literal ``False``/``True`` so that each mode compiles one path without the other's branches.
+A helper whose flag only picks a few lines (the battle kernel's ``_victory(..., end)``) is
+named in ``bools`` to compile once for ``boolean`` too (one compile instead of two).
 """
 
 from __future__ import annotations
@@ -21,26 +23,34 @@ def _plain(t):
     return types.unliteral(t) if isinstance(t, types.IntegerLiteral) else t
 
 
-def unliteral_ints(dispatcher: Dispatcher) -> Dispatcher:
+def _plain_or_bool(t):
+    return types.unliteral(t) if isinstance(t, (types.IntegerLiteral, types.BooleanLiteral)) \
+        else t
+
+
+def unliteral_ints(dispatcher: Dispatcher, bools: bool = False) -> Dispatcher:
     """Have ``dispatcher``, when called from compiled code, compile for ``int64`` where the
-    caller passes an integer constant (``Literal[int]``)."""
+    caller passes an integer constant (``Literal[int]``); with ``bools`` also for ``boolean``
+    where it passes ``True``/``False``."""
     if getattr(dispatcher, "_dustsim_unliteral", False):
         return dispatcher
     typed_call = dispatcher.get_call_template
+    plain = _plain_or_bool if bools else _plain
 
     def get_call_template(args, kws):
-        return typed_call(tuple(_plain(a) for a in args),
-                          {k: _plain(v) for k, v in kws.items()})
+        return typed_call(tuple(plain(a) for a in args),
+                          {k: plain(v) for k, v in kws.items()})
 
     dispatcher.get_call_template = get_call_template
     dispatcher._dustsim_unliteral = True
     return dispatcher
 
 
-def one_version_per_type(namespace: dict) -> None:
+def one_version_per_type(namespace: dict, bools: tuple[str, ...] = ()) -> None:
     """Apply :func:`unliteral_ints` to every Numba dispatcher defined in a module
-    (``one_version_per_type(globals())`` at the end of a kernel module)."""
+    (``one_version_per_type(globals())`` at the end of a kernel module); the dispatchers
+    named in ``bools`` also take boolean constants as plain booleans."""
     module = namespace.get("__name__")
-    for obj in list(namespace.values()):
+    for name, obj in list(namespace.items()):
         if isinstance(obj, Dispatcher) and getattr(obj.py_func, "__module__", None) == module:
-            unliteral_ints(obj)
+            unliteral_ints(obj, bools=name in bools)

@@ -49,6 +49,18 @@ are seen by everything not in a building (L655). A target is in cover when its s
 its class cover or the line passes one blocking corner (L608, L680). Wrecks do not bar
 movement (the text gives them none).
 
+**Compile cost.** Numba compiles every kernel function as its own library and, in each
+caller, links in and re-optimises and re-emits the machine code of all its callees: a deep
+chain of large functions pays for its lower levels once per level. The single-caller links of
+the turn loop (``_activate``, ``_drop``, ``_smoke``, ``_execute``, ``_march``,
+``_after_march``) are therefore inlined by Numba (``inline="always"``) into their one caller,
+and so are the small wrappers around an attack (``_free_attack``, ``_free_class_attack``,
+``_attack_here``, ``_offence_only``), each of which re-emitted the whole attack chain: the
+same code, about a fifth less cold-compile time (``benchmarks/compile_grid.py``).
+``_game`` is inlined into the two kernels of the entry points (``_play_battles``,
+``_play_logged``), which allocate nothing and so count no references (their scratch arrays
+come from the Python wrappers ``_run_battles`` and ``_run_logged``).
+
 Dice order (scripted faces): as the duel kernel (initiative, removal rolls, attacks), the
 attacks of one action target by target in the order of the shooter's weapon lines.
 """
@@ -170,10 +182,14 @@ ST_GONE = 4
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST, SC_WRECK = range(7)  # SC_WRECK: a wreck (L486)
+# what bars the moving unit on each square during one _reach (bit 1: an enemy, bit 2: a vehicle
+# other than the mover), read from SC_OCC once instead of at every step; the last column
+SC_BAR = NCOL - 1
+BAR_ENEMY, BAR_VEHICLE = 1, 2
 # the rules' columns (dustsim.play.battle_rules) must not collide with the kernel's
 if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
-) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.WS_TGT != WS_TGT:
+) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
@@ -643,6 +659,15 @@ def _reach(m, bd, u, limit, qb):
     for s in range(n):
         m[rsc + s, SC_C0] = INF
         m[rsc + s, SC_C1] = INF
+        if not fly:
+            o = m[rsc + s, SC_OCC]
+            bar = 0
+            if o > 0:
+                if m[ru + o - 1, U_SIDE] != side:
+                    bar = BAR_ENEMY
+                if o - 1 != u and m[rxu + o - 1, X_KIND] == KIND_VEH:
+                    bar |= BAR_VEHICLE
+            m[rsc + s, SC_BAR] = bar
     for c in range(limit + 1):
         qb[c] = -1
     qb[2 * QL - 1] = 0
@@ -672,8 +697,7 @@ def _reach(m, bd, u, limit, qb):
             if m[rsc + s, SC_C0 + dflag] != level:
                 continue  # a stale entry: reached cheaper since
             if not fly and not tb:  # Trail Blazer moves through enemies (L3695)
-                o = m[rsc + s, SC_OCC]
-                if o > 0 and o - 1 != u and m[ru + o - 1, U_SIDE] != side:
+                if m[rsc + s, SC_BAR] & BAR_ENEMY:
                     continue  # never through an enemy
             for d in range(8):
                 t = bd[r_adj + d, s]
@@ -681,22 +705,17 @@ def _reach(m, bd, u, limit, qb):
                     continue
                 step = 1 if fly else bd[r_mc, t]
                 if not fly:
-                    ot = m[rsc + t, SC_OCC]
-                    if ot > 0 and ot - 1 != u:
-                        if m[ru + ot - 1, U_SIDE] != side and not tb:
-                            continue  # never into an enemy's square
-                        if veh and m[rxu + ot - 1, X_KIND] == KIND_VEH:
-                            continue  # vehicles never pass friendly vehicles (L463)
+                    bt = m[rsc + t, SC_BAR]
+                    if bt & BAR_ENEMY and not tb:
+                        continue  # never into an enemy's square
+                    if veh and bt & BAR_VEHICLE:
+                        continue  # vehicles never pass friendly vehicles (L463)
                 nd = dflag
                 if d & 1:
                     if not fly:  # nor past the corner of an enemy
-                        q = bd[r_nb + ((d + 7) & 7), s]
-                        oq = m[rsc + q, SC_OCC]
-                        if oq > 0 and m[ru + oq - 1, U_SIDE] != side:
+                        if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_ENEMY:
                             continue
-                        q = bd[r_nb + ((d + 1) & 7), s]
-                        oq = m[rsc + q, SC_OCC]
-                        if oq > 0 and m[ru + oq - 1, U_SIDE] != side:
+                        if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_ENEMY:
                             continue
                     step += dflag  # further diagonals count two (L461)
                     nd = 1
@@ -1646,7 +1665,7 @@ def _lambda(m, f, u):
     return lam
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """An activation of u: its actions (:func:`_actions`), then the free Launch Smoke
     special action where the policy takes it (:func:`_smoke`)."""
@@ -1661,7 +1680,7 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """An Airborne unit's first activation (L3391-3393, :mod:`dustsim.play.battle_rules`):
     placed on the free square it scores best (:func:`_position` plus 2/3 of its
@@ -1722,7 +1741,7 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _smoke(m, f, bd, log, u, el, val):
     """Smoke Launchers (L3651-3653): the policy launches the vehicle's smoke screen where it
     ends its activation when an enemy can reach it before its next one (the enemy's Move +
@@ -1780,7 +1799,7 @@ def _best_move(m, f, bd, log, plog, u, el, val, qb):
         _try_exit(m, bd, log, u)
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _offence_only(m, f, bd, ls, lq, u, s, val, only_cc):
     """:func:`_offence` of u from s counting only its close-combat (``only_cc``) or only its
     ranged lines (the free Attacks of Charge and Move and Fire); line values as last set by
@@ -1805,7 +1824,24 @@ def _why(m, log, u, k0, code):
             log[k, L_X] = code
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val, only_cc,
+                       code):
+    """The free Attack after a March of u on square s with only its close-combat
+    (``only_cc``: Charge, L3459) or only its ranged lines (Move and Fire, L3603), its events
+    marked with rule ``code``, when those lines are worth something; (dice position,
+    attacked)."""
+    _occupy(m)
+    _line_values(m, f, u, val)
+    if _offence_only(m, f, bd, ls, lq, u, s, val, only_cc) <= 0.0:
+        return pos, False
+    k0 = m[R_B, B_LOGN]
+    pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, only_cc, OFF, ON)
+    _why(m, log, u, k0, code)
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb, scout):
     """What follows u's March Move: the free close-combat Attack of Charge (L3459) and the
     free ranged Attack of Move and Fire (L3603) when worth something, else the free Move of At
@@ -1814,23 +1850,13 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
     attacked = False
     s = _sq(m, u)
     if BR.has(m, u, BR.RB_CHARGE) and BR.has_cc_line(m, u):
-        _occupy(m)
-        _line_values(m, f, u, val)
-        if _offence_only(m, f, bd, ls, lq, u, s, val, ON) > 0.0:
-            k0 = m[R_B, B_LOGN]
-            pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF,
-                               ON)
-            _why(m, log, u, k0, WHY_CHARGE)
-            attacked = True
+        pos, hit = _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val,
+                                      ON, WHY_CHARGE)
+        attacked = attacked or hit
     if BR.has(m, u, BR.RB_MOVE_AND_FIRE) and _alive(m, u):
-        _occupy(m)
-        _line_values(m, f, u, val)
-        if _offence_only(m, f, bd, ls, lq, u, s, val, OFF) > 0.0:
-            k0 = m[R_B, B_LOGN]
-            pos = _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF,
-                               ON)
-            _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
-            attacked = True
+        pos, hit = _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val,
+                                      OFF, WHY_MOVE_AND_FIRE)
+        attacked = attacked or hit
     if not _alive(m, u):
         return pos
     if not attacked and BR.has(m, u, BR.RB_AT_THE_DOUBLE):
@@ -1940,6 +1966,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             continue
         p = _position(m, f, bd, u, s, el, val, lam)
         near = val[0, 2] <= 0.0  # some enemy within its longest range from s
+        o_s = -1.0  # _offence from s once scored (the state does not change in this loop)
         if c <= mv:
             if suppressed:
                 if p > best:
@@ -1948,6 +1975,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             o = 0.0
             if val[0, 2] <= 0.0:  # some enemy within its longest range from s
                 o = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+                o_s = o
             if o > 0.0 and o + p > best:
                 best, plan, plan_sq = o + p, 2, s
             if onboard and not air and off_here > 0.0 and off_here + p > best:
@@ -1959,7 +1987,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if not suppressed and p > best:
             best, plan, plan_sq = p, 4, s
         if near and (scout or maf or charge):
-            o3 = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+            o3 = o_s if o_s >= 0.0 else _offence(m, f, bd, ls, lq, u, s, OFF, val)
             if scout and o3 > 0.0 and o3 + p > best:  # March (one action), then an Attack
                 best, plan, plan_sq = o3 + p, 9, s
             o4 = 0.0  # the free Attacks after a March: its lines of that class
@@ -1990,7 +2018,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb, plan,
              plan_sq, three):
     """Carry out u's plan (codes of :func:`_activate`); with a third action (``three``) a
@@ -2089,7 +2117,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                         scout)
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb):
     """A March Move of u to plan_sq (scratch costs from u's square): the reaction comes after
     a normal Move's distance (L811), then the rest from where it stands."""
@@ -2122,7 +2150,7 @@ def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, only_cc, sustained,
                  moved):
     """An Attack (or Sustained Attack) of u from where it stands with only its close-combat
@@ -2136,7 +2164,7 @@ def _free_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, only_cc
                    A_SUSTAINED if sustained else A_ATTACK)
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, moved):
     """u attacks from its square, each line at its best target (``val[:, 3]`` scratch)."""
     _line_values(m, f, u, val)
@@ -2529,7 +2557,7 @@ def _deploy(rng, m, f, bd, log):
                     log[kk, L_RANGE] = face
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, curve):
     """One game; the result in the game-state row (G_WINNER, G_WONBY, G_TURN); curve[k]
     receives the AP lost by A and B at the end of turn k (k = 0..T)."""
@@ -2615,22 +2643,38 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
 
 
 # -- entry points ----------------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
-def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
+def _scratch(m: np.ndarray) -> tuple:
+    """The scratch arrays of one run (enemy list, line values, movement buckets, the AP-lost
+    curve of a game), allocated here so that the kernels below count no references."""
+    U = int(m[0, H_U])
+    return (np.zeros((U + 1, 5), np.int64),
+            np.zeros((max(U + 1, int(m[0, H_W])), 4 + 2 * U), np.float64),
+            np.zeros(2 * QL + 40 * int(m[R_B, B_N]), np.int64),
+            np.zeros((int(m[R_B, B_TURNS]) + 1, 2), np.float64))
+
+
+def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves) -> None:
     """``n`` games; acc: [0:3] winner A/B/draw, [3:15] wins by (side, won_by) at
     3 + side * 6 + won_by, [15:17] VP of A (sum, sum sq), [17:19] VP of B, [19] turns played,
     [20] games with A attacking, [21] attacker wins, [22] defender wins, [23] sum of squared
     margins (AP B lost - AP A lost); curves[k]: AP lost
     by A (sum, sum sq), by B (sum, sum sq) at the end of turn k."""
+    el, val, qb, curve = _scratch(m)
+    _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, np.zeros(1, np.uint8),
+                  np.zeros((1, NLOG), np.int64), np.zeros(1, np.int64), el, val, qb, curve)
+
+
+def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps) -> None:
+    """One game with its event log (dice from ``faces``, read as scripted dice so every roll's
+    faces are known); out: [events, path entries, faces used, winner, won_by, turns, attacker]."""
+    el, val, qb, curve = _scratch(m)
+    _play_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps, el, val, qb, curve)
+
+
+# the kernels of the two entry points: one library each, the turn loop (_game) inlined
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, buf, log, plog, el, val, qb, curve):
     T = m[R_B, B_TURNS]
-    U = m[0, H_U]
-    buf = np.zeros(1, np.uint8)
-    log = np.zeros((1, NLOG), np.int64)
-    plog = np.zeros(1, np.int64)
-    el = np.zeros((U + 1, 5), np.int64)
-    qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
-    curve = np.zeros((T + 1, 2), np.float64)
     m[R_B, B_LOG] = 0
     for _ in range(n):
         _game(rng, buf, ZERO, OFF, m, f, bd, ls, lq, log, plog, el, val, qb, curve)
@@ -2663,16 +2707,8 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves):
             curves[k, 3] += b * b
 
 
-@nb.njit(nogil=True, cache=True)
-def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
-    """One game with its event log (dice from ``faces``, read as scripted dice so every roll's
-    faces are known); out: [events, path entries, faces used, winner, won_by, turns, attacker]."""
-    T = m[R_B, B_TURNS]
-    U = m[0, H_U]
-    el = np.zeros((U + 1, 5), np.int64)
-    qb = np.zeros(2 * QL + 40 * m[R_B, B_N], np.int64)
-    val = np.zeros((max(U + 1, m[0, H_W]), 4 + 2 * U), np.float64)
-    curve = np.zeros((T + 1, 2), np.float64)
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _play_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps, el, val, qb, curve):
     m[R_B, B_LOG] = 1
     m[R_B, B_LOGN] = 0
     m[R_B, B_PLOGN] = 0
@@ -2691,4 +2727,4 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps):
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402
 
-one_version_per_type(globals())
+one_version_per_type(globals(), bools=("_victory",))
