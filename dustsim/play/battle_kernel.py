@@ -710,20 +710,28 @@ def _reach(m, bd, u, limit, qb):
                         continue  # never into an enemy's square
                     if veh and bt & BAR_VEHICLE:
                         continue  # vehicles never pass friendly vehicles (L463)
-                nd = dflag
-                if d & 1:
-                    if not fly:  # nor past the corner of an enemy
-                        if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_ENEMY:
-                            continue
-                        if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_ENEMY:
-                            continue
-                    step += dflag  # further diagonals count two (L461)
-                    nd = 1
-                nc = level + step
-                if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
-                    m[rsc + t, SC_C0 + nd] = nc
-                    m[rsc + t, SC_P0 + nd] = s * 2 + dflag
-                    _push(qb, t * 2 + nd, nc)
+                if d & 1 and not fly:  # nor past the corner of an enemy
+                    if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_ENEMY:
+                        continue
+                    if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_ENEMY:
+                        continue
+                _relax(m, qb, rsc, s, t, d, dflag, level, step, limit)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _relax(m, qb, rsc, s, t, d, dflag, level, step, limit):
+    """One step of the movement search (buckets by cost): t entered from s in direction d
+    for ``step`` points, a diagonal after the first of the path counting two (L461); state
+    ``dflag`` 1 once a diagonal was taken."""
+    nd = dflag
+    if d & 1:
+        step += dflag  # further diagonals count two (L461)
+        nd = 1
+    nc = level + step
+    if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
+        m[rsc + t, SC_C0 + nd] = nc
+        m[rsc + t, SC_P0 + nd] = s * 2 + dflag
+        _push(qb, t * 2 + nd, nc)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -826,15 +834,7 @@ def _reach_huge(m, bd, u, limit, qb):
                 step = _block_step(m, bd, u, s, d, r_mc, r_adj, tb)
                 if step < 0:
                     continue
-                nd = dflag
-                if d & 1:
-                    step += dflag  # further diagonals count two (L461)
-                    nd = 1
-                nc = level + step
-                if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
-                    m[rsc + t, SC_C0 + nd] = nc
-                    m[rsc + t, SC_P0 + nd] = s * 2 + dflag
-                    _push(qb, t * 2 + nd, nc)
+                _relax(m, qb, rsc, s, t, d, dflag, level, step, limit)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
