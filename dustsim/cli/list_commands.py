@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dustsim import DEFAULT_TRIALS, META_TRIALS
+from dustsim import BATTLE_TRIALS, DEFAULT_TRIALS, META_TRIALS
 from dustsim.cli.shell import EXIT_BAD_INPUT, command, lazy_parser
 from dustsim.errors import DustsimError, printable
 
@@ -99,8 +99,9 @@ def _vs_arguments(v) -> None:
     v.add_argument("list_b")
     _common(v)
     _battle_options(v)
-    v.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
-                   help=f"games to play (default {DEFAULT_TRIALS:,})")
+    v.add_argument("--trials", type=int,
+                   help=f"games to play (default {BATTLE_TRIALS:,} on a scenario's board, "
+                        f"{DEFAULT_TRIALS:,} on the line)")
     v.add_argument("--curve-trials", type=int,
                    help="games per turn limit for the points-left curve (default trials/4)")
     v.add_argument("--threads", type=int, help="worker threads (default: all cores)")
@@ -267,6 +268,8 @@ def _check_replay_path(args) -> Path | None:
 
 
 def cmd_list_vs(args) -> int:
+    if args.trials is None:
+        args.trials = DEFAULT_TRIALS if _line(args) else BATTLE_TRIALS
     if not _line(args):
         return _vs_board(args)
     from dustsim.play.list_battles import DEFAULT_DISTANCE, DEFAULT_TURNS, play_lists

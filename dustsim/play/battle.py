@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dustsim import BATTLE_TRIALS
 from dustsim.engines.montecarlo import mean_se, proportion
 from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
@@ -661,7 +662,7 @@ class BattleResult(ResultAPI):
                 f"{self.trials:,} games, policy {s['policy']})")
 
 
-def simulate_battle(spec: BattleSpec, trials: int = 2_000, seed: int = 0, *,
+def simulate_battle(spec: BattleSpec, trials: int = BATTLE_TRIALS, seed: int = 0, *,
                     threads: int | None = None, progress: bool = False) -> BattleResult:
     """Monte Carlo over ``trials`` games in fixed seeded chunks (the one runner,
     :func:`dustsim.engines.montecarlo.run_chunks`; the battle kernel sums its games)."""
@@ -763,7 +764,7 @@ def _unplayed(units) -> tuple[str, ...]:
     return tuple(out)
 
 
-def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = 2_000,
+def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = BATTLE_TRIALS,
            seed: int = 0, policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
            turns: int | None = None, threads: int | None = None, options: dict | None = None,
            progress: bool = False, boards: int = DEFAULT_BOARDS) -> BattleResult:
