@@ -15,7 +15,7 @@ so the curve's point *k < T* is estimated from its own games limited to *k* turn
 Seeding: one ``SeedSequence(seed)``; the games are cut into fixed chunks (each its own child
 stream) summed in order, so the same seed gives the same numbers for any thread count
 (:func:`dustsim.engines.montecarlo.run`: the one accounting loop) and, in the meta, on Dask
-(one stream per pairing, :func:`dustsim.engines.tasks.run_tasks`).
+(one stream per pairing, :func:`dustsim.engines.dask_runner.run_tasks`).
 """
 
 from __future__ import annotations
