@@ -148,7 +148,7 @@ def sweep(edition_cards: list[Card], chosen: list[Card], *, engine: str = "exact
 
 
 def _run_dask(client, task_fn, tasks, edition_cards, engine, trials, seed, bar, retries,
-              resubmits: int = 1):
+              resubmits: int = 3):
     """Every task's result on the client's cluster, in plan order
     (:func:`dustsim.engines.dask_runner.run_tasks`: a lost worker's tasks re-run, dropped
     ones resubmitted ``resubmits`` times, every worker lost for ``LOST_WORKERS_WAIT`` s an
