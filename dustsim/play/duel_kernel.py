@@ -763,6 +763,19 @@ def _order(m, value, u, air):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _rallies(m, u, f):
+    """Officer u may Rally f: another living unit of its side, not yet activated nor off the
+    board, Suppressed (where Suppression is played) or Stunned."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
+        return False
+    if m[rs + f, ST_ACT] != 0 or m[rs + f, ST_OFF] != 0:
+        return False
+    return (m[R_CFG, C_SUPP] != 0 and m[rs + f, ST_TOK] == 2) or _stun(m, f) != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _rally(rng, buf, pos, scripted, m, value, u):
     """An officer's Rally under the policy (L3729-3731): the friendly units still to activate
     this turn that are Suppressed or Stunned: all of them in range 2, or, with a radio, the one
@@ -776,11 +789,7 @@ def _rally(rng, buf, pos, scripted, m, value, u):
     best_v = -1.0
     n = 0
     for f in range(m[0, H_U]):
-        if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
-            continue
-        if m[rs + f, ST_ACT] != 0 or m[rs + f, ST_OFF] != 0:
-            continue
-        if not ((m[R_CFG, C_SUPP] != 0 and m[rs + f, ST_TOK] == 2) or _stun(m, f) != 0):
+        if not _rallies(m, u, f):
             continue
         if radio:
             v = _best_value(m, value, f)
@@ -794,11 +803,7 @@ def _rally(rng, buf, pos, scripted, m, value, u):
     for f in range(m[0, H_U]):
         if radio and f != best:
             continue
-        if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
-            continue
-        if m[rs + f, ST_ACT] != 0 or m[rs + f, ST_OFF] != 0:
-            continue
-        if not ((m[R_CFG, C_SUPP] != 0 and m[rs + f, ST_TOK] == 2) or _stun(m, f) != 0):
+        if not _rallies(m, u, f):
             continue
         if not radio and _dist(m, u, f) > 2:
             continue
