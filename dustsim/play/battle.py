@@ -671,6 +671,16 @@ def simulate_battle(spec: BattleSpec, trials: int = BATTLE_TRIALS, seed: int = 0
     if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
         raise DustsimError(f"trials must be an integer from 1 to {MAX_TRIALS:,}, got "
                            f"{trials!r}", field="--trials")
+    if progress:  # someone watches a bar that would sit at 0 % while the kernel compiles
+        from dustsim.engines.jit import compiles_first
+        from dustsim.play import battle_kernel as BK
+
+        if compiles_first(BK._play_battles):
+            import logging
+
+            logging.getLogger("dustsim").warning(
+                "dustsim: note: compiling the battle kernel (first run only: about a minute "
+                "of CPU; cached for the next runs)")
     acc, curves = run_chunks(_chunk, spec, trials, seed, chunk=CHUNK, threads=threads,
                              progress=progress, desc="games", unit="game")
     return BattleResult(spec, trials, seed, acc, curves)
