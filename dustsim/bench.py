@@ -433,8 +433,9 @@ def _latency(quick: bool) -> list[BenchResult]:
         BenchResult("latency: dustsim --help", t_help, "s CPU", "<= 0.15"),
         BenchResult("latency: dustsim attack ... --engine exact", t_att, "s CPU", "<= 0.3",
                     detail=f"python -c 'import numpy' alone: {t_np:.3f} s CPU"),
-        BenchResult("latency: dustsim attack --unit Pounder --vs Ludwig --engine exact",
-                    t_cards, "s CPU", "<= 0.3", detail="issue 26: cards read from the cache"),
+        BenchResult("latency: dustsim attack --unit Pounder --vs Ludwig",
+                    t_cards, "s CPU", "<= 0.3",
+                    detail="--engine exact (issue 26), cards read from their cache"),
     ]
 
 
