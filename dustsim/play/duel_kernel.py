@@ -1151,7 +1151,8 @@ def _run_duel_scripted(rng, faces, units, wpn, gdice, gblast, groups, tspec, cfg
     out[3] = 1 if pos > faces.shape[0] else 0
 
 
-# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
+# one compiled version per argument type, not per integer constant (dustsim.engines.jit); the
+# flags of _order (air) and _begin_action (sustained) pick a line or two: one version each
 from dustsim.engines.jit import one_version_per_type  # noqa: E402
 
-one_version_per_type(globals())
+one_version_per_type(globals(), bools=("_order", "_begin_action"))
