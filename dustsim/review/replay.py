@@ -443,7 +443,12 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
     if action in MOVES and st.square is None and ev.get("to") is not None and zones:
         first = (ev.get("path") or [ev["to"]])[0]
         zone = zones[SIDES.index(by_id[uid]["side"])]
-        if zone and first not in zone:
+        size = by_id[uid].get("footprint") or 1
+        # a Large or Huge vehicle enters with any of its squares on its zone (L285, L504-512:
+        # a Huge one's anchor is its block's lowest square, a Large one's its front square)
+        held = {q for f in range(8 if size == 2 else 1)
+                for q in footprint_squares(board.width, board.height, size, first, f)}
+        if zone and not held & zone:
             raise _fail(where, "path" if ev.get("path") else "to",
                         f"{uid!r} comes onto the board on square {first}, outside side "
                         f"{by_id[uid]['side']}'s deployment zone (board.deploy: [A's, B's])")
