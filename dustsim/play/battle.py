@@ -390,6 +390,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                    attacker: int | None = None, options: dict | None = None,
                    list_names: tuple[str, str] = ("A", "B")) -> BattleSpec:
     """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario."""
+    from dustsim.play import battle_carry as BC
     from dustsim.play import battle_kernel as BK
     from dustsim.play import duel_kernel as K
     from dustsim.play.board import WALKER
@@ -409,8 +410,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     board = setup.board
     n = board.n
     # blocks: units, weapons, (weapon, target), groups (4 variants), tspec, state, weapon
-    # state, two results, unit facts, square scratch
-    sizes = (U, W, Wg * U, Wg * U * 4, U, U, Wg, 1, 1, U, n)
+    # state, two results, unit facts, square scratch; transports (battle_carry)
+    sizes = (U, W, Wg * U, Wg * U * 4, U, U, Wg, 1, 1, U, n, U)
     rows = BK.FIRST_BLOCK + sum(sizes)
     m = np.zeros((rows, K.NCOL), np.int64)
     m[0, K.H_U] = U
@@ -422,7 +423,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         r += s
     (m[0, K.H_UNITS], m[0, K.H_WPN], m[0, K.H_WT], m[0, K.H_GROUPS], m[0, K.H_TSPEC],
      m[0, K.H_ST], m[0, K.H_WS], m[0, K.H_RES], m[0, K.H_RES2], m[0, BK.H_XU],
-     m[0, BK.H_SCR]) = starts
+     m[0, BK.H_SCR]) = starts[:11]
+    m[0, BC.H_CARRY] = starts[11]
     m[K.R_CFG, : spec.config.shape[0]] = spec.config
     m[starts[0]:starts[0] + U, : spec.units.shape[1]] = spec.units
     if W:
@@ -516,6 +518,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     from dustsim.play.battle_rules import fill_rule_facts
 
     fill_rule_facts(m, all_units)  # tempo, concealment, reaction, movement flags (issue 23)
+    BC.fill_carry_facts(m, all_units, len(units_a))  # passengers aboard (L522-530)
     bd, ls, lq = _board_matrix(board)
     tables = []
     for b in setup.boards or (board,):
@@ -523,6 +526,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             raise DustsimError("internal: a call's boards differ in size")
         tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
+    if BC.any_passengers(m):
+        notes += BC.CARRY_NOTES
     if any(footprint(du) > 1 for du in all_units):
         notes += FOOTPRINT
     if any(not math.isfinite(a) for a in spec.ap):
@@ -688,7 +693,7 @@ def _side_units(x, label: str):
             if u.card.ap is not None and math.isfinite(u.card_ap):
                 extra = float(u.card_ap) - float(u.card.ap)
             out.append(D.DuelUnit(u.card, hero=u.hero, cover=u.cover, pilot=u.pilot,
-                                  extra_ap=extra))
+                                  extra_ap=extra, transport=getattr(u, "transport", -1)))
         return out, x.name
     if isinstance(x, str):
         from dustsim.data.cards import load_cards
@@ -974,6 +979,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER
 
     SMOKE_PROOF = (BUILDING, BUILDING_OPENING, BUNKER)
+    if int(r[BK.L_X]) >= len(SPECIALS):  # transports (battle_carry)
+        return _carry_special(r, uname, width, names, faces)
     kind = SPECIALS[int(r[BK.L_X])]
     s = int(r[BK.L_FROM])
     ev: dict = {"special": kind, "square": s}
@@ -998,6 +1005,42 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         where = ", ".join(square_name(q, width) for q in ev["smoke"])
         ev["text"] = (f"{uname} launches smoke on squares {where} to screen itself from "
                       f"{names[t]} before the enemy moves (Smoke Launchers, L3651).")
+    return ev
+
+
+def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray) -> dict:
+    """The fields of a transport's event (:mod:`dustsim.play.battle_carry`, L522-530):
+    ``special``, ``target`` (the vehicle), ``square`` (the vehicle's square), ``to`` (where a
+    survivor is placed), ``dice`` and ``hits`` (a destroyed transport's passenger roll)."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play.battle_carry import CARRY_SPECIALS
+
+    kind = CARRY_SPECIALS[int(r[BK.L_X])]
+    s = int(r[BK.L_FROM])
+    t = int(r[BK.L_TARGET])
+    ev: dict = {"special": kind, "square": s if s >= 0 else None}
+    where = square_name(s, width) if s >= 0 else "off the board"
+    if kind != "bail-out":
+        ev["target"] = t
+    if kind == "embarked":
+        ev["text"] = f"{uname} starts the game aboard the {names[t]} (Passengers, L526)."
+    elif kind == "dismount":
+        ev["text"] = f"{uname} dismounts from the {names[t]} at {where} (L528)."
+    elif kind == "aboard":
+        ev["text"] = f"{uname} stays aboard the {names[t]} ({where})."
+    elif kind == "bail-out":
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["text"] = (f"The {uname} is destroyed with passengers aboard: {ev['dice']}, "
+                      f"{ev['hits']} passenger{'s' if ev['hits'] != 1 else ''} take"
+                      f"{'s' if ev['hits'] == 1 else ''} one point of damage (L530).")
+    else:  # placed
+        ev["to"] = int(r[BK.L_TO])
+        ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
+        ev["text"] = (f"{uname} bails out of the wreck of the {names[t]} onto "
+                      f"{square_name(ev['to'], width)}"
+                      + (", Suppressed" if ev["token"] == "suppressed" else "")
+                      + ", and counts as activated (L530).")
     return ev
 
 

@@ -72,6 +72,7 @@ import numpy as np
 
 from dustsim.engines.kernel import G_DICE, S_MODELS, S_SINGLE, S_SUPP, S_TOKEN, _count, _trial
 from dustsim.engines.rng import next_u64, uniform
+from dustsim.play import battle_carry as BC
 from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
     C_P,
@@ -191,6 +192,8 @@ if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
 ) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
+if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL:  # the transports' block (battle_carry)
+    raise AssertionError("battle_carry's header slot out of step with the battle kernel")
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
 # floats f: row 0 policy weights, rows 1.. unit AP, then (weapon line, target) expected damage
@@ -225,6 +228,10 @@ NLOG = 21
 # special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651), an
 # Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
 SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
+# transports (battle_carry, L522-530): starts aboard (turn 0), dismounts, stays aboard, a
+# destroyed transport's passengers roll (L_D0/L_D1, damaged passengers in L_HITS), a survivor
+# placed (L_TO); L_TARGET the vehicle
+SP_EMBARKED, SP_DISMOUNT, SP_ABOARD, SP_BAIL, SP_PLACED = (np.int64(i) for i in range(20, 25))
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -1404,7 +1411,7 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         sus = sustained and not fired_any  # one part of a Sustained Attack is sustained
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
-    return pos
+    return _bail(rng, buf, pos, scripted, m, bd, log)  # a destroyed transport (L530)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1670,7 +1677,9 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     """An activation of u: its actions (:func:`_actions`), then the free Launch Smoke
     special action where the policy takes it (:func:`_smoke`)."""
     rx = m[0, H_XU] + u
-    if BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
+    if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
+        pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+    elif BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
         pos = _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     else:
         pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
@@ -2217,6 +2226,8 @@ def _pick(m, f, bd, side):
         if m[rs + u, ST_GONE] != 0:
             continue
         k = f[F_UNITS + u, 0] + (1e6 if _strikes(m, bd, u) else 0.0)
+        if BC.carrier(m, u) >= 0:  # a passenger: before its vehicle to dismount, else last
+            k = 2e6 + f[F_UNITS + u, 0] if _wants_off(m, bd, u) else -0.5
         if k > bk:
             best, bk = u, k
     return best
@@ -2482,6 +2493,7 @@ def _reset(m):
     BR.reset_rules(m, m[R_B, B_N])
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
+    BC.reset_carry(m)  # passengers aboard (L526)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -2513,6 +2525,12 @@ def _deploy(rng, m, f, bd, log):
                     cnt += 1
             if u < 0 or BR.has(m, u, BR.RB_AIRBORNE):
                 continue  # an Airborne unit is never placed at the start (L3391)
+            if BC.carrier(m, u) >= 0:  # a passenger starts aboard its vehicle (L526)
+                kk = _log(m, log, 0, side, u, A_SPECIAL, NONE, NONE)
+                if kk >= 0:
+                    log[kk, L_X] = SP_EMBARKED
+                    log[kk, L_TARGET] = BC.carrier(m, u)
+                continue
             zone = 9 * n + 19 + zone_i
             other = 9 * n + 19 + (1 - zone_i)
             # enemy zone mean row
@@ -2639,6 +2657,224 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
     k = _log(m, log, last, m[R_G, G_WINNER], NONE, A_END, NONE, NONE)
     if k >= 0:
         log[k, L_X] = m[R_G, G_WONBY]
+    return pos
+
+
+# -- transports (dustsim.play.battle_carry, L522-530) ---------------------------------------------
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _wants_off(m, bd, u):
+    """The ``carry`` policy: passenger u can dismount now (its vehicle is on the board and
+    has not activated, L528) and wants to: from the vehicle's square an enemy is within its
+    Move + the longest range of a line that hurts it, or an objective within its Move."""
+    t = BC.carrier(m, u)
+    if t < 0 or not _present(m, t) or m[m[0, H_ST] + t, ST_ACT] != 0:
+        return False
+    s = _sq(m, t)
+    rs = m[0, H_ST] + u
+    m[rs, ST_SQ] = s
+    near = _strikes(m, bd, u)
+    m[rs, ST_SQ] = -1
+    if near:
+        return True
+    n = m[R_B, B_N]
+    for i in range(m[R_B, B_NOBJ]):
+        if bd[s, bd[9 * n + 27, i]] <= m[m[0, H_UNITS] + u, U_MOVE]:
+            return True
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _step_off(m, f, bd, log, plog, u, el, val, qb):
+    """The dismounting Move (L528): u, on its vehicle's square, moves to the free square
+    within its Move the policy scores best; False when there is none."""
+    s0 = _sq(m, u)
+    n = m[R_B, B_N]
+    _occupy(m)
+    _threat_setup(m, f, u, el, val)
+    lam = _lambda(m, f, u)
+    mv = m[m[0, H_UNITS] + u, U_MOVE]
+    _reach(m, bd, u, mv, qb)
+    best = -1e300
+    bs = -1
+    for s in range(n):
+        if s == s0 or _cost(m, s) > mv or not _can_end(m, u, s):
+            continue
+        if not BR.can_stand(m, bd, u, s, n):
+            continue
+        p = _position(m, f, bd, u, s, el, val, lam)
+        if p > best:
+            best, bs = p, s
+    if bs < 0:
+        return False
+    _place(m, bd, log, plog, u, bs, mv, A_MOVE, NONE, ZERO)
+    return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
+    """A passenger's activation (L528): it dismounts when the policy wants it and its
+    vehicle has not activated (:func:`_wants_off`): the token removal roll (L741), a Move off
+    the vehicle (:func:`_step_off`), then an Attack when one is worth something (drawing the
+    reaction of a Move + Attack, L797-811), else a Move; one action when Suppressed (L745).
+    Otherwise it stays aboard and takes no action (decision: its side-mounted fire is not
+    played)."""
+    rs = m[0, H_ST] + u
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    t = BC.carrier(m, u)
+    m[rs, ST_ACT] = 1
+    _log(m, log, turn, side, u, A_ACTIVATE, NONE, NONE)
+    s = _sq(m, t)
+    if _wants_off(m, bd, u):
+        tok = m[rs, ST_TOK]
+        pos = _removal_roll(rng, buf, pos, scripted, m, u)
+        if m[rs, ST_TOK] != tok:
+            k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, NONE, NONE)
+            if k >= 0:
+                log[k, L_TOKEN] = m[rs, ST_TOK]
+        suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
+        m[rs, ST_SQ] = s
+        k = _log(m, log, turn, side, u, A_SPECIAL, s, s)
+        if k >= 0:
+            log[k, L_X] = SP_DISMOUNT
+            log[k, L_TARGET] = t
+        BC.leave(m, u)
+        if _step_off(m, f, bd, log, plog, u, el, val, qb):
+            if suppressed:
+                return pos
+            _occupy(m)
+            _line_values(m, f, u, val)
+            if _offence(m, f, bd, ls, lq, u, _sq(m, u), OFF, val) > 0.0:
+                pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+                if _present(m, u):
+                    pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
+                                       val, OFF, ON)
+            else:
+                _best_move(m, f, bd, log, plog, u, el, val, qb)
+            return pos
+        m[rs, ST_SQ] = -1  # no free square to step to: it stays aboard
+        m[m[0, BC.H_CARRY] + u, BC.CY_IN] = t + 1
+    k = _log(m, log, turn, side, u, A_SPECIAL, s, s)
+    if k >= 0:
+        log[k, L_X] = SP_ABOARD
+        log[k, L_TARGET] = t
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _bail(rng, buf, pos, scripted, m, bd, log):
+    """Passengers of a transport destroyed (L530, :mod:`dustsim.play.battle_carry`): one die
+    per passenger, each P a passenger taking one point (no saves; Damage Resilient rolled, one
+    die, P cancels, L3485): a joined hero first where it survives the point, then soldiers of
+    the unit with the most left, then the rest; each surviving unit placed on a free square
+    within range 1 of the wreck (best cover, lowest index) or destroyed, Suppressed and
+    activated."""
+    U = m[0, H_U]
+    rs0 = m[0, H_ST]
+    ru0 = m[0, H_UNITS]
+    rc = m[0, BC.H_CARRY]
+    n = m[R_B, B_N]
+    turn = m[R_G, G_TURN]
+    lost = False  # a passenger whose vehicle is destroyed?
+    for v in range(U):
+        if BC.carrier(m, v) >= 0 and not _alive(m, BC.carrier(m, v)):
+            lost = True
+    if not lost:
+        return pos
+    for t in range(U):
+        if _alive(m, t):
+            continue
+        npass = 0
+        for v in range(U):
+            if BC.carrier(m, v) == t:
+                m[rc + v, BC.CY_HIT] = 0
+                if m[ru0 + v, U_SQUAD] != 0:
+                    npass += m[rs0 + v, ST_MODELS] + (1 if m[rs0 + v, ST_HERO] > 0 else 0)
+                else:
+                    npass += 1
+        if npass == 0:
+            continue
+        p0 = pos
+        d, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], npass)
+        s = _sq(m, t)
+        k = _log(m, log, turn, _side(m, t), t, A_SPECIAL, s, NONE)
+        if k >= 0:
+            log[k, L_X] = SP_BAIL
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = d
+        for step in range(3):  # heroes that survive a point, soldiers, the rest
+            while d > 0:
+                best = -1
+                most = 0
+                for v in range(U):
+                    if BC.carrier(m, v) != t:
+                        continue
+                    r = rs0 + v
+                    sq = m[ru0 + v, U_SQUAD] != 0
+                    if step == 0 and sq and m[r, ST_HERO] > 1 and m[rc + v, BC.CY_HIT] == 0:
+                        best = v
+                    elif step == 1 and sq and m[r, ST_MODELS] > most:
+                        best, most = v, m[r, ST_MODELS]
+                    elif step == 2 and m[rc + v, BC.CY_HIT] == 0 and (
+                            (sq and m[r, ST_HERO] > 0) or (not sq and m[r, ST_SINGLE] > 0)):
+                        best = v
+                if best < 0:
+                    break
+                d -= 1
+                hero = step != 1 and m[ru0 + best, U_SQUAD] != 0
+                if step != 1:
+                    m[rc + best, BC.CY_HIT] = 1
+                cancel = 0
+                if BC.resilient(m, best, hero):
+                    cancel, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+                if cancel == 0:
+                    if step == 1:
+                        m[rs0 + best, ST_MODELS] -= 1
+                    elif hero:
+                        m[rs0 + best, ST_HERO] -= 1
+                    else:
+                        m[rs0 + best, ST_SINGLE] -= 1
+        _occupy(m)
+        rsc = m[0, H_SCR]
+        for v in range(U):
+            if BC.carrier(m, v) != t:
+                continue
+            BC.leave(m, v)
+            r = rs0 + v
+            bq = -1
+            bc = -1
+            if _alive(m, v):
+                r_mc = 9 * n + 4 + m[m[0, H_XU] + v, X_CLASS]
+                for q in range(n):
+                    if m[rsc + q, SC_OCC] != 0 or bd[r_mc, q] >= 99:
+                        continue
+                    near = False
+                    for j in range(_foot(m, t)):
+                        w = _usq(m, t, j)
+                        if w == q:  # not on the wreck itself
+                            near = False
+                            break
+                        if w >= 0 and bd[w, q] <= 1:
+                            near = True
+                    if near and bd[9 * n + 1, q] > bc:
+                        bq, bc = q, bd[9 * n + 1, q]
+            if bq < 0:  # no room within range 1: destroyed (L530)
+                m[r, ST_MODELS] = 0
+                m[r, ST_HERO] = 0
+                m[r, ST_SINGLE] = 0
+                _log(m, log, turn, _side(m, v), v, A_DESTROYED, s, NONE)
+                continue
+            m[r, ST_SQ] = bq
+            m[rsc + bq, SC_OCC] = v + 1
+            m[r, ST_ACT] = 1
+            if m[ru0 + v, U_IMMUNE] == 0:
+                m[r, ST_TOK] = 2
+            k = _log(m, log, turn, _side(m, v), v, A_SPECIAL, s, bq)
+            if k >= 0:
+                log[k, L_X] = SP_PLACED
+                log[k, L_TARGET] = t
+                log[k, L_TOKEN] = m[r, ST_TOK]
     return pos
 
 

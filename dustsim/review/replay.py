@@ -330,6 +330,10 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(states[uid], square=None)
     elif action == "special" and ev.get("special") == "airborne" and ev.get("to") is not None:
         changed[uid] = replace(states[uid], square=ev["to"])  # dropped anywhere (L3391)
+    elif action == "special" and ev.get("special") == "dismount" and ev.get("square") is not None:
+        changed[uid] = replace(states[uid], square=ev["square"])  # off its vehicle (L528)
+    elif action == "special" and ev.get("special") == "placed" and ev.get("to") is not None:
+        changed[uid] = replace(states[uid], square=ev["to"])  # out of a wreck (L530)
     elif action == "objective":
         sq = _objective_square(ev, list(objectives))
         if sq is None and uid is not None:

@@ -30,6 +30,10 @@ attack with one is checked against the footprints (``dustsim.play.battle.FOOTPRI
 fired reaches such a pair, ``los`` is that of such a pair, and a target said not to be in
 cover has fewer than one (Large) or two (Huge) squares in cover from that origin (L727).
 
+Passengers (L522-530; ``special`` events ``embarked``, ``dismount``, ``placed``): a unit aboard
+a vehicle is never the target of an attack, neither moves nor attacks until it dismounts, and
+dismounts on the square where its vehicle stands (it moved with the vehicle).
+
 Weapon ranges (the cards) are checked where the log lists each unit's weapon lines with
 their ranges and each attack its lines (``weapons``): every line fired reaches the target.
 """
@@ -109,8 +113,10 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     smoke: dict[int, int] = {}  # square -> last turn of a smoke screen on it
     sizes = {u["id"]: u.get("footprint") or 1 for u in log["units"]}
     held: dict[Any, list[int]] = {}  # a Large/Huge vehicle's squares (its last move's)
+    aboard: dict[Any, Any] = {}  # passenger -> its vehicle (L522-530)
     for i, ev, states in walk(log):
         feet = _Feet(states, held, sizes)
+        _check_passengers(i, ev, states, aboard)
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
@@ -125,6 +131,32 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             _check_move(i, ev, board, states, movers, classes, sides, through, feet)
             if sizes[ev["unit"]] > 1 and ev.get("squares"):
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
+
+
+def _check_passengers(i: int, ev: Mapping, states: Mapping, aboard: dict) -> None:
+    """Passengers (L528-530): no attack on a unit aboard, no move or attack by one, a
+    dismount on its vehicle's square; updates ``aboard``."""
+    uid = ev.get("unit")
+    if ev["action"] == "special" and ev.get("special") == "embarked":
+        aboard[uid] = ev.get("target")
+        return
+    if ev["action"] == "special" and ev.get("special") == "dismount":
+        v = aboard.pop(uid, None)
+        if v is None or states[v].square != ev.get("square"):
+            raise DustsimError(f"replay log: event {i}: field 'square': a dismount off the "
+                               "square its vehicle stands on, or by a unit not aboard (L528)")
+        return
+    if ev["action"] == "special" and ev.get("special") == "placed":
+        aboard.pop(uid, None)
+        return
+    if uid in aboard and (ev["action"] in MOVES or ev["action"] in ATTACKS):
+        raise DustsimError(f"replay log: event {i}: field 'unit': unit {uid} moves or "
+                           "attacks while aboard a vehicle (L528)")
+    if ev["action"] in ATTACKS and ev.get("target") in aboard:
+        raise DustsimError(f"replay log: event {i}: field 'target': unit {ev['target']} is "
+                           "aboard a vehicle and cannot be attacked (L530)")
+    if ev["action"] == "destroyed" and uid in aboard:
+        aboard.pop(uid)
 
 
 class _Feet:

@@ -248,8 +248,11 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Radar", S, N, _ENLIST),
     _r("Spy", S, N, "2 dice: one action per success", "L3655-3657"),
     _r("Execute", S, N, "removes a soldier of a Stunned unit in range 1", "L3511-3513"),
-    _r("Passengers", S, N, "carries infantry; passengers hurt when it is destroyed",
-       "L3619-3621, L522-530"),
+    _r("Passengers", S, P, "carries infantry a list puts aboard: not targetable, dismounts "
+       "with a Move before its vehicle activates, one die per passenger when it is destroyed "
+       "(grid battles: play.battle_carry)", "L3619-3621, L522-530",
+       gap="duels on a line; passengers' side-mounted fire (L528); mounting during the game; "
+       "a vehicle that leaves by an exit edge leaves its passengers aboard"),
     _r("Carry Capacity", S, N, "carries infantry (tactics-2013 Cerberus)", "004:L364"),
     _r("Airlifter", S, N, "carries a vehicle", "L3403-3405, L532-536"),
     _r("Airmobile", S, X, "only lets an Airlifter carry it; the carrying is the Airlifter's "

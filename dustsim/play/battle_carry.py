@@ -1,0 +1,129 @@
+"""Transports on the grid (issue 23): passengers ride, dismount and bail out of a destroyed
+vehicle, as small Numba helpers the battle kernel (:mod:`dustsim.play.battle_kernel`) calls
+from short hooks, and :func:`fill_carry_facts`, which writes each unit's transport facts into
+the kernel matrix. The rule's meaning lives with the flag
+(:attr:`dustsim.rules.unit_rules.UnitRules.passengers`); lists say who rides where
+(``transport = "<card>"``, :func:`dustsim.army.lists.passenger_spaces`).
+
+What the kernel plays (seed 003 lines; the decisions are ours and named):
+
+* **Passengers (#)** (L3619-3621, L522-530): a list's infantry unit with ``transport`` starts
+  the game aboard that vehicle (L526: "mounted in a Vehicle at the beginning of the game");
+  it is not on the board: it cannot be the target of an attack (L530), does not react, hold
+  or contest objectives, and moves with its vehicle.
+* It activates on its own (L528). Activating before its vehicle, it may dismount: a Move from
+  the vehicle's square to a free square (the Move action of L528), then its second action
+  (an Attack when one is worth something, else a Move; the Move + Attack draws a reaction as
+  any other, L797-811). Activating after its vehicle it may not dismount.
+* Policy (``carry``): an embarked unit dismounts when, standing on its vehicle's square, an
+  enemy is within its Move plus the longest range of a line that hurts it, or an objective
+  is within its Move (into range, onto the objective); it is then picked before its vehicle
+  in its side's order (so that it may dismount, L528); otherwise it stays aboard and is picked
+  last (the vehicle carries it on).
+* Decision (gap, named in the skills table): passengers aboard do not fire their personal
+  weapons (L528's side-mounted fire is not played) and never mount during the game (the
+  policy never takes a unit back in); a passenger that stays aboard takes no action.
+* **Transport destroyed** (L530): one die per passenger (a soldier or a joined hero); each P
+  (the digest's reading of the lost symbol, table §3: 1/3) is one passenger taking one point
+  of damage, with no cover or infantry saves; Damage Resilient is rolled (one die per point,
+  P cancels it, L3485). Decision (the seed is silent on who takes it, digest OPEN-24): the
+  owner's choice, taken as a joined hero first when it survives the point, then soldiers of
+  the unit with the most soldiers left. Each surviving unit is placed on a free square
+  within range 1 of the wreck (best cover first, then the lowest square index), or is
+  destroyed if there is none; survivors gain a Suppression token (unless immune) and count as
+  activated this turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numba as nb
+import numpy as np
+
+#: the header slot of this module's block (one row per unit), the last of row 0's columns so
+#: that no other block's slot meets it (the battle kernel checks the layout)
+H_CARRY = 17
+# columns of the carry block: the transport it starts in (+1; 0 none), the one it is in now
+# (+1), Damage Resilient (bit 1 the soldiers, bit 2 the joined hero), its passenger spaces,
+# scratch: a passenger already took its point of damage in this bail-out
+CY_START, CY_IN, CY_DR, CY_SPACES, CY_HIT = 0, 1, 2, 3, 4
+
+#: the transports' special events (battle_kernel.SP_EMBARKED ..), by their L_X code
+CARRY_SPECIALS = {20: "embarked", 21: "dismount", 22: "aboard", 23: "bail-out", 24: "placed"}
+
+#: notes for a battle with passengers aboard (the decisions above, in short)
+CARRY_NOTES = (
+    "passengers (L522-530): start aboard as the list says; dismount with a Move when they "
+    "activate before their vehicle and an enemy or objective is within reach (policy 'carry'); "
+    "aboard they do not fire (L528's side-mounted fire is not played) and never remount",
+    "a destroyed transport (L530): one die per passenger, each P one point of damage with no "
+    "save (Damage Resilient rolled), a joined hero first, then the largest squad (decision, "
+    "OPEN-24); survivors placed within range 1 or destroyed, Suppressed and activated",
+)
+
+
+def fill_carry_facts(m: np.ndarray, units: Sequence, n_a: int) -> None:
+    """Write each unit's transport facts into ``m``'s carry block (rows from ``m[0,
+    H_CARRY]``): the vehicle it starts in (``DuelUnit.transport``, an index in its own side;
+    side B's units follow side A's ``n_a``), Damage Resilient, its spaces."""
+    from dustsim.rules.unit_rules import unit_rules
+
+    rc = int(m[0, H_CARRY])
+    for u, du in enumerate(units):
+        t = int(getattr(du, "transport", -1))
+        if t >= 0:
+            t += 0 if u < n_a else n_a
+            if not 0 <= t < len(units) or unit_rules(units[t].card).passengers <= 0:
+                from dustsim.errors import DustsimError
+
+                raise DustsimError(f"transport {t} of {du.card.name} is not a unit with "
+                                   "Passengers (#) of its side", unit=du.card.name,
+                                   field="transport")
+        m[rc + u, CY_START] = t + 1
+        dr = 0
+        if any(s.lower().startswith("damage resilient") for s in du.card.skills):
+            dr |= 1
+        hero = getattr(du, "hero", None)
+        if hero is not None and any(s.lower().startswith("damage resilient")
+                                    for s in hero.skills):
+            dr |= 2
+        m[rc + u, CY_DR] = dr
+        m[rc + u, CY_SPACES] = unit_rules(du.card).passengers
+
+
+def any_passengers(m: np.ndarray) -> bool:
+    """Some unit starts the game aboard a transport."""
+    rc = int(m[0, H_CARRY])
+    return bool((m[rc: rc + int(m[0, 0]), CY_START] > 0).any())
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def reset_carry(m):
+    """Start of a game: every passenger aboard the vehicle its list puts it in."""
+    rc = m[0, H_CARRY]
+    for u in range(m[0, 0]):
+        m[rc + u, CY_IN] = m[rc + u, CY_START]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def carrier(m, u):
+    """The vehicle u is aboard, -1 if none."""
+    return m[m[0, H_CARRY] + u, CY_IN] - 1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def leave(m, u):
+    """u is no longer aboard (dismounted, bailed out or destroyed)."""
+    m[m[0, H_CARRY] + u, CY_IN] = 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def resilient(m, u, hero):
+    """u's soldiers (``hero`` False) or its joined hero have Damage Resilient (L3481-3493)."""
+    return (m[m[0, H_CARRY] + u, CY_DR] & (2 if hero else 1)) != 0
+
+
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())
