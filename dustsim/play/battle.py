@@ -1020,8 +1020,7 @@ def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarr
     t = int(r[BK.L_TARGET])
     ev: dict = {"special": kind, "square": s if s >= 0 else None}
     where = square_name(s, width) if s >= 0 else "off the board"
-    if kind != "bail-out":
-        ev["target"] = t
+    ev["target"] = t
     if kind == "embarked":
         ev["text"] = f"{uname} starts the game aboard the {names[t]} (Passengers, L526)."
     elif kind == "dismount":
@@ -1031,7 +1030,7 @@ def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarr
     elif kind == "bail-out":
         ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
         ev["hits"] = int(r[BK.L_HITS])
-        ev["text"] = (f"The {uname} is destroyed with passengers aboard: {ev['dice']}, "
+        ev["text"] = (f"The {names[t]} is destroyed with passengers aboard: {ev['dice']}, "
                       f"{ev['hits']} passenger{'s' if ev['hits'] != 1 else ''} take"
                       f"{'s' if ev['hits'] == 1 else ''} one point of damage (L530).")
     else:  # placed

@@ -229,8 +229,8 @@ NLOG = 21
 # Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
 SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
 # transports (battle_carry, L522-530): starts aboard (turn 0), dismounts, stays aboard, a
-# destroyed transport's passengers roll (L_D0/L_D1, damaged passengers in L_HITS), a survivor
-# placed (L_TO); L_TARGET the vehicle
+# destroyed transport's passengers roll (L_UNIT its first passenger, L_D0/L_D1, damaged
+# passengers in L_HITS), a survivor placed (L_TO); L_TARGET the vehicle
 SP_EMBARKED, SP_DISMOUNT, SP_ABOARD, SP_BAIL, SP_PLACED = (np.int64(i) for i in range(20, 25))
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
@@ -2506,6 +2506,12 @@ def _deploy(rng, m, f, bd, log):
     att = m[R_G, G_ATT]
     r_enter = 9 * n + 26
     U = m[0, H_U]
+    for u in range(U):  # passengers start aboard their vehicles (L526)
+        if BC.carrier(m, u) >= 0:
+            kk = _log(m, log, 0, _side(m, u), u, A_SPECIAL, NONE, NONE)
+            if kk >= 0:
+                log[kk, L_X] = SP_EMBARKED
+                log[kk, L_TARGET] = BC.carrier(m, u)
     _occupy(m)
     rsc = m[0, H_SCR]
     for order in range(U):
@@ -2526,10 +2532,6 @@ def _deploy(rng, m, f, bd, log):
             if u < 0 or BR.has(m, u, BR.RB_AIRBORNE):
                 continue  # an Airborne unit is never placed at the start (L3391)
             if BC.carrier(m, u) >= 0:  # a passenger starts aboard its vehicle (L526)
-                kk = _log(m, log, 0, side, u, A_SPECIAL, NONE, NONE)
-                if kk >= 0:
-                    log[kk, L_X] = SP_EMBARKED
-                    log[kk, L_TARGET] = BC.carrier(m, u)
                 continue
             zone = 9 * n + 19 + zone_i
             other = 9 * n + 19 + (1 - zone_i)
@@ -2785,8 +2787,10 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
         if _alive(m, t):
             continue
         npass = 0
+        first = -1
         for v in range(U):
             if BC.carrier(m, v) == t:
+                first = v if first < 0 else first
                 m[rc + v, BC.CY_HIT] = 0
                 if m[ru0 + v, U_SQUAD] != 0:
                     npass += m[rs0 + v, ST_MODELS] + (1 if m[rs0 + v, ST_HERO] > 0 else 0)
@@ -2797,9 +2801,10 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
         p0 = pos
         d, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], npass)
         s = _sq(m, t)
-        k = _log(m, log, turn, _side(m, t), t, A_SPECIAL, s, NONE)
+        k = _log(m, log, turn, _side(m, t), first, A_SPECIAL, s, NONE)
         if k >= 0:
             log[k, L_X] = SP_BAIL
+            log[k, L_TARGET] = t
             log[k, L_D0] = p0
             log[k, L_D1] = pos
             log[k, L_HITS] = d
