@@ -290,7 +290,7 @@ def test_the_replay_checker_refuses_a_unit_aboard_moving_or_being_attacked():
     held = {st.square for st in unit_states(log, i).values()}
     free = next(q for q in log["board"]["deploy"][0] if q not in held)
     moved.update(action="move", to=free, text="moves")
-    bad = {**log, "events": ev[:i] + [moved] + ev[i + 1:]}
+    bad = {**log, "events": [*ev[:i], moved, *ev[i + 1:]]}
     with pytest.raises(DustsimError, match="aboard"):
         check_log_on_board(bad, spec.setup.board)
     # an attack on it while aboard: refused (it is on no square, L530)
@@ -298,6 +298,6 @@ def test_the_replay_checker_refuses_a_unit_aboard_moving_or_being_attacked():
                 and e.get("special") in ("dismount", "placed")), len(ev))
     j = next(k for k, e in enumerate(ev[:off]) if e["action"] == "attack")
     hit = {**ev[j], "target": 1}
-    bad = {**log, "events": ev[:j] + [hit] + ev[j + 1:]}
-    with pytest.raises(DustsimError, match="aboard|not on the board"):
+    bad = {**log, "events": [*ev[:j], hit, *ev[j + 1:]]}
+    with pytest.raises(DustsimError, match=r"aboard|not on the board"):
         check_log_on_board(bad, spec.setup.board)
