@@ -89,11 +89,15 @@ class Game:
         self.qb = np.zeros(2 * BK.QL + 40 * n, np.int64)
 
     def shoot(self, u, t):
-        """u's first line attacks t (declared by hand): returns the dice used."""
+        """u attacks from where it stands, its lines declared by the kernel (at t, the only
+        enemy it can see): returns the dice used."""
         m = self.m
+        BK._occupy(m)
+        BK._line_values(m, self.spec.f, u, self.val)
+        BK._offence(m, self.spec.f, self.spec.bd, self.spec.ls, self.spec.lq, np.int64(u),
+                    m[m[0, H_ST] + u, BK.ST_SQ], BK.ON, self.val)
         w = int(m[m[0, 2] + u, 9])  # U_W0
-        m[m[0, H_WS] + w, BK.WS_TGT] = t
-        m[m[0, H_WS] + w, BK.WS_COV] = 0
+        assert m[m[0, H_WS] + w, BK.WS_TGT] == t
         return int(BK._attack(self.rng, self.buf, np.int64(0), BK.ON, m, self.spec.bd,
                               self.spec.ls, self.spec.lq, self.log, np.int64(u), BK.OFF,
                               BK.OFF, BK.A_ATTACK))
@@ -301,3 +305,46 @@ def test_the_replay_checker_refuses_a_unit_aboard_moving_or_being_attacked():
     bad = {**log, "events": [*ev[:j], hit, *ev[j + 1:]]}
     with pytest.raises(DustsimError, match=r"aboard|not on the board"):
         check_log_on_board(bad, spec.setup.board)
+
+
+# -- Dozer Blade (L3503-3505) --------------------------------------------------------------------
+def dozer_tank():
+    return Card(name="Dozer", edition="dust-1947", kind="vehicle", armour="V1", ap=8,
+                damage_track=3, move=2, march_move=4,
+                weapons=(weapon({"V1": "1/1", "I1": "1/1"}, range_="6"),),
+                skills=("Dozer Blade", "Tracked"))
+
+
+@pytest.mark.parametrize("dug, faces, damage", [
+    (False, "P", 1),   # in the open a vehicle has no save (L684): the hit is a point
+    (True, "PP", 0),   # dug in: in cover, the vehicle cover save P cancels it (L684, L3505)
+    (True, "PT", 1),   # ... T fails it
+])
+def test_a_dug_in_vehicle_is_in_cover_from_any_angle_until_it_moves(dug, faces, damage):
+    g = Game([DuelUnit(dozer_tank())], [DuelUnit(shooter())], [sq(2, 2), sq(6, 2)],
+             faces=faces)
+    BC.dig(g.m, 0, 1 if dug else 0)
+    assert BK._in_cover(g.m, g.spec.bd, 0, sq(2, 2), 0) == (1 if dug else 0)
+    g.shoot(1, 0)
+    row = g.log[0]
+    assert (int(row[BK.L_COVER]), int(row[BK.L_DAMAGE])) == (int(dug), damage)
+    if dug:  # a Move ends it (L3505)
+        BK._occupy(g.m)
+        BK._reach(g.m, g.spec.bd, 0, 2, g.qb)
+        BK._place(g.m, g.spec.bd, g.log, g.plog, 0, sq(2, 3), 2, BK.A_MOVE, BK.NONE, BK.ZERO)
+        assert not BC.dug_in(g.m, 0)
+        assert BK._in_cover(g.m, g.spec.bd, 0, sq(2, 3), 0) == 0
+
+
+def test_the_dig_in_policy_digs_in_once_under_threat_then_keeps_firing():
+    # the gunner 4 squares away threatens the dozer in the open, which would otherwise make
+    # a Sustained Attack from where it stands: Dozer special action + Attack (policy)
+    g = Game([DuelUnit(dozer_tank())], [DuelUnit(shooter())], [sq(2, 2), sq(6, 2)],
+             faces="S" * 40)
+    g.activate(0)
+    assert g.events() == ["activate", "dozer", "attack"]
+    assert BC.dug_in(g.m, 0)
+    g.m[g.m[0, H_ST] + 0, ST_ACT] = 0  # its next activation: already dug in
+    k0 = len(g.events())
+    g.activate(0)
+    assert "dozer" not in g.events()[k0:] and BC.dug_in(g.m, 0)

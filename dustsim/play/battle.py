@@ -1020,8 +1020,12 @@ def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarr
     t = int(r[BK.L_TARGET])
     ev: dict = {"special": kind, "square": s if s >= 0 else None}
     where = square_name(s, width) if s >= 0 else "off the board"
-    ev["target"] = t
-    if kind == "embarked":
+    if t >= 0:
+        ev["target"] = t
+    if kind == "dozer":
+        ev["text"] = (f"{uname} digs in with its Dozer Blade at {where}: in cover from any "
+                      "angle until it moves (L3503-3505).")
+    elif kind == "embarked":
         ev["text"] = f"{uname} starts the game aboard the {names[t]} (Passengers, L526)."
     elif kind == "dismount":
         ev["text"] = f"{uname} dismounts from the {names[t]} at {where} (L528)."

@@ -23,6 +23,13 @@ What the kernel plays (seed 003 lines; the decisions are ours and named):
 * Decision (gap, named in the skills table): passengers aboard do not fire their personal
   weapons (L528's side-mounted fire is not played) and never mount during the game (the
   policy never takes a unit back in); a passenger that stays aboard takes no action.
+* **Dozer Blade** (L3503-3505): the Dozer special action digs the vehicle in: in cover from
+  any angle until it takes a Move or March Move Action. Policy (``dig in``): a vehicle with a
+  Dozer Blade that would make a Sustained Attack from where it stands, in the open (its
+  square gives a vehicle no cover), with an enemy within that enemy's Move plus the longest
+  range of a line that hurts it, takes the Dozer special action and an Attack instead. Its
+  engineering actions (L3355-3357: burying a bunker or strongpoint, filling a trench,
+  clearing a minefield gap) are not played (named in the skills table).
 * **Transport destroyed** (L530): one die per passenger (a soldier or a joined hero); each P
   (the digest's reading of the lost symbol, table §3: 1/3) is one passenger taking one point
   of damage, with no cover or infantry saves; Damage Resilient is rolled (one die per point,
@@ -46,11 +53,13 @@ import numpy as np
 H_CARRY = 17
 # columns of the carry block: the transport it starts in (+1; 0 none), the one it is in now
 # (+1), Damage Resilient (bit 1 the soldiers, bit 2 the joined hero), its passenger spaces,
-# scratch: a passenger already took its point of damage in this bail-out
-CY_START, CY_IN, CY_DR, CY_SPACES, CY_HIT = 0, 1, 2, 3, 4
+# scratch: a passenger already took its point of damage in this bail-out; Dozer Blade; dug in
+# now (the Dozer special action, until it moves)
+CY_START, CY_IN, CY_DR, CY_SPACES, CY_HIT, CY_DOZER, CY_DUG = 0, 1, 2, 3, 4, 5, 6
 
 #: the transports' special events (battle_kernel.SP_EMBARKED ..), by their L_X code
-CARRY_SPECIALS = {20: "embarked", 21: "dismount", 22: "aboard", 23: "bail-out", 24: "placed"}
+CARRY_SPECIALS = {20: "embarked", 21: "dismount", 22: "aboard", 23: "bail-out", 24: "placed",
+                  25: "dozer"}
 
 #: notes for a battle with passengers aboard (the decisions above, in short)
 CARRY_NOTES = (
@@ -89,7 +98,9 @@ def fill_carry_facts(m: np.ndarray, units: Sequence, n_a: int) -> None:
                                     for s in hero.skills):
             dr |= 2
         m[rc + u, CY_DR] = dr
-        m[rc + u, CY_SPACES] = unit_rules(du.card).passengers
+        r = unit_rules(du.card, hero, getattr(du, "pilot", None))
+        m[rc + u, CY_SPACES] = r.passengers
+        m[rc + u, CY_DOZER] = r.dozer_blade
 
 
 def any_passengers(m: np.ndarray) -> bool:
@@ -104,6 +115,7 @@ def reset_carry(m):
     rc = m[0, H_CARRY]
     for u in range(m[0, 0]):
         m[rc + u, CY_IN] = m[rc + u, CY_START]
+        m[rc + u, CY_DUG] = 0
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -122,6 +134,25 @@ def leave(m, u):
 def resilient(m, u, hero):
     """u's soldiers (``hero`` False) or its joined hero have Damage Resilient (L3481-3493)."""
     return (m[m[0, H_CARRY] + u, CY_DR] & (2 if hero else 1)) != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def dozer(m, u):
+    """u has a Dozer Blade (L3503)."""
+    return m[m[0, H_CARRY] + u, CY_DOZER] != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def dug_in(m, u):
+    """u took the Dozer special action and has not moved since: in cover from any angle
+    (L3505)."""
+    return m[m[0, H_CARRY] + u, CY_DUG] != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def dig(m, u, on):
+    """The Dozer special action (``on`` 1) or a Move / March Move that ends it (0)."""
+    m[m[0, H_CARRY] + u, CY_DUG] = on
 
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402

@@ -232,6 +232,7 @@ SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
 # destroyed transport's passengers roll (L_UNIT its first passenger, L_D0/L_D1, damaged
 # passengers in L_HITS), a survivor placed (L_TO); L_TARGET the vehicle
 SP_EMBARKED, SP_DISMOUNT, SP_ABOARD, SP_BAIL, SP_PLACED = (np.int64(i) for i in range(20, 25))
+SP_DOZER = np.int64(25)  # the Dozer special action: dug in (battle_carry, L3503-3505)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -515,6 +516,8 @@ def _occupy(m):
 def _in_cover(m, bd, u, sq, los):
     """Target u on square sq is in cover: its square's terrain for its class, or one corner."""
     if los == 1 or BR.smoke_on(m, sq):  # in smoke: cover (L3228, L680)
+        return 1
+    if BC.dug_in(m, u):  # the Dozer special action: cover from any angle (L3505)
         return 1
     n = m[R_B, B_N]
     k = _kind(m, u)
@@ -1613,6 +1616,7 @@ def _place(m, bd, log, plog, u, s, upto, action, stop, base):
         m[rs, ST_FACE] = _face(width, prev, s)
     m[rs, ST_SQ] = s
     m[rs, ST_MOVED] = 1
+    BC.dig(m, u, 0)  # a Move or March Move ends the Dozer's cover (L3505)
     if action == A_MARCH:
         BR.unhide(m, u)  # a March Move is not a Move: camouflage ends (L3455)
     if frm >= 0 and m[rsc + frm, SC_OCC] == u + 1:
@@ -2006,6 +2010,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 o4 += BR.class_total(m, u, val, OFF)
             if o4 > 0.0 and o4 + p > best:
                 best, plan, plan_sq = o4 + p, 11, s
+    if plan == 1 and BC.dozer(m, u) and not BC.dug_in(m, u) and bd[9 * n + 2, cur] == 0 \
+            and _threatened(m, bd, u):
+        plan = 13  # the Dozer special action, then an Attack (battle_carry, L3503-3505)
     if plan == 4 and BR.has(m, u, BR.RB_CAMOUFLAGE) and _cost(m, plan_sq) <= mv and not (
             scout or maf or BR.has(m, u, BR.RB_AT_THE_DOUBLE)):
         plan = 12  # a Move keeps (or, with the special action, regains) camouflage
@@ -2041,6 +2048,12 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     # plans 1, 4, 9-11 are taken with two actions or more (battle_rules: tempo rules)
     maf = BR.has(m, u, BR.RB_MOVE_AND_FIRE)
     scout = BR.has(m, u, BR.RB_SCOUT) and m[m[0, H_XU] + u, BR.ST_FIRST] == 0
+    if plan == 13:  # dig in (the Dozer special action, L3505), then an Attack
+        BC.dig(m, u, 1)
+        k = _log(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, A_SPECIAL, cur, cur)
+        if k >= 0:
+            log[k, L_X] = SP_DOZER
+        plan = 5
     if plan == 1 or plan == 5 or plan == 7:
         if plan == 7:
             for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -2663,6 +2676,23 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
 
 
 # -- transports (dustsim.play.battle_carry, L522-530) ---------------------------------------------
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _threatened(m, bd, u):
+    """An enemy on the board is within its Move plus the longest range of a line that hurts
+    u (no sight test): the Dozer policy's trigger."""
+    s = _sq(m, u)
+    side = _side(m, u)
+    for t in range(m[0, H_U]):
+        if _side(m, t) == side or not _present(m, t):
+            continue
+        rt = m[0, H_UNITS] + t
+        for w in range(m[rt, U_W0], m[rt, U_W1]):
+            if bd[_sq(m, t), s] <= m[m[0, H_WPN] + w, W_RMAX] + m[rt, U_MOVE] and \
+                    _hurts(m, w, u) and m[m[0, H_WS] + w, WS_AMMO] != 0:
+                return True
+    return False
+
+
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _wants_off(m, bd, u):
     """The ``carry`` policy: passenger u can dismount now (its vehicle is on the board and

@@ -32,7 +32,8 @@ cover has fewer than one (Large) or two (Huge) squares in cover from that origin
 
 Passengers (L522-530; ``special`` events ``embarked``, ``dismount``, ``placed``): a unit aboard
 a vehicle is never the target of an attack, neither moves nor attacks until it dismounts, and
-dismounts on the square where its vehicle stands (it moved with the vehicle).
+dismounts on the square where its vehicle stands (it moved with the vehicle). A vehicle dug
+in with its Dozer Blade (``special`` ``dozer``) is in cover until it moves (L3503-3505).
 
 Weapon ranges (the cards) are checked where the log lists each unit's weapon lines with
 their ranges and each attack its lines (``weapons``): every line fired reaches the target.
@@ -114,9 +115,11 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     sizes = {u["id"]: u.get("footprint") or 1 for u in log["units"]}
     held: dict[Any, list[int]] = {}  # a Large/Huge vehicle's squares (its last move's)
     aboard: dict[Any, Any] = {}  # passenger -> its vehicle (L522-530)
+    dug: set = set()  # vehicles dug in with a Dozer Blade (L3503-3505)
     for i, ev, states in walk(log):
         feet = _Feet(states, held, sizes)
         _check_passengers(i, ev, states, aboard)
+        _check_dozer(i, ev, dug)
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
@@ -131,6 +134,19 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             _check_move(i, ev, board, states, movers, classes, sides, through, feet)
             if sizes[ev["unit"]] > 1 and ev.get("squares"):
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
+
+
+def _check_dozer(i: int, ev: Mapping, dug: set) -> None:
+    """A vehicle dug in (``special`` ``dozer``) is in cover from any angle until it moves
+    (L3505): an attack on it says ``cover`` true; updates ``dug``."""
+    if ev["action"] == "special" and ev.get("special") == "dozer":
+        dug.add(ev.get("unit"))
+    elif ev["action"] in MOVES:
+        dug.discard(ev.get("unit"))
+    elif ev["action"] in ATTACKS and ev["action"] != "close-combat" and \
+            ev.get("target") in dug and ev.get("cover") is False:
+        raise DustsimError(f"replay log: event {i}: field 'cover': false, but unit "
+                           f"{ev['target']} is dug in with its Dozer Blade (L3505)")
 
 
 def _check_passengers(i: int, ev: Mapping, states: Mapping, aboard: dict) -> None:

@@ -278,8 +278,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Large Vehicle", K, P, _LARGE, _LARGE_LINES, gap=_TALL_GAP),
     _r("Huge", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
     _r("Huge Vehicle", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
-    _r("Dozer Blade", S, N, "engineering actions and cover while dozing; " + _BOARD,
-       "L3503-3505, L3355-3357"),
+    _r("Dozer Blade", S, P, "the Dozer special action digs in: cover from any angle until it "
+       "moves (grid battles: play.battle_carry)", "L3503-3505, L3355-3357",
+       gap="duels on a line; its engineering actions (burying a bunker or strongpoint, "
+       "filling a trench, clearing a minefield gap, L3355-3357)"),
     _r("Engineer Vehicle", S, N, "engineering actions (wire, wrecks); " + _BOARD,
        "L3507-3509, L3347-3357"),
     _r("Assault Vehicle", S, N, _ENLIST),
