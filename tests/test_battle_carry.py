@@ -348,3 +348,60 @@ def test_the_dig_in_policy_digs_in_once_under_threat_then_keeps_firing():
     k0 = len(g.events())
     g.activate(0)
     assert "dozer" not in g.events()[k0:] and BC.dug_in(g.m, 0)
+
+
+# -- Airlifter and Air Assault (L532-536, L3379-3381) --------------------------------------------
+def lifter():
+    return Card(name="Lifter", edition="dust-1947", kind="aircraft", armour="A1", ap=7,
+                damage_track=1, move=4, march_move=8, weapons=(),
+                skills=("Airlifter", "Helicopter"))
+
+
+def walker(skill):
+    return Card(name="Walker", edition="dust-1947", kind="vehicle", armour="V1", ap=8,
+                damage_track=3, move=2, march_move=4, weapons=(GUN,), skills=(skill,))
+
+
+AIR_GUN = weapon({"A1": "1/1", "V1": "1/1", "I1": "1/1"})
+
+
+@pytest.mark.parametrize("skill, track", [
+    ("Air Assault", 2),  # three dice P S T for its 3 points: a point per P only (L3381)
+    ("Airmobile", 1),    # ... per P or S (L536)
+])
+def test_a_destroyed_airlifter_drops_its_vehicle_below_it(skill, track):
+    gunner = replace(shooter(), weapons=(AIR_GUN,))
+    g = Game([DuelUnit(lifter()), DuelUnit(walker(skill), transport=0)], [DuelUnit(gunner)],
+             [sq(2, 2), -1, sq(6, 2)], faces="PT" + "PST")
+    # the gunner hits on P; the aircraft's evade save (played as having moved, the duel
+    # compiler's reading of L3397-3400) fails on T; then the vehicle's three dice
+    assert not BK._present(g.m, 1)
+    g.shoot(2, 0)
+    assert g.events() == ["attack", "destroyed", "bail-out", "placed"]
+    r = g.m[0, H_ST] + 1
+    assert int(g.m[r, BK.ST_SINGLE]) == track
+    assert g.st(1, BK.ST_SQ) == sq(2, 2)  # directly below the Airlifter (L536)
+    assert g.st(1, ST_TOK) == 2 and g.st(1, ST_ACT) == 1
+
+
+def test_an_air_assault_vehicle_may_dismount_after_its_airlifter_activated():
+    for skill, may in (("Air Assault", True), ("Airmobile", False)):
+        g = Game([DuelUnit(lifter()), DuelUnit(walker(skill), transport=0)],
+                 [DuelUnit(shooter())], [sq(2, 2), -1, sq(6, 2)], faces="S" * 40)
+        g.m[g.m[0, H_ST] + 0, ST_ACT] = 1  # the Airlifter has activated (L3381)
+        assert bool(BK._wants_off(g.m, g.spec.bd, 1)) == may
+        g.activate(1)
+        assert ("dismount" in g.events()) == may
+
+
+def test_a_list_puts_an_air_assault_walker_in_a_carrier_one_each():
+    cards = load_cards()
+    text = ('name = "t"\npoints = 75\n[[unit]]\ncard = "Carrier"\n[[unit]]\ncard = "Nina"\n'
+            'transport = "Carrier"\n')
+    lst = parse_list_toml(text, cards, "x.toml")
+    assert lst.units[1].transport == 0
+    with pytest.raises(DustsimError, match="free to carry"):
+        parse_list_toml(text + '[[unit]]\ncard = "Nikita"\ntransport = "Carrier"\n', cards,
+                        "x.toml")
+    with pytest.raises(DustsimError, match="neither"):
+        parse_list_toml(text.replace('"Nina"', '"Ludwig"'), cards, "x.toml")

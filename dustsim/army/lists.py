@@ -308,13 +308,30 @@ def _embark(units: list[ListUnit], ride: str, file: str, label: str) -> ListUnit
     """The last unit of ``units``, embarked in the first earlier unit of card ``ride`` that
     has the Passengers (#) skill and room for it (1947 L522-526); one error line naming the
     file, unit and field otherwise."""
+    from dustsim.data.skill_names import skill_base
     from dustsim.rules.unit_rules import unit_rules
 
     me = units[-1]
+    cands = [i for i, v in enumerate(units[:-1]) if v.card.name.lower() == ride.lower()]
+    if me.card.kind == "vehicle":  # an Airmobile / Air Assault vehicle in an Airlifter
+        if not {"airmobile", "air assault"} & {skill_base(s) for s in me.card.skills}:
+            raise DustsimError(f"only infantry ride as passengers (L522) and only Airmobile or "
+                               f"Air Assault vehicles in an Airlifter (L532-536); "
+                               f"{me.card.name} is neither", file=file, unit=label,
+                               field="transport")
+        for i in cands:
+            if "airlifter" not in {skill_base(s) for s in units[i].card.skills}:
+                raise DustsimError(f"{units[i].card.name} is no Airlifter (L3403)", file=file,
+                                   unit=label, field="transport")
+            if not any(v.transport == i for v in units[:-1]):
+                return replace(me, transport=i)
+        raise DustsimError(f"no earlier {ride} free to carry it (an Airlifter carries one "
+                           "vehicle: a decision, L532-536 give no number)" if cands else
+                           f"no earlier unit of card {ride!r} in the list to carry it",
+                           file=file, unit=label, field="transport")
     if me.card.kind not in ("squad", "hero") or not (me.card.armour or "").startswith("I"):
         raise DustsimError(f"only infantry ride as passengers (L522); {me.card.name} is a "
                            f"{me.card.kind}", file=file, unit=label, field="transport")
-    cands = [i for i, v in enumerate(units[:-1]) if v.card.name.lower() == ride.lower()]
     if not cands:
         names = sorted({v.card.name for v in units[:-1]
                         if unit_rules(v.card).passengers > 0}) or ["none: list it first"]

@@ -1034,9 +1034,9 @@ def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarr
     elif kind == "bail-out":
         ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
         ev["hits"] = int(r[BK.L_HITS])
-        ev["text"] = (f"The {names[t]} is destroyed with passengers aboard: {ev['dice']}, "
-                      f"{ev['hits']} passenger{'s' if ev['hits'] != 1 else ''} take"
-                      f"{'s' if ev['hits'] == 1 else ''} one point of damage (L530).")
+        ev["text"] = (f"The {names[t]} is destroyed with {uname} aboard: {ev['dice']}, "
+                      f"{ev['hits']} point{'s' if ev['hits'] != 1 else ''} of damage to those "
+                      "aboard, no saves (L530, L536).")
     else:  # placed
         ev["to"] = int(r[BK.L_TO])
         ev["token"] = TOKENS[int(r[BK.L_TOKEN])]

@@ -30,6 +30,15 @@ What the kernel plays (seed 003 lines; the decisions are ours and named):
   range of a line that hurts it, takes the Dozer special action and an Attack instead. Its
   engineering actions (L3355-3357: burying a bunker or strongpoint, filling a trench,
   clearing a minefield gap) are not played (named in the skills table).
+* **Airlifter** (L3403-3405, L532-536) and **Air Assault** (L3379-3381): a list's Airmobile
+  or Air Assault vehicle with ``transport`` starts carried by that Airlifter (one vehicle
+  each: a decision, the lines give no number); carried, it is played as a passenger (not
+  targetable, dismounts with a Move from the square below the Airlifter, L536); an Air
+  Assault vehicle may also dismount after its Airlifter activated (L3381). A destroyed
+  Airlifter: one die per point left on the vehicle's damage track, one point per P (Air
+  Assault) or per P or S (others); no Damage Resilient (L536 names none: digest OPEN-24,
+  decision); a survivor is placed on the Airlifter's square, Suppressed and activated, or is
+  destroyed if it cannot stand there (occupied, or impassable for its class).
 * **Transport destroyed** (L530): one die per passenger (a soldier or a joined hero); each P
   (the digest's reading of the lost symbol, table §3: 1/3) is one passenger taking one point
   of damage, with no cover or infantry saves; Damage Resilient is rolled (one die per point,
@@ -54,8 +63,8 @@ H_CARRY = 17
 # columns of the carry block: the transport it starts in (+1; 0 none), the one it is in now
 # (+1), Damage Resilient (bit 1 the soldiers, bit 2 the joined hero), its passenger spaces,
 # scratch: a passenger already took its point of damage in this bail-out; Dozer Blade; dug in
-# now (the Dozer special action, until it moves)
-CY_START, CY_IN, CY_DR, CY_SPACES, CY_HIT, CY_DOZER, CY_DUG = 0, 1, 2, 3, 4, 5, 6
+# now (the Dozer special action, until it moves); a vehicle carried by an Airlifter; Air Assault
+CY_START, CY_IN, CY_DR, CY_SPACES, CY_HIT, CY_DOZER, CY_DUG, CY_LIFT, CY_ASSAULT = range(9)
 
 #: the transports' special events (battle_kernel.SP_EMBARKED ..), by their L_X code
 CARRY_SPECIALS = {20: "embarked", 21: "dismount", 22: "aboard", 23: "bail-out", 24: "placed",
@@ -66,6 +75,9 @@ CARRY_NOTES = (
     "passengers (L522-530): start aboard as the list says; dismount with a Move when they "
     "activate before their vehicle and an enemy or objective is within reach (policy 'carry'); "
     "aboard they do not fire (L528's side-mounted fire is not played) and never remount",
+    "an Airlifter's vehicle (L532-536, L3379-3381): played as a passenger; a destroyed "
+    "Airlifter: one die per damage point left, a point per P (Air Assault) or P or S, no "
+    "Damage Resilient (decision, OPEN-24), placed below it or destroyed",
     "a destroyed transport (L530): one die per passenger, each P one point of damage with no "
     "save (Damage Resilient rolled), a joined hero first, then the largest squad (decision, "
     "OPEN-24); survivors placed within range 1 or destroyed, Suppressed and activated",
@@ -83,7 +95,10 @@ def fill_carry_facts(m: np.ndarray, units: Sequence, n_a: int) -> None:
         t = int(getattr(du, "transport", -1))
         if t >= 0:
             t += 0 if u < n_a else n_a
-            if not 0 <= t < len(units) or unit_rules(units[t].card).passengers <= 0:
+            lifter = any(s.lower() == "airlifter" for s in units[t].card.skills) \
+                if 0 <= t < len(units) else False
+            if not 0 <= t < len(units) or (unit_rules(units[t].card).passengers <= 0
+                                           and not lifter):
                 from dustsim.errors import DustsimError
 
                 raise DustsimError(f"transport {t} of {du.card.name} is not a unit with "
@@ -101,6 +116,8 @@ def fill_carry_facts(m: np.ndarray, units: Sequence, n_a: int) -> None:
         r = unit_rules(du.card, hero, getattr(du, "pilot", None))
         m[rc + u, CY_SPACES] = r.passengers
         m[rc + u, CY_DOZER] = r.dozer_blade
+        m[rc + u, CY_LIFT] = int(t >= 0 and du.card.kind == "vehicle")
+        m[rc + u, CY_ASSAULT] = r.air_assault
 
 
 def any_passengers(m: np.ndarray) -> bool:
@@ -134,6 +151,19 @@ def leave(m, u):
 def resilient(m, u, hero):
     """u's soldiers (``hero`` False) or its joined hero have Damage Resilient (L3481-3493)."""
     return (m[m[0, H_CARRY] + u, CY_DR] & (2 if hero else 1)) != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def lifted(m, u):
+    """u is a vehicle carried by an Airlifter (L532-536)."""
+    return m[m[0, H_CARRY] + u, CY_LIFT] != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def assault(m, u):
+    """u is an Air Assault vehicle: it may dismount after its Airlifter activated, and a
+    destroyed Airlifter hurts it on P only (L3379-3381)."""
+    return m[m[0, H_CARRY] + u, CY_ASSAULT] != 0
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -2699,7 +2699,9 @@ def _wants_off(m, bd, u):
     has not activated, L528) and wants to: from the vehicle's square an enemy is within its
     Move + the longest range of a line that hurts it, or an objective within its Move."""
     t = BC.carrier(m, u)
-    if t < 0 or not _present(m, t) or m[m[0, H_ST] + t, ST_ACT] != 0:
+    if t < 0 or not _present(m, t):
+        return False
+    if m[m[0, H_ST] + t, ST_ACT] != 0 and not BC.assault(m, u):  # Air Assault: L3381
         return False
     s = _sq(m, t)
     rs = m[0, H_ST] + u
@@ -2794,6 +2796,47 @@ def _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _unlift(rng, buf, pos, scripted, m, bd, log, t, v):
+    """Vehicle v carried by Airlifter t, destroyed (L536, L3381): one die per point left on
+    its track, one point per P (Air Assault) or per P or S; a survivor is placed on t's
+    square (Suppressed, activated) or is destroyed if it cannot stand there."""
+    rs = m[0, H_ST] + v
+    n = m[R_B, B_N]
+    turn = m[R_G, G_TURN]
+    mask = m[R_CFG, C_P] if BC.assault(m, v) else 7 ^ m[R_CFG, C_T]
+    p0 = pos
+    d, pos = _count(rng, buf, pos, scripted, mask, m[rs, ST_SINGLE])
+    s = _sq(m, t)
+    k = _log(m, log, turn, _side(m, t), v, A_SPECIAL, s, NONE)
+    if k >= 0:
+        log[k, L_X] = SP_BAIL
+        log[k, L_TARGET] = t
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = d
+    m[rs, ST_SINGLE] -= d if d < m[rs, ST_SINGLE] else m[rs, ST_SINGLE]
+    BC.leave(m, v)
+    _occupy(m)
+    free = m[m[0, H_SCR] + s, SC_OCC] == 0 and bd[9 * n + 4 + m[m[0, H_XU] + v, X_CLASS], s] < 99
+    if not _alive(m, v) or not free:
+        m[rs, ST_MODELS] = 0
+        m[rs, ST_HERO] = 0
+        m[rs, ST_SINGLE] = 0
+        _log(m, log, turn, _side(m, v), v, A_DESTROYED, s, NONE)
+        return pos
+    m[rs, ST_SQ] = s
+    m[rs, ST_ACT] = 1
+    if m[m[0, H_UNITS] + v, U_IMMUNE] == 0:
+        m[rs, ST_TOK] = 2
+    k = _log(m, log, turn, _side(m, v), v, A_SPECIAL, s, s)
+    if k >= 0:
+        log[k, L_X] = SP_PLACED
+        log[k, L_TARGET] = t
+        log[k, L_TOKEN] = m[rs, ST_TOK]
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _bail(rng, buf, pos, scripted, m, bd, log):
     """Passengers of a transport destroyed (L530, :mod:`dustsim.play.battle_carry`): one die
     per passenger, each P a passenger taking one point (no saves; Damage Resilient rolled, one
@@ -2827,6 +2870,9 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
                 else:
                     npass += 1
         if npass == 0:
+            continue
+        if BC.lifted(m, first):  # an Airlifter's vehicle (L536)
+            pos = _unlift(rng, buf, pos, scripted, m, bd, log, t, first)
             continue
         p0 = pos
         d, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], npass)

@@ -198,8 +198,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "not within range 2 of an objective, no capture that turn (play.battle_rules); "
        "Nothing, a second action on 2/3", "L3391-3393",
        gap="a drop when held in reserve (reserves are not played)"),
-    _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
-       "L3379-3381"),
+    _r("Air Assault", S, P, "carried by an Airlifter, may dismount after it activates; hurt "
+       "on P only when it is destroyed (grid battles: play.battle_carry)", "L3379-3381",
+       gap="duels on a line; boarding an Airlifter during the game"),
     _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
        "attacks (engagement kernel); grid battles also end it on a March Move and play the "
        "Camouflage special action (play.battle_rules)", "L3453-3457",
@@ -254,9 +255,12 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        gap="duels on a line; passengers' side-mounted fire (L528); mounting during the game; "
        "a vehicle that leaves by an exit edge leaves its passengers aboard"),
     _r("Carry Capacity", S, N, "carries infantry (tactics-2013 Cerberus)", "004:L364"),
-    _r("Airlifter", S, N, "carries a vehicle", "L3403-3405, L532-536"),
+    _r("Airlifter", S, P, "carries one Airmobile or Air Assault vehicle a list puts aboard "
+       "(decision: one); the vehicle is not targetable, dismounts with a Move before it "
+       "activates, rolls its damage when it is destroyed (grid battles: play.battle_carry)",
+       "L3403-3405, L532-536", gap="duels on a line; picking a vehicle up during the game"),
     _r("Airmobile", S, X, "only lets an Airlifter carry it; the carrying is the Airlifter's "
-       "rule (not played)", "L3407-3409"),
+       "rule (played on the grid)", "L3407-3409"),
     _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
     _r("Trailer", S, N, _ENLIST + "; carrying"),
     _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
