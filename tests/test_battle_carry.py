@@ -405,3 +405,15 @@ def test_a_list_puts_an_air_assault_walker_in_a_carrier_one_each():
                         "x.toml")
     with pytest.raises(DustsimError, match="neither"):
         parse_list_toml(text.replace('"Nina"', '"Ludwig"'), cards, "x.toml")
+
+
+# -- Engineer Vehicle: the decision's premise ------------------------------------------------------
+def test_no_scenario_board_has_barbed_wire_minefields_or_trenches():
+    # the skills table rates Engineer Vehicle "no effect on play": its own engineering action
+    # cuts barbed wire (L3351-3353); the fifteen scenarios (L2388-3055) place none
+    from dustsim.play.scenarios import build_board, load_scenarios
+
+    for sc in load_scenarios():
+        for seed in (0, 1):
+            terrain = set(int(t) for t in build_board(sc, seed).terrain)
+            assert not terrain & {BD.BARBED_WIRE, BD.MINEFIELD, BD.TRENCH}, sc.number

@@ -264,7 +264,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
     _r("Trailer", S, N, _ENLIST + "; carrying"),
     _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
-    _r("Amphibious", S, N, "moves through water; " + _BOARD, "L3411-3413"),
+    _r("Amphibious", S, N, "moves through water and swamp as open ground: scenario 110's "
+       "river (L2822) is water; the board's movement tables are per movement class and have "
+       "no amphibious class yet", "L3411-3413"),
     _r("Flying", K, P, "passes over any terrain as open ground, ends where it can stand "
        "(grid battles: the board's JUMP class, play.battle_rules)", "L3527-3529",
        gap="a joined hero without Flying grounds the unit (L3529)"),
@@ -286,8 +288,13 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "moves (grid battles: play.battle_carry)", "L3503-3505, L3355-3357",
        gap="duels on a line; its engineering actions (burying a bunker or strongpoint, "
        "filling a trench, clearing a minefield gap, L3355-3357)"),
-    _r("Engineer Vehicle", S, N, "engineering actions (wire, wrecks); " + _BOARD,
-       "L3507-3509, L3347-3357"),
+    _r("Engineer Vehicle", S, X, "decision: its own engineering action, cutting a gap in "
+       "barbed wire with Cutting or Grapple weapons (L3351-3353), has nothing to act on: no "
+       "board of the fifteen scenarios has barbed wire (their terrain, L2388-3055: trees, "
+       "tank traps, small structures, ammo crates, buildings, roads, a strongpoint L2638, a "
+       "bunker L2678, a river L2822; tests/test_battle_carry.py checks the boards); the "
+       "Dozer Blade's actions are that skill's row; clearing wrecks (L3059-3061) is any "
+       "vehicle's", "L3507-3509, L3347-3357"),
     _r("Assault Vehicle", S, N, _ENLIST),
     _r("Assault Shield", S, N, _ENLIST),
     _r("Strongpoint", S, P, "holds its strongpoint, or a bunker for the '(Bunker)' card: "
