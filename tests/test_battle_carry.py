@@ -417,3 +417,48 @@ def test_no_scenario_board_has_barbed_wire_minefields_or_trenches():
         for seed in (0, 1):
             terrain = set(int(t) for t in build_board(sc, seed).terrain)
             assert not terrain & {BD.BARBED_WIRE, BD.MINEFIELD, BD.TRENCH}, sc.number
+
+
+# -- Amphibious (L3411-3413) -----------------------------------------------------------------------
+def river_board():
+    terrain = np.zeros(W * H, np.int8)
+    terrain[[sq(3, r) for r in range(H)]] = BD.WATER  # a river down column 3
+    return BD.make_board("river", W, H, terrain)
+
+
+@pytest.mark.parametrize("amphibious", [True, False])
+def test_an_amphibious_vehicle_moves_through_water_as_open_ground(amphibious):
+    # from (1,2): (2,2) costs 1, the river square (3,2) 1 more as open ground, the far bank
+    # (4,2) 3 in all (L3413); without the skill water is impassable (L480) and the river
+    # bars the far bank
+    card = replace(walker("Amphibious" if amphibious else "Airmobile"), move=4)
+    g = Game([DuelUnit(card)], [DuelUnit(shooter())], [sq(1, 2), sq(7, 5)],
+             board=river_board())
+    BK._occupy(g.m)
+    BK._reach(g.m, g.spec.bd, 0, 4, g.qb)
+    costs = [int(BK._cost(g.m, s)) for s in (sq(2, 2), sq(3, 2), sq(4, 2))]
+    assert costs == ([1, 2, 3] if amphibious else [1, BK.INF, BK.INF])
+    assert ("Amphibious" in BC.carry_rule_names(g.m, 0)) == amphibious
+
+
+def test_amphibious_tables_equal_the_class_tables_on_a_dry_board():
+    g = Game([DuelUnit(walker("Amphibious"))], [DuelUnit(shooter())], [sq(1, 2), sq(7, 5)])
+    bd, n = g.spec.bd, W * H
+    mc, adj, pc, st = BC.table_rows(n, BD.WALKER, True)
+    mc0, adj0, pc0, st0 = BC.table_rows(n, BD.WALKER, False)
+    assert (bd[mc] == bd[mc0]).all() and (bd[st: st + 4 * n] == bd[st0: st0 + 4 * n]).all()
+    assert (bd[adj: adj + 8] == bd[adj0: adj0 + 8]).all()
+    assert (bd[pc: pc + n] == bd[pc0: pc0 + n]).all()
+
+
+def test_battle_logs_on_the_river_scenario_obey_the_replay_rules():
+    cards = load_cards()
+    a = parse_list_toml('name = "a"\npoints = 75\n[[unit]]\ncard = "PT-47B"\n[[unit]]\n'
+                        'card = "Rattler (AMP)"\n', cards, "a.toml")
+    b = parse_list_toml('name = "b"\npoints = 75\n[[unit]]\ncard = "Pounder"\n', cards,
+                        "b.toml")
+    spec = B.prepare(a, b, scenario="110", seed=0)
+    for seed in range(2):
+        log = B.event_log(spec, seed=seed)
+        check_log_on_board(log, spec.setup.board)
+        assert all("Amphibious" in u["rules"] for u in log["units"][:2])

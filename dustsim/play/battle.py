@@ -298,27 +298,12 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     bd[R["objectives"], : len(objs)] = objs
     # static steps per movement class and direction: the neighbour, or -1 where the step is
     # barred (impassable square, a wall, the corner of an impassable square for a diagonal)
-    nbr = board.neighbours
     for cls in range(B.N_MOVE_CLASSES):
-        fly = cls == B.FLYING
-        mc = board.move_cost[:, cls]
-        for d in range(8):
-            row = np.full(n, -1, np.int64)
-            for s_ in range(n):
-                t = int(nbr[s_, d])
-                if t < 0:
-                    continue
-                if not fly:
-                    if mc[t] >= B.IMPASSABLE or (int(board.wall_mask[s_]) >> d) & 1:
-                        continue
-                    if d % 2 == 1:
-                        a1, a2 = int(nbr[s_, (d + 7) % 8]), int(nbr[s_, (d + 1) % 8])
-                        if min(a1, a2) < 0 or mc[a1] >= B.IMPASSABLE or mc[a2] >= B.IMPASSABLE:
-                            continue
-                row[s_] = t
-            bd[R["adj"] + cls * 8 + d] = row
+        bd[R["adj"] + cls * 8: R["adj"] + cls * 8 + 8] = _adjacency(
+            board, board.move_cost[:, cls], cls == B.FLYING)
     for cls in range(B.N_MOVE_CLASSES):  # shortest paths with no unit on the board
         BK.fill_static(bd, n, cls, BK.QL - 2)
+    _amphibious_tables(board, bd, objs)
     ls = np.asarray(board.line_start, np.int64)
     lq = np.stack([np.asarray(board.line_squares, np.int64),
                    np.asarray(board.line_corner, np.int64)], axis=1)
@@ -328,6 +313,59 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(_BOARD) > 64:
         _BOARD.clear()
     _BOARD[id(board)] = (board, out)
+    return out
+
+
+def _amphibious_tables(board: Board, bd: np.ndarray, objs: list[int]) -> None:
+    """The amphibious vehicles' movement tables (:mod:`dustsim.play.battle_carry`, L3411-3413:
+    water and swamp as open ground) per ground vehicle class, at ``bd_rows(n)["amph"]``: on a
+    board with neither, copies of the class's own."""
+    from dustsim.play import battle_carry as BC
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import board as B
+
+    n = board.n
+    wet = np.isin(board.terrain, (B.WATER, B.SWAMP))
+    for cls in BC.AMPHIBIOUS_CLASSES:
+        mc0, adj0, pc0, st0 = BC.table_rows(n, cls, False)
+        mc, adj, pc, st = BC.table_rows(n, cls, True)
+        if not wet.any():
+            bd[mc] = bd[mc0]
+            bd[adj: adj + 8] = bd[adj0: adj0 + 8]
+            bd[pc: pc + n] = bd[pc0: pc0 + n]
+            bd[st: st + 4 * n] = bd[st0: st0 + 4 * n]
+            continue
+        cost = board.move_cost[:, cls].astype(np.int64)
+        cost[wet] = B._MOVE[B.OPEN][cls]  # as if it were open terrain (L3413)
+        bd[mc] = cost
+        bd[pc: pc + n] = 10_000
+        for o in objs:
+            bd[pc: pc + n, o] = _path_costs(board, cost, o)
+        bd[adj: adj + 8] = _adjacency(board, cost, False)
+        BK.fill_static_rows(bd, n, False, mc, adj, st, BK.QL - 2)
+
+
+def _adjacency(board: Board, mc: np.ndarray, fly: bool) -> np.ndarray:
+    """``int64[8, n]``: per direction the neighbour a unit with move costs ``mc`` may step to,
+    -1 where barred (impassable, a wall, a diagonal past an impassable corner)."""
+    from dustsim.play import board as B
+
+    n = board.n
+    nbr = board.neighbours
+    out = np.full((8, n), -1, np.int64)
+    for d in range(8):
+        for s_ in range(n):
+            t = int(nbr[s_, d])
+            if t < 0:
+                continue
+            if not fly:
+                if mc[t] >= B.IMPASSABLE or (int(board.wall_mask[s_]) >> d) & 1:
+                    continue
+                if d % 2 == 1:
+                    a1, a2 = int(nbr[s_, (d + 7) % 8]), int(nbr[s_, (d + 1) % 8])
+                    if min(a1, a2) < 0 or mc[a1] >= B.IMPASSABLE or mc[a2] >= B.IMPASSABLE:
+                        continue
+            out[d, s_] = t
     return out
 
 
@@ -518,7 +556,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     from dustsim.play.battle_rules import fill_rule_facts
 
     fill_rule_facts(m, all_units)  # tempo, concealment, reaction, movement flags (issue 23)
-    BC.fill_carry_facts(m, all_units, len(units_a))  # passengers aboard (L522-530)
+    # passengers aboard (L522-530), movement tables (amphibious: L3411-3413)
+    BC.fill_carry_facts(m, all_units, len(units_a), n, classes)
     bd, ls, lq = _board_matrix(board)
     tables = []
     for b in setup.boards or (board,):
@@ -786,6 +825,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     faces are known."""
     from dustsim.engines.rng import state
     from dustsim.play import battle_kernel as BK
+    from dustsim.play.battle_carry import carry_rule_names
     from dustsim.play.battle_rules import rule_names
 
     ss = np.random.SeedSequence([seed, 1947])
@@ -809,7 +849,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             "armour": card.armour, "models": int(spec.m[spec.m[0, 2] + u, 1]),
             "damage_track": card.damage_track, "ap": float(spec.ap[u]),
             "move_class": int(spec.classes[u]),
-            "rules": rule_names(spec.m, u),  # board-dependent rules it plays (battle_rules)
+            # board-dependent rules it plays (battle_rules, battle_carry)
+            "rules": rule_names(spec.m, u) + carry_rule_names(spec.m, u),
             "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
             "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
             "weapons": [{"line": i, "name": spec.weapon_names[i],

@@ -39,6 +39,11 @@ What the kernel plays (seed 003 lines; the decisions are ours and named):
   Assault) or per P or S (others); no Damage Resilient (L536 names none: digest OPEN-24,
   decision); a survivor is placed on the Airlifter's square, Suppressed and activated, or is
   destroyed if it cannot stand there (occupied, or impassable for its class).
+* **Amphibious** (L3411-3413): an amphibious ground vehicle enters and moves through water
+  and swamp as open ground: it reads its own movement tables (its class's, with water and
+  swamp costing what open ground costs), appended to the board matrix
+  (:func:`table_rows`); on a board with neither they equal its class's. The replay log
+  names the rule in ``units[].rules``.
 * **Transport destroyed** (L530): one die per passenger (a soldier or a joined hero); each P
   (the digest's reading of the lost symbol, table §3: 1/3) is one passenger taking one point
   of damage, with no cover or infantry saves; Damage Resilient is rolled (one die per point,
@@ -65,6 +70,12 @@ H_CARRY = 17
 # scratch: a passenger already took its point of damage in this bail-out; Dozer Blade; dug in
 # now (the Dozer special action, until it moves); a vehicle carried by an Airlifter; Air Assault
 CY_START, CY_IN, CY_DR, CY_SPACES, CY_HIT, CY_DOZER, CY_DUG, CY_LIFT, CY_ASSAULT = range(9)
+# the first rows of its movement tables in the board matrix ``bd``: move cost, adjacency (8),
+# path costs to the objectives (n), static reach (4 per start square); its class's, or for an
+# amphibious vehicle its class's amphibious tables (battle_kernel.bd_rows "amph")
+CY_RMC, CY_RADJ, CY_RPC, CY_RST = 9, 10, 11, 12
+#: movement classes (dustsim.play.board) with amphibious tables: the ground vehicles'
+AMPHIBIOUS_CLASSES = (1, 2, 3, 4)  # TRACKED, WHEELED, HALF_TRACKED, WALKER
 
 #: the transports' special events (battle_kernel.SP_EMBARKED ..), by their L_X code
 CARRY_SPECIALS = {20: "embarked", 21: "dismount", 22: "aboard", 23: "bail-out", 24: "placed",
@@ -84,13 +95,32 @@ CARRY_NOTES = (
 )
 
 
-def fill_carry_facts(m: np.ndarray, units: Sequence, n_a: int) -> None:
+def table_rows(n: int, cls: int, amphibious: bool) -> tuple[int, int, int, int]:
+    """(move cost, adjacency, path cost, static) first rows in the board matrix of a unit of
+    movement class ``cls``; an amphibious ground vehicle reads its class's amphibious tables
+    (water and swamp as open ground, L3411-3413)."""
+    from dustsim.play.battle_kernel import bd_rows
+
+    if amphibious and cls in AMPHIBIOUS_CLASSES:
+        R = bd_rows(n)
+        a = R["amph"] + AMPHIBIOUS_CLASSES.index(cls) * R["amph_block"]
+        return a, a + 1, a + 9, a + 9 + n
+    return 9 * n + 4 + cls, 9 * n + 28 + cls * 8, 2 * n + cls * n, 9 * n + 84 + cls * n * 4
+
+
+def fill_carry_facts(m: np.ndarray, units: Sequence, n_a: int, n: int = 0,
+                     classes: Sequence[int] = ()) -> None:
     """Write each unit's transport facts into ``m``'s carry block (rows from ``m[0,
     H_CARRY]``): the vehicle it starts in (``DuelUnit.transport``, an index in its own side;
-    side B's units follow side A's ``n_a``), Damage Resilient, its spaces."""
+    side B's units follow side A's ``n_a``), Damage Resilient, its spaces; the rows of its
+    movement tables on a board of ``n`` squares (``classes``: each unit's movement class)."""
     from dustsim.rules.unit_rules import unit_rules
 
     rc = int(m[0, H_CARRY])
+    for u, du in enumerate(units):
+        if classes:
+            amph = bool(unit_rules(du.card).amphibious) and du.card.kind == "vehicle"
+            m[rc + u, CY_RMC: CY_RST + 1] = table_rows(n, int(classes[u]), amph)
     for u, du in enumerate(units):
         t = int(getattr(du, "transport", -1))
         if t >= 0:
@@ -118,6 +148,18 @@ def fill_carry_facts(m: np.ndarray, units: Sequence, n_a: int) -> None:
         m[rc + u, CY_DOZER] = r.dozer_blade
         m[rc + u, CY_LIFT] = int(t >= 0 and du.card.kind == "vehicle")
         m[rc + u, CY_ASSAULT] = r.air_assault
+
+
+def carry_rule_names(m: np.ndarray, u: int) -> list[str]:
+    """This module's rules unit u plays (for the event log's ``units[].rules``)."""
+    rc = int(m[0, H_CARRY]) + u
+    n = int(m[2, 0])  # battle_kernel: the configuration row's B_N
+    cls = None
+    for c in AMPHIBIOUS_CLASSES:
+        if int(m[rc, CY_RMC]) == table_rows(n, c, True)[0]:
+            cls = c
+    return (["Amphibious"] if cls is not None else []) + \
+        (["Dozer Blade"] if m[rc, CY_DOZER] else [])
 
 
 def any_passengers(m: np.ndarray) -> bool:
@@ -151,6 +193,30 @@ def leave(m, u):
 def resilient(m, u, hero):
     """u's soldiers (``hero`` False) or its joined hero have Damage Resilient (L3481-3493)."""
     return (m[m[0, H_CARRY] + u, CY_DR] & (2 if hero else 1)) != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def r_mc(m, u):
+    """u's move-cost row in the board matrix."""
+    return m[m[0, H_CARRY] + u, CY_RMC]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def r_adj(m, u):
+    """u's first adjacency row (8 directions)."""
+    return m[m[0, H_CARRY] + u, CY_RADJ]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def r_pc(m, u):
+    """u's first path-cost row (one per square, a column per objective)."""
+    return m[m[0, H_CARRY] + u, CY_RPC]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def r_static(m, u):
+    """u's first static reach row (4 per start square)."""
+    return m[m[0, H_CARRY] + u, CY_RST]
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -211,9 +211,15 @@ def bd_rows(n: int) -> dict:
              "mc6", "nb0", "nb1", "nb2", "nb3", "nb4", "nb5", "nb6", "nb7", "deploy0",
              "deploy1", "objarea", "exit0", "exit1", "wall", "inbuild", "misc", "objectives")
     end = r + len(names) + 7 * 8 + 7 * n * 4
+    # then the amphibious tables (battle_carry, L3411-3413): per ground vehicle class of
+    # battle_carry.AMPHIBIOUS_CLASSES a block of its move-cost row, 8 adjacency rows, n path
+    # cost rows and 4n static rows, with water and swamp as open ground
+    amph = end + n
+    block = 1 + 8 + n + 4 * n
     return {"los": n, "pc": 2 * n, **{k: r + i for i, k in enumerate(names)},
             "adj": r + len(names), "static": r + len(names) + 7 * 8,
-            "los_tall": end, "rows": end + n}
+            "los_tall": end, "amph": amph, "amph_block": block,
+            "rows": amph + len(BC.AMPHIBIOUS_CLASSES) * block}
 
 
 # event log (one int64 row per event; decoded by dustsim.play.battle)
@@ -586,12 +592,17 @@ def fill_static(bd, n, cls, limit):
     """The board's static movement tables of class ``cls`` (no units): for each start square
     the rows cost (no / one diagonal used) and parent state, as :func:`_reach` leaves them in
     its scratch; written into ``bd`` at ``bd_rows(n)["static"]``."""
+    fill_static_rows(bd, n, cls == FLYING, 9 * n + 4 + cls, 9 * n + 28 + cls * 8,
+                     9 * n + 84 + cls * n * 4, limit)
+
+
+@nb.njit(cache=True)
+def fill_static_rows(bd, n, fly, r_mc, r_adj, r_st, limit):
+    """:func:`fill_static` for the tables at the rows given (move cost, adjacency, static:
+    the amphibious ones of :mod:`dustsim.play.battle_carry` too)."""
     qb = np.zeros(2 * QL + 40 * n, np.int64)
-    fly = cls == FLYING
-    r_mc = 9 * n + 4 + cls
-    r_adj = 9 * n + 28 + cls * 8
     for s0 in range(n):
-        r = 9 * n + 84 + (cls * n + s0) * 4
+        r = r_st + s0 * 4
         for s in range(n):
             bd[r, s] = INF
             bd[r + 1, s] = INF
@@ -648,9 +659,9 @@ def _reach(m, bd, u, limit, qb):
     side = m[ru + u, U_SIDE]
     veh = m[rx, X_KIND] == KIND_VEH
     tb = BR.has(m, u, BR.RB_TRAIL_BLAZER)  # moves through enemy units (L3693-3695)
-    r_mc = 9 * n + 4 + cls
+    r_mc = BC.r_mc(m, u)  # its class's tables (battle_carry: an amphibious vehicle's own)
     r_nb = 9 * n + 11
-    r_adj = 9 * n + 28 + cls * 8
+    r_adj = BC.r_adj(m, u)
     if limit > QL - 2:
         limit = QL - 2
     if _foot(m, u) == 4:
@@ -659,7 +670,7 @@ def _reach(m, bd, u, limit, qb):
     start = m[m[0, H_ST] + u, ST_SQ]
     if start >= 0 and _clear_around(m, bd, u, start, limit):
         # no unit can bar or end a path within reach: the board's static table is exact
-        base = 9 * n + 84 + (cls * n + start) * 4
+        base = BC.r_static(m, u) + start * 4
         for s in range(n):
             m[rsc + s, SC_C0] = bd[base, s]
             m[rsc + s, SC_C1] = bd[base + 1, s]
@@ -791,11 +802,10 @@ def _reach_huge(m, bd, u, limit, qb):
     rsc = m[0, H_SCR]
     ru = m[0, H_UNITS]
     rx = m[0, H_XU] + u
-    cls = m[rx, X_CLASS]
     side = m[ru + u, U_SIDE]
     tb = BR.has(m, u, BR.RB_TRAIL_BLAZER)
-    r_mc = 9 * n + 4 + cls
-    r_adj = 9 * n + 28 + cls * 8
+    r_mc = BC.r_mc(m, u)
+    r_adj = BC.r_adj(m, u)
     start = m[m[0, H_ST] + u, ST_SQ]
     for s in range(n):
         m[rsc + s, SC_C0] = INF
@@ -1206,14 +1216,14 @@ def _position(m, f, bd, u, s, el, val, lam):
     if k > 0 and f[0, PW_OBJ] > 0.0:
         r_obj = 9 * n + 27
         r_area = 9 * n + 21
-        cls = m[m[0, H_XU] + u, X_CLASS]
+        r_pc = BC.r_pc(m, u)  # path costs of its class (battle_carry: amphibious)
         if bd[r_area, s] >= 0:
             sc += f[0, PW_OBJ]
         else:
             dmin = 10_000
             for i in range(k):
                 o = bd[r_obj, i]
-                d = bd[2 * n + cls * n + s, o]
+                d = bd[r_pc + s, o]
                 if d < dmin:
                     dmin = d
             if dmin < 10_000:
@@ -1709,7 +1719,7 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     _occupy(m)
     _threat_setup(m, f, u, el, val)
     lam = _lambda(m, f, u)
-    r_mc = 9 * n + 4 + m[rx, X_CLASS]
+    r_mc = BC.r_mc(m, u)
     r_obj = 9 * n + 27
     _line_values(m, f, u, val)
     best = -1e300
@@ -2564,7 +2574,7 @@ def _deploy(rng, m, f, bd, log):
             if size > 1:  # a Large/Huge vehicle deploys facing the enemy's zone
                 face = 0 if zone_i == 0 else 4
                 m[m[0, H_ST] + u, ST_FACE] = face
-            r_mc = 9 * n + 4 + m[m[0, H_XU] + u, X_CLASS]
+            r_mc = BC.r_mc(m, u)
             for s in range(n):
                 if bd[zone, s] == 0 or m[rsc + s, SC_OCC] != 0:
                     continue
@@ -2801,7 +2811,6 @@ def _unlift(rng, buf, pos, scripted, m, bd, log, t, v):
     its track, one point per P (Air Assault) or per P or S; a survivor is placed on t's
     square (Suppressed, activated) or is destroyed if it cannot stand there."""
     rs = m[0, H_ST] + v
-    n = m[R_B, B_N]
     turn = m[R_G, G_TURN]
     mask = m[R_CFG, C_P] if BC.assault(m, v) else 7 ^ m[R_CFG, C_T]
     p0 = pos
@@ -2817,7 +2826,7 @@ def _unlift(rng, buf, pos, scripted, m, bd, log, t, v):
     m[rs, ST_SINGLE] -= d if d < m[rs, ST_SINGLE] else m[rs, ST_SINGLE]
     BC.leave(m, v)
     _occupy(m)
-    free = m[m[0, H_SCR] + s, SC_OCC] == 0 and bd[9 * n + 4 + m[m[0, H_XU] + v, X_CLASS], s] < 99
+    free = m[m[0, H_SCR] + s, SC_OCC] == 0 and bd[BC.r_mc(m, v), s] < 99
     if not _alive(m, v) or not free:
         m[rs, ST_MODELS] = 0
         m[rs, ST_HERO] = 0
@@ -2926,7 +2935,7 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
             bq = -1
             bc = -1
             if _alive(m, v):
-                r_mc = 9 * n + 4 + m[m[0, H_XU] + v, X_CLASS]
+                r_mc = BC.r_mc(m, v)
                 for q in range(n):
                     if m[rsc + q, SC_OCC] != 0 or bd[r_mc, q] >= 99:
                         continue

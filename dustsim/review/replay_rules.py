@@ -55,8 +55,10 @@ from dustsim.play.board import (
     LOS_CLEAR,
     LOS_COVER,
     MOVE_CLASS_NAMES,
+    SWAMP,
     TERRAIN_NAMES,
     VEHICLE_CLASS,
+    WATER,
     Board,
     distance,
     line_of_sight,
@@ -109,6 +111,9 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     sides = {u["id"]: u["side"] for u in log["units"]}
     # Trail Blazer moves through enemy units (L3693-3695; the log's units[].rules)
     through = frozenset(u["id"] for u in log["units"] if "Trail Blazer" in (u.get("rules") or ()))
+    # Amphibious vehicles move through water and swamp as open ground (L3411-3413)
+    amphibious = frozenset(u["id"] for u in log["units"]
+                           if "Amphibious" in (u.get("rules") or ()))
     movers = {u["id"]: u["move_class"] for u in log["units"]
               if _is_class(u.get("move_class"))}
     smoke: dict[int, int] = {}  # square -> last turn of a smoke screen on it
@@ -131,7 +136,8 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             else:
                 _check_attack(i, ev, board, states, classes, weapons, wrecks, screens, feet)
         elif ev["action"] in MOVES:
-            _check_move(i, ev, board, states, movers, classes, sides, through, feet)
+            _check_move(i, ev, board, states, movers, classes, sides, through, feet,
+                        amphibious)
             if sizes[ev["unit"]] > 1 and ev.get("squares"):
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
 
@@ -198,7 +204,7 @@ def _is_class(c: Any) -> bool:
 
 def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapping,
                 classes: Mapping, sides: Mapping, through: frozenset = frozenset(),
-                feet: _Feet | None = None) -> None:
+                feet: _Feet | None = None, amphibious: frozenset = frozenset()) -> None:
     """A move passes only friendly units, a vehicle no friendly vehicle, and ends on a square
     no other unit holds (L463-465); where the log gives the
     unit's movement class (``move_class``, :data:`dustsim.play.board.MOVE_CLASS_NAMES`),
@@ -236,8 +242,10 @@ def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapp
     mc = movers.get(uid)
     if mc is None:
         return
+    wet = (WATER, SWAMP) if uid in amphibious else ()  # as open ground (L3411-3413)
     for s in [*(ev.get("path") or []), to, *(ev.get("squares") or ())]:
-        if s not in own and board.move_cost[s, mc] >= IMPASSABLE:
+        if s not in own and board.move_cost[s, mc] >= IMPASSABLE and \
+                int(board.terrain[s]) not in wet:
             raise DustsimError(f"{where}: field 'path': {square_name(s, w)} "
                                f"({TERRAIN_NAMES[board.terrain[s]]}) is impassable for "
                                f"movement class {MOVE_CLASS_NAMES[mc]}")

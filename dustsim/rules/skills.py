@@ -264,9 +264,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
     _r("Trailer", S, N, _ENLIST + "; carrying"),
     _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
-    _r("Amphibious", S, N, "moves through water and swamp as open ground: scenario 110's "
-       "river (L2822) is water; the board's movement tables are per movement class and have "
-       "no amphibious class yet", "L3411-3413"),
+    _r("Amphibious", S, P, "moves through water and swamp as open ground (scenario 110's "
+       "river, L2822; grid battles: its own movement tables, play.battle_carry)",
+       "L3411-3413", gap="duels on a line (no terrain there)"),
     _r("Flying", K, P, "passes over any terrain as open ground, ends where it can stand "
        "(grid battles: the board's JUMP class, play.battle_rules)", "L3527-3529",
        gap="a joined hero without Flying grounds the unit (L3529)"),
