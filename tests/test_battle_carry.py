@@ -200,13 +200,29 @@ def test_a_passenger_cannot_be_targeted_and_dismounts_before_its_vehicle_activat
 
 
 def test_a_passenger_may_not_dismount_after_its_vehicle_activated():
+    # the gunner at range 5: beyond the squad's gun (range 4), so it cannot fire from aboard
     g = Game([DuelUnit(truck()), aboard(squad())], [DuelUnit(shooter())],
-             [sq(2, 2), -1, sq(6, 2)], faces="S" * 40)
+             [sq(2, 2), -1, sq(7, 2)], faces="S" * 40)
     g.m[g.m[0, H_ST] + 0, ST_ACT] = 1  # the truck has activated this turn
     assert not bool(BK._wants_off(g.m, g.spec.bd, 1))
     g.activate(1)
     assert g.events() == ["activate", "aboard"]
     assert BC.carrier(g.m, 1) == 0 and g.st(1, BK.ST_SQ) == -1
+
+
+def test_a_passenger_aboard_fires_from_the_vehicle_half_its_spaces_of_soldiers():
+    # the truck (6 spaces) has activated: the squad cannot dismount (L528) but fires its gun
+    # from the truck's square at the gunner, range 4: an Attack by at most 6 / 2 = 3 of its
+    # 4 soldiers, so 3 dice (1/1 each), T T T: no hit (L672); it stays aboard
+    rifles = replace(squad(), weapons=(replace(GUN, count=4),))  # each soldier carries one
+    g = Game([DuelUnit(truck()), aboard(rifles)], [DuelUnit(shooter())],
+             [sq(2, 2), -1, sq(6, 2)], faces="TTT" + "P" * 10)
+    g.m[g.m[0, H_ST] + 0, ST_ACT] = 1
+    assert g.activate(1) == 3
+    assert g.events() == ["activate", "attack"]
+    k = g.events().index("attack")
+    assert int(g.log[k, BK.L_FROM]) == sq(2, 2) and int(g.log[k, BK.L_HITS]) == 0
+    assert BC.carrier(g.m, 1) == 0 and g.st(1, BK.ST_SQ) == -1 and g.st(1, ST_MODELS) == 4
 
 
 def test_a_passenger_far_from_enemies_and_objectives_stays_aboard():

@@ -20,9 +20,13 @@ What the kernel plays (seed 003 lines; the decisions are ours and named):
   is within its Move (into range, onto the objective); it is then picked before its vehicle
   in its side's order (so that it may dismount, L528); otherwise it stays aboard and is picked
   last (the vehicle carries it on).
-* Decision (gap, named in the skills table): passengers aboard do not fire their personal
-  weapons (L528's side-mounted fire is not played) and never mount during the game (the
-  policy never takes a unit back in); a passenger that stays aboard takes no action.
+* Aboard, a passenger that does not dismount fires its personal weapons from the vehicle's
+  square when it has a target (L528): an Attack, never a Sustained Attack, ranged lines only
+  (no close-combat weapons; a support weapon unit does not fire), by at most half the
+  vehicle's spaces of its soldiers (the per-side limit; fire arcs are not played on the grid,
+  so all fire at one side's target: decision); else it takes no action.
+* Decision (gap, named in the skills table): passengers never mount during the game (the
+  policy never takes a unit back in).
 * **Dozer Blade** (L3503-3505): the Dozer special action digs the vehicle in: in cover from
   any angle until it takes a Move or March Move Action. Policy (``dig in``): a vehicle with a
   Dozer Blade that would make a Sustained Attack from where it stands, in the open (its
@@ -85,7 +89,8 @@ CARRY_SPECIALS = {20: "embarked", 21: "dismount", 22: "aboard", 23: "bail-out", 
 CARRY_NOTES = (
     "passengers (L522-530): start aboard as the list says; dismount with a Move when they "
     "activate before their vehicle and an enemy or objective is within reach (policy 'carry'); "
-    "aboard they do not fire (L528's side-mounted fire is not played) and never remount",
+    "aboard they fire ranged weapons as side-mounted, half the spaces of soldiers (L528), "
+    "and never remount",
     "an Airlifter's vehicle (L532-536, L3379-3381): played as a passenger; a destroyed "
     "Airlifter: one die per damage point left, a point per P (Air Assault) or P or S, no "
     "Damage Resilient (decision, OPEN-24), placed below it or destroyed",
@@ -193,6 +198,12 @@ def leave(m, u):
 def resilient(m, u, hero):
     """u's soldiers (``hero`` False) or its joined hero have Damage Resilient (L3481-3493)."""
     return (m[m[0, H_CARRY] + u, CY_DR] & (2 if hero else 1)) != 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def spaces(m, t):
+    """Vehicle t's passenger spaces (Passengers (#))."""
+    return m[m[0, H_CARRY] + t, CY_SPACES]
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

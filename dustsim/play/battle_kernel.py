@@ -2755,13 +2755,37 @@ def _step_off(m, f, bd, log, plog, u, el, val, qb):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _fire_aboard(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, t, val):
+    """Passenger u fires from its vehicle t (L528): an Attack (never Sustained) from t's
+    square with its ranged lines only (no close-combat weapons; a support weapon unit does not
+    fire), by at most half the vehicle's spaces of its soldiers (the per-side limit; fire arcs
+    are not played on the grid, so all fire at one side's target). Returns (pos, fired)."""
+    rs = m[0, H_ST] + u
+    s = _sq(m, t)
+    m[rs, ST_SQ] = s
+    fired = False
+    _line_values(m, f, u, val)
+    if _offence(m, f, bd, ls, lq, u, s, ON, val) > 0.0 and BR.keep_class(m, u, OFF):
+        cap = BC.spaces(m, t) // 2 - (1 if m[rs, ST_HERO] > 0 else 0)
+        models = m[rs, ST_MODELS]
+        if models > cap:
+            m[rs, ST_MODELS] = cap if cap > 0 else 0
+        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
+        m[rs, ST_MODELS] = models
+        fired = True
+    m[rs, ST_SQ] = -1
+    _occupy(m)
+    return pos, fired
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """A passenger's activation (L528): it dismounts when the policy wants it and its
     vehicle has not activated (:func:`_wants_off`): the token removal roll (L741), a Move off
     the vehicle (:func:`_step_off`), then an Attack when one is worth something (drawing the
     reaction of a Move + Attack, L797-811), else a Move; one action when Suppressed (L745).
-    Otherwise it stays aboard and takes no action (decision: its side-mounted fire is not
-    played)."""
+    Otherwise it stays aboard and fires its personal weapons from the vehicle when it can
+    (:func:`_fire_aboard`), else it takes no action."""
     rs = m[0, H_ST] + u
     turn = m[R_G, G_TURN]
     side = _side(m, u)
@@ -2798,6 +2822,10 @@ def _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
             return pos
         m[rs, ST_SQ] = -1  # no free square to step to: it stays aboard
         m[m[0, BC.H_CARRY] + u, BC.CY_IN] = t + 1
+    elif s >= 0 and _present(m, t) and m[m[0, H_UNITS] + u, U_SUPPORT] == 0:
+        pos, fired = _fire_aboard(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, t, val)
+        if fired:
+            return pos
     k = _log(m, log, turn, side, u, A_SPECIAL, s, s)
     if k >= 0:
         log[k, L_X] = SP_ABOARD

@@ -31,7 +31,8 @@ fired reaches such a pair, ``los`` is that of such a pair, and a target said not
 cover has fewer than one (Large) or two (Huge) squares in cover from that origin (L727).
 
 Passengers (L522-530; ``special`` events ``embarked``, ``dismount``, ``placed``): a unit aboard
-a vehicle is never the target of an attack, neither moves nor attacks until it dismounts, and
+a vehicle is never the target of an attack, neither moves, makes a Sustained Attack nor
+fights in close combat until it dismounts, attacks only from its vehicle's square, and
 dismounts on the square where its vehicle stands (it moved with the vehicle). A vehicle dug
 in with its Dozer Blade (``special`` ``dozer``) is in cover until it moves (L3503-3505).
 
@@ -171,9 +172,15 @@ def _check_passengers(i: int, ev: Mapping, states: Mapping, aboard: dict) -> Non
     if ev["action"] == "special" and ev.get("special") == "placed":
         aboard.pop(uid, None)
         return
-    if uid in aboard and (ev["action"] in MOVES or ev["action"] in ATTACKS):
-        raise DustsimError(f"replay log: event {i}: field 'unit': unit {uid} moves or "
-                           "attacks while aboard a vehicle (L528)")
+    if uid in aboard and (ev["action"] in MOVES or ev["action"] in ("sustained",
+                                                                     "close-combat")):
+        raise DustsimError(f"replay log: event {i}: field 'unit': unit {uid} moves, makes a "
+                           "Sustained Attack or fights in close combat while aboard a vehicle "
+                           "(L528)")
+    if uid in aboard and ev["action"] in ATTACKS and \
+            ev.get("from") != states[aboard[uid]].square:
+        raise DustsimError(f"replay log: event {i}: field 'from': unit {uid} fires from "
+                           "aboard, but not from its vehicle's square (L528)")
     if ev["action"] in ATTACKS and ev.get("target") in aboard:
         raise DustsimError(f"replay log: event {i}: field 'target': unit {ev['target']} is "
                            "aboard a vehicle and cannot be attacked (L530)")
