@@ -43,6 +43,7 @@ their ranges and each attack its lines (``weapons``): every line fired reaches t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -123,6 +124,11 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     aboard: dict[Any, Any] = {}  # passenger -> its vehicle (L522-530)
     dug: set = set()  # vehicles dug in with a Dozer Blade (L3503-3505)
     for i, ev, states in walk(log):
+        # a unit aboard a vehicle stands nowhere on the board but where it fires from (L530)
+        hidden = {k: replace(v, square=None) for k, v in states.items()
+                  if v.aboard is not None and k != ev.get("unit")}
+        if hidden:
+            states = {**states, **hidden}
         feet = _Feet(states, held, sizes)
         _check_passengers(i, ev, states, aboard)
         _check_dozer(i, ev, dug)
