@@ -478,3 +478,20 @@ def test_battle_logs_on_the_river_scenario_obey_the_replay_rules():
         log = B.event_log(spec, seed=seed)
         check_log_on_board(log, spec.setup.board)
         assert all("Amphibious" in u["rules"] for u in log["units"][:2])
+
+
+def test_battle_logs_with_an_airlifter_and_an_amphibious_transport_obey_the_replay_rules():
+    # the SSU's PT-47B (Amphibious, Passengers (6)) carries a rifle squad and the Carrier
+    # (Airlifter) carries Nina (Air Assault) on the river scenario: every log obeys the
+    # checker, whose walker moves passengers with their vehicles
+    cards = load_cards()
+    a = parse_list_toml('name = "s"\npoints = 75\n[[unit]]\ncard = "PT-47B"\n[[unit]]\n'
+                        'card = "Red Army Rifle Squad"\ntransport = "PT-47B"\n[[unit]]\n'
+                        'card = "Carrier"\n[[unit]]\ncard = "Nina"\ntransport = "Carrier"\n',
+                        cards, "s.toml")
+    b = parse_list_toml('name = "b"\npoints = 75\n[[unit]]\ncard = "Ranger Combat Squad"\n'
+                        'count = 2\n[[unit]]\ncard = "Pounder"\n', cards, "b.toml")
+    spec = B.prepare(a, b, scenario="110", seed=0)
+    for seed in range(3):
+        log = B.event_log(spec, seed=seed)
+        check_log_on_board(log, spec.setup.board)
