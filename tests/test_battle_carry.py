@@ -495,3 +495,18 @@ def test_battle_logs_with_an_airlifter_and_an_amphibious_transport_obey_the_repl
     for seed in range(3):
         log = B.event_log(spec, seed=seed)
         check_log_on_board(log, spec.setup.board)
+
+
+def test_passengers_leave_the_board_with_their_vehicle():
+    # an exit scenario: side A leaves by the last row; the truck reaches it with the squad
+    # aboard: both count as exited (decision: they are carried off)
+    board = BD.make_board("exit", W, H, exit_edge=(1, BD.EDGE_NONE))
+    g = Game([DuelUnit(truck()), aboard(squad())], [DuelUnit(shooter())],
+             [sq(2, H - 2), -1, sq(7, 0)], board=board)
+    g.m[BK.R_B, BK.B_VC] |= BK.VC_EXIT
+    BK._occupy(g.m)
+    BK._reach(g.m, g.spec.bd, 0, 3, g.qb)
+    BK._place(g.m, g.spec.bd, g.log, g.plog, 0, sq(2, H - 1), 3, BK.A_MOVE, BK.NONE, BK.ZERO)
+    BK._try_exit(g.m, g.spec.bd, g.log, 0)
+    assert g.events() == ["move", "exit", "exit"]
+    assert g.st(1, BK.ST_GONE) == 1 and int(g.m[BK.R_G, BK.G_EXIT0]) == 2

@@ -26,7 +26,8 @@ What the kernel plays (seed 003 lines; the decisions are ours and named):
   vehicle's spaces of its soldiers (the per-side limit; fire arcs are not played on the grid,
   so all fire at one side's target: decision); else it takes no action.
 * Decision (gap, named in the skills table): passengers never mount during the game (the
-  policy never takes a unit back in).
+  policy never takes a unit back in). Decision: a vehicle that leaves the board by its exit
+  edge (exit scenarios) takes its passengers with it: they count as exited.
 * **Dozer Blade** (L3503-3505): the Dozer special action digs the vehicle in: in cover from
   any angle until it takes a Move or March Move Action. Policy (``dig in``): a vehicle with a
   Dozer Blade that would make a Sustained Attack from where it stands, in the open (its

@@ -1667,6 +1667,11 @@ def _try_exit(m, bd, log, u):
         m[m[0, H_SCR] + s, SC_OCC] = 0
         m[R_G, G_EXIT0 + side] += 1
         _log(m, log, m[R_G, G_TURN], side, u, A_EXIT, s, NONE)
+        for v in range(m[0, H_U]):  # its passengers leave with it (battle_carry, decision)
+            if BC.carrier(m, v) == u and _alive(m, v):
+                m[m[0, H_ST] + v, ST_GONE] = 1
+                m[R_G, G_EXIT0 + side] += 1
+                _log(m, log, m[R_G, G_TURN], side, v, A_EXIT, s, NONE)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -252,8 +252,7 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Passengers", S, P, "carries infantry a list puts aboard: not targetable, dismounts "
        "with a Move before its vehicle activates, one die per passenger when it is destroyed "
        "(grid battles: play.battle_carry)", "L3619-3621, L522-530",
-       gap="duels on a line; mounting during the game; a vehicle that leaves by an exit edge "
-       "leaves its passengers aboard"),
+       gap="duels on a line; mounting during the game"),
     _r("Carry Capacity", S, N, "carries infantry (tactics-2013 Cerberus)", "004:L364"),
     _r("Airlifter", S, P, "carries one Airmobile or Air Assault vehicle a list puts aboard "
        "(decision: one); the vehicle is not targetable, dismounts with a Move before it "
