@@ -510,3 +510,17 @@ def test_passengers_leave_the_board_with_their_vehicle():
     BK._try_exit(g.m, g.spec.bd, g.log, 0)
     assert g.events() == ["move", "exit", "exit"]
     assert g.st(1, BK.ST_GONE) == 1 and int(g.m[BK.R_G, BK.G_EXIT0]) == 2
+
+
+@pytest.mark.parametrize("die, buried", [("P", True), ("T", False)])
+def test_a_dozer_buries_an_adjacent_bunker_held_by_the_enemy_on_p(die, buried):
+    # the gunner holds a bunker square next to the dozer: two Engineering special actions,
+    # one die; on P the bunker is buried and the gunner eliminated (L3357)
+    terrain = np.zeros(W * H, np.int8)
+    terrain[sq(4, 2)] = BD.BUNKER
+    board = BD.make_board("bunker", W, H, terrain)
+    g = Game([DuelUnit(dozer_tank())], [DuelUnit(shooter())], [sq(3, 2), sq(4, 2)],
+             faces=die + "S" * 20, board=board)
+    assert g.activate(0) == 1
+    assert g.events() == ["activate", "bury"] + (["destroyed"] if buried else [])
+    assert BK._alive(g.m, 1) != buried

@@ -1063,7 +1063,15 @@ def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarr
     where = square_name(s, width) if s >= 0 else "off the board"
     if t >= 0:
         ev["target"] = t
-    if kind == "dozer":
+    if kind == "bury":
+        ev["to"] = int(r[BK.L_TO])
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["text"] = (f"{uname} takes two Engineering special actions to bury the fortification "
+                      f"at {square_name(ev['to'], width)} with its Dozer Blade: {ev['dice']}, "
+                      + ("buried with everyone in it (L3357)." if ev["hits"] else
+                         "it holds (L3357)."))
+    elif kind == "dozer":
         ev["text"] = (f"{uname} digs in with its Dozer Blade at {where}: in cover from any "
                       "angle until it moves (L3503-3505).")
     elif kind == "embarked":

@@ -32,9 +32,14 @@ What the kernel plays (seed 003 lines; the decisions are ours and named):
   any angle until it takes a Move or March Move Action. Policy (``dig in``): a vehicle with a
   Dozer Blade that would make a Sustained Attack from where it stands, in the open (its
   square gives a vehicle no cover), with an enemy within that enemy's Move plus the longest
-  range of a line that hurts it, takes the Dozer special action and an Attack instead. Its
-  engineering actions (L3355-3357: burying a bunker or strongpoint, filling a trench,
-  clearing a minefield gap) are not played (named in the skills table).
+  range of a line that hurts it, takes the Dozer special action and an Attack instead.
+  Engineering (L3355-3357): with two actions left, a Dozer vehicle next to (range 1) a bunker
+  or strongpoint square where an enemy unit stands takes two Engineering special actions and
+  rolls a die: on P the fortification is buried and every unit in it is eliminated (its
+  squares: the one aimed at and those of the same kind next to it; decision: the terrain
+  stays as it was, the seeds do not say what a buried fortification becomes). Policy: it
+  always tries when it can. No board of the fifteen scenarios has trenches or minefields, so
+  filling a trench and clearing a minefield gap have nothing to act on.
 * **Airlifter** (L3403-3405, L532-536) and **Air Assault** (L3379-3381): a list's Airmobile
   or Air Assault vehicle with ``transport`` starts carried by that Airlifter (one vehicle
   each: a decision, the lines give no number); carried, it is played as a passenger (not
@@ -67,6 +72,8 @@ from collections.abc import Sequence
 import numba as nb
 import numpy as np
 
+from dustsim.play.board import BUNKER, STRONGPOINT  # noqa: F401 (the kernel reads them here)
+
 #: the header slot of this module's block (one row per unit), the last of row 0's columns so
 #: that no other block's slot meets it (the battle kernel checks the layout)
 H_CARRY = 17
@@ -84,7 +91,10 @@ AMPHIBIOUS_CLASSES = (1, 2, 3, 4)  # TRACKED, WHEELED, HALF_TRACKED, WALKER
 
 #: the transports' special events (battle_kernel.SP_EMBARKED ..), by their L_X code
 CARRY_SPECIALS = {20: "embarked", 21: "dismount", 22: "aboard", 23: "bail-out", 24: "placed",
-                  25: "dozer"}
+                  25: "dozer", 26: "bury"}
+
+# the battle kernel's configuration row and its square count (read here; the kernel checks)
+_R_B, _B_N = 2, 0
 
 #: notes for a battle with passengers aboard (the decisions above, in short)
 CARRY_NOTES = (
@@ -159,7 +169,7 @@ def fill_carry_facts(m: np.ndarray, units: Sequence, n_a: int, n: int = 0,
 def carry_rule_names(m: np.ndarray, u: int) -> list[str]:
     """This module's rules unit u plays (for the event log's ``units[].rules``)."""
     rc = int(m[0, H_CARRY]) + u
-    n = int(m[2, 0])  # battle_kernel: the configuration row's B_N
+    n = int(m[_R_B, _B_N])
     cls = None
     for c in AMPHIBIOUS_CLASSES:
         if int(m[rc, CY_RMC]) == table_rows(n, c, True)[0]:

@@ -192,7 +192,8 @@ if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
 ) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
-if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL:  # the transports' block (battle_carry)
+if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL or (BC._R_B, BC._B_N) != (R_B, B_N):
+    # the transports' block and the columns battle_carry reads
     raise AssertionError("battle_carry's header slot out of step with the battle kernel")
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
@@ -239,6 +240,9 @@ SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
 # passengers in L_HITS), a survivor placed (L_TO); L_TARGET the vehicle
 SP_EMBARKED, SP_DISMOUNT, SP_ABOARD, SP_BAIL, SP_PLACED = (np.int64(i) for i in range(20, 25))
 SP_DOZER = np.int64(25)  # the Dozer special action: dug in (battle_carry, L3503-3505)
+# two Engineering special actions burying a bunker or strongpoint (L3357): the die in
+# L_D0/L_D1, buried in L_HITS, the square aimed at in L_TO
+SP_BURY = np.int64(26)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -2028,6 +2032,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     if plan == 1 and BC.dozer(m, u) and not BC.dug_in(m, u) and bd[9 * n + 2, cur] == 0 \
             and _threatened(m, bd, u):
         plan = 13  # the Dozer special action, then an Attack (battle_carry, L3503-3505)
+    if onboard and not suppressed and BC.dozer(m, u) and _fort_target(m, bd, u) >= 0:
+        plan = 14  # two Engineering special actions: bury the fortification (L3357)
     if plan == 4 and BR.has(m, u, BR.RB_CAMOUFLAGE) and _cost(m, plan_sq) <= mv and not (
             scout or maf or BR.has(m, u, BR.RB_AT_THE_DOUBLE)):
         plan = 12  # a Move keeps (or, with the special action, regains) camouflage
@@ -2063,6 +2069,8 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     # plans 1, 4, 9-11 are taken with two actions or more (battle_rules: tempo rules)
     maf = BR.has(m, u, BR.RB_MOVE_AND_FIRE)
     scout = BR.has(m, u, BR.RB_SCOUT) and m[m[0, H_XU] + u, BR.ST_FIRST] == 0
+    if plan == 14:  # bury an adjacent bunker or strongpoint held by the enemy (L3357)
+        return _bury(rng, buf, pos, scripted, m, bd, log, u)
     if plan == 13:  # dig in (the Dozer special action, L3505), then an Attack
         BC.dig(m, u, 1)
         k = _log(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, A_SPECIAL, cur, cur)
@@ -2757,6 +2765,60 @@ def _step_off(m, f, bd, log, plog, u, el, val, qb):
         return False
     _place(m, bd, log, plog, u, bs, mv, A_MOVE, NONE, ZERO)
     return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _fort_target(m, bd, u):
+    """A bunker or strongpoint square within range 1 of one of Dozer vehicle u's squares
+    where an enemy unit stands (the ``dig in`` policy buries it, L3357); -1 if none."""
+    n = m[R_B, B_N]
+    side = _side(m, u)
+    for v in range(m[0, H_U]):
+        if _side(m, v) == side or not _present(m, v):
+            continue
+        sv = _sq(m, v)
+        t = bd[9 * n, sv]
+        if t != BC.BUNKER and t != BC.STRONGPOINT:
+            continue
+        for k in range(_foot(m, u)):
+            q = _usq(m, u, k)
+            if q >= 0 and bd[q, sv] <= 1:
+                return sv
+    return -1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _bury(rng, buf, pos, scripted, m, bd, log, u):
+    """Two Engineering special actions of Dozer vehicle u at the adjacent bunker or
+    strongpoint an enemy holds (:func:`battle_carry.fort_target`, L3357): one die, on P the
+    fortification is buried and every unit in it eliminated (its squares: the aimed one and
+    those of the same kind next to it, a decision)."""
+    n = m[R_B, B_N]
+    turn = m[R_G, G_TURN]
+    q = _fort_target(m, bd, u)
+    p0 = pos
+    d, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+    BR.unhide(m, u)
+    k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, _sq(m, u), q)
+    if k >= 0:
+        log[k, L_X] = SP_BURY
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = d
+    if d == 0:
+        return pos
+    kind = bd[9 * n, q]
+    for v in range(m[0, H_U]):
+        if not _present(m, v):
+            continue
+        sv = _sq(m, v)
+        if sv == q or (bd[q, sv] <= 1 and bd[9 * n, sv] == kind):
+            rs = m[0, H_ST] + v
+            m[rs, ST_MODELS] = 0
+            m[rs, ST_HERO] = 0
+            m[rs, ST_SINGLE] = 0
+            _log(m, log, turn, _side(m, v), v, A_DESTROYED, sv, NONE)
+    return pos
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

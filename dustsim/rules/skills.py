@@ -284,9 +284,11 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Huge", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
     _r("Huge Vehicle", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
     _r("Dozer Blade", S, P, "the Dozer special action digs in: cover from any angle until it "
-       "moves (grid battles: play.battle_carry)", "L3503-3505, L3355-3357",
-       gap="duels on a line; its engineering actions (burying a bunker or strongpoint, "
-       "filling a trench, clearing a minefield gap, L3355-3357)"),
+       "moves; two Engineering actions bury an adjacent bunker or strongpoint and its "
+       "occupants on P (grid battles: play.battle_carry)", "L3503-3505, L3355-3357",
+       gap="duels on a line; a buried fortification's terrain stays (the seeds do not say "
+       "what it becomes); filling a trench or clearing a minefield gap (no scenario board "
+       "has either)"),
     _r("Engineer Vehicle", S, X, "decision: its own engineering action, cutting a gap in "
        "barbed wire with Cutting or Grapple weapons (L3351-3353), has nothing to act on: no "
        "board of the fifteen scenarios has barbed wire (their terrain, L2388-3055: trees, "
