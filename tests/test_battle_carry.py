@@ -524,3 +524,41 @@ def test_a_dozer_buries_an_adjacent_bunker_held_by_the_enemy_on_p(die, buried):
     assert g.activate(0) == 1
     assert g.events() == ["activate", "bury"] + (["destroyed"] if buried else [])
     assert BK._alive(g.m, 1) != buried
+
+
+def test_the_replay_checker_holds_a_bail_out_to_range_1_of_the_wreck():
+    cards = load_cards()
+    a = parse_list_toml(LIST.format(card="Heavy Grenadier Assault Squad", ride="Hanomag"),
+                        cards, "a.toml")
+    b = parse_list_toml('name = "b"\npoints = 75\n[[unit]]\ncard = "Pounder"\n', cards,
+                        "b.toml")
+    spec = B.prepare(a, b, scenario="101", seed=0)
+    log = B.event_log(spec, seed=0)  # the Hanomag is destroyed on turn 1, the squad bails out
+    ev = log["events"]
+    i = next(k for k, e in enumerate(ev) if e.get("special") == "placed")
+    check_log_on_board(log, spec.setup.board)
+    wreck = ev[i]["square"]
+    far = next(q for q in range(spec.setup.board.n)
+               if BD.distance(spec.setup.board, q, wreck) == 3)
+    bad = {**log, "events": [*ev[:i], {**ev[i], "to": far}]}  # the log cut there
+    check_log_on_board({**log, "events": ev[:i + 1]}, spec.setup.board)
+    with pytest.raises(DustsimError, match="range 1"):
+        check_log_on_board(bad, spec.setup.board)
+
+
+def test_the_replay_checker_holds_a_bury_to_a_fortification_within_range_1():
+    from dustsim.review.replay import UnitState
+    from dustsim.review.replay_rules import _check_dozer, _Feet
+
+    terrain = np.zeros(W * H, np.int8)
+    terrain[sq(4, 2)] = BD.BUNKER
+    board = BD.make_board("bunker", W, H, terrain)
+    feet = _Feet({0: UnitState(sq(3, 2), 0, None, 3)}, {}, {0: 1})
+    ev = {"action": "special", "special": "bury", "unit": 0, "to": sq(4, 2)}
+    _check_dozer(0, ev, set(), board, feet)  # next to it: fine
+    for to in (sq(5, 2), sq(3, 3)):  # a bunker too far, an open square
+        with pytest.raises(DustsimError, match="L3357"):
+            terrain2 = terrain.copy()
+            terrain2[sq(5, 2)] = BD.BUNKER
+            _check_dozer(0, {**ev, "to": to}, set(), BD.make_board("b2", W, H, terrain2),
+                         feet)

@@ -51,12 +51,14 @@ import numpy as np
 from dustsim.errors import DustsimError
 from dustsim.play.board import (
     AIRCRAFT_CLASS,
+    BUNKER,
     IMPASSABLE,
     INFANTRY_CLASS,
     LOS_BLOCKED,
     LOS_CLEAR,
     LOS_COVER,
     MOVE_CLASS_NAMES,
+    STRONGPOINT,
     SWAMP,
     TERRAIN_NAMES,
     VEHICLE_CLASS,
@@ -130,8 +132,8 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
         if hidden:
             states = {**states, **hidden}
         feet = _Feet(states, held, sizes)
-        _check_passengers(i, ev, states, aboard)
-        _check_dozer(i, ev, dug)
+        _check_passengers(i, ev, states, aboard, board, feet)
+        _check_dozer(i, ev, dug, board, feet)
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
@@ -149,9 +151,16 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
 
 
-def _check_dozer(i: int, ev: Mapping, dug: set) -> None:
+def _check_dozer(i: int, ev: Mapping, dug: set, board: Board, feet: _Feet) -> None:
     """A vehicle dug in (``special`` ``dozer``) is in cover from any angle until it moves
-    (L3505): an attack on it says ``cover`` true; updates ``dug``."""
+    (L3505): an attack on it says ``cover`` true; updates ``dug``. A ``bury`` aims at a
+    bunker or strongpoint within range 1 of the vehicle (L3357)."""
+    if ev["action"] == "special" and ev.get("special") == "bury":
+        q = ev.get("to")
+        if q is None or int(board.terrain[q]) not in (BUNKER, STRONGPOINT) or min(
+                (distance(board, s, q) for s in feet.of(ev["unit"])), default=99) > 1:
+            raise DustsimError(f"replay log: event {i}: field 'to': a Dozer buries only a "
+                               "bunker or strongpoint within range 1 (L3357)")
     if ev["action"] == "special" and ev.get("special") == "dozer":
         dug.add(ev.get("unit"))
     elif ev["action"] in MOVES:
@@ -162,9 +171,12 @@ def _check_dozer(i: int, ev: Mapping, dug: set) -> None:
                            f"{ev['target']} is dug in with its Dozer Blade (L3505)")
 
 
-def _check_passengers(i: int, ev: Mapping, states: Mapping, aboard: dict) -> None:
-    """Passengers (L528-530): no attack on a unit aboard, no move or attack by one, a
-    dismount on its vehicle's square; updates ``aboard``."""
+def _check_passengers(i: int, ev: Mapping, states: Mapping, aboard: dict, board: Board,
+                      feet: _Feet) -> None:
+    """Passengers (L528-530): no attack on a unit aboard, no move, Sustained Attack or close
+    combat by one, its fire from its vehicle's square, a dismount on that square; a survivor
+    of a destroyed vehicle placed within range 1 of it (L530; below an Airlifter, L536);
+    updates ``aboard``."""
     uid = ev.get("unit")
     if ev["action"] == "special" and ev.get("special") == "embarked":
         aboard[uid] = ev.get("target")
@@ -176,7 +188,13 @@ def _check_passengers(i: int, ev: Mapping, states: Mapping, aboard: dict) -> Non
                                "square its vehicle stands on, or by a unit not aboard (L528)")
         return
     if ev["action"] == "special" and ev.get("special") == "placed":
-        aboard.pop(uid, None)
+        v = aboard.pop(uid, None)
+        to = ev.get("to")
+        if v is None or not states[v].destroyed or to is None or min(
+                (distance(board, s, to) for s in feet.of(v)), default=99) > 1:
+            raise DustsimError(f"replay log: event {i}: field 'to': a unit leaves a vehicle "
+                               "only when it is destroyed, onto a square within range 1 of "
+                               "it (L530, L536)")
         return
     if uid in aboard and (ev["action"] in MOVES or ev["action"] in ("sustained",
                                                                      "close-combat")):
