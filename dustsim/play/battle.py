@@ -298,27 +298,12 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     bd[R["objectives"], : len(objs)] = objs
     # static steps per movement class and direction: the neighbour, or -1 where the step is
     # barred (impassable square, a wall, the corner of an impassable square for a diagonal)
-    nbr = board.neighbours
     for cls in range(B.N_MOVE_CLASSES):
-        fly = cls == B.FLYING
-        mc = board.move_cost[:, cls]
-        for d in range(8):
-            row = np.full(n, -1, np.int64)
-            for s_ in range(n):
-                t = int(nbr[s_, d])
-                if t < 0:
-                    continue
-                if not fly:
-                    if mc[t] >= B.IMPASSABLE or (int(board.wall_mask[s_]) >> d) & 1:
-                        continue
-                    if d % 2 == 1:
-                        a1, a2 = int(nbr[s_, (d + 7) % 8]), int(nbr[s_, (d + 1) % 8])
-                        if min(a1, a2) < 0 or mc[a1] >= B.IMPASSABLE or mc[a2] >= B.IMPASSABLE:
-                            continue
-                row[s_] = t
-            bd[R["adj"] + cls * 8 + d] = row
+        bd[R["adj"] + cls * 8: R["adj"] + cls * 8 + 8] = _adjacency(
+            board, board.move_cost[:, cls], cls == B.FLYING)
     for cls in range(B.N_MOVE_CLASSES):  # shortest paths with no unit on the board
         BK.fill_static(bd, n, cls, BK.QL - 2)
+    _amphibious_tables(board, bd, objs)
     ls = np.asarray(board.line_start, np.int64)
     lq = np.stack([np.asarray(board.line_squares, np.int64),
                    np.asarray(board.line_corner, np.int64)], axis=1)
@@ -328,6 +313,59 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(_BOARD) > 64:
         _BOARD.clear()
     _BOARD[id(board)] = (board, out)
+    return out
+
+
+def _amphibious_tables(board: Board, bd: np.ndarray, objs: list[int]) -> None:
+    """The amphibious vehicles' movement tables (:mod:`dustsim.play.battle_carry`, L3411-3413:
+    water and swamp as open ground) per ground vehicle class, at ``bd_rows(n)["amph"]``: on a
+    board with neither, copies of the class's own."""
+    from dustsim.play import battle_carry as BC
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import board as B
+
+    n = board.n
+    wet = np.isin(board.terrain, (B.WATER, B.SWAMP))
+    for cls in BC.AMPHIBIOUS_CLASSES:
+        mc0, adj0, pc0, st0 = BC.table_rows(n, cls, False)
+        mc, adj, pc, st = BC.table_rows(n, cls, True)
+        if not wet.any():
+            bd[mc] = bd[mc0]
+            bd[adj: adj + 8] = bd[adj0: adj0 + 8]
+            bd[pc: pc + n] = bd[pc0: pc0 + n]
+            bd[st: st + 4 * n] = bd[st0: st0 + 4 * n]
+            continue
+        cost = board.move_cost[:, cls].astype(np.int64)
+        cost[wet] = B._MOVE[B.OPEN][cls]  # as if it were open terrain (L3413)
+        bd[mc] = cost
+        bd[pc: pc + n] = 10_000
+        for o in objs:
+            bd[pc: pc + n, o] = _path_costs(board, cost, o)
+        bd[adj: adj + 8] = _adjacency(board, cost, False)
+        BK.fill_static_rows(bd, n, False, mc, adj, st, BK.QL - 2)
+
+
+def _adjacency(board: Board, mc: np.ndarray, fly: bool) -> np.ndarray:
+    """``int64[8, n]``: per direction the neighbour a unit with move costs ``mc`` may step to,
+    -1 where barred (impassable, a wall, a diagonal past an impassable corner)."""
+    from dustsim.play import board as B
+
+    n = board.n
+    nbr = board.neighbours
+    out = np.full((8, n), -1, np.int64)
+    for d in range(8):
+        for s_ in range(n):
+            t = int(nbr[s_, d])
+            if t < 0:
+                continue
+            if not fly:
+                if mc[t] >= B.IMPASSABLE or (int(board.wall_mask[s_]) >> d) & 1:
+                    continue
+                if d % 2 == 1:
+                    a1, a2 = int(nbr[s_, (d + 7) % 8]), int(nbr[s_, (d + 1) % 8])
+                    if min(a1, a2) < 0 or mc[a1] >= B.IMPASSABLE or mc[a2] >= B.IMPASSABLE:
+                        continue
+            out[d, s_] = t
     return out
 
 
@@ -390,6 +428,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                    attacker: int | None = None, options: dict | None = None,
                    list_names: tuple[str, str] = ("A", "B")) -> BattleSpec:
     """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario."""
+    from dustsim.play import battle_carry as BC
     from dustsim.play import battle_kernel as BK
     from dustsim.play import duel_kernel as K
     from dustsim.play.board import WALKER
@@ -409,8 +448,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     board = setup.board
     n = board.n
     # blocks: units, weapons, (weapon, target), groups (4 variants), tspec, state, weapon
-    # state, two results, unit facts, square scratch
-    sizes = (U, W, Wg * U, Wg * U * 4, U, U, Wg, 1, 1, U, n)
+    # state, two results, unit facts, square scratch; transports (battle_carry)
+    sizes = (U, W, Wg * U, Wg * U * 4, U, U, Wg, 1, 1, U, n, U)
     rows = BK.FIRST_BLOCK + sum(sizes)
     m = np.zeros((rows, K.NCOL), np.int64)
     m[0, K.H_U] = U
@@ -422,7 +461,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         r += s
     (m[0, K.H_UNITS], m[0, K.H_WPN], m[0, K.H_WT], m[0, K.H_GROUPS], m[0, K.H_TSPEC],
      m[0, K.H_ST], m[0, K.H_WS], m[0, K.H_RES], m[0, K.H_RES2], m[0, BK.H_XU],
-     m[0, BK.H_SCR]) = starts
+     m[0, BK.H_SCR]) = starts[:11]
+    m[0, BC.H_CARRY] = starts[11]
     m[K.R_CFG, : spec.config.shape[0]] = spec.config
     m[starts[0]:starts[0] + U, : spec.units.shape[1]] = spec.units
     if W:
@@ -516,6 +556,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     from dustsim.play.battle_rules import fill_rule_facts
 
     fill_rule_facts(m, all_units)  # tempo, concealment, reaction, movement flags (issue 23)
+    # passengers aboard (L522-530), movement tables (amphibious: L3411-3413)
+    BC.fill_carry_facts(m, all_units, len(units_a), n, classes)
     bd, ls, lq = _board_matrix(board)
     tables = []
     for b in setup.boards or (board,):
@@ -523,6 +565,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             raise DustsimError("internal: a call's boards differ in size")
         tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
+    if BC.any_passengers(m):
+        notes += BC.CARRY_NOTES
     if any(footprint(du) > 1 for du in all_units):
         notes += FOOTPRINT
     if any(not math.isfinite(a) for a in spec.ap):
@@ -698,7 +742,7 @@ def _side_units(x, label: str):
             if u.card.ap is not None and math.isfinite(u.card_ap):
                 extra = float(u.card_ap) - float(u.card.ap)
             out.append(D.DuelUnit(u.card, hero=u.hero, cover=u.cover, pilot=u.pilot,
-                                  extra_ap=extra))
+                                  extra_ap=extra, transport=getattr(u, "transport", -1)))
         return out, x.name
     if isinstance(x, str):
         from dustsim.data.cards import load_cards
@@ -791,6 +835,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     faces are known."""
     from dustsim.engines.rng import state
     from dustsim.play import battle_kernel as BK
+    from dustsim.play.battle_carry import carry_rule_names
     from dustsim.play.battle_rules import rule_names
 
     ss = np.random.SeedSequence([seed, 1947])
@@ -814,7 +859,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             "armour": card.armour, "models": int(spec.m[spec.m[0, 2] + u, 1]),
             "damage_track": card.damage_track, "ap": float(spec.ap[u]),
             "move_class": int(spec.classes[u]),
-            "rules": rule_names(spec.m, u),  # board-dependent rules it plays (battle_rules)
+            # board-dependent rules it plays (battle_rules, battle_carry)
+            "rules": rule_names(spec.m, u) + carry_rule_names(spec.m, u),
             "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
             "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
             "weapons": [{"line": i, "name": spec.weapon_names[i],
@@ -984,6 +1030,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER
 
     SMOKE_PROOF = (BUILDING, BUILDING_OPENING, BUNKER)
+    if int(r[BK.L_X]) >= len(SPECIALS):  # transports (battle_carry)
+        return _carry_special(r, uname, width, names, faces)
     kind = SPECIALS[int(r[BK.L_X])]
     s = int(r[BK.L_FROM])
     ev: dict = {"special": kind, "square": s}
@@ -1008,6 +1056,53 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         where = ", ".join(square_name(q, width) for q in ev["smoke"])
         ev["text"] = (f"{uname} launches smoke on squares {where} to screen itself from "
                       f"{names[t]} before the enemy moves (Smoke Launchers, L3651).")
+    return ev
+
+
+def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray) -> dict:
+    """The fields of a transport's event (:mod:`dustsim.play.battle_carry`, L522-530):
+    ``special``, ``target`` (the vehicle), ``square`` (the vehicle's square), ``to`` (where a
+    survivor is placed), ``dice`` and ``hits`` (a destroyed transport's passenger roll)."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play.battle_carry import CARRY_SPECIALS
+
+    kind = CARRY_SPECIALS[int(r[BK.L_X])]
+    s = int(r[BK.L_FROM])
+    t = int(r[BK.L_TARGET])
+    ev: dict = {"special": kind, "square": s if s >= 0 else None}
+    where = square_name(s, width) if s >= 0 else "off the board"
+    if t >= 0:
+        ev["target"] = t
+    if kind == "bury":
+        ev["to"] = int(r[BK.L_TO])
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["text"] = (f"{uname} takes two Engineering special actions to bury the fortification "
+                      f"at {square_name(ev['to'], width)} with its Dozer Blade: {ev['dice']}, "
+                      + ("buried with everyone in it (L3357)." if ev["hits"] else
+                         "it holds (L3357)."))
+    elif kind == "dozer":
+        ev["text"] = (f"{uname} digs in with its Dozer Blade at {where}: in cover from any "
+                      "angle until it moves (L3503-3505).")
+    elif kind == "embarked":
+        ev["text"] = f"{uname} starts the game aboard the {names[t]} (Passengers, L526)."
+    elif kind == "dismount":
+        ev["text"] = f"{uname} dismounts from the {names[t]} at {where} (L528)."
+    elif kind == "aboard":
+        ev["text"] = f"{uname} stays aboard the {names[t]} ({where})."
+    elif kind == "bail-out":
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["text"] = (f"The {names[t]} is destroyed with {uname} aboard: {ev['dice']}, "
+                      f"{ev['hits']} point{'s' if ev['hits'] != 1 else ''} of damage to those "
+                      "aboard, no saves (L530, L536).")
+    else:  # placed
+        ev["to"] = int(r[BK.L_TO])
+        ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
+        ev["text"] = (f"{uname} bails out of the wreck of the {names[t]} onto "
+                      f"{square_name(ev['to'], width)}"
+                      + (", Suppressed" if ev["token"] == "suppressed" else "")
+                      + ", and counts as activated (L530).")
     return ev
 
 

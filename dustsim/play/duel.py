@@ -188,6 +188,9 @@ class DuelUnit:
     cover: bool = False
     pilot: Card | None = None
     extra_ap: float = 0.0
+    transport: int = -1
+    """Grid battles: index (in its side) of the vehicle it starts in as passengers (1947
+    L522-530, :mod:`dustsim.play.battle_carry`); -1 none. Duels ignore it."""
 
     @property
     def name(self) -> str:

@@ -285,6 +285,7 @@ class UnitState:
     track: int | None  # damage track left (single models: vehicles, heroes), else None
     tokens: tuple[str, ...] = ()
     destroyed: bool = False
+    aboard: Any = None  # the vehicle it rides in (passengers, L522-530), whose square it has
 
 
 def _initial(u: Mapping) -> UnitState:
@@ -305,6 +306,9 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(st, square=ev["to"],
                                facing=ev["facing"] if ev.get("facing") is not None
                                else st.facing)
+        for v, sv in states.items():  # its passengers move with it (L522-530)
+            if sv.aboard == uid and not sv.destroyed:
+                changed[v] = replace(sv, square=ev["to"])
     elif action in ATTACKS:
         tid = ev["target"]
         t = states[tid]
@@ -330,6 +334,13 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(states[uid], square=None)
     elif action == "special" and ev.get("special") == "airborne" and ev.get("to") is not None:
         changed[uid] = replace(states[uid], square=ev["to"])  # dropped anywhere (L3391)
+    elif action == "special" and ev.get("special") == "embarked":  # aboard (L526)
+        changed[uid] = replace(states[uid], aboard=ev.get("target"),
+                               square=states[ev["target"]].square)
+    elif action == "special" and ev.get("special") == "dismount" and ev.get("square") is not None:
+        changed[uid] = replace(states[uid], square=ev["square"], aboard=None)  # off it (L528)
+    elif action == "special" and ev.get("special") == "placed" and ev.get("to") is not None:
+        changed[uid] = replace(states[uid], square=ev["to"], aboard=None)  # out of a wreck
     elif action == "objective":
         sq = _objective_square(ev, list(objectives))
         if sq is None and uid is not None:

@@ -198,8 +198,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "not within range 2 of an objective, no capture that turn (play.battle_rules); "
        "Nothing, a second action on 2/3", "L3391-3393",
        gap="a drop when held in reserve (reserves are not played)"),
-    _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
-       "L3379-3381"),
+    _r("Air Assault", S, P, "carried by an Airlifter, may dismount after it activates; hurt "
+       "on P only when it is destroyed (grid battles: play.battle_carry)", "L3379-3381",
+       gap="duels on a line; boarding an Airlifter during the game"),
     _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
        "attacks (engagement kernel); grid battles also end it on a March Move and play the "
        "Camouflage special action (play.battle_rules)", "L3453-3457",
@@ -248,16 +249,23 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Radar", S, N, _ENLIST),
     _r("Spy", S, N, "2 dice: one action per success", "L3655-3657"),
     _r("Execute", S, N, "removes a soldier of a Stunned unit in range 1", "L3511-3513"),
-    _r("Passengers", S, N, "carries infantry; passengers hurt when it is destroyed",
-       "L3619-3621, L522-530"),
+    _r("Passengers", S, P, "carries infantry a list puts aboard: not targetable, dismounts "
+       "with a Move before its vehicle activates, one die per passenger when it is destroyed "
+       "(grid battles: play.battle_carry)", "L3619-3621, L522-530",
+       gap="duels on a line; mounting during the game"),
     _r("Carry Capacity", S, N, "carries infantry (tactics-2013 Cerberus)", "004:L364"),
-    _r("Airlifter", S, N, "carries a vehicle", "L3403-3405, L532-536"),
+    _r("Airlifter", S, P, "carries one Airmobile or Air Assault vehicle a list puts aboard "
+       "(decision: one); the vehicle is not targetable, dismounts with a Move before it "
+       "activates, rolls its damage when it is destroyed (grid battles: play.battle_carry)",
+       "L3403-3405, L532-536", gap="duels on a line; picking a vehicle up during the game"),
     _r("Airmobile", S, X, "only lets an Airlifter carry it; the carrying is the Airlifter's "
-       "rule (not played)", "L3407-3409"),
+       "rule (played on the grid)", "L3407-3409"),
     _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
     _r("Trailer", S, N, _ENLIST + "; carrying"),
     _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
-    _r("Amphibious", S, N, "moves through water; " + _BOARD, "L3411-3413"),
+    _r("Amphibious", S, P, "moves through water and swamp as open ground (scenario 110's "
+       "river, L2822; grid battles: its own movement tables, play.battle_carry)",
+       "L3411-3413", gap="duels on a line (no terrain there)"),
     _r("Flying", K, P, "passes over any terrain as open ground, ends where it can stand "
        "(grid battles: the board's JUMP class, play.battle_rules)", "L3527-3529",
        gap="a joined hero without Flying grounds the unit (L3529)"),
@@ -275,10 +283,19 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Large Vehicle", K, P, _LARGE, _LARGE_LINES, gap=_TALL_GAP),
     _r("Huge", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
     _r("Huge Vehicle", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
-    _r("Dozer Blade", S, N, "engineering actions and cover while dozing; " + _BOARD,
-       "L3503-3505, L3355-3357"),
-    _r("Engineer Vehicle", S, N, "engineering actions (wire, wrecks); " + _BOARD,
-       "L3507-3509, L3347-3357"),
+    _r("Dozer Blade", S, P, "the Dozer special action digs in: cover from any angle until it "
+       "moves; two Engineering actions bury an adjacent bunker or strongpoint and its "
+       "occupants on P (grid battles: play.battle_carry)", "L3503-3505, L3355-3357",
+       gap="duels on a line; a buried fortification's terrain stays (the seeds do not say "
+       "what it becomes); filling a trench or clearing a minefield gap (no scenario board "
+       "has either)"),
+    _r("Engineer Vehicle", S, X, "decision: its own engineering action, cutting a gap in "
+       "barbed wire with Cutting or Grapple weapons (L3351-3353), has nothing to act on: no "
+       "board of the fifteen scenarios has barbed wire (their terrain, L2388-3055: trees, "
+       "tank traps, small structures, ammo crates, buildings, roads, a strongpoint L2638, a "
+       "bunker L2678, a river L2822; tests/test_battle_carry.py checks the boards); the "
+       "Dozer Blade's actions are that skill's row; clearing wrecks (L3059-3061) is any "
+       "vehicle's", "L3507-3509, L3347-3357"),
     _r("Assault Vehicle", S, N, _ENLIST),
     _r("Assault Shield", S, N, _ENLIST),
     _r("Strongpoint", S, P, "holds its strongpoint, or a bunker for the '(Bunker)' card: "
