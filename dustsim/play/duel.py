@@ -493,7 +493,8 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             row[K.U_REACT_RANGE] = ur.reactive_range
             row[K.U_REACT_MASK] = (P | S).mask
     if du.pilot is not None:
-        notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
+        notes.append(f"{du.name}: the pilot's bail-out (L944-946) and skills other than Ace "
+                     "Pilot and Ace Gunner not modelled")
     weapons = []
     carriers = [(card, False)] + ([(du.hero, True)] if du.hero else [])
     for carrier, is_hero in carriers:
@@ -517,7 +518,7 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
                                          int("reload" in kw), int("set-up" in kw),
                                          int("burst" in kw), int("salvo" in kw),
                                          int("volley" in kw and ammo > 0)),
-                            weapon_skills(carrier, w)))
+                            weapon_skills(carrier, w, None if is_hero else du.pilot)))
     row.setflags(write=False)
     return _Unit(row, tg, _tspec_row(tg, rs, rs_key), tuple(weapons), tuple(notes))
 
