@@ -71,7 +71,9 @@ WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-
        "At the Double: a free Move after its March Move (L3431-3433)",
        "Move and Fire: a free Move or Attack around its Sustained Attack or March Move "
        "(L3603-3605)",
-       "Charge: a free close-combat Attack after its March Move (L3459-3461)")
+       "Charge: a free close-combat Attack after its March Move (L3459-3461)",
+       "Raid: its actions spent on Move + Attack + Move (BattleScribe Dust_1947.gst rule "
+       "b24c-9323-2628-3003)")
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000

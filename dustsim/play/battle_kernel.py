@@ -228,6 +228,7 @@ SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
+WHY_RAID = np.int64(5)  # Raid's second Move (play.battle.WHY)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -1711,7 +1712,8 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
         if near:
             continue
         sc = _position(m, f, bd, u, s, el, val, lam)
-        sc += 2.0 / 3.0 * _offence(m, f, bd, ls, lq, u, s, OFF, val)
+        sc += (1.0 if BR.has(m, u, BR.RB_QUICK_RECOVERY) else 2.0 / 3.0) * _offence(
+            m, f, bd, ls, lq, u, s, OFF, val)
         if sc > best:
             best, bs = sc, s
     if bs < 0:
@@ -1724,6 +1726,14 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     k = _log(m, log, turn, side, u, A_SPECIAL, bs, bs)
     if k >= 0:
         log[k, L_X] = SP_AIRBORNE
+    if BR.has(m, u, BR.RB_QUICK_RECOVERY):
+        # Quick Recovery (BattleScribe Dust_1947.gst 4a1d-986b-27ce-95ef): no Nothing action
+        # after the drop; policy: a Sustained Attack when worth something, else a Move
+        _occupy(m)
+        if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
+            return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF)
+        _best_move(m, f, bd, log, plog, u, el, val, qb)
+        return pos
     _log(m, log, turn, side, u, A_NOTHING, bs, bs)
     p0 = pos
     s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
@@ -2063,8 +2073,19 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _occupy(m)
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
-        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
-                       A_SUSTAINED if three else A_ATTACK)
+        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
+                      A_SUSTAINED if three else A_ATTACK)
+        if BR.has(m, u, BR.RB_RAID) and not three and _alive(m, u):
+            # Raid (BattleScribe Dust_1947.gst b24c-9323-2628-3003): its two actions spent on
+            # the Raid special action, Move + Attack + Move; the second Move where it scores
+            # best (play.battle_rules); nothing reactivates a unit on the board
+            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+            if _alive(m, u) and m[rs, ST_GONE] == 0:
+                k0 = m[R_B, B_LOGN]
+                _occupy(m)
+                _best_move(m, f, bd, log, plog, u, el, val, qb)
+                _why(m, log, u, k0, WHY_RAID)
+        return pos
     if plan == 3:
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)

@@ -488,7 +488,8 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             | K.F_SMOKE * (ur.smoke_launchers and not du.cover)
             | K.F_AIRBORNE * ur.airborne | K.F_OFFICER * ur.officer | K.F_RADIO * ur.radio
             | K.F_GENERAL * ur.general | K.F_AIR_TRAFFIC * ur.air_traffic_control
-            | K.F_AIRCRAFT * (card.kind == "aircraft"))
+            | K.F_AIRCRAFT * (card.kind == "aircraft")
+            | K.F_QUICK_RECOVERY * ur.quick_recovery | K.F_NO_ORDERS * ur.no_orders)
         if reacts and ur.reactive_faces == 4:  # Advanced Reactive Fire (L3373)
             row[K.U_REACT_RANGE] = ur.reactive_range
             row[K.U_REACT_MASK] = (P | S).mask

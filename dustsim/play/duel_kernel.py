@@ -74,7 +74,9 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     F_GENERAL,
     F_LUCKY,
     F_MOVE_AND_FIRE,
+    F_NO_ORDERS,
     F_OFFICER,
+    F_QUICK_RECOVERY,
     F_RADIO,
     F_SCOUT,
     F_SMOKE,
@@ -754,6 +756,8 @@ def _order(m, value, u, air):
             continue
         if m[rs + f, ST_OFF] != 0 or _stun(m, f) >= 2:
             continue
+        if not air and (m[ru + f, U_FLAGS] & F_NO_ORDERS) != 0:
+            continue  # Lesser Mythos Creatures: never an officer's target (unit_rules)
         if not air and (m[ru + u, U_FLAGS] & F_RADIO) == 0 and _dist(m, u, f) > 2:
             continue
         v = _best_value(m, value, f)
@@ -771,6 +775,8 @@ def _rallies(m, u, f):
     if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
         return False
     if m[rs + f, ST_ACT] != 0 or m[rs + f, ST_OFF] != 0:
+        return False
+    if (m[ru + f, U_FLAGS] & F_NO_ORDERS) != 0:  # Lesser Mythos Creatures (unit_rules)
         return False
     return (m[R_CFG, C_SUPP] != 0 and m[rs + f, ST_TOK] == 2) or _stun(m, f) != 0
 
@@ -893,10 +899,12 @@ def _activate(rng, buf, pos, scripted, m, value, u):
         desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
         side = m[ru, U_SIDE]
         m[rsu, ST_X] = m[m[0, H_ST] + t, ST_X] - (desired if side == 0 else -desired)
-        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
-        if s2 > 0 and actions > 1 and _alive(m, t):
-            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, cc)
-        return pos
+        if fl & F_QUICK_RECOVERY == 0:
+            s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
+            if s2 > 0 and actions > 1 and _alive(m, t):
+                pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, cc)
+            return pos
+        # Quick Recovery: no Nothing action after the drop; its actions as any activation
     if t < 0:
         return pos  # nothing it can hurt: Nothing
     desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest

@@ -23,6 +23,9 @@ N_UNIT_COLS = 17
 (F_SCOUT, F_CHARGE, F_AT_THE_DOUBLE, F_MOVE_AND_FIRE, F_FIRST_STRIKE, F_CAMOUFLAGE,
  F_FIGHTING_SPIRIT, F_LUCKY, F_ASSASSIN, F_SMOKE, F_AIRBORNE, F_OFFICER, F_RADIO, F_GENERAL,
  F_AIR_TRAFFIC, F_AIRCRAFT) = (1 << i for i in range(16))
+#: more U_FLAGS bits: Quick Recovery (no Nothing after an Airborne drop), no orders (Lesser
+#: Mythos Creatures: never the target of command actions); dustsim.rules.unit_rules
+F_QUICK_RECOVERY, F_NO_ORDERS = 1 << 16, 1 << 17
 #: dice group columns past the dice kernel's 14: the line's save and save re-roll masks
 #: against the target in cover (a smoke screen on it, 1947 L680, L3228)
 G_COVER_SAVE, G_COVER_RR = 14, 15

@@ -300,14 +300,16 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "is seen outside buildings, never reacts", "L3395-3401, L510-516, L655, L813",
        gap="the improved evade save after a March Move (every aircraft takes the plain one, "
        "L3397-3401)"),
-    _r("Raid", S, N, "a special action Move + Attack + Move spending all actions, no "
-       "reactivation that turn: battles take no such action", _BSD + "b24c-9323-2628-3003"),
+    _r("Raid", S, P, "the vehicle's actions spent on Move + Attack + Move (grid battles: "
+       "a Move and Attack plan gets its second Move, play.battle_kernel); nothing "
+       "reactivates a unit on the board", _BSD + "b24c-9323-2628-3003",
+       gap="duels on a line (no squares there)"),
     _r("Vehicle Squadron", S, N, _NO_TEXT),
     _r("Blutkreuz", S, N, "zombie move 3 / march 4 and Charge", "L3445-3447"),
     _r("Blutkreuz Traitor", S, N, _NO_TEXT),
     _r("Mindless", S, N, "Mindless Zombie rules", "L3599-3601"),
-    _r("Quick Recovery", S, N, "no Nothing action after an Airborne drop (shared with a "
-       "joined squad): the drops still take it",
+    _r("Quick Recovery", S, P, "no Nothing action after an Airborne drop, shared with a "
+       "joined squad, not a vehicle (engagement kernel; grid battles: play.battle_kernel)",
        _BSD + "4a1d-986b-27ce-95ef (Operation Kondor p. 112)"),
     _r("Devour", S, N, "the hero heals one point per damage point she inflicts in close "
        "combat: battles never heal", _BSD + "ed89-509b-43fb-3b05"),
@@ -322,8 +324,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Mythos Creature", S, P, "never takes Under Fire or Suppression tokens "
        "(rules.attack.token_immune); immune to critical hits, which no engine plays",
        _BSD + "5ecc-bf37-dcad-4e11"),
-    _r("Lesser Mythos Creatures", S, N, "never the target of Command Squad, Officer or Medic "
-       "special actions: battles let officers order it", _BSD + "049d-d288-a828-4c96"),
+    _r("Lesser Mythos Creatures", S, P, "never the target of Command Squad, Officer or "
+       "Medic special actions (engagement kernel: Rally and Get Moving skip it; "
+       "rules.unit_rules.no_orders for the board's command actions)",
+       _BSD + "049d-d288-a828-4c96"),
     _r("Psychic Scream", S, N, "once per game a free attack on every unit, friend or foe, "
        "within range 3, ignoring line of sight, infantry and cover saves: battles fire its "
        "line as a plain weapon", _BSD + "0a01-816f-3ce5-05f5"),

@@ -1,0 +1,102 @@
+"""Catalogue rules played in grid battles and duels (issue 23; BattleScribe rule ids in
+:mod:`dustsim.rules.skills`): Raid's Move + Attack + Move, Quick Recovery's drop without a
+Nothing action, Lesser Mythos Creatures never ordered by an officer, and the attack-level rules
+(Mythos Creature's immunity to tokens) reaching the board through the dice kernel.
+
+Small hand-built boards and scripted dice, as in ``test_battle_rules.py`` (its harness)."""
+
+from __future__ import annotations
+
+from test_battle_rules import GUN, Game, W, sq, unit, weapon
+
+from dustsim.play import battle_kernel as BK
+from dustsim.play import board as BD
+from dustsim.play.duel import DuelUnit, compile_duel
+from dustsim.play.duel_kernel import H_ST, ST_TOK
+from dustsim.play.policies import get_policy
+from dustsim.rules.unit_rules import unit_rules
+
+
+def spec_on(board, side_a, side_b, policy="advance"):
+    from dataclasses import replace
+
+    from dustsim.play import battle as B
+
+    setup = replace(B.scenario_setup("101", 0), board=board, boards=(board,), turns=2)
+    return B.compile_battle([DuelUnit(c) for c in side_a], [DuelUnit(c) for c in side_b],
+                            setup, get_policy(policy), attacker=0)
+
+
+def test_quick_recovery_drop_takes_no_nothing_action():
+    objective = sq(4, 3)
+    board = BD.make_board("drop", W, 6, objectives=[objective])
+    for skills, nothing in ((("Airborne", "Quick Recovery"), False), (("Airborne",), True)):
+        para = unit("Para", GUN, skills=skills)
+        g = Game(spec_on(board, [para], [unit("B", GUN)]), [-1, sq(4, 5)], faces="S" * 20)
+        g.activate(0)
+        ev = g.events()
+        assert ev[:2] == ["activate", "special"]
+        # Airborne: first action Nothing (L3393); with Quick Recovery no Nothing at all, its
+        # two actions (here a Sustained Attack on B, worth something from where it lands)
+        assert ("nothing" in ev) == nothing, ev
+        if not nothing:
+            assert ev[2] in ("sustained", "move"), ev
+    assert unit_rules(unit("x", skills=("Quick Recovery",), kind="vehicle")).quick_recovery == 0
+
+
+def test_raid_moves_again_after_its_attack():
+    # A: a vehicle with a range-2 gun; B: a lone hero (track 1) on the objective, four squares
+    # away, with nothing that hurts A (no reaction). A moves 2 and attacks from range 2: hit P,
+    # B's save (P in the open, L686) fails on T: B destroyed. With Raid a second Move follows
+    # (onto the objective, where the policy scores best), tagged with the rule; without, none
+    objective = sq(4, 2)
+    board = BD.make_board("raid", W, 6, objectives=[objective])
+    seen = {}
+    for skills in (("Raid", "Wheeled"), ("Wheeled",)):
+        a = unit("A", weapon({"V1": "1/1", "I1": "1/1"}, range_="2"), kind="vehicle",
+                 skills=skills, track=3)
+        b = unit("B", weapon({"V1": "-", "I1": "1/1"}, range_="1"), track=1)
+        g = Game(spec_on(board, [a], [b]), [sq(0, 2), objective], faces="PT" + "S" * 40)
+        g.activate(0)
+        ev = g.events()
+        seen[skills[0]] = [(ev[i], int(g.log[i, BK.L_TARGET]), int(g.log[i, BK.L_TO]))
+                           for i in range(g.m[BK.R_B, BK.B_LOGN])
+                           if int(g.log[i, BK.L_UNIT]) == 0 and ev[i] != "activate"]
+    assert [e for e, _, _ in seen["Wheeled"]] == ["move", "attack"]
+    raid = seen["Raid"]
+    assert [e for e, _, _ in raid] == ["move", "attack", "move"], raid
+    assert raid[2] == ("move", int(BK.WHY_RAID), objective)
+
+
+def test_mythos_creature_on_the_board_takes_no_token():
+    for skills, token in ((("Mythos Creature",), 0), ((), 1)):
+        a = unit("A", GUN)
+        b = unit("B", GUN, kind="vehicle", skills=skills, track=5)
+        g = Game(spec_on(BD.open_board(W, 6), [a], [b]), [sq(0, 2), sq(3, 2)],
+                 faces="P" * 40)
+        g.activate(0)
+        assert "sustained" in g.events() or "attack" in g.events()
+        assert g.m[g.m[0, H_ST] + 1, ST_TOK] == token
+
+
+def test_lesser_mythos_creatures_are_never_rallied_nor_ordered():
+    # duel kernel: an officer may Rally a friendly Suppressed unit that has not activated
+    # (L3729-3731); a Lesser Mythos unit never (the predicate both Rally loops use); its
+    # U_FLAGS bit also keeps it out of Get Moving's choice (_order)
+    from dustsim.play import duel_kernel as K
+
+    for skills, ordered in ((("Lesser Mythos Creatures",), False), ((), True)):
+        mi_go = unit("M", GUN, skills=skills)
+        officer = unit("O", GUN, skills=("Officer",))
+        spec = compile_duel([DuelUnit(mi_go), DuelUnit(officer)], [DuelUnit(unit("F", GUN))],
+                            distance=4, turns=1)
+        m = K._pack(spec.units, spec.weapons, spec.gdice, spec.gblast, spec.groups,
+                    spec.tspec, spec.config)
+        rs = m[0, H_ST]
+        for u in range(3):
+            m[rs + u, K.ST_SINGLE] = 1
+            m[rs + u, K.ST_ACT] = 0
+            m[rs + u, K.ST_OFF] = 0
+        m[rs + 0, ST_TOK] = 2  # Suppressed
+        assert bool(K._rallies(m, 1, 0)) == ordered
+        assert bool(spec.units[0, K.U_FLAGS] & K.F_NO_ORDERS) != ordered
