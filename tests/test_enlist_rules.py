@@ -229,11 +229,13 @@ def test_catalogue_rules_cite_the_catalogue_and_unplayed_ones_say_why():
     for name in ("flame-burst", "radiation", "head-shot", "assault-shield"):
         r = S.WEAPON_RULES[name]
         assert r.status == "played" and r.lines.startswith("BSD:"), name
-    for name in ("radar", "assault shield", "mythos creature", "ace gunner"):
+    for name in ("radar", "assault shield", "mythos creature", "ace gunner", "raid",
+                 "quick recovery", "lesser mythos creatures", "psychic scream"):
         r = S.SKILL_RULES[name]
         assert r.status == "played" and r.lines.startswith("BSD:"), name
-    for name in ("raid", "quick recovery", "devour", "possessed", "psychic scream"):
+    for name in ("devour", "possessed", "crazy jimmy", "assault vehicle"):
         r = S.SKILL_RULES[name]
         assert r.status == "not played" and r.lines.startswith("BSD:"), name
+    assert S.WEAPON_RULES["large-ordnance"].status == "not played"
     for name in ("fanatical", "tactician", "explode", "trailer"):
         assert "no rule text in the seeds or the BattleScribe" in S.SKILL_RULES[name].reason

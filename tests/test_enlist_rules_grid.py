@@ -7,6 +7,7 @@ Small hand-built boards and scripted dice, as in ``test_battle_rules.py`` (its h
 
 from __future__ import annotations
 
+import numpy as np
 from test_battle_rules import GUN, Game, W, sq, unit, weapon
 
 from dustsim.play import battle_kernel as BK
@@ -100,3 +101,52 @@ def test_lesser_mythos_creatures_are_never_rallied_nor_ordered():
         m[rs + 0, ST_TOK] = 2  # Suppressed
         assert bool(K._rallies(m, 1, 0)) == ordered
         assert bool(spec.units[0, K.U_FLAGS] & K.F_NO_ORDERS) != ordered
+
+
+def _scream_board():
+    t = np.full(W * 6, BD.OPEN, np.int8)
+    t[sq(1, 2)] = BD.SOLID  # between A and B: no line of sight
+    return BD.make_board("scream", W, 6, t)
+
+
+SCREAM = weapon({"V1": "1/1", "I1": "1/1"}, name="Psychic Scream", range_="3")
+
+
+def test_psychic_scream_once_per_game_free_no_sight_no_save():
+    board = _scream_board()
+    a = unit("A", SCREAM, kind="vehicle", skills=("Psychic Scream",), track=5)
+    b = unit("B", GUN, track=1)
+    g = Game(spec_on(board, [a], [b]), [sq(0, 2), sq(2, 2)], faces="P" + "S" * 20)
+    assert g.sight(sq(0, 2), sq(2, 2), 0, 1) == 2  # blocked
+    g.activate(0)
+    ev = g.events()
+    # the free action after its activation starts: one Attack die on P, no save die (a lone
+    # hero in the open would save on P, L686; the Scream ignores it): B destroyed
+    assert ev[:3] == ["activate", "special", "destroyed"], ev
+    assert g.log[1, BK.L_X] == BK.SP_SCREAM and g.log[1, BK.L_TARGET] == 1
+    assert g.left(1) == 0
+    # once per game: the line is spent and never fires in an Attack
+    b2 = unit("B2", GUN, track=1)
+    g = Game(spec_on(board, [a], [b2]), [sq(0, 2), sq(2, 2)], faces="S" * 40)
+    g.activate(0)
+    assert "special" in g.events()
+    k0 = int(g.m[BK.R_B, BK.B_LOGN])
+    g.activate(0)
+    later = g.events()[k0:]
+    assert "special" not in later and "attack" not in later and "sustained" not in later
+
+
+def test_psychic_scream_spares_friends_by_policy_and_is_a_plain_line_without_the_skill():
+    board = _scream_board()
+    a = unit("A", SCREAM, kind="vehicle", skills=("Psychic Scream",), track=5)
+    # a friend beside A worth as much as the enemy two squares away: no gain, no scream
+    g = Game(spec_on(board, [a, unit("F", GUN, track=1)], [unit("B", GUN, track=1)]),
+             [sq(0, 2), sq(0, 3), sq(2, 2)], faces="S" * 40)
+    g.activate(0)
+    assert "special" not in g.events()
+    # without the skill the line is an ordinary weapon: no free action, and it needs sight
+    plain = unit("A", SCREAM, kind="vehicle", track=5)
+    g = Game(spec_on(board, [plain], [unit("B", GUN, track=1)]), [sq(0, 2), sq(2, 2)],
+             faces="P" * 40)
+    g.activate(0)
+    assert "special" not in g.events()

@@ -125,6 +125,7 @@ from dustsim.play.duel_kernel import (
     W_RMAX,
     W_RMIN,
     W_SALVO,
+    W_SCREAM,
     W_SETUP,
     W_VOLLEY,
     WS_AMMO,
@@ -225,6 +226,8 @@ NLOG = 21
 # special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651), an
 # Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
 SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
+SP_SCREAM = np.int64(4)  # Psychic Scream's free action (play.battle.SPECIALS)
+SCREAM_RANGE = 3  # its radius (BattleScribe Dust_1947.gst rule 0a01-816f-3ce5-05f5)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -1681,6 +1684,79 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     return pos
 
 
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _scream(rng, buf, pos, scripted, m, f, bd, log, u):
+    """Psychic Scream (BattleScribe ``Dust_1947.gst`` rule 0a01-816f-3ce5-05f5): once per
+    game, a free action at the start of u's activation (after its token roll): its line
+    (``W_SCREAM``) attacks every unit, friend or foe, within range 3 of u, line of sight
+    ignored, infantry and cover saves compiled away (:mod:`dustsim.rules.attack`), one Attack
+    each in unit order. Policy: when the value it takes from enemies (:func:`_ev`, the AP
+    share) exceeds what it takes from friends. Each target is one ``special`` event with its
+    dice."""
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    rws = m[0, H_WS]
+    w = -1
+    for x in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rwp + x, W_SCREAM] != 0 and m[rws + x, WS_AMMO] > 0:
+            w = x
+    if w < 0 or _sq(m, u) < 0 or not _alive(m, u):
+        return pos
+    U = m[0, H_U]
+    side = _side(m, u)
+    c = _carriers(m, w)
+    gain = 0.0
+    for t in range(U):
+        if t == u or not _present(m, t) or not _alive(m, t) or not _hurts(m, w, t):
+            continue
+        if _gap(m, bd, u, t) > SCREAM_RANGE:
+            continue
+        v = _ev(m, f, w, t, 0, c)
+        gain += v if _side(m, t) != side else -v
+    if gain <= 0.0:
+        return pos
+    m[rws + w, WS_AMMO] = 0
+    rr = m[0, H_RES]
+    wg = (m[0, H_GROUPS + 1] - m[0, H_GROUPS]) // (U * 4)
+    turn = m[R_G, G_TURN]
+    rs = m[0, H_ST]
+    for t in range(U):
+        if t == u or not _present(m, t) or not _alive(m, t) or not _hurts(m, w, t):
+            continue
+        if _gap(m, bd, u, t) > SCREAM_RANGE:
+            continue
+        wt = m[0, H_WT] + w * U + t
+        if m[wt, WT_BLAST] > 0:
+            if m[m[0, H_UNITS] + t, U_SQUAD] != 0:
+                mini = m[rs + t, ST_MODELS] + (1 if m[rs + t, ST_HERO] > 0 else 0)
+            elif m[m[0, H_UNITS] + t, U_SUPPORT] != 0:
+                mini = m[rs + t, ST_SINGLE]
+            else:
+                mini = 1
+            nd = m[wt, WT_BLAST] * mini * c
+        else:
+            nd = m[wt, WT_DICE] * c
+        if nd <= 0:
+            continue
+        rg = m[0, H_GROUPS] + (t * 2 * 2) * wg  # in the open (saves compiled away), Attack
+        m[rg + w, G_DICE] = nd
+        rt = _target_spec(m, t, ON)
+        bl = _left(m, t)
+        bt = m[rs + t, ST_TOK]
+        p0 = pos
+        pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rr])
+        k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), _sq(m, t))
+        if k >= 0:
+            log[k, L_X] = SP_SCREAM
+            log[k, L_TARGET] = t
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = m[rr, 0]
+            log[k, L_DAMAGE] = m[rr, 2] + m[rr, 3]
+        _hit(m, log, t, rr, bl, bt, u)
+    return pos
+
+
 @nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """An Airborne unit's first activation (L3391-3393, :mod:`dustsim.play.battle_rules`):
@@ -1905,6 +1981,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, cur, NONE)
         if k >= 0:
             log[k, L_TOKEN] = m[rs, ST_TOK]
+    pos = _scream(rng, buf, pos, scripted, m, f, bd, log, u)  # a free action (BattleScribe)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
     stun = _stun(m, u)
     if stun >= 2:  # grappled: Nothing + Nothing (L3268)

@@ -65,8 +65,9 @@ SC_SMOKE = 7  # square scratch: the last turn a smoke screen stands on the squar
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
-# Raid, Quick Recovery (BattleScribe rules; dustsim.rules.unit_rules)
-RB_RAID, RB_QUICK_RECOVERY = np.int64(1 << 8), np.int64(1 << 9)
+# Raid, Quick Recovery (BattleScribe rules; dustsim.rules.unit_rules): high bits, clear of
+# the bits appended above
+RB_RAID, RB_QUICK_RECOVERY = np.int64(1 << 20), np.int64(1 << 21)
 DROP_CLEAR = 2  # L3393: an Airborne unit lands not within range 2 of an objective
 CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
 #: rule bits -> names, listed per unit in the event log (``units[].rules``)

@@ -112,6 +112,7 @@ from dustsim.rules.attack import (
     attacker_skills,
     compile_attack,
     fortification_of,
+    is_psychic_scream,
     target_from_card,
     token_immune,
     weapon_from_cell,
@@ -514,11 +515,14 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
                                  f"boxes; not fired")
                     continue
                 ammo = w.ammo
+            scream = is_psychic_scream(carrier, w)
+            if scream:  # fired only by its free action, once per game (grid battles)
+                rng, ammo = (0, -1), 1
             weapons.append((w, carrier, (1 if is_hero else w.count, int(is_hero), rng[0],
                                          rng[1], int(w.close_combat), ammo,
                                          int("reload" in kw), int("set-up" in kw),
                                          int("burst" in kw), int("salvo" in kw),
-                                         int("volley" in kw and ammo > 0)),
+                                         int("volley" in kw and ammo > 0), int(scream)),
                             weapon_skills(carrier, w, None if is_hero else du.pilot)))
     row.setflags(write=False)
     return _Unit(row, tg, _tspec_row(tg, rs, rs_key), tuple(weapons), tuple(notes))
@@ -605,6 +609,14 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         w0 = int(units[u, K.U_W0])
         for t, ct in enumerate(compiled):
             if sides[t] == sides[u]:
+                if t != u:  # Psychic Scream hits friends too (rules.attack.is_psychic_scream)
+                    for k, (w, _carrier, wrow, skills) in enumerate(cu.weapons):
+                        if wrow[-1]:
+                            rows, blast, dice, _unk = _weapon_vs(w, skills, ct.target, rs,
+                                                                 rs_key)
+                            for variant, row in enumerate(rows):
+                                groups[w0 + k, t, variant, :len(row)] = row
+                            gblast[w0 + k, t], gdice[w0 + k, t] = blast, dice
                 continue
             block = _memo(("pair", id(cu), id(ct), rs_key), (cu, ct),
                           lambda cu=cu, ct=ct: _pair_block(cu, ct, rs, rs_key))

@@ -128,6 +128,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     W_RMAX,
     W_RMIN,
     W_SALVO,
+    W_SCREAM,
     W_SETUP,
     W_UNIT,
     W_VOLLEY,

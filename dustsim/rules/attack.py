@@ -19,7 +19,7 @@ from dustsim.data.cards import COLUMNS, Card, Cell, Weapon, parse_cell
 from dustsim.data.skill_names import norm_skill
 from dustsim.errors import DustsimError
 from dustsim.rules.dice import NONE, FaceSet, P
-from dustsim.rules.rulesets import Ruleset, fighting_spirit_faces, get_ruleset
+from dustsim.rules.rulesets import NO_SAVE, Ruleset, fighting_spirit_faces, get_ruleset
 
 # -- codes shared with the kernels -------------------------------------------------------------
 #: The target owner's hit-allocation policies (RULES.md §3), default first.
@@ -72,7 +72,7 @@ ACTIONS = ("attack", "sustained", "reactive")
 ATTACKER_SKILLS = {
     "expert", "fighting spirit", "take aim", "power scope", "spotter", "savage animal",
     "killing spree", "berserk", "frenzy", "lucky", "medal of honor", "and stay down",
-    "air alert", "assassin", "sniper", "radar",
+    "air alert", "assassin", "sniper", "radar", "psychic scream",
 }
 TARGET_SKILLS = {
     "damage resilient", "defensive tactics", "steel guard", "zombie", "superhuman",
@@ -375,6 +375,11 @@ def compile_attack(
             cover_2009=target.cover_2009,
         )
         save_faces, save_rr = save.faces, save.reroll
+        if "psychic scream" in sit.skills and ttype != "aircraft" and rs.id == "dust-1947":
+            # Psychic Scream (BattleScribe Dust_1947.gst rule 0a01-816f-3ce5-05f5): its line
+            # ignores infantry and cover saves (a vehicle's only save is a cover save, L727);
+            # an aircraft's evade save is neither and stays
+            save = NO_SAVE
         if "flame-burst" in kw and rs.id == "dust-1947":
             # Flame Burst (BattleScribe Dust_1947.gst rule 540e-f4c4-e4c9-0153, Operation
             # Kondor p. 112): no save of any kind (evade included); Suppression as Flame
@@ -635,7 +640,7 @@ def attacker_skills(card: Card) -> frozenset[str]:
     """Attacker skills of a card that the engines model (others are listed as not modelled)."""
     return frozenset(s for s in map(_norm_skill, card.skills) if s in ATTACKER_SKILLS
                      and s not in {"fighting spirit", "lucky", "medal of honor", "expert",
-                                   "take aim", "air alert", "savage animal"})
+                                   "take aim", "air alert", "savage animal", "psychic scream"})
 
 
 
@@ -667,6 +672,8 @@ def weapon_skills(card: Card, weapon: Weapon, pilot: Card | None = None) -> froz
     if pilot is not None and card.kind in ("vehicle", "aircraft") and any(
             _norm_skill(x) == "ace gunner" for x in pilot.skills):
         s.add("expert")
+    if is_psychic_scream(card, weapon):
+        s.add("psychic scream")
     name = " ".join(weapon.name.lower().split())
     for skill in ("expert", "savage animal"):
         if name in named_weapons(card, skill):
@@ -675,6 +682,15 @@ def weapon_skills(card: Card, weapon: Weapon, pilot: Card | None = None) -> froz
             _norm_skill(x) == "take aim" for x in card.skills):
         s.add("take aim")
     return frozenset(s)
+
+
+def is_psychic_scream(card: Card, weapon: Weapon) -> bool:
+    """The weapon line a card's Psychic Scream skill fires: the line named like the skill
+    (BattleScribe ``Dust_1947.gst`` rule 0a01-816f-3ce5-05f5: once per game, a free action,
+    an attack on every unit, friend or foe, within range 3, ignoring line of sight and
+    infantry and cover saves)."""
+    return " ".join(weapon.name.lower().split()) == "psychic scream" and any(
+        _norm_skill(x) == "psychic scream" for x in card.skills)
 
 
 def fortification_of(card: Card) -> str:

@@ -328,9 +328,11 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "Medic special actions (engagement kernel: Rally and Get Moving skip it; "
        "rules.unit_rules.no_orders for the board's command actions)",
        _BSD + "049d-d288-a828-4c96"),
-    _r("Psychic Scream", S, N, "once per game a free attack on every unit, friend or foe, "
-       "within range 3, ignoring line of sight, infantry and cover saves: battles fire its "
-       "line as a plain weapon", _BSD + "0a01-816f-3ce5-05f5"),
+    _r("Psychic Scream", S, P, "its line fires only in a free action, once per game: an "
+       "Attack on every unit, friend or foe, within range 3, line of sight ignored, no "
+       "infantry or cover save (rules.attack; grid battles: play.battle_kernel, when it "
+       "takes more from enemies than from friends)", _BSD + "0a01-816f-3ce5-05f5",
+       gap="duels on a line (the line is not fired there)"),
     _r("Psychic Vortex", S, N, _NO_TEXT),
     _r("Psychic Choir", S, N, _NO_TEXT),
     _r("Explode", S, N, _NO_TEXT),
