@@ -7,6 +7,8 @@ Small hand-built boards and scripted dice, as in ``test_battle_rules.py`` (its h
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from test_battle_rules import GUN, Game, W, sq, unit, weapon
 
@@ -19,8 +21,6 @@ from dustsim.rules.unit_rules import unit_rules
 
 
 def spec_on(board, side_a, side_b, policy="advance"):
-    from dataclasses import replace
-
     from dustsim.play import battle as B
 
     setup = replace(B.scenario_setup("101", 0), board=board, boards=(board,), turns=2)
@@ -150,3 +150,25 @@ def test_psychic_scream_spares_friends_by_policy_and_is_a_plain_line_without_the
              faces="P" * 40)
     g.activate(0)
     assert "special" not in g.events()
+
+
+def test_large_ordnance_strikes_the_2x2_area_of_its_target():
+    # A fires its Large Ordnance line (1/1, range 6) at the lone hero B; the hero C beside B
+    # shares a 2 x 2 area with it (four squares like artillery, L3218-3224); the friend F
+    # below B is left out of the area the policy picks (more enemies less friends). Each roll:
+    # hit on P, the hero's save (P in the open, L686) fails on T: both destroyed
+    bomb = weapon({"V1": "1/1", "I1": "1/1"}, name="bomb", range_="6")
+    for kws, both in ((("large-ordnance",), True), ((), False)):
+        a = unit("A", replace(bomb, keywords=kws, ammo=2), kind="vehicle", track=5)
+        f = unit("F", GUN, track=1)
+        b, c = unit("B", GUN, track=1), unit("C", GUN, track=1)
+        g = Game(spec_on(BD.open_board(W, 6), [a, f], [b, c]),
+                 [sq(2, 2), sq(4, 3), sq(4, 2), sq(5, 2)], faces="PT" "PT" + "S" * 40)
+        g.activate(0)
+        ev = g.events()
+        assert ev.count("destroyed") == (2 if both else 1), ev
+        assert g.left(1) == 1  # the friend is never struck
+        # one special event, the area's (B within range 3: no Psychic Scream, the line has none)
+        assert ev.count("special") == (1 if both else 0)
+        if both:
+            assert g.log[ev.index("special"), BK.L_X] == BK.SP_AREA

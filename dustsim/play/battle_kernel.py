@@ -120,6 +120,7 @@ from dustsim.play.duel_kernel import (
     U_W0,
     U_W1,
     W_AMMO,
+    W_AREA,
     W_CC,
     W_RELOAD,
     W_RMAX,
@@ -227,6 +228,7 @@ NLOG = 21
 # Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
 SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
 SP_SCREAM = np.int64(4)  # Psychic Scream's free action (play.battle.SPECIALS)
+SP_AREA = np.int64(5)  # a Large Ordnance line's area: another unit struck (play.battle)
 SCREAM_RANGE = 3  # its radius (BattleScribe Dust_1947.gst rule 0a01-816f-3ce5-05f5)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
@@ -1394,11 +1396,18 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         bl = _left(m, t)
         bt = m[m[0, H_ST] + t, ST_TOK]
+        area = -1  # a Large Ordnance line that fires at t (W_AREA)
+        for w in range(w0, w1):
+            if m[rws + w, WS_TGT] == t and m[rwp + w, W_SCREAM] == W_AREA and \
+                    _fires_at(m, w, t, _gap(m, bd, u, t), OFF) > 0:
+                area = w
         pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained,
                               moved, OFF, rr, kind)
         if fired:
             fired_any = True
             _hit(m, log, t, rr, bl, bt, u)
+            if area >= 0:
+                pos = _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, area, t, sustained)
     for t in range(U):
         declared = False
         for w in range(w0, w1):
@@ -1408,6 +1417,103 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         sus = sustained and not fired_any  # one part of a Sustained Attack is sustained
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
+    """Large Ordnance (BattleScribe ``Dust_1947.gst`` rule 5fce-2ac8-7580-9ecc): line w, fired
+    at t, strikes four squares like artillery, the 2 x 2 block holding t's square (L3218-3224:
+    a separate attack on every unit in it, friend or foe). Decision (policy): of the blocks
+    holding t's square, the one with most other enemy units less friendly ones (the first in
+    row order on a tie). Each other unit in it takes its own Attack (Sustained with the
+    attack) of the line, with its own cover; each is one ``special`` event with its dice."""
+    U = m[0, H_U]
+    n = m[R_B, B_N]
+    width = m[R_B, B_WIDTH]
+    side = _side(m, u)
+    ts = _sq(m, t)
+    if ts < 0:
+        return pos
+    c0 = ts % width
+    r0 = ts // width
+    best = -1000000
+    bc = -1
+    br = -1
+    for rr_ in range(r0 - 1, r0 + 1):
+        for cc in range(c0 - 1, c0 + 1):
+            if rr_ < 0 or cc < 0 or cc + 1 >= width or (rr_ + 1) * width + cc + 1 >= n:
+                continue
+            sc = 0
+            for x in range(U):
+                if x == t or x == u:  # noqa: SIM109 (Numba)
+                    continue
+                if not _present(m, x) or not _alive(m, x):
+                    continue
+                for q in range(_foot(m, x)):
+                    s = _usq(m, x, q)
+                    if s >= 0 and cc <= s % width <= cc + 1 and rr_ <= s // width <= rr_ + 1:
+                        sc += 1 if _side(m, x) != side else -1
+                        break
+            if sc > best:
+                best, bc, br = sc, cc, rr_
+    if bc < 0:
+        return pos
+    rs = m[0, H_ST]
+    rres = m[0, H_RES]
+    wg = (m[0, H_GROUPS + 1] - m[0, H_GROUPS]) // (U * 4)
+    c = _carriers(m, w)
+    turn = m[R_G, G_TURN]
+    air_u = _kind(m, u) == KIND_AIR
+    for x in range(U):
+        if x == t or x == u:  # noqa: SIM109 (Numba)
+            continue
+        if not _present(m, x) or not _alive(m, x) or not _hurts(m, w, x):
+            continue
+        xs = -1
+        for q in range(_foot(m, x)):
+            s = _usq(m, x, q)
+            if s >= 0 and bc <= s % width <= bc + 1 and br <= s // width <= br + 1:
+                xs = s
+                break
+        if xs < 0:
+            continue
+        los = _sight(m, bd, ls, lq, _sq(m, u), xs, u, x)
+        if air_u or _kind(m, x) == KIND_AIR:
+            cov = 1 if los == 1 else 0
+        else:
+            cov = _in_cover(m, bd, x, xs, los)
+        wt = m[0, H_WT] + w * U + x
+        if m[wt, WT_BLAST] > 0:
+            if m[m[0, H_UNITS] + x, U_SQUAD] != 0:
+                mini = m[rs + x, ST_MODELS] + (1 if m[rs + x, ST_HERO] > 0 else 0)
+            elif m[m[0, H_UNITS] + x, U_SUPPORT] != 0:
+                mini = m[rs + x, ST_SINGLE]
+            else:
+                mini = 1
+            nd = m[wt, WT_BLAST] * mini * c
+        else:
+            nd = m[wt, WT_DICE] * c
+        if nd <= 0:
+            continue
+        variant = 1 if sustained else 0
+        rg = m[0, H_GROUPS] + ((x * 2 + cov) * 2 + variant) * wg
+        m[rg + w, G_DICE] = nd
+        rt = _target_spec(m, x, ON)
+        bl = _left(m, x)
+        bt = m[rs + x, ST_TOK]
+        p0 = pos
+        pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rres])
+        k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), xs)
+        if k >= 0:
+            log[k, L_X] = SP_AREA
+            log[k, L_TARGET] = x
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = m[rres, 0]
+            log[k, L_DAMAGE] = m[rres, 2] + m[rres, 3]
+            log[k, L_COVER] = cov
+        _hit(m, log, x, rres, bl, bt, u)
     return pos
 
 
@@ -1698,7 +1804,7 @@ def _scream(rng, buf, pos, scripted, m, f, bd, log, u):
     rws = m[0, H_WS]
     w = -1
     for x in range(m[ru, U_W0], m[ru, U_W1]):
-        if m[rwp + x, W_SCREAM] != 0 and m[rws + x, WS_AMMO] > 0:
+        if m[rwp + x, W_SCREAM] == 1 and m[rws + x, WS_AMMO] > 0:
             w = x
     if w < 0 or _sq(m, u) < 0 or not _alive(m, u):
         return pos

@@ -518,6 +518,8 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             scream = is_psychic_scream(carrier, w)
             if scream:  # fired only by its free action, once per game (grid battles)
                 rng, ammo = (0, -1), 1
+            elif "large-ordnance" in kw:  # the artillery area (grid battles)
+                scream = K.W_AREA
             weapons.append((w, carrier, (1 if is_hero else w.count, int(is_hero), rng[0],
                                          rng[1], int(w.close_combat), ammo,
                                          int("reload" in kw), int("set-up" in kw),

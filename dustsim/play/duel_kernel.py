@@ -120,6 +120,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     U_W0,
     U_W1,
     W_AMMO,
+    W_AREA,
     W_BURST,
     W_CARRIERS,
     W_CC,

@@ -34,10 +34,12 @@ N_GROUP_COLS = 16
 # weapon columns (W_SALVO, W_VOLLEY: the weapon is a Salvo / Volley weapon, 003:L3308-3341)
 (W_UNIT, W_CARRIERS, W_HERO, W_RMIN, W_RMAX, W_CC, W_AMMO, W_RELOAD, W_SETUP, W_BURST,
  W_SALVO, W_VOLLEY) = range(12)
-#: W_SCREAM: the line of a Psychic Scream skill (rules.attack.is_psychic_scream): never fired
-#: in an Attack (its W_RMAX is -1), one use (W_AMMO 1) by the grid kernel's free action, its
-#: dice also compiled against friendly units
+#: W_SCREAM: 1 the line of a Psychic Scream skill (rules.attack.is_psychic_scream): never
+#: fired in an Attack (its W_RMAX is -1), one use (W_AMMO 1) by the grid kernel's free action;
+#: 2 a Large Ordnance line: on the grid it strikes every unit in a 2 x 2 area (W_AREA); both
+#: have their dice also compiled against friendly units
 W_SCREAM = 12
+W_AREA = 2
 N_WEAPON_COLS = 13
 # configuration (C_SALVO: Salvo attacks whenever loaded; C_VOLLEY: every ammo box in one
 # volley; C_FIRST: 1 when the initiative winner lets the opponent activate first, L337;

@@ -407,9 +407,11 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
     ("radiation", _r("Radiation", W, P, "the target re-rolls its successful saves "
                      "(rules.attack, dice kernel)", _BSD + "34cd-c25a-7247-8ee9; SSU.cat rule "
                      "d31adae5-73e4-36cc-652e-fc734f419a44")),
-    ("large-ordnance", _r("Large Ordnance", W, N, "the artillery area (template or four "
-                          "squares, every unit in it) is not played", _BSD +
-                          "5fce-2ac8-7580-9ecc")),
+    ("large-ordnance", _r("Large Ordnance", W, P, "four squares like artillery: every "
+                          "other unit, friend or foe, in a 2 x 2 block holding its target's "
+                          "square takes its own attack (grid battles: play.battle_kernel)",
+                          _BSD + "5fce-2ac8-7580-9ecc, L3218-3224",
+                          gap="duels on a line (no squares there)")),
     ("head-shot", _r("Head Shot", W, P, "a hit gives a Stunned token (engagement kernel); "
                      "the attacker may aim (--aim) in `dustsim attack`",
                      _BSD + "b11e-2700-038e-1344",
