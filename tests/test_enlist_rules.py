@@ -230,10 +230,11 @@ def test_catalogue_rules_cite_the_catalogue_and_unplayed_ones_say_why():
         r = S.WEAPON_RULES[name]
         assert r.status == "played" and r.lines.startswith("BSD:"), name
     for name in ("radar", "assault shield", "mythos creature", "ace gunner", "raid",
-                 "quick recovery", "lesser mythos creatures", "psychic scream"):
+                 "quick recovery", "lesser mythos creatures", "psychic scream",
+                 "crazy jimmy"):
         r = S.SKILL_RULES[name]
         assert r.status == "played" and r.lines.startswith("BSD:"), name
-    for name in ("devour", "possessed", "crazy jimmy", "assault vehicle"):
+    for name in ("devour", "possessed", "assault vehicle"):
         r = S.SKILL_RULES[name]
         assert r.status == "not played" and r.lines.startswith("BSD:"), name
     assert S.WEAPON_RULES["large-ordnance"].status == "played"

@@ -172,3 +172,31 @@ def test_large_ordnance_strikes_the_2x2_area_of_its_target():
         assert ev.count("special") == (1 if both else 0)
         if both:
             assert g.log[ev.index("special"), BK.L_X] == BK.SP_AREA
+
+
+def test_crazy_jimmy_gives_his_vehicle_cover_after_a_march_until_its_next_activation():
+    from dustsim.play import battle as B
+
+    board = BD.open_board(W, 6)
+    setup = replace(B.scenario_setup("101", 0), board=board, boards=(board,), turns=2)
+    for skills, covered in ((("Pilot", "Crazy Jimmy"), 1), (("Pilot",), 0)):
+        jimmy = unit("Jimmy", skills=skills)
+        tank = unit("A", weapon({"V1": "1/1", "I1": "1/1"}, range_="1"), kind="vehicle",
+                    track=3, skills=("Wheeled",))
+        spec = B.compile_battle([DuelUnit(tank, pilot=jimmy)],
+                                [DuelUnit(unit("B", GUN, track=3))], setup,
+                                get_policy("advance"), attacker=0)
+        assert unit_rules(tank, None, jimmy).march_cover == covered
+        g = Game(spec, [sq(0, 2), sq(7, 2)], faces="S" * 40)
+        g.activate(0)
+        assert "march" in g.events()  # nothing in reach: it marches towards B
+        st = g.m[0, H_ST]
+        assert g.m[st, BK.ST_COVERED] == covered
+        s = int(g.m[st, BK.ST_SQ])
+        # in the open, seen clearly (0): cover only from Jimmy's rule (a vehicle saves on P)
+        assert BK._in_cover(g.m, g.spec.bd, 0, s, 0) == covered
+        g.m[st, BK.ST_ACT] = 0
+        k0 = int(g.m[BK.R_B, BK.B_LOGN])
+        g.activate(0)  # its next activation ends the cover; a new March gives it again
+        again = "march" in g.events()[k0:]
+        assert g.m[st, BK.ST_COVERED] == (covered if again else 0)

@@ -181,6 +181,10 @@ FLYING = 6
 # ST_X, which the board does not use
 ST_SQ, ST_FACE = 16, 17
 ST_GONE = 4
+# Crazy Jimmy's cover save after a March Move, until the unit's next activation (1, else 0;
+# battle_rules.RB_MARCH_COVER): reuses the duel kernel's per-unit smoke turn ST_SMOKE (12),
+# which the board does not use (its smoke stands on squares)
+ST_COVERED = 12
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST, SC_WRECK = range(7)  # SC_WRECK: a wreck (L486)
@@ -512,9 +516,10 @@ def _occupy(m):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _in_cover(m, bd, u, sq, los):
-    """Target u on square sq is in cover: its square's terrain for its class, or one corner."""
-    if los == 1 or BR.smoke_on(m, sq):  # in smoke: cover (L3228, L680)
-        return 1
+    """Target u on square sq is in cover: its square's terrain for its class, or one corner;
+    or a cover save of its own (Crazy Jimmy's, ``ST_COVERED``)."""
+    if los == 1 or BR.smoke_on(m, sq) or m[m[0, H_ST] + u, ST_COVERED] != 0:
+        return 1  # in smoke: cover (L3228, L680)
     n = m[R_B, B_N]
     k = _kind(m, u)
     return 1 if bd[9 * n + 1 + k, sq] != 0 else 0
@@ -1101,7 +1106,7 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
             continue
         air_t = _kind(m, t) == KIND_AIR
         if air_u or air_t:
-            cov = 1 if los == 1 else 0
+            cov = 1 if los == 1 or m[m[0, H_ST] + t, ST_COVERED] != 0 else 0
         else:
             cov = _in_cover(m, bd, t, ts, los)
         for w in range(w0, w1):
@@ -1480,7 +1485,7 @@ def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
             continue
         los = _sight(m, bd, ls, lq, _sq(m, u), xs, u, x)
         if air_u or _kind(m, x) == KIND_AIR:
-            cov = 1 if los == 1 else 0
+            cov = 1 if los == 1 or m[rs + x, ST_COVERED] != 0 else 0
         else:
             cov = _in_cover(m, bd, x, xs, los)
         wt = m[0, H_WT] + w * U + x
@@ -2079,6 +2084,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     turn = m[R_G, G_TURN]
     side = m[ru, U_SIDE]
     m[rs, ST_ACT] = 1
+    m[rs, ST_COVERED] = 0  # Crazy Jimmy's cover lasts until this activation
     cur = m[rs, ST_SQ]
     _log(m, log, turn, side, u, A_ACTIVATE, cur, NONE)
     tok = m[rs, ST_TOK]
@@ -2308,6 +2314,8 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     # plan 4, 9, 11: March Move (L811)
     k0 = m[R_B, B_LOGN]
     pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
+    if BR.has(m, u, BR.RB_MARCH_COVER):  # Crazy Jimmy: a cover save until its next activation
+        m[rs, ST_COVERED] = 1
     if scout:  # its first March of the game counts one action (L3641)
         _why(m, log, u, k0, WHY_SCOUT)
     if three and _alive(m, u) and m[rs, ST_GONE] == 0:
@@ -2676,6 +2684,7 @@ def _reset(m):
         m[rs + u, ST_SQ] = -1
         m[rs + u, ST_FACE] = 0 if _side(m, u) == 0 else 4
         m[rs + u, ST_GONE] = 0
+        m[rs + u, ST_COVERED] = 0
         m[rs + u, ST_STUN] = 0
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]

@@ -313,9 +313,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        _BSD + "4a1d-986b-27ce-95ef (Operation Kondor p. 112)"),
     _r("Devour", S, N, "the hero heals one point per damage point she inflicts in close "
        "combat: battles never heal", _BSD + "ed89-509b-43fb-3b05"),
-    _r("Crazy Jimmy", S, N, "the piloted vehicle has a cover save after his March Move until "
-       "his next activation: pilots' moves are not tracked", "BSD:Allies.cat rule "
-       "223b-ebcf-b2ba-a969"),
+    _r("Crazy Jimmy", S, P, "the vehicle he pilots has a cover save after its March Move "
+       "until its next activation (grid battles: play.battle_kernel)", "BSD:Allies.cat rule "
+       "223b-ebcf-b2ba-a969", gap="duels on a line (no March Move cover there)"),
     _r("Sibling", S, N, "The Dragon and The Phoenix may join one unit and then have Expert "
        "with every weapon: battles join one hero per unit",
        "BSD:SSU.cat rules 5d00-3935-19bd-a736 (Sibling: The Phoenix) and Sibling: The Dragon"),

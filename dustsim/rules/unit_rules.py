@@ -156,6 +156,10 @@ class UnitRules:
     no_orders: int = 0
     """1: Lesser Mythos Creatures (BattleScribe ``Dust_1947.gst`` rule 049d-d288-a828-4c96):
     never the target of a Command Squad's, an Officer's or a Medic's special action."""
+    march_cover: int = 0
+    """1: a vehicle piloted by a hero with Crazy Jimmy (BattleScribe ``Allies.cat`` rule
+    223b-ebcf-b2ba-a969): after its March Move it has a cover save until its next
+    activation."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -167,8 +171,8 @@ N_FIELDS = len(FIELDS)
  R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
- R_RADIO, R_RAID, R_QUICK_RECOVERY, R_NO_ORDERS) = range(39)
-if FIELDS[R_NO_ORDERS] != "no_orders" or len(FIELDS) != R_NO_ORDERS + 1:
+ R_RADIO, R_RAID, R_QUICK_RECOVERY, R_NO_ORDERS, R_MARCH_COVER) = range(40)
+if FIELDS[R_MARCH_COVER] != "march_cover" or len(FIELDS) != R_MARCH_COVER + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -266,6 +270,7 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         raid=int("raid" in own and card.kind == "vehicle"),
         quick_recovery=int("quick recovery" in shared and card.kind != "vehicle"),
         no_orders=int("lesser mythos creatures" in own),
+        march_cover=int("crazy jimmy" in pil and card.kind == "vehicle"),
     )
 
 
