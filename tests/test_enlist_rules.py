@@ -224,6 +224,31 @@ def test_ace_gunner_gives_the_piloted_vehicle_expert():
     assert replay_duel(plain, "T" "T" "S" "S").left["B"] == 5
 
 
+# -- Psychic Scream's line (Dust_1947.gst 0a01-816f-3ce5-05f5) ----------------------------------
+@pytest.mark.parametrize("target, mean", [
+    (Target(column="I1", models=5, cover=True), 3 * 1 / 3),  # no cover nor infantry save
+    (Target(column="V1", track=5, cover=True), 3 * 1 / 3),  # no cover save (L727)
+    (Target(column="A1", track=5, aircraft_moved="move"), 3 * 1 / 3 * 2 / 3),  # evade P stays
+])
+def test_psychic_scream_line_ignores_infantry_and_cover_saves(target, mean):
+    sit = Situation(skills=frozenset({"psychic scream"}))
+    spec = compile_attack([col("3/1", target.column)], target, sit)
+    assert evaluate(spec).damage.mean() == pytest.approx(mean)
+
+
+# -- Psychic Scream on the line (Dust_1947.gst 0a01-816f-3ce5-05f5) -----------------------------
+def test_psychic_scream_in_a_duel_strikes_every_enemy_within_range_3_once():
+    scream = gun({"I1": "1/1"}, name="Psychic Scream", range_="3")
+    a = vehicle("A", scream, skills=("Psychic Scream",))
+    b1, b2 = hero("B1", GUN, track=1), hero("B2", GUN, track=1)
+    spec = compile_duel([DuelUnit(a)], [DuelUnit(b1), DuelUnit(b2)], distance=3, turns=1,
+                        policy=QUIET)
+    # A activates first: the free Scream, one die each on B1 and B2 (P: a hit), no save die
+    # (a hero in the open saves on P, L686; the Scream ignores it): both destroyed, A wins
+    out = replay_duel(spec, "P" "P")
+    assert out.left == {"A": 5, "B1": 0, "B2": 0} and out.winner == "a"
+
+
 # -- the table -------------------------------------------------------------------------------------
 def test_catalogue_rules_cite_the_catalogue_and_unplayed_ones_say_why():
     for name in ("flame-burst", "radiation", "head-shot", "assault-shield"):

@@ -116,12 +116,12 @@ def test_psychic_scream_once_per_game_free_no_sight_no_save():
     board = _scream_board()
     a = unit("A", SCREAM, kind="vehicle", skills=("Psychic Scream",), track=5)
     b = unit("B", GUN, track=1)
-    g = Game(spec_on(board, [a], [b]), [sq(0, 2), sq(2, 2)], faces="P" + "S" * 20)
+    g = Game(spec_on(board, [a], [b]), [sq(0, 2), sq(2, 2)], faces="P" "P" + "S" * 20)
     assert g.sight(sq(0, 2), sq(2, 2), 0, 1) == 2  # blocked
     g.activate(0)
     ev = g.events()
     # the free action after its activation starts: one Attack die on P, no save die (a lone
-    # hero in the open would save on P, L686; the Scream ignores it): B destroyed
+    # hero in the open would save on the next P, L686; the Scream ignores it): B destroyed
     assert ev[:3] == ["activate", "special", "destroyed"], ev
     assert g.log[1, BK.L_X] == BK.SP_SCREAM and g.log[1, BK.L_TARGET] == 1
     assert g.left(1) == 0

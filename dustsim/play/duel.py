@@ -181,7 +181,8 @@ class DuelUnit:
     """One unit of a side: a card, optionally a hero joined to it, and its cover state.
 
     ``pilot``: a hero piloting the vehicle (1947 L936-948): it cannot be targeted and does
-    not fire (L944), so it only adds its AP (and its skills are not modelled);
+    not fire (L944), so it adds its AP and the skills that act through the vehicle (Ace
+    Pilot's third action, Ace Gunner's Expert; Crazy Jimmy's cover on the board);
     ``extra_ap``: a surcharge on the card (a captured vehicle's +2 AP, L889)."""
 
     card: Card

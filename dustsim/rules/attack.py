@@ -19,7 +19,7 @@ from dustsim.data.cards import COLUMNS, Card, Cell, Weapon, parse_cell
 from dustsim.data.skill_names import norm_skill
 from dustsim.errors import DustsimError
 from dustsim.rules.dice import NONE, FaceSet, P
-from dustsim.rules.rulesets import NO_SAVE, Ruleset, fighting_spirit_faces, get_ruleset
+from dustsim.rules.rulesets import Ruleset, fighting_spirit_faces, get_ruleset
 
 # -- codes shared with the kernels -------------------------------------------------------------
 #: The target owner's hit-allocation policies (RULES.md §3), default first.
@@ -379,7 +379,7 @@ def compile_attack(
             # Psychic Scream (BattleScribe Dust_1947.gst rule 0a01-816f-3ce5-05f5): its line
             # ignores infantry and cover saves (a vehicle's only save is a cover save, L727);
             # an aircraft's evade save is neither and stays
-            save = NO_SAVE
+            save_faces, save_rr = NONE, NONE
         if "flame-burst" in kw and rs.id == "dust-1947":
             # Flame Burst (BattleScribe Dust_1947.gst rule 540e-f4c4-e4c9-0153, Operation
             # Kondor p. 112): no save of any kind (evade included); Suppression as Flame

@@ -331,8 +331,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Psychic Scream", S, P, "its line fires only in a free action, once per game: an "
        "Attack on every unit, friend or foe, within range 3, line of sight ignored, no "
        "infantry or cover save (rules.attack; grid battles: play.battle_kernel, when it "
-       "takes more from enemies than from friends)", _BSD + "0a01-816f-3ce5-05f5",
-       gap="duels on a line (the line is not fired there)"),
+       "takes more from enemies than from friends; duels: the engagement kernel, when more "
+       "enemy units than friendly ones stand within range 3)", _BSD + "0a01-816f-3ce5-05f5"),
     _r("Psychic Vortex", S, N, _NO_TEXT),
     _r("Psychic Choir", S, N, _NO_TEXT),
     _r("Explode", S, N, _NO_TEXT),
