@@ -107,9 +107,9 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     """One attack; returns the dice position.
 
     res: [hits, unsaved, models_killed, single_damage, token] and, where ``res`` has a sixth
-    slot (the battles' result rows), the Stunned flags: 1 a Tesla line did damage, 2 a Grapple
-    line scored a hit, 4 Cheat Death saved the hero (``G_SUPP``: token in bits 0-1, the
-    line's :data:`dustsim.rules.attack` STUN code in bits 2-3).
+    slot (the battles' result rows), the Stunned flags: 1 a Tesla line did damage or a Head
+    Shot line hit, 2 a Grapple line scored a hit, 4 Cheat Death saved the hero (``G_SUPP``:
+    token in bits 0-1, the line's :data:`dustsim.rules.attack` STUN code in bits 2-3).
     """
     A = spec[S_MODELS]
     a = A
