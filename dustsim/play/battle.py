@@ -65,13 +65,16 @@ WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "defaul
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
-SPECIALS = ("", "camouflage", "smoke", "airborne")  # A_SPECIAL events' L_X (BK.SP_*)
+SPECIALS = ("", "camouflage", "smoke", "airborne",  # A_SPECIAL events' L_X (BK.SP_*)
+            "psychic-scream", "area")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
        "Move and Fire: a free Move or Attack around its Sustained Attack or March Move "
        "(L3603-3605)",
-       "Charge: a free close-combat Attack after its March Move (L3459-3461)")
+       "Charge: a free close-combat Attack after its March Move (L3459-3461)",
+       "Raid: its actions spent on Move + Attack + Move (BattleScribe Dust_1947.gst rule "
+       "b24c-9323-2628-3003)")
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
@@ -547,8 +550,12 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         wranges.append((int(spec.weapons[i, K.W_RMIN]), int(min(spec.weapons[i, K.W_RMAX],
                                                                10_000))))
         skills = D.attacker_skills(carrier)
+        scream = bool(spec.weapons[i, K.W_SCREAM])
+        if spec.weapons[i, K.W_SCREAM] == 1:  # its saves compiled away (rules.attack); friends
+            skills = skills | {"psychic scream"}  # valued too (the policy)
         for t in range(U):
-            if spec.sides[t] == spec.sides[u] or (spec.gdice[i, t] + spec.gblast[i, t]) == 0:
+            if (spec.sides[t] == spec.sides[u] and not scream) or t == u or (
+                    spec.gdice[i, t] + spec.gblast[i, t]) == 0:
                 continue
             row = BK.F_UNITS + U + i * U + t
             f[row, 0] = _line_ev(w, skills, targets_open[t], rs)
@@ -1045,6 +1052,24 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                       "a Nothing action, then "
                       + ("a second action on its die." if r[BK.L_HITS] > 0 else
                          "no second action (its die failed)."))
+    elif kind == "psychic-scream":
+        t = int(r[BK.L_TARGET])
+        ev["target"] = t
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["damage"] = int(r[BK.L_DAMAGE])
+        ev["text"] = (f"{uname}'s Psychic Scream strikes {names[t]} (once per game, every unit "
+                      "within range 3, no line of sight, infantry or cover save: BattleScribe "
+                      f"Dust_1947.gst rule 0a01-816f-3ce5-05f5): {int(r[BK.L_HITS])} hits, "
+                      f"{int(r[BK.L_DAMAGE])} damage.")
+    elif kind == "area":
+        t = int(r[BK.L_TARGET])
+        ev.update(target=t, cover=bool(r[BK.L_COVER]), hits=int(r[BK.L_HITS]),
+                  damage=int(r[BK.L_DAMAGE]),
+                  dice="".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]))
+        ev["text"] = (f"{uname}'s Large Ordnance strikes {names[t]} in the same 2 x 2 area as "
+                      "its target (like artillery, L3218-3224; BattleScribe Dust_1947.gst rule "
+                      f"5fce-2ac8-7580-9ecc): {ev['hits']} hits, {ev['damage']} damage.")
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})

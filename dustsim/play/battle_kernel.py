@@ -121,11 +121,13 @@ from dustsim.play.duel_kernel import (
     U_W0,
     U_W1,
     W_AMMO,
+    W_AREA,
     W_CC,
     W_RELOAD,
     W_RMAX,
     W_RMIN,
     W_SALVO,
+    W_SCREAM,
     W_SETUP,
     W_VOLLEY,
     WS_AMMO,
@@ -180,6 +182,10 @@ FLYING = 6
 # ST_X, which the board does not use
 ST_SQ, ST_FACE = 16, 17
 ST_GONE = 4
+# Crazy Jimmy's cover save after a March Move, until the unit's next activation (1, else 0;
+# battle_rules.RB_MARCH_COVER): reuses the duel kernel's per-unit smoke turn ST_SMOKE (12),
+# which the board does not use (its smoke stands on squares)
+ST_COVERED = 12
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST, SC_WRECK = range(7)  # SC_WRECK: a wreck (L486)
@@ -243,9 +249,13 @@ SP_DOZER = np.int64(25)  # the Dozer special action: dug in (battle_carry, L3503
 # two Engineering special actions burying a bunker or strongpoint (L3357): the die in
 # L_D0/L_D1, buried in L_HITS, the square aimed at in L_TO
 SP_BURY = np.int64(26)
+SP_SCREAM = np.int64(4)  # Psychic Scream's free action (play.battle.SPECIALS)
+SP_AREA = np.int64(5)  # a Large Ordnance line's area: another unit struck (play.battle)
+SCREAM_RANGE = 3  # its radius (BattleScribe Dust_1947.gst rule 0a01-816f-3ce5-05f5)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
+WHY_RAID = np.int64(5)  # Raid's second Move (play.battle.WHY)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -524,9 +534,10 @@ def _occupy(m):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _in_cover(m, bd, u, sq, los):
-    """Target u on square sq is in cover: its square's terrain for its class, or one corner."""
-    if los == 1 or BR.smoke_on(m, sq):  # in smoke: cover (L3228, L680)
-        return 1
+    """Target u on square sq is in cover: its square's terrain for its class, or one corner;
+    or a cover save of its own (Crazy Jimmy's, ``ST_COVERED``; a Dozer's dig-in)."""
+    if los == 1 or BR.smoke_on(m, sq) or m[m[0, H_ST] + u, ST_COVERED] != 0:
+        return 1  # in smoke: cover (L3228, L680)
     if BC.dug_in(m, u):  # the Dozer special action: cover from any angle (L3505)
         return 1
     n = m[R_B, B_N]
@@ -1119,7 +1130,7 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
             continue
         air_t = _kind(m, t) == KIND_AIR
         if air_u or air_t:
-            cov = 1 if los == 1 else 0
+            cov = 1 if los == 1 or m[m[0, H_ST] + t, ST_COVERED] != 0 else 0
         else:
             cov = _in_cover(m, bd, t, ts, los)
         for w in range(w0, w1):
@@ -1414,11 +1425,18 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         bl = _left(m, t)
         bt = m[m[0, H_ST] + t, ST_TOK]
+        area = -1  # a Large Ordnance line that fires at t (W_AREA)
+        for w in range(w0, w1):
+            if m[rws + w, WS_TGT] == t and m[rwp + w, W_SCREAM] == W_AREA and \
+                    _fires_at(m, w, t, _gap(m, bd, u, t), OFF) > 0:
+                area = w
         pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained,
                               moved, OFF, rr, kind)
         if fired:
             fired_any = True
             _hit(m, log, t, rr, bl, bt, u)
+            if area >= 0:
+                pos = _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, area, t, sustained)
     for t in range(U):
         declared = False
         for w in range(w0, w1):
@@ -1429,6 +1447,103 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         sus = sustained and not fired_any  # one part of a Sustained Attack is sustained
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
     return _bail(rng, buf, pos, scripted, m, bd, log)  # a destroyed transport (L530)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
+    """Large Ordnance (BattleScribe ``Dust_1947.gst`` rule 5fce-2ac8-7580-9ecc): line w, fired
+    at t, strikes four squares like artillery, the 2 x 2 block holding t's square (L3218-3224:
+    a separate attack on every unit in it, friend or foe). Decision (policy): of the blocks
+    holding t's square, the one with most other enemy units less friendly ones (the first in
+    row order on a tie). Each other unit in it takes its own Attack (Sustained with the
+    attack) of the line, with its own cover; each is one ``special`` event with its dice."""
+    U = m[0, H_U]
+    n = m[R_B, B_N]
+    width = m[R_B, B_WIDTH]
+    side = _side(m, u)
+    ts = _sq(m, t)
+    if ts < 0:
+        return pos
+    c0 = ts % width
+    r0 = ts // width
+    best = -1000000
+    bc = -1
+    br = -1
+    for rr_ in range(r0 - 1, r0 + 1):
+        for cc in range(c0 - 1, c0 + 1):
+            if rr_ < 0 or cc < 0 or cc + 1 >= width or (rr_ + 1) * width + cc + 1 >= n:
+                continue
+            sc = 0
+            for x in range(U):
+                if x == t or x == u:  # noqa: SIM109 (Numba)
+                    continue
+                if not _present(m, x) or not _alive(m, x):
+                    continue
+                for q in range(_foot(m, x)):
+                    s = _usq(m, x, q)
+                    if s >= 0 and cc <= s % width <= cc + 1 and rr_ <= s // width <= rr_ + 1:
+                        sc += 1 if _side(m, x) != side else -1
+                        break
+            if sc > best:
+                best, bc, br = sc, cc, rr_
+    if bc < 0:
+        return pos
+    rs = m[0, H_ST]
+    rres = m[0, H_RES]
+    wg = (m[0, H_GROUPS + 1] - m[0, H_GROUPS]) // (U * 4)
+    c = _carriers(m, w)
+    turn = m[R_G, G_TURN]
+    air_u = _kind(m, u) == KIND_AIR
+    for x in range(U):
+        if x == t or x == u:  # noqa: SIM109 (Numba)
+            continue
+        if not _present(m, x) or not _alive(m, x) or not _hurts(m, w, x):
+            continue
+        xs = -1
+        for q in range(_foot(m, x)):
+            s = _usq(m, x, q)
+            if s >= 0 and bc <= s % width <= bc + 1 and br <= s // width <= br + 1:
+                xs = s
+                break
+        if xs < 0:
+            continue
+        los = _sight(m, bd, ls, lq, _sq(m, u), xs, u, x)
+        if air_u or _kind(m, x) == KIND_AIR:
+            cov = 1 if los == 1 or m[rs + x, ST_COVERED] != 0 else 0
+        else:
+            cov = _in_cover(m, bd, x, xs, los)
+        wt = m[0, H_WT] + w * U + x
+        if m[wt, WT_BLAST] > 0:
+            if m[m[0, H_UNITS] + x, U_SQUAD] != 0:
+                mini = m[rs + x, ST_MODELS] + (1 if m[rs + x, ST_HERO] > 0 else 0)
+            elif m[m[0, H_UNITS] + x, U_SUPPORT] != 0:
+                mini = m[rs + x, ST_SINGLE]
+            else:
+                mini = 1
+            nd = m[wt, WT_BLAST] * mini * c
+        else:
+            nd = m[wt, WT_DICE] * c
+        if nd <= 0:
+            continue
+        variant = 1 if sustained else 0
+        rg = m[0, H_GROUPS] + ((x * 2 + cov) * 2 + variant) * wg
+        m[rg + w, G_DICE] = nd
+        rt = _target_spec(m, x, ON)
+        bl = _left(m, x)
+        bt = m[rs + x, ST_TOK]
+        p0 = pos
+        pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rres])
+        k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), xs)
+        if k >= 0:
+            log[k, L_X] = SP_AREA
+            log[k, L_TARGET] = x
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = m[rres, 0]
+            log[k, L_DAMAGE] = m[rres, 2] + m[rres, 3]
+            log[k, L_COVER] = cov
+        _hit(m, log, x, rres, bl, bt, u)
+    return pos
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1712,6 +1827,79 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     return pos
 
 
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _scream(rng, buf, pos, scripted, m, f, bd, log, u):
+    """Psychic Scream (BattleScribe ``Dust_1947.gst`` rule 0a01-816f-3ce5-05f5): once per
+    game, a free action at the start of u's activation (after its token roll): its line
+    (``W_SCREAM``) attacks every unit, friend or foe, within range 3 of u, line of sight
+    ignored, infantry and cover saves compiled away (:mod:`dustsim.rules.attack`), one Attack
+    each in unit order. Policy: when the value it takes from enemies (:func:`_ev`, the AP
+    share) exceeds what it takes from friends. Each target is one ``special`` event with its
+    dice."""
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    rws = m[0, H_WS]
+    w = -1
+    for x in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rwp + x, W_SCREAM] == 1 and m[rws + x, WS_AMMO] > 0:
+            w = x
+    if w < 0 or _sq(m, u) < 0 or not _alive(m, u):
+        return pos
+    U = m[0, H_U]
+    side = _side(m, u)
+    c = _carriers(m, w)
+    gain = 0.0
+    for t in range(U):
+        if t == u or not _present(m, t) or not _alive(m, t) or not _hurts(m, w, t):
+            continue
+        if _gap(m, bd, u, t) > SCREAM_RANGE:
+            continue
+        v = _ev(m, f, w, t, 0, c)
+        gain += v if _side(m, t) != side else -v
+    if gain <= 0.0:
+        return pos
+    m[rws + w, WS_AMMO] = 0
+    rr = m[0, H_RES]
+    wg = (m[0, H_GROUPS + 1] - m[0, H_GROUPS]) // (U * 4)
+    turn = m[R_G, G_TURN]
+    rs = m[0, H_ST]
+    for t in range(U):
+        if t == u or not _present(m, t) or not _alive(m, t) or not _hurts(m, w, t):
+            continue
+        if _gap(m, bd, u, t) > SCREAM_RANGE:
+            continue
+        wt = m[0, H_WT] + w * U + t
+        if m[wt, WT_BLAST] > 0:
+            if m[m[0, H_UNITS] + t, U_SQUAD] != 0:
+                mini = m[rs + t, ST_MODELS] + (1 if m[rs + t, ST_HERO] > 0 else 0)
+            elif m[m[0, H_UNITS] + t, U_SUPPORT] != 0:
+                mini = m[rs + t, ST_SINGLE]
+            else:
+                mini = 1
+            nd = m[wt, WT_BLAST] * mini * c
+        else:
+            nd = m[wt, WT_DICE] * c
+        if nd <= 0:
+            continue
+        rg = m[0, H_GROUPS] + (t * 2 * 2) * wg  # in the open (saves compiled away), Attack
+        m[rg + w, G_DICE] = nd
+        rt = _target_spec(m, t, ON)
+        bl = _left(m, t)
+        bt = m[rs + t, ST_TOK]
+        p0 = pos
+        pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rr])
+        k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), _sq(m, t))
+        if k >= 0:
+            log[k, L_X] = SP_SCREAM
+            log[k, L_TARGET] = t
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = m[rr, 0]
+            log[k, L_DAMAGE] = m[rr, 2] + m[rr, 3]
+        _hit(m, log, t, rr, bl, bt, u)
+    return pos
+
+
 @nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """An Airborne unit's first activation (L3391-3393, :mod:`dustsim.play.battle_rules`):
@@ -1743,7 +1931,8 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
         if near:
             continue
         sc = _position(m, f, bd, u, s, el, val, lam)
-        sc += 2.0 / 3.0 * _offence(m, f, bd, ls, lq, u, s, OFF, val)
+        sc += (1.0 if BR.has(m, u, BR.RB_QUICK_RECOVERY) else 2.0 / 3.0) * _offence(
+            m, f, bd, ls, lq, u, s, OFF, val)
         if sc > best:
             best, bs = sc, s
     if bs < 0:
@@ -1756,6 +1945,14 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     k = _log(m, log, turn, side, u, A_SPECIAL, bs, bs)
     if k >= 0:
         log[k, L_X] = SP_AIRBORNE
+    if BR.has(m, u, BR.RB_QUICK_RECOVERY):
+        # Quick Recovery (BattleScribe Dust_1947.gst 4a1d-986b-27ce-95ef): no Nothing action
+        # after the drop; policy: a Sustained Attack when worth something, else a Move
+        _occupy(m)
+        if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
+            return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF)
+        _best_move(m, f, bd, log, plog, u, el, val, qb)
+        return pos
     _log(m, log, turn, side, u, A_NOTHING, bs, bs)
     p0 = pos
     s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
@@ -1919,6 +2116,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     turn = m[R_G, G_TURN]
     side = m[ru, U_SIDE]
     m[rs, ST_ACT] = 1
+    m[rs, ST_COVERED] = 0  # Crazy Jimmy's cover lasts until this activation
     cur = m[rs, ST_SQ]
     _log(m, log, turn, side, u, A_ACTIVATE, cur, NONE)
     tok = m[rs, ST_TOK]
@@ -1927,6 +2125,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, cur, NONE)
         if k >= 0:
             log[k, L_TOKEN] = m[rs, ST_TOK]
+    pos = _scream(rng, buf, pos, scripted, m, f, bd, log, u)  # a free action (BattleScribe)
+    pos = _bail(rng, buf, pos, scripted, m, bd, log)  # a transport it destroyed (L530)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
     stun = _stun(m, u)
     if stun >= 2:  # grappled: Nothing + Nothing (L3268)
@@ -2108,8 +2308,19 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _occupy(m)
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
-        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
-                       A_SUSTAINED if three else A_ATTACK)
+        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
+                      A_SUSTAINED if three else A_ATTACK)
+        if BR.has(m, u, BR.RB_RAID) and not three and _alive(m, u):
+            # Raid (BattleScribe Dust_1947.gst b24c-9323-2628-3003): its two actions spent on
+            # the Raid special action, Move + Attack + Move; the second Move where it scores
+            # best (play.battle_rules); nothing reactivates a unit on the board
+            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+            if _alive(m, u) and m[rs, ST_GONE] == 0:
+                k0 = m[R_B, B_LOGN]
+                _occupy(m)
+                _best_move(m, f, bd, log, plog, u, el, val, qb)
+                _why(m, log, u, k0, WHY_RAID)
+        return pos
     if plan == 3:
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
@@ -2149,6 +2360,8 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     # plan 4, 9, 11: March Move (L811)
     k0 = m[R_B, B_LOGN]
     pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
+    if BR.has(m, u, BR.RB_MARCH_COVER):  # Crazy Jimmy: a cover save until its next activation
+        m[rs, ST_COVERED] = 1
     if scout:  # its first March of the game counts one action (L3641)
         _why(m, log, u, k0, WHY_SCOUT)
     if three and _alive(m, u) and m[rs, ST_GONE] == 0:
@@ -2519,6 +2732,7 @@ def _reset(m):
         m[rs + u, ST_SQ] = -1
         m[rs + u, ST_FACE] = 0 if _side(m, u) == 0 else 4
         m[rs + u, ST_GONE] = 0
+        m[rs + u, ST_COVERED] = 0
         m[rs + u, ST_STUN] = 0
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]

@@ -65,13 +65,18 @@ SC_SMOKE = 7  # square scratch: the last turn a smoke screen stands on the squar
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
+# Raid, Quick Recovery (BattleScribe rules; dustsim.rules.unit_rules): high bits, clear of
+# the bits appended above
+RB_RAID, RB_QUICK_RECOVERY = np.int64(1 << 20), np.int64(1 << 21)
+RB_MARCH_COVER = np.int64(1 << 22)  # Crazy Jimmy piloting it (unit_rules.march_cover)
 DROP_CLEAR = 2  # L3393: an Airborne unit lands not within range 2 of an objective
 CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
 #: rule bits -> names, listed per unit in the event log (``units[].rules``)
 RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "First Strike"),
               (RB_MOVE_AND_FIRE, "Move and Fire"), (RB_AT_THE_DOUBLE, "At the Double"),
               (RB_TRAIL_BLAZER, "Trail Blazer"), (RB_AIRBORNE, "Airborne"),
-              (RB_CAMOUFLAGE, "Camouflage"))
+              (RB_CAMOUFLAGE, "Camouflage"), (RB_RAID, "Raid"),
+              (RB_QUICK_RECOVERY, "Quick Recovery"), (RB_MARCH_COVER, "Crazy Jimmy"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -97,7 +102,9 @@ def fill_rule_facts(m: np.ndarray, units: Sequence) -> None:
                           (r.move_and_fire, RB_MOVE_AND_FIRE),
                           (r.at_the_double, RB_AT_THE_DOUBLE),
                           (r.trail_blazer, RB_TRAIL_BLAZER), (r.airborne, RB_AIRBORNE),
-                          (r.camouflage, RB_CAMOUFLAGE)):
+                          (r.camouflage, RB_CAMOUFLAGE), (r.raid, RB_RAID),
+                          (r.quick_recovery, RB_QUICK_RECOVERY),
+                          (r.march_cover, RB_MARCH_COVER)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits

@@ -92,7 +92,8 @@ class UnitRules:
     (L3449-3451) or a joined Commissar (L3477-3479)."""
     token_immune: int = 0
     """1: never Under Fire nor Suppressed: Superhuman (L3675), a joined Nothin' Easy hero
-    (L3611-3613)."""
+    (L3611-3613), a Mythos Creature (BattleScribe ``Dust_1947.gst`` rule
+    5ecc-bf37-dcad-4e11)."""
     cheat_death: int = 0
     """1: the (joined) hero survives elimination on a 2/3 roll with one damage removed and a
     Stunned token (L3463-3467)."""
@@ -149,6 +150,21 @@ class UnitRules:
     from any angle until it takes a Move or March Move (grid battles:
     :mod:`dustsim.play.battle_carry`); its engineering actions (L3355-3357) need a bunker,
     strongpoint, trench or minefield next to it."""
+    raid: int = 0
+    """1: Raid (BattleScribe ``Dust_1947.gst`` rule b24c-9323-2628-3003): the vehicle may
+    spend all its actions on a Raid special action, Move + Attack + Move, and then cannot be
+    reactivated that turn; not shared (a vehicle's rule)."""
+    quick_recovery: int = 0
+    """1: Quick Recovery (BattleScribe ``Dust_1947.gst`` rule 4a1d-986b-27ce-95ef, Operation
+    Kondor p. 112): no Nothing action after an Airborne drop; shared with a squad it joins,
+    not with a vehicle."""
+    no_orders: int = 0
+    """1: Lesser Mythos Creatures (BattleScribe ``Dust_1947.gst`` rule 049d-d288-a828-4c96):
+    never the target of a Command Squad's, an Officer's or a Medic's special action."""
+    march_cover: int = 0
+    """1: a vehicle piloted by a hero with Crazy Jimmy (BattleScribe ``Allies.cat`` rule
+    223b-ebcf-b2ba-a969): after its March Move it has a cover save until its next
+    activation."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -160,8 +176,8 @@ N_FIELDS = len(FIELDS)
  R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
- R_RADIO, R_DOZER_BLADE) = range(37)
-if FIELDS[R_DOZER_BLADE] != "dozer_blade" or len(FIELDS) != R_DOZER_BLADE + 1:
+ R_RADIO, R_DOZER_BLADE, R_RAID, R_QUICK_RECOVERY, R_NO_ORDERS, R_MARCH_COVER) = range(41)
+if FIELDS[R_MARCH_COVER] != "march_cover" or len(FIELDS) != R_MARCH_COVER + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -231,7 +247,8 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         air_assault=int("air assault" in own),
         initiative_dice=4 if "black ops" in shared | pil else 3,
         removal_dice=3 if shared & {"brave", "commissar"} else 2,
-        token_immune=int(bool(own & {"superhuman", "superhumans"}) or "nothin' easy" in h
+        token_immune=int(bool(own & {"superhuman", "superhumans", "mythos creature"})
+                         or "nothin' easy" in h
                          or ("nothin' easy" in own and card.kind == "squad")),
         cheat_death=int("cheat death" in (h if hero is not None else own)
                         and (hero is not None or card.kind == "hero")),
@@ -256,6 +273,10 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
             card.kind == "vehicle" or bool(shared & {"command squad", "command vehicle"})
             or card.armour in ("I3", "I4") or pilot is not None)),
         dozer_blade=int("dozer blade" in own and card.kind == "vehicle"),
+        raid=int("raid" in own and card.kind == "vehicle"),
+        quick_recovery=int("quick recovery" in shared and card.kind != "vehicle"),
+        no_orders=int("lesser mythos creatures" in own),
+        march_cover=int("crazy jimmy" in pil and card.kind == "vehicle"),
     )
 
 
