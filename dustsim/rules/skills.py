@@ -304,7 +304,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "Dozer Blade's actions are that skill's row; clearing wrecks (L3059-3061) is any "
        "vehicle's", "L3507-3509, L3347-3357"),
     _r("Assault Vehicle", S, N, "passengers activate after the vehicle has activated (grid "
-       "transports dismount before it: not played)", _BSD + "c697-cca3-4af2-fbc5 (Operation Kondor p. 112)"),
+       "transports dismount before it: not played)",
+       _BSD + "c697-cca3-4af2-fbc5 (Operation Kondor p. 112)"),
     _r("Assault Shield", S, P, "a close-combat hit on the unit is cancelled on P, one die "
        "after any save (rules.attack; '[bloc]' is the P face, RULES.md section 1)",
        _BSD + "aef5-44e8-7fd4-b9e6; SSU.cat rule 3055ccf0-a891-fa26-f8d6-ff245a12999a",
