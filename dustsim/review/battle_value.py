@@ -23,15 +23,35 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
    (VP won minus VP the host's *own other units* lose; the card's own loss is not counted,
    which would charge the card its printed price) that its presence makes; its value ``v``
    is the mean over the pairings, with its standard error.
+3b. **Why 100 AP armies** (:data:`BUDGET`; issue 24's saturation). A card's marginal VP is
+   capped by what the opponent has to lose and by the turns it has to do it in: in 50 AP
+   armies a 68 AP card cannot add more than a 25 AP one (median ``v`` of the cards at 35-100
+   AP 20.6 VP, at 25-35 AP 24.9). The armies are the same for every card (the budget is one
+   setting of the edition, never scaled to a card's printed cost; equal-points swaps, where
+   the card replaces host units of its own printed AP, were not taken: they put the printed
+   cost into the value the benchmark compares with it). Measured on Dust 1947 (seed 0,
+   ``benchmarks/value_model.py``): 8 hosts x 12 games, Spearman of the battles alone 0.538
+   at 50 AP, 0.670 at 100, 0.565 at 150 (the card is a smaller share of the army and the
+   games are noisier); 32 x 24: 0.731 / log R² 0.494 at 50 AP, 0.785 / 0.620 at 100 AP, the
+   median ``v`` at 35-100 AP 49.8 VP (25-35 AP: 43.1). Cost: 136 s of CPU at 100 AP
+   against 63 s at 50 (one thread), so the battles stay off in the default report.
 4. **Fair AP**: the only fitted map, one power law ``log AP = a + b log v`` for the whole
    edition (reduced major axis over the cards with ``v`` above :data:`V_MIN` and above its
    own standard error, and a cost): it does not saturate (any ``v`` maps to a cost, large
    ``v`` to large costs). A card whose ``v`` is not measurable (below either) gets no fair
    cost from the battles and is named ("no measurable effect in battles").
 
-What the battles do not play is named per card (``battle_not_valued``: the unplayed skills of
-:func:`dustsim.review.value.not_modelled`, platoon advantages, orders); a card that cannot
-play gets ``why`` and no value, never 0.
+What the battles do not play is named per card (the unplayed skills of
+:func:`dustsim.review.value.not_modelled`, platoon advantages); a card that cannot
+play gets ``battle_why`` and no value, never 0. Command roles are played: an officer rallies
+and moves the other units of its army (:data:`BATTLE_PLAYED_ROLES`), so officers, command
+squads and generals get a battle verdict; the other main roles (Artillery Observer,
+transport, Mechanic, Spy, ...) keep a card's battle verdict "not judged".
+
+The grid battlefield (:mod:`dustsim.play.battle`) is not used yet: it scores only side
+totals (the card's own loss cannot be left out of the margin) and it reads the units' AP in
+its target choice, so the weighting of :func:`_play_pair` cannot be copied; and it plays
+fewer games per second (``benchmarks/value_model.py --grid-speed``).
 """
 
 from __future__ import annotations
@@ -47,10 +67,24 @@ from dustsim.army.lists import ArmyList, ListUnit
 from dustsim.data.cards import Card
 from dustsim.errors import DustsimError
 
-BUDGET = 50.0
+BUDGET = 100.0  # AP of each host army and opponent (module docstring: why 100, measured)
 HOSTS = 32
 GAMES = 24
 V_MIN = 0.05  # VP: a card adding less than this is "no measurable effect"
+#: main roles (:func:`dustsim.review.value.main_roles`) the list battles play: an officer's
+#: Rally and Get Moving of *other* units (the duel kernel's ``_rally``, 1947 L3729-3731;
+#: a General's free officer action). In a one-on-one engagement they have nobody to command,
+#: so such a card is valued from the battles alone (``value.py`` step 3b).
+BATTLE_PLAYED_ROLES = frozenset({"Officer (command actions)", "command squad actions",
+                                 "General"})
+
+
+def unplayed_main_roles(card: Card) -> tuple[str, ...]:
+    """The card's main roles (:func:`dustsim.review.value.main_roles`) the battles do not
+    play either."""
+    from dustsim.review.value import main_roles
+
+    return tuple(r for r in main_roles(card) if r not in BATTLE_PLAYED_ROLES)
 
 
 @dataclass(frozen=True)
@@ -312,13 +346,13 @@ def battle_fair(values: pd.DataFrame, cards: list[Card], *, seed: int = 0,
     ``battle_why`` = "no measurable effect in battles" and no cost. ``mapping``: apply this
     one instead of fitting (a patch keeps the unpatched edition's); the one used is in
     ``attrs["mapping"]``."""
-    from dustsim.review.value import fit_mapping, main_roles
+    from dustsim.review.value import fit_mapping
 
     t = values.copy()
     by = {c.name: c for c in cards}
     t["ap"] = t["unit"].map(lambda n: by[n].ap if n in by else np.nan).astype(float)
     t["battle_main_unplayed"] = t["unit"].map(
-        lambda n: "; ".join(main_roles(by[n])) if n in by else "")
+        lambda n: "; ".join(unplayed_main_roles(by[n])) if n in by else "")
     v = t["battle_value"].to_numpy(float)
     se_v = np.nan_to_num(t["battle_value_se"].to_numpy(float))
     pos = np.isfinite(v) & (v > V_MIN) & (v > se_v)  # measurable: above its own error
