@@ -977,9 +977,10 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     from dustsim.review.battle_value import BATTLE_PLAYED_ROLES, V_MIN
 
     by = {c.name: c for c in cards}
+    main = tab["mainly_unmodelled"] if "mainly_unmodelled" in tab else pd.Series("", tab.index)
     tab["battle_command"] = [
         bool(m) and set(main_roles(by[u])) <= BATTLE_PLAYED_ROLES if u in by else False
-        for u, m in zip(tab["unit"], tab["mainly_unmodelled"], strict=True)]
+        for u, m in zip(tab["unit"], main, strict=True)]
     v = pd.to_numeric(tab["battle_value"], errors="coerce")
 
     ok_v = (v > V_MIN) & (v > pd.to_numeric(tab["battle_value_se"], errors="coerce").fillna(0))
