@@ -1097,8 +1097,9 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
             bits.append(f"its worth lies mainly in {r.mainly_unmodelled}, which the "
                         "engagements do not play")
         elif getattr(r, "valued_by", "") == "battles (its command role)":
-            bits.append(f"valued from the battles alone, where its {r.not_modelled} "
-                        "command other units (the engagements do not play them)")
+            bits.append("valued from the battles alone, where its Rally and Get Moving "
+                        "command the other units (one on one it has nobody to command; the "
+                        f"rest of {r.not_modelled} is not played)")
         elif r.not_modelled:
             bits.append(f"not played: {r.not_modelled}")
         out.append("; ".join(bits) + ("." if bits else ""))
