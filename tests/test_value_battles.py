@@ -80,3 +80,14 @@ def test_only_changed_cards_replay(d47, monkeypatch):
                 if c is pounder else c for c in d47]
     B.battle_values(stronger, contexts_=ctx, previous=first, **kw)
     assert 0 < len(calls) <= 2 * 2  # Pounder's pairings (and the bases) only
+
+
+def test_armies_are_built_to_the_budget(d47):
+    """Host armies and opponents are filled to the edition-wide budget (the same for every
+    card: 100 AP by default, so that a 50-70 AP card still has 100 AP to destroy)."""
+    assert B.BUDGET == 100
+    for budget in (50.0, 100.0):
+        ctx = B.contexts(d47, seed=1, hosts=4, budget=budget)
+        for side in ("host", "opponent"):
+            aps = [sum(u.ap for u in getattr(c, side)) for cs in ctx.values() for c in cs]
+            assert budget - 10 <= np.median(aps) <= budget + 3, (budget, side, aps)
