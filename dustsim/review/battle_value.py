@@ -33,8 +33,10 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
    ``benchmarks/value_model.py``): 8 hosts x 12 games, Spearman of the battles alone 0.538
    at 50 AP, 0.670 at 100, 0.565 at 150 (the card is a smaller share of the army and the
    games are noisier); 32 x 24: 0.731 / log R² 0.494 at 50 AP, 0.785 / 0.620 at 100 AP, the
-   median ``v`` at 35-100 AP 49.8 VP (25-35 AP: 43.1). Cost: 136 s of CPU at 100 AP
-   against 63 s at 50 (one thread), so the battles stay off in the default report.
+   median ``v`` at 35-100 AP 49.8 VP (25-35 AP: 43.1); another sample of armies moves
+   Spearman by ~0.02 (48 x 12 at 100 AP: 0.766 / 0.577; 16 x 96: 0.756 / 0.548). Cost:
+   136 s of CPU at 100 AP against 63 s at 50 (one thread; ~95 % of it compiling each army
+   with the card, not playing), so the battles stay off in the default report.
 4. **Fair AP**: the only fitted map, one power law ``log AP = a + b log v`` for the whole
    edition (reduced major axis over the cards with ``v`` above :data:`V_MIN` and above its
    own standard error, and a cost): it does not saturate (any ``v`` maps to a cost, large
