@@ -974,13 +974,12 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     tab["valued_by"] = np.where(tab["strength"].notna(), "engagements", "")
     if "battle_value" not in tab:
         return tab, scales
-    from dustsim.review.battle_value import BATTLE_PLAYED_ROLES, V_MIN
+    from dustsim.review.battle_value import V_MIN, unplayed_main_roles
 
     by = {c.name: c for c in cards}
     main = tab["mainly_unmodelled"] if "mainly_unmodelled" in tab else pd.Series("", tab.index)
-    tab["battle_command"] = [
-        bool(m) and set(main_roles(by[u])) <= BATTLE_PLAYED_ROLES if u in by else False
-        for u, m in zip(tab["unit"], main, strict=True)]
+    tab["battle_command"] = [bool(m) and u in by and not unplayed_main_roles(by[u])
+                             for u, m in zip(tab["unit"], main, strict=True)]
     v = pd.to_numeric(tab["battle_value"], errors="coerce")
 
     ok_v = (v > V_MIN) & (v > pd.to_numeric(tab["battle_value_se"], errors="coerce").fillna(0))
@@ -1098,8 +1097,8 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
                         "engagements do not play")
         elif getattr(r, "valued_by", "") == "battles (its command role)":
             bits.append("valued from the battles alone, where its Rally and Get Moving "
-                        "command the other units (one on one it has nobody to command; the "
-                        f"rest of {r.not_modelled} is not played)")
+                        "command the other units (one on one it has nobody to command); "
+                        f"named: {r.not_modelled}")
         elif r.not_modelled:
             bits.append(f"not played: {r.not_modelled}")
         out.append("; ".join(bits) + ("." if bits else ""))
