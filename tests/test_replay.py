@@ -477,3 +477,20 @@ def test_late_game_holds_the_rules(log):
     assert event_text(log, 29) == "Side A controls the objective on h5."
     assert event_text(log, 32) == "Ranger Combat Squad leaves the board by its exit edge " \
         "from c1."
+
+
+def test_page_hides_a_passenger_aboard_its_vehicle(log):
+    """A unit aboard (L526-530) has its vehicle's square but is not drawn on the board: the
+    page's unit state says so (last field), and the page's script skips it."""
+    from dustsim.review.replay import page_data
+    log = copy.deepcopy(log)
+    log["units"].append({**_unit("A3", "A", "infantry", None)})
+    log["events"].insert(0, {"turn": 0, "side": "A", "unit": "A3", "action": "special",
+                             "special": "embarked", "target": "A2"})
+    data = page_data(log)
+    k = [u["id"] for u in log["units"]].index("A3")
+    after = {c[0]: c[1:] for c in data["changes"][0]}
+    assert after[k][0] == 20 and after[k][7] is True  # on the Pounder's square, aboard
+    assert all(row[7] is False for row in data["initial"])
+    page = render_replay_html(log)
+    assert "st[0] === null || st[7]" in page

@@ -679,11 +679,13 @@ def _json_for_script(data: Any) -> str:
 
 
 def _state_row(st: UnitState, size: int = 1, width: int = 0, height: int = 0) -> list:
-    """The page's unit state: square, facing, models, track, tokens, destroyed, and the
-    squares a Large (2) or Huge (4) vehicle holds (``board.footprint_squares``; else [])."""
+    """The page's unit state: square, facing, models, track, tokens, destroyed, the
+    squares a Large (2) or Huge (4) vehicle holds (``board.footprint_squares``; else []),
+    and whether it rides aboard a vehicle (not drawn on the board then, L526-530)."""
     held = (footprint_squares(width, height, size, st.square, st.facing or 0)
             if size > 1 and st.square is not None else [])
-    return [st.square, st.facing, st.models, st.track, list(st.tokens), st.destroyed, held]
+    return [st.square, st.facing, st.models, st.track, list(st.tokens), st.destroyed, held,
+            st.aboard is not None]
 
 
 def page_data(log: Mapping) -> dict:
