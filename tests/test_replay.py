@@ -494,3 +494,17 @@ def test_page_hides_a_passenger_aboard_its_vehicle(log):
     assert all(row[7] is False for row in data["initial"])
     page = render_replay_html(log)
     assert "st[0] === null || st[7]" in page
+
+
+def test_a_passenger_bailing_out_is_placed_suppressed(log):
+    """Survivors of a destroyed transport are placed within range 1 with a Suppression token
+    (L530): the folded state carries the token the 'placed' event names."""
+    log = copy.deepcopy(log)
+    log["units"].append({**_unit("A3", "A", "infantry", None)})
+    log["events"][:0] = [
+        {"turn": 0, "side": "A", "unit": "A3", "action": "special", "special": "embarked",
+         "target": "A2"},
+        {"turn": 0, "side": "A", "unit": "A3", "action": "special", "special": "placed",
+         "target": "A2", "to": 21, "token": "suppressed"}]
+    st = unit_states(log, 2)["A3"]
+    assert (st.square, st.aboard, st.tokens) == (21, None, ("suppressed",))

@@ -340,7 +340,8 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
     elif action == "special" and ev.get("special") == "dismount" and ev.get("square") is not None:
         changed[uid] = replace(states[uid], square=ev["square"], aboard=None)  # off it (L528)
     elif action == "special" and ev.get("special") == "placed" and ev.get("to") is not None:
-        changed[uid] = replace(states[uid], square=ev["to"], aboard=None)  # out of a wreck
+        st = replace(states[uid], square=ev["to"], aboard=None)  # out of a wreck (L530)
+        changed[uid] = replace(st, tokens=_with_token(st.tokens, _token(ev))) if _token(ev) else st
     elif action == "objective":
         sq = _objective_square(ev, list(objectives))
         if sq is None and uid is not None:
