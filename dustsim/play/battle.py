@@ -1060,8 +1060,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         ev["damage"] = int(r[BK.L_DAMAGE])
         ev["text"] = (f"{uname}'s Psychic Scream strikes {names[t]} (once per game, every unit "
                       "within range 3, no line of sight, infantry or cover save: BattleScribe "
-                      f"Dust_1947.gst rule 0a01-816f-3ce5-05f5): {int(r[BK.L_HITS])} hits, "
-                      f"{int(r[BK.L_DAMAGE])} damage.")
+                      f"Dust_1947.gst rule 0a01-816f-3ce5-05f5): {ev['hits']} "
+                      f"hit{'s' if ev['hits'] != 1 else ''}, {ev['damage']} damage.")
     elif kind == "area":
         t = int(r[BK.L_TARGET])
         ev.update(target=t, cover=bool(r[BK.L_COVER]), hits=int(r[BK.L_HITS]),
@@ -1069,7 +1069,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                   dice="".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]))
         ev["text"] = (f"{uname}'s Large Ordnance strikes {names[t]} in the same 2 x 2 area as "
                       "its target (like artillery, L3218-3224; BattleScribe Dust_1947.gst rule "
-                      f"5fce-2ac8-7580-9ecc): {ev['hits']} hits, {ev['damage']} damage.")
+                      f"5fce-2ac8-7580-9ecc): {ev['hits']} hit{'s' if ev['hits'] != 1 else ''}, "
+                      f"{ev['damage']} damage.")
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})
