@@ -26,6 +26,7 @@ from dustsim.play.duel_kernel import H_ST, H_WS, ST_ACT, ST_HERO, ST_MODELS, ST_
 from dustsim.play.policies import get_policy
 from dustsim.review.replay import unit_states
 from dustsim.review.replay_rules import check_log_on_board
+from dustsim.rules.unit_rules import unit_rules
 
 FACE = {"P": 0, "T": 1, "S": 2}
 W, H = 8, 6
@@ -270,8 +271,15 @@ def test_bad_transport_fields_are_one_line_naming_file_unit_and_field(card, ride
 def test_a_full_transport_is_refused():
     text = LIST.format(card="Heavy Grenadier Assault Squad", ride="Hanomag") + \
         '[[unit]]\ncard = "Heavy Grenadier Assault Squad"\ntransport = "Hanomag"\n'
-    with pytest.raises(DustsimError, match="has room"):
-        parse_list_toml(text, load_cards(), "x.toml")
+    cards = load_cards()
+    squad = next(c for c in cards if c.name == "Heavy Grenadier Assault Squad"
+                 and c.edition == "dust-1947")
+    cap = unit_rules(next(c for c in cards if c.name == "Hanomag"
+                          and c.edition == "dust-1947")).passengers
+    need = 2 * squad.models  # armour 3: two spaces a soldier (L524)
+    with pytest.raises(DustsimError, match=f"it needs {need} passenger spaces \\(L524\\) "
+                       f"and it has {cap - need} of {cap} left"):
+        parse_list_toml(text, cards, "x.toml")
 
 
 # -- the event log ---------------------------------------------------------------------------------
