@@ -534,6 +534,20 @@ def test_a_dozer_buries_an_adjacent_bunker_held_by_the_enemy_on_p(die, buried):
     assert BK._alive(g.m, 1) != buried
 
 
+def test_a_buried_bunker_spares_an_aircraft_above_it():
+    # the bunker covers two squares; the enemy gunner holds one, a friendly aircraft hovers
+    # over the other: on P the gunner is eliminated, the aircraft is not (it flies above the
+    # terrain, never in it, L516; only the units in the fortification, L3357)
+    terrain = np.zeros(W * H, np.int8)
+    terrain[sq(4, 2)] = terrain[sq(4, 3)] = BD.BUNKER
+    board = BD.make_board("bunker", W, H, terrain)
+    g = Game([DuelUnit(dozer_tank()), DuelUnit(lifter())], [DuelUnit(shooter())],
+             [sq(3, 2), sq(4, 3), sq(4, 2)], faces="P" + "S" * 20, board=board)
+    assert g.activate(0) == 1
+    assert g.events() == ["activate", "bury", "destroyed"]
+    assert not BK._alive(g.m, 2) and BK._alive(g.m, 1)
+
+
 def test_the_replay_checker_holds_a_bail_out_to_range_1_of_the_wreck():
     cards = load_cards()
     a = parse_list_toml(LIST.format(card="Heavy Grenadier Assault Squad", ride="Hanomag"),
@@ -545,6 +559,9 @@ def test_the_replay_checker_holds_a_bail_out_to_range_1_of_the_wreck():
     ev = log["events"]
     i = next(k for k, e in enumerate(ev) if e.get("special") == "placed")
     check_log_on_board(log, spec.setup.board)
+    # the page shows what the bail-out roll left the squad (L530): its event says
+    before, after = unit_states(log, i)[ev[i]["unit"]], unit_states(log, i + 1)[ev[i]["unit"]]
+    assert after.models == ev[i]["left"] <= before.models
     wreck = ev[i]["square"]
     far = next(q for q in range(spec.setup.board.n)
                if BD.distance(spec.setup.board, q, wreck) == 3)

@@ -354,6 +354,23 @@ def test_real_game_broken_the_ways_a_kernel_could():
         check_log_on_board(log)
 
 
+def test_specials_that_strike_or_bail_out_change_the_units_shown():
+    """A Psychic Scream or Large Ordnance event is an attack of its own on the unit it names
+    (its casualties or damage come off), and a passenger placed out of a wreck has what its
+    bail-out roll left it (L530): the page and chart show them (QA: they did not)."""
+    log = json.loads(REAL.read_text(encoding="utf-8"))
+    squad, tank = 8, 10  # Heavy Grenadier Assault Squad (3 soldiers), Ludwig (track 6)
+    log["events"][5:5] = [
+        {"turn": 1, "side": "A", "unit": 0, "action": "special", "special": "psychic-scream",
+         "square": 72, "target": squad, "hits": 2, "damage": 2, "casualties": 2},
+        {"turn": 1, "side": "A", "unit": 0, "action": "special", "special": "area",
+         "square": 72, "target": tank, "hits": 2, "damage": 3, "casualties": 0},
+    ]
+    after = unit_states(log, 7)
+    assert after[squad].models == 1 and after[tank].track == 3
+    assert unit_states(log, 5)[squad].models == 3
+
+
 def test_a_huge_vehicle_enters_with_any_of_its_squares_on_its_zone():
     """A Huge vehicle's anchor is the lowest square of its 2 x 2 block (L504-512): entering
     from side A's edge (row 11) its anchor stands on row 10 while its block reaches row 11."""

@@ -1058,6 +1058,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
         ev["hits"] = int(r[BK.L_HITS])
         ev["damage"] = int(r[BK.L_DAMAGE])
+        ev["casualties"] = int(r[BK.L_CAS])
         ev["text"] = (f"{uname}'s Psychic Scream strikes {names[t]} (once per game, every unit "
                       "within range 3, no line of sight, infantry or cover save: BattleScribe "
                       f"Dust_1947.gst rule 0a01-816f-3ce5-05f5): {ev['hits']} "
@@ -1065,7 +1066,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     elif kind == "area":
         t = int(r[BK.L_TARGET])
         ev.update(target=t, cover=bool(r[BK.L_COVER]), hits=int(r[BK.L_HITS]),
-                  damage=int(r[BK.L_DAMAGE]),
+                  damage=int(r[BK.L_DAMAGE]), casualties=int(r[BK.L_CAS]),
                   dice="".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]))
         ev["text"] = (f"{uname}'s Large Ordnance strikes {names[t]} in the same 2 x 2 area as "
                       "its target (like artillery, L3218-3224; BattleScribe Dust_1947.gst rule "
@@ -1125,6 +1126,7 @@ def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarr
     else:  # placed
         ev["to"] = int(r[BK.L_TO])
         ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
+        ev["left"] = int(r[BK.L_HITS])  # soldiers or damage points after the bail-out roll
         ev["text"] = (f"{uname} bails out of the wreck of the {names[t]} onto "
                       f"{square_name(ev['to'], width)}"
                       + (", Suppressed" if ev["token"] == "suppressed" else "")
