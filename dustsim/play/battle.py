@@ -49,6 +49,7 @@ from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
 from dustsim.play import duel as D
 from dustsim.play.board import square_name
+from dustsim.play.duel_layout import U_AIR
 from dustsim.play.policies import DEFAULT_POLICY, Policy, get_policy
 
 if TYPE_CHECKING:
@@ -867,7 +868,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             "damage_track": card.damage_track, "ap": float(spec.ap[u]),
             "move_class": int(spec.classes[u]),
             # board-dependent rules it plays (battle_rules, battle_carry)
-            "rules": rule_names(spec.m, u) + carry_rule_names(spec.m, u),
+            "rules": rule_names(spec.m, u) + carry_rule_names(spec.m, u)
+            + (["Helicopter"] if spec.kinds[u] == "aircraft"
+               and spec.m[spec.m[0, 2] + u, U_AIR] == 0 else []),  # hovers (L3551-3553)
             "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
             "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
             "weapons": [{"line": i, "name": spec.weapon_names[i],

@@ -2173,7 +2173,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     charge = BR.has(m, u, BR.RB_CHARGE) and not suppressed and BR.has_cc_line(m, u)
     if onboard:
         here = _position(m, f, bd, u, cur, el, val, lam)
-        best = here
+        # an aircraft's first action is a Move or March Move (L516; a Helicopter hovers,
+        # L3551-3553, and has no U_AIR): staying where it is is no plan for it
+        best = here if not air else -1e300
         if not air:
             if unloaded:
                 for w in range(m[ru, U_W0], m[ru, U_W1]):

@@ -125,6 +125,10 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     held: dict[Any, list[int]] = {}  # a Large/Huge vehicle's squares (its last move's)
     aboard: dict[Any, Any] = {}  # passenger -> its vehicle (L522-530)
     dug: set = set()  # vehicles dug in with a Dozer Blade (L3503-3505)
+    # aircraft that must Move first (L516): not a Helicopter (L3551-3553; units[].rules)
+    fliers = frozenset(u["id"] for u in log["units"] if u.get("kind") == "aircraft"
+                       and "rules" in u and "Helicopter" not in (u.get("rules") or ()))
+    first: set = set()  # fliers activated that have not yet taken an action
     for i, ev, states in walk(log):
         # a unit aboard a vehicle stands nowhere on the board but where it fires from (L530)
         hidden = {k: replace(v, square=None) for k, v in states.items()
@@ -134,6 +138,7 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
         feet = _Feet(states, held, sizes)
         _check_passengers(i, ev, states, aboard, board, feet)
         _check_dozer(i, ev, dug, board, feet)
+        _check_flier(i, ev, fliers, first)
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
@@ -149,6 +154,27 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                         amphibious)
             if sizes[ev["unit"]] > 1 and ev.get("squares"):
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
+
+
+def _check_flier(i: int, ev: Mapping, fliers: frozenset, first: set) -> None:
+    """An aircraft that is no Helicopter takes a Move or March Move as the first action of
+    its activation (L516, L3551-3553); updates ``first``."""
+    uid = ev.get("unit")
+    if uid not in fliers:
+        return
+    if ev["action"] == "activate":
+        first.add(uid)
+    elif uid in first and ev["action"] in _ACTIONS_TAKEN:
+        first.discard(uid)
+        if ev["action"] not in MOVES:
+            raise DustsimError(f"replay log: event {i}: field 'action': {ev['action']!r} is "
+                               f"the first action of aircraft {uid!r}, which must Move or "
+                               "March Move first (L516; only a Helicopter hovers, L3553)")
+
+
+#: the events that are an action of the unit in its activation
+_ACTIONS_TAKEN = frozenset({"move", "march", "attack", "sustained", "close-combat", "nothing",
+                            "special"})
 
 
 def _check_dozer(i: int, ev: Mapping, dug: set, board: Board, feet: _Feet) -> None:
