@@ -65,13 +65,16 @@ WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "defaul
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
-SPECIALS = ("", "camouflage", "smoke", "airborne")  # A_SPECIAL events' L_X (BK.SP_*)
+SPECIALS = ("", "camouflage", "smoke", "airborne", "observe")  # A_SPECIAL events' L_X (BK.SP_*)
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
        "Move and Fire: a free Move or Attack around its Sustained Attack or March Move "
        "(L3603-3605)",
-       "Charge: a free close-combat Attack after its March Move (L3459-3461)")
+       "Charge: a free close-combat Attack after its March Move (L3459-3461)",
+       "Wire-guided: its one wire-guided weapon fired alone, misses re-rolled (L3343-3345)",
+       "Artillery Observer: its artillery fired at a target the observer sees, the line of "
+       "sight and cover from the observer's square (L3419-3425)")
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
@@ -515,7 +518,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             f[row, 1] = _line_ev(w, skills, targets_cov[t], rs)
     from dustsim.play.battle_rules import fill_rule_facts
 
-    fill_rule_facts(m, all_units)  # tempo, concealment, reaction, movement flags (issue 23)
+    fill_rule_facts(m, all_units, wl)  # tempo, concealment, reaction, movement flags (issue 23)
     bd, ls, lq = _board_matrix(board)
     tables = []
     for b in setup.boards or (board,):
@@ -734,7 +737,7 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
 #: rules the skills table marks ``played`` (by the line engine's engagement kernel) that the
 #: board's kernel does not play yet: a battle on the board names them in its notes
 NOT_ON_BOARD = frozenset({
-    "smoke grenades", "officer", "general", "air traffic control", "lucky", "fighting spirit",
+    "officer", "general", "air traffic control", "lucky", "fighting spirit",
     "assassin", "command squad", "get moving you",
 })  # the tempo, concealment and reaction rules are played on the board (play.battle_rules)
 
@@ -876,6 +879,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             if 0 < r[BK.L_X] < len(WHY):  # the rule it attacked under (battle_rules)
                 ev["rule"] = WHY[int(r[BK.L_X])].split(":")[0]
                 ev["text"] += f" ({WHY[int(r[BK.L_X])]})"
+            if r[BK.L_X] == BK.WHY_OBSERVED:  # the observer (kept in the row's L_P0)
+                ev["observer"] = int(r[BK.L_P0])
+                ev["text"] = ev["text"].replace("the observer", names[ev["observer"]], 1)
         elif a == "reaction":
             t = int(r[BK.L_TARGET])
             ev.update({"from": int(r[BK.L_FROM]), "to": int(r[BK.L_TO]), "target": t,
@@ -987,6 +993,11 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                       "a Nothing action, then "
                       + ("a second action on its die." if r[BK.L_HITS] > 0 else
                          "no second action (its die failed)."))
+    elif kind == "observe":
+        a = int(r[BK.L_TARGET])
+        ev["target"] = a
+        ev["text"] = (f"{uname} calls in the artillery of {names[a]}, which activates and "
+                      "fires at what the observer sees (Artillery Observer, L3419-3425).")
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})

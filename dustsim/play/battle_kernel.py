@@ -225,9 +225,12 @@ NLOG = 21
 # special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651), an
 # Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
 SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
+SP_OBSERVE = np.int64(4)  # an Artillery Observer calls in a friendly unit's artillery (L3419)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
+WHY_WIRE = np.int64(5)  # a wire-guided weapon fired alone, its misses re-rolled (L3345)
+WHY_OBSERVED = np.int64(6)  # artillery fired through an Artillery Observer's sight (L3419)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -1114,7 +1117,7 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         if commit:
             m[rws + w, WS_TGT] = m[rws + w, 6]
             m[rws + w, WS_COV] = m[rws + w, 7]
-    return total
+    return BR.wire_choice(m, u, total, val, commit)  # a wire-guided line alone (L3345)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1275,7 +1278,7 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
             continue
         if big:  # each line from its own square to the target's nearest seen square
             d, lo, _c = _aim(m, bd, ls, lq, u, _sq(m, u), t, _line_org(m, u, w))
-            if lo == 2:
+            if lo == 2 and m[R_G, BR.G_OBSERVER] == 0:  # observed fire: the observer's sight
                 continue
         c = _fires_at(m, w, t, d, cc)
         if c == 0:
@@ -1374,6 +1377,8 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     w1 = m[ru, U_W1]
     fired_any = False
     BR.unhide(m, u)  # an Attack ends Camouflage (L3455)
+    k0 = m[R_B, B_LOGN]
+    g_wire = BR.wire_alone(m, u) if kind == A_ATTACK and not sustained else NONE
     width = m[R_B, B_WIDTH]
     for w in range(w0, w1):  # vehicles turn to their first target (fire arcs: see battle.py)
         t = m[rws + w, WS_TGT]
@@ -1404,7 +1409,142 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         sus = sustained and not fired_any  # one part of a Sustained Attack is sustained
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
+    BR.wire_done(m, u, g_wire)
+    if g_wire >= 0:
+        _why(m, log, u, k0, WHY_WIRE)
     return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _observe_value(m, f, bd, ls, lq, o, s, sustained, commit):
+    """Artillery Observer (L3419-3425, :mod:`dustsim.play.battle_rules`): the value of the
+    best friendly unit that has not activated firing its artillery lines, each at its best
+    target in its own range seen from the observer o on square s (cover from there); returns
+    (value, artillery unit or -1). ``commit`` declares that unit's lines (WS_TGT, WS_COV)."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    side = _side(m, o)
+    best = 0.0
+    ba = -1
+    for rep in range(2):  # score every candidate, then declare the best one's lines
+        for a in range(U):
+            if rep == 1 and a != ba:
+                continue
+            if a == o or _side(m, a) != side or not _present(m, a) or m[rs + a, ST_ACT] != 0:
+                continue
+            if not BR.has(m, a, BR.RB_ARTILLERY) or _stun(m, a) != 0:
+                continue
+            sa = _sq(m, a)
+            tot = 0.0
+            for w in range(m[ru + a, U_W0], m[ru + a, U_W1]):
+                if rep == 1:
+                    m[rws + w, WS_TGT] = -1
+                if m[rwp + w, BR.W_ARTY] == 0 or m[rws + w, WS_AMMO] == 0:
+                    continue
+                if m[rws + w, WS_LOADED] == 0 and (sustained or m[rwp + w, W_RELOAD] == 0):
+                    continue  # an empty Reload weapon reloads only around a plain Attack
+                c = _carriers(m, w)
+                if c == 0:
+                    continue
+                bv = 0.0
+                for t in range(U):
+                    if _side(m, t) == side or not _present(m, t) or not _hurts(m, w, t):
+                        continue
+                    ts = _sq(m, t)
+                    d = bd[sa, ts]
+                    if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX] or BR.hidden(m, t, d):
+                        continue
+                    lo = _sight(m, bd, ls, lq, s, ts, o, t)
+                    if lo == 2:
+                        continue
+                    air = _kind(m, t) == KIND_AIR or _kind(m, o) == KIND_AIR
+                    cov = (1 if lo == 1 else 0) if air else _in_cover(m, bd, t, ts, lo)
+                    v = _ev(m, f, w, t, cov, c)
+                    if v > bv:
+                        bv = v
+                        if rep == 1:
+                            m[rws + w, WS_TGT] = t
+                            m[rws + w, WS_COV] = cov
+                tot += bv
+            if rep == 0 and tot > best:
+                best, ba = tot, a
+        if not commit or ba < 0:
+            break
+    return best, ba
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, o, sustained, kind):
+    """The observer o's Attack (or Sustained Attack) taken by the best friendly artillery unit
+    (:func:`_observe_value`): it activates, rolls to remove its tokens (L741), reloads an
+    empty Reload line before a plain Attack or a fired one after it (L3425), fires from its
+    square with the observer's sight (L3423), then its activation ends and the observer's goes
+    on (L3425). Returns (pos, fired)."""
+    _v, a = _observe_value(m, f, bd, ls, lq, o, _sq(m, o), sustained, ON)
+    if a < 0:
+        return pos, False
+    turn = m[R_G, G_TURN]
+    rs = m[0, H_ST] + a
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    BR.unhide(m, o)  # the observer's Attack action (L3455)
+    k = _log(m, log, turn, _side(m, o), o, A_SPECIAL, _sq(m, o), _sq(m, a))
+    if k >= 0:
+        log[k, L_X] = SP_OBSERVE
+        log[k, L_TARGET] = a
+    m[rs, ST_ACT] = 1
+    m[m[0, H_XU] + a, BR.ST_FIRST] = 1
+    _log(m, log, turn, _side(m, a), a, A_ACTIVATE, _sq(m, a), NONE)
+    tok = m[rs, ST_TOK]
+    pos = _removal_roll(rng, buf, pos, scripted, m, a)
+    if m[rs, ST_TOK] != tok:
+        k = _log(m, log, turn, _side(m, a), a, A_TOKEN_REMOVED, _sq(m, a), NONE)
+        if k >= 0:
+            log[k, L_TOKEN] = m[rs, ST_TOK]
+    if sustained and m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2:
+        sustained = False  # one action while Suppressed (L745)
+        kind = A_ATTACK
+    ru = m[0, H_UNITS] + a
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rws + w, WS_TGT] >= 0 and m[rws + w, WS_LOADED] == 0 and not sustained:
+            m[rws + w, WS_LOADED] = 1  # Reload, then Attack (L3425)
+    k0 = m[R_B, B_LOGN]
+    m[R_G, BR.G_OBSERVER] = o + 1
+    pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, a, sustained, OFF, kind)
+    m[R_G, BR.G_OBSERVER] = 0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rwp + w, W_RELOAD] != 0 and m[rws + w, WS_AMMO] != 0 and not sustained:
+            m[rws + w, WS_LOADED] = 1  # Attack, then Reload (L3425)
+    if m[R_B, B_LOG] != 0:
+        for k in range(k0, min(m[R_B, B_LOGN], log.shape[0])):
+            if log[k, L_UNIT] == a and (log[k, L_ACTION] == A_ATTACK
+                                        or log[k, L_ACTION] == A_SUSTAINED):
+                log[k, L_X] = WHY_OBSERVED
+                log[k, L_P0] = o  # the observer (attack rows keep no path)
+                t = log[k, L_TARGET]
+                log[k, L_LOS] = _sight(m, bd, ls, lq, _sq(m, o), log[k, L_TO], o, t)
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _attack_or_observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained,
+                       moved, kind):
+    """u's Attack (or Sustained Attack) with its lines as declared, or, for an Artillery
+    Observer, the friendly artillery's through its sight when that is worth more
+    (:func:`_observe`)."""
+    if BR.has(m, u, BR.RB_OBSERVER) and _sq(m, u) >= 0:
+        own = _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
+        obs, a = _observe_value(m, f, bd, ls, lq, u, _sq(m, u), sustained, OFF)
+        if a >= 0 and obs > own:
+            pos, fired = _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
+                                  sustained, kind)
+            if fired:
+                return pos
+            _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
+    return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, kind)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1573,6 +1713,7 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
         ok = _fires_at(m, w, mover, dw, OFF) > 0
         m[rws + w, WS_TGT] = mover if ok else -1
         m[rws + w, WS_COV] = cov
+    m[m[0, H_XU] + r, BR.X_WIRE] = NONE  # a reaction fires every line
     return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
                    A_SUSTAINED if s >= 2 else A_ATTACK)
 
@@ -1956,6 +2097,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
             else:
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
+            if BR.has(m, u, BR.RB_OBSERVER):  # the artillery it may call in (L3419)
+                obs, _a = _observe_value(m, f, bd, ls, lq, u, cur, OFF, OFF)
+                off_here = obs if obs > off_here else off_here
             if off_here > 0.0:
                 sc = (off_here if suppressed else sust * off_here) + here
                 if sc > best:
@@ -2040,7 +2184,8 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
-        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
+        pos = _attack_or_observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
+                                 plan == 1, OFF, kind)
         if plan == 1 and maf and _alive(m, u):  # Move and Fire: a free Move after (L3603)
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)  # Attack + Move
             if _alive(m, u):
@@ -2063,12 +2208,13 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _occupy(m)
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
-        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
-                       A_SUSTAINED if three else A_ATTACK)
+        return _attack_or_observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
+                                  three, ON, A_SUSTAINED if three else A_ATTACK)
     if plan == 3:
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
-        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
+        pos = _attack_or_observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF,
+                                 OFF, A_ATTACK)
         if not _alive(m, u):
             return pos
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
@@ -2205,8 +2351,10 @@ def _strikes(m, bd, u):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _pick(m, f, bd, side):
-    """The policy's next unit of ``side``: unactivated, alive, not exited; one that can strike
-    (:func:`_strikes`) before one that cannot, then the most AP first. -1 if none."""
+    """The policy's next unit of ``side``: unactivated, alive, not exited; an Artillery
+    Observer on the board while a friendly artillery unit has not activated first (it may
+    call that artillery in, L3419-3425), then one that can strike (:func:`_strikes`) before
+    one that cannot, then the most AP first. -1 if none."""
     U = m[0, H_U]
     rs = m[0, H_ST]
     best = -1
@@ -2217,6 +2365,12 @@ def _pick(m, f, bd, side):
         if m[rs + u, ST_GONE] != 0:
             continue
         k = f[F_UNITS + u, 0] + (1e6 if _strikes(m, bd, u) else 0.0)
+        if BR.has(m, u, BR.RB_OBSERVER) and _sq(m, u) >= 0:
+            for a in range(U):  # an observer goes before the artillery it may call in (L3421)
+                if a != u and _side(m, a) == side and m[rs + a, ST_ACT] == 0 and \
+                        BR.has(m, a, BR.RB_ARTILLERY) and _alive(m, a):
+                    k += 2e6
+                    break
         if k > bk:
             best, bk = u, k
     return best

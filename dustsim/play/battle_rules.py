@@ -49,8 +49,10 @@ from collections.abc import Sequence
 import numba as nb
 import numpy as np
 
+from dustsim.engines.kernel import G_HIT, G_RR
 from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER, FOOT, JUMP
-from dustsim.play.duel_layout import H_UNITS, H_WPN, H_WS, U_W0, U_W1, W_CC
+from dustsim.play.duel_kernel import _carriers
+from dustsim.play.duel_layout import H_GROUPS, H_U, H_UNITS, H_WPN, H_WS, U_W0, U_W1, W_CC
 
 # -- layout: columns the battle kernel leaves free (checked there) -------------------------------
 H_XU, H_SCR = 11, 12  # header slots of the unit-facts and square-scratch blocks
@@ -62,6 +64,15 @@ X_RULES, X_SMOKE = 8, 9  # unit facts: rule bits, smoke launches per game
 ST_CAMO, ST_SMOKED, ST_FIRST, ST_DROP = 10, 11, 12, 13
 WS_TGT = 4  # weapon state: the line's declared target (battle kernel)
 SC_SMOKE = 7  # square scratch: the last turn a smoke screen stands on the square (0: none)
+# issue 23, second round (appended: weapon-row columns past the duel layout's 12, unit-facts
+# columns from the top of the row, rule bits from 16, clear of the transport rules' additions)
+W_WIRE = 12  # weapon row: 1 for a wire-guided weapon (L3343-3345)
+W_ARTY = 13  # weapon row: 1 for an artillery weapon (L3218-3224)
+X_WIRE = 17  # unit facts: the wire-guided line chosen to fire alone in the next Attack, -1 none
+RB_WIRE = np.int64(1 << 16)  # the unit has a wire-guided line
+RB_OBSERVER = np.int64(1 << 17)  # Artillery Observer (L3419-3425)
+RB_ARTILLERY = np.int64(1 << 18)  # the unit has an artillery line
+G_OBSERVER = 17  # game state: 1 + the observer whose sight an attack uses now, 0 none
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
@@ -71,7 +82,8 @@ CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
 RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "First Strike"),
               (RB_MOVE_AND_FIRE, "Move and Fire"), (RB_AT_THE_DOUBLE, "At the Double"),
               (RB_TRAIL_BLAZER, "Trail Blazer"), (RB_AIRBORNE, "Airborne"),
-              (RB_CAMOUFLAGE, "Camouflage"))
+              (RB_CAMOUFLAGE, "Camouflage"), (RB_WIRE, "Wire-guided"),
+              (RB_OBSERVER, "Artillery Observer"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -81,11 +93,12 @@ def rule_names(m: np.ndarray, u: int) -> list[str]:
     return out + (["Smoke Launchers"] if m[int(m[0, H_XU]) + u, X_SMOKE] > 0 else [])
 
 
-def fill_rule_facts(m: np.ndarray, units: Sequence) -> None:
+def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> None:
     """Write each unit's rule flags (:func:`dustsim.rules.unit_rules.unit_rules` of its card,
     joined hero and pilot) into the kernel matrix ``m``: the bits of ``X_RULES`` and the smoke
-    launches. (Advanced Reactive Fire's range and faces come with the duel compiler's unit
-    row: ``U_REACT_RANGE``, ``U_REACT_MASK``.)"""
+    launches; and the weapon rules of its weapon ``lines`` (``(unit, Weapon, carrier)`` in the
+    kernel's line order). (Advanced Reactive Fire's range and faces come with the duel
+    compiler's unit row: ``U_REACT_RANGE``, ``U_REACT_MASK``.)"""
     from dustsim.rules.unit_rules import unit_rules
 
     x0 = int(m[0, H_XU])
@@ -97,11 +110,20 @@ def fill_rule_facts(m: np.ndarray, units: Sequence) -> None:
                           (r.move_and_fire, RB_MOVE_AND_FIRE),
                           (r.at_the_double, RB_AT_THE_DOUBLE),
                           (r.trail_blazer, RB_TRAIL_BLAZER), (r.airborne, RB_AIRBORNE),
-                          (r.camouflage, RB_CAMOUFLAGE)):
+                          (r.camouflage, RB_CAMOUFLAGE),
+                          (r.artillery_observer, RB_OBSERVER)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits
-        m[x0 + u, X_SMOKE] = r.smoke_launchers
+        m[x0 + u, X_SMOKE] = r.smoke_launchers + r.smoke_grenades
+        m[x0 + u, X_WIRE] = -1
+    for i, (u, w, _carrier) in enumerate(lines):
+        if "wire-guided" in w.keywords:
+            m[int(m[0, H_WPN]) + i, W_WIRE] = 1
+            m[x0 + u, X_RULES] |= int(RB_WIRE)
+        if "artillery" in w.keywords:
+            m[int(m[0, H_WPN]) + i, W_ARTY] = 1
+            m[x0 + u, X_RULES] |= int(RB_ARTILLERY)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -120,6 +142,7 @@ def reset_rules(m, n):
         m[rx + u, ST_SMOKED] = 0
         m[rx + u, ST_FIRST] = 0
         m[rx + u, ST_DROP] = 0
+        m[rx + u, X_WIRE] = -1
     rsc = m[0, H_SCR]
     for s in range(n):
         m[rsc + s, SC_SMOKE] = 0
@@ -216,6 +239,76 @@ def lay_smoke(m, bd, n, width, s, corner, last_turn):
         t = bd[9 * n, q]  # terrain row
         if t != BUILDING and t != BUILDING_OPENING and t != BUNKER:
             m[rsc + q, SC_SMOKE] = last_turn
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _group(m, w, t, cov, variant):
+    """The dice group row of line w on t (cover ``cov``; variant 0 Attack, 1 Sustained)."""
+    U = m[0, H_U]
+    wg = (m[0, H_GROUPS + 1] - m[0, H_GROUPS]) // (U * 4)
+    return m[0, H_GROUPS] + ((t * 2 + cov) * 2 + variant) * wg + w
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def wire_choice(m, u, total, val, commit):
+    """The value of u's plain Attack with its lines at the targets :func:`_offence` scored
+    (``val[w, 3]``, targets in weapon-state columns 6-7): ``total`` (every line together) or
+    one wire-guided line of one carrier fired alone, its value times 2 - p (L3345: misses
+    re-rolled, expected hits p -> p(2 - p)), whichever is larger. With ``commit`` the choice
+    is kept for the next Attack (``X_WIRE``: the line, -1 every line)."""
+    rx = m[0, H_XU] + u
+    if commit:
+        m[rx, X_WIRE] = -1
+    if (m[rx, X_RULES] & RB_WIRE) == 0:
+        return total
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    best = total
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        t = m[rws + w, 6]
+        if m[m[0, H_WPN] + w, W_WIRE] == 0 or t < 0 or _carriers(m, w) != 1:
+            continue
+        hit = m[_group(m, w, t, m[rws + w, 7], 0), G_HIT] & 7
+        p = ((hit & 1) + ((hit >> 1) & 1) + ((hit >> 2) & 1)) / 3.0
+        v = val[w, 3] * (2.0 - p)
+        if v > best:
+            best = v
+            if commit:
+                m[rx, X_WIRE] = w
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def wire_alone(m, u):
+    """Start of u's Attack action: when the policy chose to fire one wire-guided line alone
+    (``X_WIRE``), every other line stands down and that line's Attack group re-rolls its misses
+    (L3345); returns the group row changed (its re-roll mask to restore), -1 if none."""
+    rx = m[0, H_XU] + u
+    w = m[rx, X_WIRE]
+    m[rx, X_WIRE] = -1
+    if w < 0:
+        return -1
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    t = m[rws + w, WS_TGT]
+    if t < 0:
+        return -1
+    for v in range(m[ru, U_W0], m[ru, U_W1]):
+        if v != w:
+            m[rws + v, WS_TGT] = -1
+    g = _group(m, w, t, m[rws + w, 5], 0)  # WS_COV
+    m[rx, X_WIRE] = -2 - m[g, G_RR]  # the mask to restore, kept here until wire_done
+    m[g, G_RR] = m[g, G_HIT]
+    return g
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def wire_done(m, u, g):
+    """After the Attack: the group's own re-roll mask back (see :func:`wire_alone`)."""
+    rx = m[0, H_XU] + u
+    if g >= 0:
+        m[g, G_RR] = -2 - m[rx, X_WIRE]
+    m[rx, X_WIRE] = -1
 
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402

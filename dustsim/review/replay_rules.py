@@ -32,6 +32,16 @@ cover has fewer than one (Large) or two (Huge) squares in cover from that origin
 
 Weapon ranges (the cards) are checked where the log lists each unit's weapon lines with
 their ranges and each attack its lines (``weapons``): every line fired reaches the target.
+
+Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
+
+* an attack fired for an Artillery Observer (``observer``: the observer's id; L3419-3425)
+  comes from the artillery unit's square (``from``) at its range, but its line of sight and
+  cover are the observer's: the observer is a friendly unit on the board whose ``observe``
+  special event of this turn named the artillery unit, the artillery unit activates then
+  (after that event, not before it in this turn) and fires only at the target the observer
+  sees (``los`` from the observer's square);
+* a ``Wire-guided`` attack (its ``rule``; L3343-3345) is a plain Attack of one weapon line.
 """
 
 from __future__ import annotations
@@ -109,11 +119,30 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     smoke: dict[int, int] = {}  # square -> last turn of a smoke screen on it
     sizes = {u["id"]: u.get("footprint") or 1 for u in log["units"]}
     held: dict[Any, list[int]] = {}  # a Large/Huge vehicle's squares (its last move's)
+    called: dict[Any, tuple[Any, int]] = {}  # artillery unit -> (observer, turn)
+    activated: dict[Any, int] = {}  # unit -> the turn of its last activation
     for i, ev, states in walk(log):
         feet = _Feet(states, held, sizes)
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
+        if ev["action"] == "special" and ev.get("special") == "observe":
+            a = ev.get("target")
+            if sides.get(a) != ev["side"] or activated.get(a) == ev["turn"]:
+                raise DustsimError(f"replay log: event {i} (special): field 'target': an "
+                                   "Artillery Observer calls in only a friendly unit that has "
+                                   "not activated this turn (L3421)")
+            called[a] = (ev["unit"], ev["turn"])
+        if ev["action"] == "activate":
+            activated[ev["unit"]] = ev["turn"]
+        if ev["action"] in ("attack", "sustained") and ev.get("rule") == "Wire-guided" and (
+                ev["action"] != "attack" or len(ev.get("weapons") or ()) != 1):
+            raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'weapons': a "
+                               "wire-guided re-roll needs an Attack action with that one "
+                               "weapon and no other (L3345)")
+        if ev["action"] in ATTACKS and ev.get("observer") is not None:
+            _check_observed(i, ev, board, states, classes, weapons, wrecks, called, smoke, feet)
+            continue
         if ev["action"] in ATTACKS:
             screens = frozenset(q for q, t in smoke.items() if t >= ev["turn"])
             if feet.big(ev["unit"]) or feet.big(ev["target"]):
@@ -248,6 +277,46 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
     if ev.get("cover") is False and in_cover:
         raise DustsimError(f"{where}: field 'cover': false, but the target on "
                            f"{square_name(b, w)} is in cover (L680)")
+
+
+def _check_observed(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
+                    weapons: Mapping, wrecks: bool, called: Mapping, smoke: Mapping,
+                    feet: _Feet) -> None:
+    """An artillery attack fired for an Artillery Observer (L3419-3425): called in by that
+    observer this turn; range from the artillery's square (``from``) to the target's square
+    (``to``); the observer's line of sight to ``to`` not blocked and as logged."""
+    where = f"replay log: event {i} ({ev['action']})"
+    o = ev["observer"]
+    if called.get(ev["unit"]) != (o, ev["turn"]):
+        raise DustsimError(f"{where}: field 'observer': unit {o} did not call in unit "
+                           f"{ev['unit']}'s artillery this turn (L3421)")
+    w = board.width
+    a, b = int(ev["from"]), int(ev["to"])
+    d = distance(board, a, b)
+    if ev.get("range") is not None and ev["range"] != d:
+        raise DustsimError(f"{where}: field 'range': {ev['range']}, but the board's range "
+                           f"from {square_name(a, w)} to {square_name(b, w)} is {d} (L580-582)")
+    for line in ev.get("weapons") or ():
+        reach = weapons.get((ev["unit"], line))
+        if reach is not None and not reach[0] <= d <= reach[1]:
+            raise DustsimError(f"{where}: field 'weapons': line {line} ({reach[2]}) reaches "
+                               f"{reach[0]}-{reach[1]}, but the target is at range {d}")
+    s = states[o].square
+    if s is None:
+        raise DustsimError(f"{where}: field 'observer': the observer is not on the board")
+    if AIRCRAFT_CLASS in (classes[o], classes[ev["target"]]) and not (
+            board.in_building[s] or board.in_building[b]):
+        return  # aircraft see and are seen by everything not in a building (L655)
+    live, wrecked = _vehicle_squares(states, classes, wrecks, feet, skip=(o, ev["target"]))
+    screens = frozenset(q for q, t in smoke.items() if t >= ev["turn"])
+    los = _sight(board, s, b, live | wrecked | screens)
+    if los == LOS_BLOCKED:
+        raise DustsimError(f"{where}: field 'los': the observer on {square_name(s, w)} does "
+                           f"not see {square_name(b, w)} (L3423, L602-655)")
+    want = "cover" if los == LOS_COVER else "clear"
+    if ev.get("los") is not None and ev["los"] != want:
+        raise DustsimError(f"{where}: field 'los': {ev['los']!r}, but the observer's line from "
+                           f"{square_name(s, w)} to {square_name(b, w)} is {want!r} (L3423)")
 
 
 def _vehicle_squares(states: Mapping, classes: Mapping, wrecks: bool, feet: _Feet | None,

@@ -209,7 +209,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Smoke Launchers", S, P, "once per game a free smoke screen on itself when threatened: "
        "cover until the end of the next turn (engagement kernel); in grid battles the 2x2 "
        "screen also blocks sight through it (play.battle_rules)", "L3651-3653, L3226-3230"),
-    _r("Smoke Grenades", S, N, "smoke screen (ENLIST); " + _BOARD, "L3226-3230"),
+    _r("Smoke Grenades", S, P, "its own text is in no seed: played as Smoke Launchers (a "
+       "decision, play.battle_rules): once per game a free smoke screen on itself when "
+       "threatened (engagement kernel; grid battles: the 2x2 screen)", "L3651-3653, L3226-3230",
+       gap="its ENLIST text (in no seed) beyond the Smoke Launchers reading"),
     _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
        "combat", "L3561-3563"),
@@ -239,8 +242,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Critical Repairs", S, N, _ENLIST),
     _r("Medevac", S, N, "returns eliminated soldiers on 1/3 each", "L3591-3593"),
     _r("Resurrection", S, N, "returns eliminated zombies on 1/3 each", "L3631-3633"),
-    _r("Artillery Observer", S, N, "fires friendly artillery through its own line of sight; "
-       + _BOARD, "L3419-3425"),
+    _r("Artillery Observer", S, P, "its Attack may be a friendly unactivated artillery unit's, "
+       "fired in that unit's range through the observer's line of sight (grid battles: "
+       "play.battle_rules)", "L3419-3425, L3218-3224",
+       gap="duels on a line (no squares there) and observed smoke shells"),
     _r("Air Traffic Control", S, P, "one action, a die on P: an activated friendly aircraft "
        "activates again (policy orders=get-moving)", "L3387-3389"),
     _r("Jammer", S, N, "enemy radio actions and observed artillery re-roll successes",
@@ -365,8 +370,11 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                  "then Reload + Attack (engagement kernel)", "L3308-3312")),
     ("volley", _r("Volley", W, P, "policy volley=all: every box left in one attack, dice x "
                   "boxes (engagement kernel)", "L3337-3341")),
-    ("wire-guided", _r("Wire-guided", W, N, "fired alone in an Attack action, misses are "
-                       "re-rolled; battles fire every weapon together", "L3343-3345")),
+    ("wire-guided", _r("Wire-guided", W, P, "fired alone in an Attack action, misses are "
+                       "re-rolled: grid battles fire it alone when that is worth more than "
+                       "every line together (play.battle_rules)", "L3343-3345",
+                       gap="duels on a line and reactive Attacks (every weapon fires together "
+                           "there)")),
     ("smoke", _r("Smoke", W, N, "smoke screen instead of an attack; " + _BOARD,
                  "L3226-3230")),
     ("flame-burst", _r("Flame Burst", W, N, _ENLIST)),

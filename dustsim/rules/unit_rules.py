@@ -71,7 +71,9 @@ class UnitRules:
     """Free smoke screens on itself per game (a free Launch Smoke special action, L3651-3653;
     smoke: L3226-3230): 1 with Smoke Launchers."""
     smoke_grenades: int = 0
-    """1: Smoke Grenades (ENLIST: a smoke screen; smoke L3226-3230)."""
+    """1: Smoke Grenades (ENLIST: a smoke screen; smoke L3226-3230). Its own text is in no
+    seed; decision: played as Smoke Launchers (L3651-3653), one free screen per game on the
+    unit itself (:mod:`dustsim.play.battle_rules`); shared with a joined hero."""
     reactive_range: int = 4
     """Range at which the unit may react to a triggering combination: 4 (L797), 6 with
     Advanced Reactive Fire (L3371-3373, shared); 0 for aircraft, which never react (L813)."""

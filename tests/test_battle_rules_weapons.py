@@ -1,0 +1,204 @@
+"""Weapon, spotting and command rules in grid battles (issue 23, second round;
+:mod:`dustsim.play.battle_rules`): hand-built boards, scripted dice, expectations derived by
+hand from seed 003.
+
+Faces: P (bloc), T (target), S (shield). Hits on P (L672); a hero in the open saves on P
+(L686); scripted dice are read per line: to-hit dice, the re-rolls of the misses, then one save
+die per hit (dustsim.engines.kernel). Range on a straight row is the column difference."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from test_battle_rules import GUN, Game, spec_on, sq, unit, weapon
+from test_battle_rules import H as BH
+from test_battle_rules import W as BW
+
+from dustsim.errors import DustsimError
+from dustsim.play import battle as B
+from dustsim.play import battle_kernel as BK
+from dustsim.play import battle_rules as BR
+from dustsim.play import board as BD
+from dustsim.play.duel_kernel import H_ST, ST_SINGLE
+
+WIRE = weapon({"V1": "2/1", "I1": "2/1"}, name="wire", range_="6")
+WIRE = type(WIRE)(**{**WIRE.__dict__, "keywords": ("wire-guided",)})
+
+
+def _target_track(g, u):
+    return int(g.m[g.m[0, H_ST] + u, ST_SINGLE])
+
+
+def _attack(g, u):
+    """u declares its lines by the policy (_offence, committed) and takes an Attack action."""
+    m = g.m
+    BK._occupy(m)
+    BK._line_values(m, g.spec.f, np.int64(u), g.val)
+    s = int(m[m[0, H_ST] + u, BK.ST_SQ])
+    BK._offence(m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq, np.int64(u), np.int64(s), BK.ON,
+                g.val)
+    chosen = int(m[m[0, BK.H_XU] + u, BR.X_WIRE])
+    BK._attack(g.rng, g.buf, np.int64(0), BK.ON, m, g.spec.bd, g.spec.ls, g.spec.lq, g.log,
+               np.int64(u), BK.OFF, BK.OFF, BK.A_ATTACK)
+    return chosen
+
+
+# -- wire-guided ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("gun_reaches, left", [
+    # the gun is out of range (4 < 5): the wire-guided line is fired alone; its two misses
+    # (T, S) are re-rolled (L3345 as L793): P, P = 2 hits; the hero saves on P: S, T fail;
+    # 2 damage on a track of 3 leaves 1
+    (False, 1),
+    # the gun reaches too: every line fires together (with the gun's 3 dice that beats the
+    # wire line's 2 alone, 5/3 x 2 < 2 + 3), so no re-roll: the wire line's T, S miss; the
+    # gun's P, P, S make 2 hits; the saves T, P hold one: 1 damage leaves 2
+    (True, 2),
+])
+def test_wire_guided_fired_alone_rerolls_its_misses(gun_reaches, left):
+    gun = weapon({"V1": "3/1", "I1": "3/1"}, name="gun", range_="6" if gun_reaches else "4")
+    g = Game(spec_on(BD.open_board(BW, BH), [unit("A", WIRE, gun)],
+                     [unit("B", GUN, track=3)]),
+             [sq(0, 2), sq(5, 2)], faces="TSPPSTPP")
+    chosen = _attack(g, 0)
+    assert (chosen >= 0) == (not gun_reaches)
+    assert _target_track(g, 1) == left
+    k = g.events().index("attack")
+    r = g.log[k]
+    if gun_reaches:
+        assert r[BK.L_X] != BK.WHY_WIRE and bin(int(r[BK.L_WMASK])).count("1") == 2
+    else:
+        assert r[BK.L_X] == BK.WHY_WIRE and int(r[BK.L_WMASK]) == 1  # the wire line only
+        assert r[BK.L_HITS] == 2 and r[BK.L_DAMAGE] == 2
+    # the line's own Attack group keeps no re-roll once the attack is over
+    m = g.m
+    wline = int(m[m[0, 2] + 0, 9])  # U_W0: the wire line is the unit's first
+    assert m[BR._group(m, wline, 1, 0, 0), 2] == 0  # G_RR of the Attack variant
+
+
+def test_wire_guided_rerolls_once_and_the_choice_is_spent():
+    """Misses are re-rolled once (L793); the choice holds for one Attack."""
+    g = Game(spec_on(BD.open_board(BW, BH), [unit("A", WIRE)], [unit("B", GUN, track=3)]),
+             [sq(0, 2), sq(5, 2)], faces="TSTSSS")
+    assert _attack(g, 0) >= 0
+    # T, S miss; re-rolled T, S miss again: no hit, nothing to save
+    assert _target_track(g, 1) == 3
+    assert int(g.m[g.m[0, BK.H_XU] + 0, BR.X_WIRE]) == -1
+
+
+def test_wire_guided_event_text_names_the_rule():
+    g = Game(spec_on(BD.open_board(BW, BH), [unit("A", WIRE)], [unit("B", GUN, track=3)]),
+             [sq(0, 2), sq(5, 2)], faces="TSPPST")
+    _attack(g, 0)
+    k = g.events().index("attack")
+    assert "Wire-guided" in B.WHY[int(g.log[k, BK.L_X])]
+
+
+def test_smoke_grenades_lay_one_screen_like_smoke_launchers():
+    """Smoke Grenades' own text is in no seed: played as Smoke Launchers (L3651-3653), a
+    decision (battle_rules)."""
+    squad = unit("A", GUN, skills=("Smoke Grenades",), track=3)
+    g = Game(spec_on(BD.open_board(BW, BH), [squad], [unit("B", GUN)], policy="cautious"),
+             [sq(1, 1), sq(5, 4)], faces="S" * 40)
+    g.activate(0)
+    assert g.events().count("special") == 1
+    assert g.log[g.events().index("special"), BK.L_X] == BK.SP_SMOKE
+    g.m[g.m[0, H_ST] + 0, 5] = 0  # ST_ACT: a new activation
+    g.m[BK.R_G, BK.G_TURN] = 3
+    g.activate(0)
+    assert g.events().count("special") == 1  # once per game
+
+
+def test_notes_drop_wire_guided_and_smoke_grenades():
+    from dustsim.rules.skills import SKILL_RULES, WEAPON_RULES
+
+    assert WEAPON_RULES["wire-guided"].status == "played"
+    assert SKILL_RULES["smoke grenades"].status == "played"
+    assert "smoke grenades" not in B.NOT_ON_BOARD
+
+
+# -- artillery observer --------------------------------------------------------------------------
+MORTAR = weapon({"V1": "2/1", "I1": "2/1"}, name="mortar", range_="3-8")
+MORTAR = type(MORTAR)(**{**MORTAR.__dict__, "keywords": ("artillery",)})
+ART, OBS, TGT = 0, 1, 2  # side A: the artillery and the observer; side B: the target
+
+
+def _observer_game(*, wall_for_observer=False, faces="PPPP"):
+    """The artillery on c0 r2 cannot see the target on c7 r2 (a building on c4 r2); the
+    observer on c7 r5 sees it down its column (or not: a building on c7 r4), and has only a
+    close-combat line."""
+    terrain = np.zeros(BW * BH, np.int8)
+    terrain[sq(4, 2)] = BD.BUILDING
+    if wall_for_observer:
+        terrain[sq(7, 4)] = BD.BUILDING
+    board = BD.make_board("observer", BW, BH, terrain)
+    claw = weapon({"V1": "1/1", "I1": "1/1"}, name="claw", range_="C")
+    spec = spec_on(board, [unit("Mortar", MORTAR), unit("Obs", claw,
+                                                        skills=("Artillery Observer",))],
+                   [unit("T", GUN, track=3)])
+    return Game(spec, [sq(0, 2), sq(7, 5), sq(7, 2)], faces=faces)
+
+
+def _observer_attacks(g):
+    m = g.m
+    BK._occupy(m)
+    BK._line_values(m, g.spec.f, np.int64(OBS), g.val)
+    BK._offence(m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq, np.int64(OBS),
+                np.int64(sq(7, 5)), BK.ON, g.val)
+    BK._attack_or_observe(g.rng, g.buf, np.int64(0), BK.ON, m, g.spec.f, g.spec.bd, g.spec.ls,
+                          g.spec.lq, g.log, np.int64(OBS), g.val, BK.OFF, BK.OFF, BK.A_ATTACK)
+
+
+def test_artillery_observer_fires_friendly_artillery_through_its_own_sight():
+    g = _observer_game()
+    assert g.sight(sq(0, 2), sq(7, 2), ART, TGT) == 2  # the artillery cannot see the target
+    _observer_attacks(g)
+    # L3421-3423: the unactivated mortar activates and attacks with the observer's sight, at
+    # its own range (7, within 3-8); P, P: 2 hits (L672); infantry in the open get no
+    # infantry save against artillery (L3224): 2 damage on a track of 3 leaves 1
+    assert g.events()[:3] == ["special", "activate", "attack"]  # then its token
+    sp, act, att = g.log[:3]
+    assert sp[BK.L_UNIT] == OBS and sp[BK.L_X] == BK.SP_OBSERVE and sp[BK.L_TARGET] == ART
+    assert act[BK.L_UNIT] == ART and int(g.m[g.m[0, H_ST] + ART, 5]) == 1  # ST_ACT
+    assert att[BK.L_UNIT] == ART and att[BK.L_TARGET] == TGT and att[BK.L_RANGE] == 7
+    assert att[BK.L_X] == BK.WHY_OBSERVED and att[BK.L_P0] == OBS
+    assert att[BK.L_HITS] == 2 and att[BK.L_DAMAGE] == 2
+    assert _target_track(g, TGT) == 1
+
+
+@pytest.mark.parametrize("case", ["artillery already activated", "observer cannot see"])
+def test_artillery_observer_needs_unactivated_artillery_and_its_own_sight(case):
+    g = _observer_game(wall_for_observer=case == "observer cannot see")
+    if case == "artillery already activated":
+        g.m[g.m[0, H_ST] + ART, 5] = 1  # ST_ACT
+    _observer_attacks(g)
+    assert "special" not in g.events() and "attack" not in g.events()
+    assert _target_track(g, TGT) == 3
+
+
+def test_artillery_observer_policy_calls_in_the_artillery_and_the_replay_checks_it():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    g = _observer_game(faces="PP" + "S" * 60)
+    g.activate(OBS)
+    ev = g.events()
+    # it calls the mortar in (its own claw reaches nothing): an Attack (then a Move) or a
+    # Sustained Attack, the policy's plan; P, P hit either way, no save in the open (L3224)
+    assert ev[:3] == ["activate", "special", "activate"] and ev[3] in ("attack", "sustained")
+    assert _target_track(g, TGT) == 1
+    log = B.event_log(g.spec, seed=1)  # a whole game: the observer calls the mortar in
+    check_log_on_board(log)  # the kernel's own games obey the checker
+    seen = [i for i, e in enumerate(log["events"]) if e.get("observer") is not None]
+    assert seen
+    e = log["events"][seen[0]]
+    assert e["unit"] == ART and e["observer"] == OBS and "Obs sees" in e["text"]
+    # the checker holds the log to the rule: another observer, or the artillery's own sight
+    bad = copy.deepcopy(log)
+    bad["events"][seen[0]]["observer"] = TGT
+    with pytest.raises(DustsimError, match="did not call in"):
+        check_log_on_board(bad)
+    bad = copy.deepcopy(log)
+    bad["events"][seen[0]]["los"] = "cover" if e["los"] == "clear" else "clear"
+    with pytest.raises(DustsimError, match="observer's line"):
+        check_log_on_board(bad)
