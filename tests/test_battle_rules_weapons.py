@@ -202,3 +202,79 @@ def test_artillery_observer_policy_calls_in_the_artillery_and_the_replay_checks_
     bad["events"][seen[0]]["los"] = "cover" if e["los"] == "clear" else "clear"
     with pytest.raises(DustsimError, match="observer's line"):
         check_log_on_board(bad)
+
+
+# -- makeshift repair ----------------------------------------------------------------------------
+MECH, VEH, FOE = 0, 1, 2
+
+
+def _repair_game(*, left, at=None, faces, self_repair=False):
+    mech = unit("Rosie", GUN, skills=("Mechanic",), track=2)
+    if self_repair:
+        mech = unit("ARV", GUN, kind="vehicle", skills=("Mechanic",), track=4)
+    tank = unit("Tank", GUN, kind="vehicle", track=4)
+    g = Game(spec_on(BD.open_board(BW, BH), [mech, tank], [unit("E", GUN)], policy="cautious"),
+             [sq(1, 2), sq(2, 2) if at is None else at, sq(7, 5)], faces=faces)
+    g.m[g.m[0, H_ST] + (MECH if self_repair else VEH), ST_SINGLE] = left
+    return g
+
+
+@pytest.mark.parametrize("left, faces, after, back", [
+    (1, "PTPSP", 4, 3),  # 3 of the 5 dice on P: 3 points back (L3763-3765), 1 + 3 = 4
+    (3, "PPPPP", 4, 1),  # 5 successes, 1 point lost: never above the track of 4
+    (2, "TTSST", 2, 0),  # no P: nothing back, the action is spent all the same
+])
+def test_makeshift_repair_five_dice_one_point_per_p(left, faces, after, back):
+    g = _repair_game(left=left, faces=faces + "S" * 40)
+    g.activate(MECH)
+    ev = g.events()
+    k = ev.index("special")
+    r = g.log[k]
+    assert r[BK.L_X] == BK.SP_REPAIR and r[BK.L_UNIT] == MECH and r[BK.L_TARGET] == VEH
+    assert r[BK.L_D1] - r[BK.L_D0] == 5 and r[BK.L_DAMAGE] == back
+    assert _target_track(g, VEH) == after
+    # one action left after the repair (L3763: it is one of the activation's actions)
+    assert "march" not in ev and "sustained" not in ev and ev.count("move") + \
+        ev.count("attack") <= 1
+
+
+@pytest.mark.parametrize("case", ["out of range 1", "itself", "undamaged"])
+def test_makeshift_repair_only_another_damaged_vehicle_in_range_1(case):
+    g = _repair_game(left=4 if case == "undamaged" else 1,
+                     at=sq(3, 2) if case == "out of range 1" else sq(2, 2),
+                     faces="PPPPP" + "S" * 40, self_repair=case == "itself")
+    if case == "itself":  # the ARV is damaged, the tank beside it is not (L3589)
+        g.m[g.m[0, H_ST] + VEH, ST_SINGLE] = 4
+    g.activate(MECH)
+    assert "special" not in g.events()
+
+
+@pytest.mark.parametrize("target", [FOE, MECH])
+def test_replay_checker_refuses_a_repair_of_an_enemy_or_of_itself(target):
+    from dustsim.review.replay_rules import check_log_on_board
+
+    g = _repair_game(left=1, faces="P")
+    log = B.event_log(g.spec, seed=0)
+    check_log_on_board(log)
+    bad = copy.deepcopy(log)
+    first = log["events"][1]
+    bad["events"].insert(1, {"turn": first["turn"], "side": "A", "unit": MECH,
+                             "action": "special", "special": "repair", "target": target,
+                             "dice": "PPPPP", "hits": 5, "repaired": 0, "text": "repair"})
+    with pytest.raises(DustsimError, match="another friendly vehicle"):
+        check_log_on_board(bad)
+
+
+def test_replay_checker_refuses_a_wire_guided_attack_with_two_lines():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    gun = weapon({"V1": "3/1", "I1": "3/1"}, name="gun", range_="6")
+    spec = spec_on(BD.open_board(BW, BH), [unit("A", WIRE, gun)], [unit("B", GUN, track=3)])
+    log = B.event_log(spec, seed=0)
+    check_log_on_board(log)
+    k = next(i for i, e in enumerate(log["events"]) if e["action"] == "attack"
+             and len(e.get("weapons") or ()) == 2)
+    bad = copy.deepcopy(log)
+    bad["events"][k]["rule"] = "Wire-guided"
+    with pytest.raises(DustsimError, match="wire-guided"):
+        check_log_on_board(bad)

@@ -65,7 +65,8 @@ WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "defaul
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
-SPECIALS = ("", "camouflage", "smoke", "airborne", "observe")  # A_SPECIAL events' L_X (BK.SP_*)
+# A_SPECIAL events' L_X (BK.SP_*)
+SPECIALS = ("", "camouflage", "smoke", "airborne", "observe", "repair")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -998,6 +999,14 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         ev["target"] = a
         ev["text"] = (f"{uname} calls in the artillery of {names[a]}, which activates and "
                       "fires at what the observer sees (Artillery Observer, L3419-3425).")
+    elif kind == "repair":
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]),
+                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "hits": int(r[BK.L_HITS]), "repaired": int(r[BK.L_DAMAGE])})
+        ev["text"] = (f"{uname} makes a Makeshift Repair on {names[t]}: {ev['hits']} of 5 dice "
+                      f"succeed, {ev['repaired']} damage point"
+                      f"{'s' if ev['repaired'] != 1 else ''} restored (Mechanic, L3759-3765).")
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})

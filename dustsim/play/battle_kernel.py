@@ -226,6 +226,7 @@ NLOG = 21
 # Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
 SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
 SP_OBSERVE = np.int64(4)  # an Artillery Observer calls in a friendly unit's artillery (L3419)
+SP_REPAIR = np.int64(5)  # a Mechanic's Makeshift Repair (L3759-3765)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -1548,6 +1549,51 @@ def _attack_or_observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, s
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
+    """Makeshift Repair (L3759-3765, :mod:`dustsim.play.battle_rules`): u repairs the friendly
+    ground vehicle within range 1 and sight (not itself, L3589) that has lost most damage
+    points, five dice, each P returns a point (up to its track). Returns (pos, done):
+    nothing done when no such vehicle has lost a point."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = -1
+    bv = 0.0
+    for t in range(U):
+        if t == u or _side(m, t) != _side(m, u) or not _present(m, t) or not _alive(m, t):
+            continue
+        if _kind(m, t) != KIND_VEH or m[ru + t, U_SQUAD] != 0:
+            continue
+        lost = m[ru + t, U_SINGLE] - m[rs + t, ST_SINGLE]
+        if lost <= 0 or _gap(m, bd, u, t) > 1:
+            continue
+        if _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) == 2:
+            continue
+        v = float(lost)
+        if v > bv:
+            best, bv = t, v
+    if best < 0:
+        return pos, False
+    t = best
+    BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
+    _release(m, u)
+    p0 = pos
+    s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], np.int64(BR.REPAIR_DICE))
+    back = m[ru + t, U_SINGLE] - m[rs + t, ST_SINGLE]
+    back = s if s < back else back
+    m[rs + t, ST_SINGLE] += back
+    k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    if k >= 0:
+        log[k, L_X] = SP_REPAIR
+        log[k, L_TARGET] = t
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = s
+        log[k, L_DAMAGE] = back
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved):
     """u's close-combat lines declared at t and t's retaliation, never sustained (L765), a
     Stunned t never fighting back (L3266, L3331, L3465): casualties removed together
@@ -2049,6 +2095,10 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         m[rs, ST_STUN] = 0  # its first action is Nothing, then the token goes (L3331)
     if suppressed or stun == 1:
         actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_MECHANIC) and cur >= 0:  # Makeshift Repair (L3763)
+        pos, fixed = _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u)
+        if fixed:
+            actions -= 1
     three = actions == 3
     suppressed = actions == 1  # one action left: Attack or Move
     m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745

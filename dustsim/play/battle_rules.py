@@ -40,6 +40,40 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   second action), not within range 2 of an objective; first action Nothing, a second action
   (an Attack when worth something, else a Move) on P or T (2/3, the digest's reading); it
   neither captures nor contests on that turn.
+* **Wire-guided** (L3343-3345): an Attack action (not a Sustained Attack, not a reaction) in
+  which the unit fires one wire-guided weapon and no other re-rolls that weapon's misses as a
+  Sustained Attack does (L793). "One weapon": a line with one carrier left. Policy: at the
+  moment of an Attack action the line is fired alone when its value on its target times the
+  re-roll's gain (2 - p, p its chance to hit: expected hits p -> p(2 - p)) exceeds the value
+  of every line fired together; the plans score an Attack at the larger of the two. The event
+  names the rule. A reactive Attack fires every line (not offered: a gap).
+* **Artillery Observer** (L3419-3425, artillery L3218-3224): when the observer takes an Attack
+  or a Sustained Attack it may instead have a friendly unit that has not activated this turn
+  fire its artillery lines: that unit activates (its token removal roll, L741; Suppressed, it
+  makes a plain Attack, L745), fires an Attack or Sustained Attack (as the observer's) at
+  targets in its own range (L3423: "Field of Fire and Range as normal"; fire arcs are not
+  played on the grid) seen from the observer's square (sight and cover from there; artillery
+  fires over terrain, L3220, so the artillery unit's own sight does not matter); a Reload
+  weapon reloads before a plain Attack if empty, else after it (L3425). Decisions: the
+  artillery unit's activation is that attack (and the Reload) and nothing else ("finishes its
+  Activation", L3425); the target is a unit, not the 2x2 area (the area is the Artillery
+  rule's gap); a Large or Huge target is aimed at by its anchor square. Policy: an observer
+  on the board activates before the friendly artillery it may call in; it calls in the
+  artillery whose lines are worth most through its sight when that is worth more than its
+  own lines (scored from where it stands: the plans count it for an attack from its square,
+  and it is weighed again after a Move). The observer's ``special`` event names the
+  artillery unit; the artillery's attacks name the observer (``observer``).
+* **Makeshift Repair** (Mechanic L3587-3589, Mechanic Crew; L3759-3765): a special action, one
+  of the activation's actions: a friendly ground vehicle (not the mechanic itself, L3589)
+  within range 1 and line of sight rolls five dice, each P returning one damage point, never
+  above its track (the digest's P; a destroyed vehicle is gone). Policy: taken first, after
+  the token removal roll, when such a vehicle has lost a damage point (the one that has lost
+  most); the activation goes on with its one action left (Attack or Move). Decision: an
+  aircraft is not repaired (the text says Vehicle). Critical hits are not played.
+* **Smoke Grenades** (ENLIST; smoke L3226-3230): the skill's own text is in no seed. Decision:
+  played as Smoke Launchers (L3651-3653): once per game a free smoke screen on the unit's
+  square and three adjacent squares forming a 2x2 (the same policy); a unit with both has
+  one screen of each.
 """
 
 from __future__ import annotations
@@ -73,6 +107,8 @@ RB_WIRE = np.int64(1 << 16)  # the unit has a wire-guided line
 RB_OBSERVER = np.int64(1 << 17)  # Artillery Observer (L3419-3425)
 RB_ARTILLERY = np.int64(1 << 18)  # the unit has an artillery line
 G_OBSERVER = 17  # game state: 1 + the observer whose sight an attack uses now, 0 none
+RB_MECHANIC = np.int64(1 << 19)  # Mechanic, Mechanic Crew: Makeshift Repair (L3759-3765)
+REPAIR_DICE = 5  # L3763
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
@@ -83,7 +119,7 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_MOVE_AND_FIRE, "Move and Fire"), (RB_AT_THE_DOUBLE, "At the Double"),
               (RB_TRAIL_BLAZER, "Trail Blazer"), (RB_AIRBORNE, "Airborne"),
               (RB_CAMOUFLAGE, "Camouflage"), (RB_WIRE, "Wire-guided"),
-              (RB_OBSERVER, "Artillery Observer"))
+              (RB_OBSERVER, "Artillery Observer"), (RB_MECHANIC, "Mechanic"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -111,7 +147,7 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.at_the_double, RB_AT_THE_DOUBLE),
                           (r.trail_blazer, RB_TRAIL_BLAZER), (r.airborne, RB_AIRBORNE),
                           (r.camouflage, RB_CAMOUFLAGE),
-                          (r.artillery_observer, RB_OBSERVER)):
+                          (r.artillery_observer, RB_OBSERVER), (r.mechanic, RB_MECHANIC)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits

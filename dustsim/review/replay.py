@@ -328,6 +328,10 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(states[uid], destroyed=True, tokens=())
     elif action == "exit":  # off the board through its exit edge
         changed[uid] = replace(states[uid], square=None)
+    elif action == "special" and ev.get("special") == "repair" and ev.get("repaired"):
+        t = states[ev["target"]]  # Makeshift Repair returns damage points (L3763-3765)
+        if t.track is not None:
+            changed[ev["target"]] = replace(t, track=t.track + int(ev["repaired"]))
     elif action == "special" and ev.get("special") == "airborne" and ev.get("to") is not None:
         changed[uid] = replace(states[uid], square=ev["to"])  # dropped anywhere (L3391)
     elif action == "objective":

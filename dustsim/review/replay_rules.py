@@ -41,7 +41,10 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   special event of this turn named the artillery unit, the artillery unit activates then
   (after that event, not before it in this turn) and fires only at the target the observer
   sees (``los`` from the observer's square);
-* a ``Wire-guided`` attack (its ``rule``; L3343-3345) is a plain Attack of one weapon line.
+* a ``Wire-guided`` attack (its ``rule``; L3343-3345) is a plain Attack of one weapon line;
+* a Makeshift Repair (``special`` ``repair``; L3759-3765) targets another friendly vehicle
+  within range 1 of the mechanic in its line of sight, rolls five dice and restores no more
+  points than its successes nor above the vehicle's damage track.
 """
 
 from __future__ import annotations
@@ -120,6 +123,7 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     sizes = {u["id"]: u.get("footprint") or 1 for u in log["units"]}
     held: dict[Any, list[int]] = {}  # a Large/Huge vehicle's squares (its last move's)
     called: dict[Any, tuple[Any, int]] = {}  # artillery unit -> (observer, turn)
+    tracks = {u["id"]: u.get("damage_track") for u in log["units"]}
     activated: dict[Any, int] = {}  # unit -> the turn of its last activation
     for i, ev, states in walk(log):
         feet = _Feet(states, held, sizes)
@@ -135,6 +139,8 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             called[a] = (ev["unit"], ev["turn"])
         if ev["action"] == "activate":
             activated[ev["unit"]] = ev["turn"]
+        if ev["action"] == "special" and ev.get("special") == "repair":
+            _check_repair(i, ev, board, states, classes, sides, tracks, feet)
         if ev["action"] in ("attack", "sustained") and ev.get("rule") == "Wire-guided" and (
                 ev["action"] != "attack" or len(ev.get("weapons") or ()) != 1):
             raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'weapons': a "
@@ -277,6 +283,32 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
     if ev.get("cover") is False and in_cover:
         raise DustsimError(f"{where}: field 'cover': false, but the target on "
                            f"{square_name(b, w)} is in cover (L680)")
+
+
+def _check_repair(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
+                  sides: Mapping, tracks: Mapping, feet: _Feet) -> None:
+    """A Makeshift Repair (L3759-3765): another friendly vehicle in range 1 and sight, five
+    dice, no more points back than successes, never above its track."""
+    where = f"replay log: event {i} (special repair)"
+    u, t = ev["unit"], ev.get("target")
+    if t == u or sides.get(t) != sides.get(u) or classes.get(t) != VEHICLE_CLASS:
+        raise DustsimError(f"{where}: field 'target': a mechanic repairs another friendly "
+                           "vehicle (L3589, L3763)")
+    a = [q for q in feet.of(u) if q is not None]
+    b = [q for q in feet.of(t) if q is not None]
+    if not a or not b or min(distance(board, x, y) for x in a for y in b) > 1:
+        raise DustsimError(f"{where}: field 'target': the vehicle is not within range 1 of "
+                           "the mechanic (L3763)")
+    dice = ev.get("dice")
+    if dice is not None and len(dice) != 5:
+        raise DustsimError(f"{where}: field 'dice': {len(dice)} dice, a repair rolls five "
+                           "(L3763)")
+    back, hits = int(ev.get("repaired") or 0), int(ev.get("hits") or 0)
+    st = states[t]
+    if back > hits or (st.track is not None and tracks.get(t) is not None
+                       and st.track + back > tracks[t]):
+        raise DustsimError(f"{where}: field 'repaired': {back} points back on {hits} "
+                           "successes, or above the damage track (L3765)")
 
 
 def _check_observed(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,

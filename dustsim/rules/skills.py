@@ -235,8 +235,13 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Desert Fox", S, N, "units it reactivates gain At the Double", "L3499-3501"),
     _r("Combat Medic", S, N, "medic command actions", "L3735-3757"),
     _r("Medic", S, N, "medic command actions", "L3735-3757"),
-    _r("Mechanic", S, N, "Makeshift Repair command action", "L3587-3589, L3759-3765"),
-    _r("Mechanic Crew", S, N, "Makeshift Repair (ENLIST)", "L3759-3765"),
+    _r("Mechanic", S, P, "Makeshift Repair: an adjacent friendly vehicle in sight gets a "
+       "point back per P on five dice (grid battles: play.battle_rules)",
+       "L3587-3589, L3759-3765",
+       gap="duels on a line (no squares there) and the repair of critical hits (L3090)"),
+    _r("Mechanic Crew", S, P, "Makeshift Repair as Mechanic (its ENLIST text is in no seed: "
+       "our reading of the name; grid battles: play.battle_rules)", "L3759-3765",
+       gap="duels on a line (no squares there) and whatever its ENLIST text adds"),
     _r("Mechanic + Engineer Vehicle", S, N, "repairs and engineering actions (ENLIST)",
        "L3759-3765, L3507-3509"),
     _r("Critical Repairs", S, N, _ENLIST),
