@@ -278,3 +278,46 @@ def test_replay_checker_refuses_a_wire_guided_attack_with_two_lines():
     bad["events"][k]["rule"] = "Wire-guided"
     with pytest.raises(DustsimError, match="wire-guided"):
         check_log_on_board(bad)
+
+
+# -- spy -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("faces, placed, attacks, left", [
+    ("SS" + "S" * 20, False, [], 3),  # no P on two dice: not placed, Nothing (L3657)
+    # one P: placed beside the enemy, one action: an Attack, P hits, the save S fails
+    ("PS" + "PS" + "S" * 20, True, ["attack"], 2),
+    # two P: two actions: a Sustained Attack, S misses, re-rolled P hits, the save S fails
+    ("PP" + "SPS" + "S" * 20, True, ["sustained"], 2),
+])
+def test_spy_placed_beside_an_enemy_on_a_p_with_one_action_per_p(faces, placed, attacks, left):
+    spy = unit("Spy", GUN, skills=("Spy",))
+    g = Game(spec_on(BD.open_board(BW, BH), [spy], [unit("E", GUN, track=3)]),
+             [-1, sq(5, 3)], faces=faces)
+    g.activate(0)
+    ev = g.events()
+    assert ev[:2] == ["activate", "special"] and g.log[1, BK.L_X] == BK.SP_SPY
+    s = int(g.m[g.m[0, H_ST] + 0, BK.ST_SQ])
+    assert (s >= 0) == placed
+    if placed:
+        assert max(abs(s % BW - 5), abs(s // BW - 3)) == 1  # within range 1 (L3657)
+    else:
+        assert ev[2] == "nothing"
+    assert [e for e in ev if e in ("attack", "sustained", "move", "march")] == attacks
+    assert _target_track(g, 1) == left
+
+
+def test_spy_is_not_deployed_and_the_replay_checks_where_it_lands():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    spec = spec_on(BD.open_board(BW, BH), [unit("Spy", GUN, skills=("Spy",)), unit("A", GUN)],
+                   [unit("E", GUN, track=3)])
+    log = next(lg for seed in range(20) for lg in [B.event_log(spec, seed=seed)]
+               if any(e.get("special") == "spy" and e.get("to") is not None
+                      for e in lg["events"]))
+    check_log_on_board(log)
+    assert not [e for e in log["events"] if e["turn"] == 0 and e.get("unit") == 0]
+    k = next(i for i, e in enumerate(log["events"]) if e.get("special") == "spy"
+             and e.get("to") is not None)
+    bad = copy.deepcopy(log)
+    bad["events"][k]["hits"] = 0
+    with pytest.raises(DustsimError, match="Spy"):
+        check_log_on_board(bad)

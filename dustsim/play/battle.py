@@ -66,7 +66,7 @@ ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "re
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
 # A_SPECIAL events' L_X (BK.SP_*)
-SPECIALS = ("", "camouflage", "smoke", "airborne", "observe", "repair")
+SPECIALS = ("", "camouflage", "smoke", "airborne", "observe", "repair", "spy")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -1007,6 +1007,18 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         ev["text"] = (f"{uname} makes a Makeshift Repair on {names[t]}: {ev['hits']} of 5 dice "
                       f"succeed, {ev['repaired']} damage point"
                       f"{'s' if ev['repaired'] != 1 else ''} restored (Mechanic, L3759-3765).")
+    elif kind == "spy":
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        if s >= 0:
+            ev["to"] = s
+            ev["text"] = (f"{uname} rolls {ev['dice']} and is placed on "
+                          f"{square_name(s, width)}, beside the enemy, with {ev['hits']} "
+                          f"action{'s' if ev['hits'] != 1 else ''} (Spy, L3655-3657).")
+        else:
+            ev["square"] = None
+            ev["text"] = (f"{uname} rolls {ev['dice']}: no success, it stays off the table "
+                          "(Spy, L3655-3657).")
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})

@@ -227,6 +227,7 @@ NLOG = 21
 SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
 SP_OBSERVE = np.int64(4)  # an Artillery Observer calls in a friendly unit's artillery (L3419)
 SP_REPAIR = np.int64(5)  # a Mechanic's Makeshift Repair (L3759-3765)
+SP_SPY = np.int64(6)  # a Spy's roll to be placed (L3655-3657)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -1859,6 +1860,8 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     rx = m[0, H_XU] + u
     if BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
         pos = _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+    elif BR.has(m, u, BR.RB_SPY) and _sq(m, u) < 0:
+        pos = _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     else:
         pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     m[rx, BR.ST_FIRST] = 1
@@ -1925,6 +1928,74 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
         return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF)
     _best_move(m, f, bd, log, plog, u, el, val, qb)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
+    """A Spy's activation off the table (L3655-3657, :mod:`dustsim.play.battle_rules`): two
+    dice; no P: a Nothing action; else placed on the free square within range 1 of an enemy
+    that it scores best (:func:`_position` plus its :func:`_offence` there) and one action per
+    P (an Attack, else a Move; with two, a Sustained Attack, else a Move and an Attack)."""
+    n = m[R_B, B_N]
+    U = m[0, H_U]
+    rs = m[0, H_ST] + u
+    rx = m[0, H_XU] + u
+    rsc = m[0, H_SCR]
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    m[rs, ST_ACT] = 1
+    _log(m, log, turn, side, u, A_ACTIVATE, NONE, NONE)
+    p0 = pos
+    got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], np.int64(BR.SPY_DICE))
+    _occupy(m)
+    _threat_setup(m, f, u, el, val)
+    lam = _lambda(m, f, u)
+    r_mc = 9 * n + 4 + m[rx, X_CLASS]
+    _line_values(m, f, u, val)
+    best = -1e300
+    bs = -1
+    if got > 0:
+        for s in range(n):
+            if m[rsc + s, SC_OCC] != 0 or bd[r_mc, s] >= 99 or not BR.can_stand(m, bd, u, s, n):
+                continue
+            near = False
+            for t in range(U):
+                if _side(m, t) != side and _present(m, t):
+                    for i in range(_foot(m, t)):
+                        q = _usq(m, t, i)
+                        if q >= 0 and bd[s, q] <= 1:
+                            near = True
+            if not near:
+                continue
+            sc = _position(m, f, bd, u, s, el, val, lam) + _offence(m, f, bd, ls, lq, u, s,
+                                                                    OFF, val)
+            if sc > best:
+                best, bs = sc, s
+    k = _log(m, log, turn, side, u, A_SPECIAL, bs, bs)
+    if k >= 0:
+        log[k, L_X] = SP_SPY
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+    if bs < 0:  # not placed: Nothing (L3657)
+        _log(m, log, turn, side, u, A_NOTHING, NONE, NONE)
+        return pos
+    m[rs, ST_SQ] = bs
+    m[rsc + bs, SC_OCC] = u + 1
+    m[rx, BR.ST_FIRST] = 1
+    _occupy(m)
+    _line_values(m, f, u, val)
+    if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
+        return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
+                            got >= 2, OFF)
+    _best_move(m, f, bd, log, plog, u, el, val, qb)
+    if got >= 2 and _present(m, u) and m[rs, ST_GONE] == 0:
+        if _sq(m, u) != bs:
+            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+        if _alive(m, u):
+            _occupy(m)
+            pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON)
     return pos
 
 
@@ -2715,8 +2786,8 @@ def _deploy(rng, m, f, bd, log):
                         u = v
                         break
                     cnt += 1
-            if u < 0 or BR.has(m, u, BR.RB_AIRBORNE):
-                continue  # an Airborne unit is never placed at the start (L3391)
+            if u < 0 or BR.has(m, u, BR.RB_AIRBORNE) or BR.has(m, u, BR.RB_SPY):
+                continue  # an Airborne unit or a Spy is never placed at the start (L3391, L3657)
             zone = 9 * n + 19 + zone_i
             other = 9 * n + 19 + (1 - zone_i)
             # enemy zone mean row

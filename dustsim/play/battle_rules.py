@@ -70,6 +70,14 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   the token removal roll, when such a vehicle has lost a damage point (the one that has lost
   most); the activation goes on with its one action left (Attack or Move). Decision: an
   aircraft is not repaired (the text says Vehicle). Critical hits are not played.
+* **Spy** (L3655-3657): a Spy hero is not deployed; each time it activates off the table it
+  rolls two dice (the policy always rolls); with no P it takes a Nothing action (L3657);
+  with one P or two it is placed on the free square within range 1 of an enemy unit that the
+  policy scores best (its square score plus what it could fire from there) and takes one
+  action per P: one P, an Attack when worth something, else a Move; two P, a Sustained
+  Attack when worth something, else a Move (drawing a reaction, L797) and an Attack.
+  Decision: the Spy's dice are the activation's first roll; it has no token to remove off the
+  table. A Spy is never a joined hero (L3657, a list rule).
 * **Smoke Grenades** (ENLIST; smoke L3226-3230): the skill's own text is in no seed. Decision:
   played as Smoke Launchers (L3651-3653): once per game a free smoke screen on the unit's
   square and three adjacent squares forming a 2x2 (the same policy); a unit with both has
@@ -109,6 +117,8 @@ RB_ARTILLERY = np.int64(1 << 18)  # the unit has an artillery line
 G_OBSERVER = 17  # game state: 1 + the observer whose sight an attack uses now, 0 none
 RB_MECHANIC = np.int64(1 << 19)  # Mechanic, Mechanic Crew: Makeshift Repair (L3759-3765)
 REPAIR_DICE = 5  # L3763
+RB_SPY = np.int64(1 << 20)  # Spy: not placed at the start (L3655-3657)
+SPY_DICE = 2  # L3657
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
@@ -119,7 +129,8 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_MOVE_AND_FIRE, "Move and Fire"), (RB_AT_THE_DOUBLE, "At the Double"),
               (RB_TRAIL_BLAZER, "Trail Blazer"), (RB_AIRBORNE, "Airborne"),
               (RB_CAMOUFLAGE, "Camouflage"), (RB_WIRE, "Wire-guided"),
-              (RB_OBSERVER, "Artillery Observer"), (RB_MECHANIC, "Mechanic"))
+              (RB_OBSERVER, "Artillery Observer"), (RB_MECHANIC, "Mechanic"),
+              (RB_SPY, "Spy"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -147,7 +158,8 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.at_the_double, RB_AT_THE_DOUBLE),
                           (r.trail_blazer, RB_TRAIL_BLAZER), (r.airborne, RB_AIRBORNE),
                           (r.camouflage, RB_CAMOUFLAGE),
-                          (r.artillery_observer, RB_OBSERVER), (r.mechanic, RB_MECHANIC)):
+                          (r.artillery_observer, RB_OBSERVER), (r.mechanic, RB_MECHANIC),
+                          (r.spy, RB_SPY)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits

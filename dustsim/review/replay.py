@@ -332,8 +332,9 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         t = states[ev["target"]]  # Makeshift Repair returns damage points (L3763-3765)
         if t.track is not None:
             changed[ev["target"]] = replace(t, track=t.track + int(ev["repaired"]))
-    elif action == "special" and ev.get("special") == "airborne" and ev.get("to") is not None:
-        changed[uid] = replace(states[uid], square=ev["to"])  # dropped anywhere (L3391)
+    elif action == "special" and ev.get("special") in ("airborne", "spy") and \
+            ev.get("to") is not None:  # dropped anywhere (L3391), a Spy placed (L3657)
+        changed[uid] = replace(states[uid], square=ev["to"])
     elif action == "objective":
         sq = _objective_square(ev, list(objectives))
         if sq is None and uid is not None:

@@ -44,7 +44,9 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
 * a ``Wire-guided`` attack (its ``rule``; L3343-3345) is a plain Attack of one weapon line;
 * a Makeshift Repair (``special`` ``repair``; L3759-3765) targets another friendly vehicle
   within range 1 of the mechanic in its line of sight, rolls five dice and restores no more
-  points than its successes nor above the vehicle's damage track.
+  points than its successes nor above the vehicle's damage track;
+* a Spy (``special`` ``spy``; L3655-3657) is placed only on a success of its dice, within
+  range 1 of an enemy unit.
 """
 
 from __future__ import annotations
@@ -139,6 +141,15 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             called[a] = (ev["unit"], ev["turn"])
         if ev["action"] == "activate":
             activated[ev["unit"]] = ev["turn"]
+        if ev["action"] == "special" and ev.get("special") == "spy" and \
+                ev.get("to") is not None:
+            near = [q for v, st in states.items() if sides.get(v) != ev["side"]
+                    and st.square is not None and not st.destroyed for q in feet.of(v)]
+            if not ev.get("hits") or not any(distance(board, int(ev["to"]), q) <= 1
+                                             for q in near):
+                raise DustsimError(f"replay log: event {i} (special spy): field 'to': a Spy "
+                                   "is placed on a success, within range 1 of an enemy unit "
+                                   "(L3657)")
         if ev["action"] == "special" and ev.get("special") == "repair":
             _check_repair(i, ev, board, states, classes, sides, tracks, feet)
         if ev["action"] in ("attack", "sustained") and ev.get("rule") == "Wire-guided" and (

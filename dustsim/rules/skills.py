@@ -256,7 +256,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Jammer", S, N, "enemy radio actions and observed artillery re-roll successes",
        "L3565-3567"),
     _r("Radar", S, N, _ENLIST),
-    _r("Spy", S, N, "2 dice: one action per success", "L3655-3657"),
+    _r("Spy", S, P, "off the table until its two dice roll a P: placed within range 1 of an "
+       "enemy, one action per P (grid battles: play.battle_rules)", "L3655-3657",
+       gap="duels on a line (no squares there)"),
     _r("Execute", S, N, "removes a soldier of a Stunned unit in range 1", "L3511-3513"),
     _r("Passengers", S, N, "carries infantry; passengers hurt when it is destroyed",
        "L3619-3621, L522-530"),

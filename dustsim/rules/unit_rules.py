@@ -146,6 +146,10 @@ class UnitRules:
     """1: its officer has a radio: command actions reach any unit in play, not only those in
     range 2 and line of sight (L3713-3715): a Command Squad, a vehicle, an officer of
     infantry armour 3-4, or an officer piloting a vehicle."""
+    spy: int = 0
+    """1: a Spy hero (L3655-3657): not placed at the start; when it activates off the table it
+    rolls two dice, is placed within range 1 of an enemy unit on any P and takes one action
+    per P, else only Nothing or Pass."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -157,8 +161,8 @@ N_FIELDS = len(FIELDS)
  R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
- R_RADIO) = range(36)
-if FIELDS[R_RADIO] != "radio" or len(FIELDS) != R_RADIO + 1:
+ R_RADIO, R_SPY) = range(37)
+if FIELDS[R_SPY] != "spy" or len(FIELDS) != R_SPY + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -252,6 +256,7 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         radio=int(bool(shared & officer_like) and (
             card.kind == "vehicle" or bool(shared & {"command squad", "command vehicle"})
             or card.armour in ("I3", "I4") or pilot is not None)),
+        spy=int("spy" in own and card.kind == "hero"),
     )
 
 
