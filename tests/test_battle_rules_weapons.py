@@ -321,3 +321,89 @@ def test_spy_is_not_deployed_and_the_replay_checks_where_it_lands():
     bad["events"][k]["hits"] = 0
     with pytest.raises(DustsimError, match="Spy"):
         check_log_on_board(bad)
+
+
+# -- officers: Rally, Get Moving, Red Banner, Desert Fox, Jammer ----------------------------------
+OFF_U, FRIEND, ENEMY = 0, 1, 2
+
+
+def _officer_game(skills, *, friend_at, faces, armour="I1", jammer=False, friend_ap=5):
+    """The officer on c1 r1 (its pistol reaches nothing), a friend, an enemy on c5 r4 (range
+    6 of the officer by the diagonal rule: within a Jammer's reach, L3567)."""
+    from dataclasses import replace
+
+    far = weapon({"V1": "1/1", "I1": "1/1"}, name="pistol", range_="1")
+    officer = replace(unit("Officer", far, skills=skills), armour=armour)
+    friend = replace(unit("Friend", GUN, track=3), ap=friend_ap)
+    foe = unit("Foe", GUN, skills=("Jammer",) if jammer else (), track=3)
+    g = Game(spec_on(BD.open_board(BW, BH), [officer, friend], [foe], policy="cautious"),
+             [sq(1, 1), friend_at, sq(5, 4)], faces=faces)
+    return g
+
+
+def _special(g, kind):
+    return [r for r in g.log[: g.m[BK.R_B, BK.B_LOGN]]
+            if r[BK.L_ACTION] == BK.A_SPECIAL and r[BK.L_X] == kind]
+
+
+@pytest.mark.parametrize("skills, faces, token", [
+    (("Officer",), "PP", 0),  # two P: every token goes (L3731)
+    (("Officer",), "PS", 1),  # one P: Suppression steps down to Under Fire
+    (("Officer",), "SS", 2),  # none: still Suppressed
+    (("Officer", "Red Banner"), "PSP", 0),  # three dice (L3629): two P clear it
+    (("Officer",), "PSP", 1),  # the same faces, two dice: one P
+])
+def test_rally_two_dice_on_p_each_red_banner_three(skills, faces, token):
+    g = _officer_game(skills, friend_at=sq(2, 2), faces=faces + "S" * 40)
+    g.m[g.m[0, H_ST] + FRIEND, 3] = 2  # ST_TOK: Suppressed, still to activate
+    g.activate(OFF_U)
+    rally = _special(g, BK.SP_RALLY)
+    assert len(rally) == 1 and rally[0][BK.L_TARGET] == FRIEND
+    assert rally[0][BK.L_D1] - rally[0][BK.L_D0] == (3 if "Red Banner" in skills else 2)
+    assert int(g.m[g.m[0, H_ST] + FRIEND, 3]) == token
+
+
+def test_rally_without_a_radio_only_within_range_2():
+    g = _officer_game(("Officer",), friend_at=sq(4, 1), faces="PP" + "S" * 40)
+    g.m[g.m[0, H_ST] + FRIEND, 3] = 2
+    g.activate(OFF_U)
+    assert not _special(g, BK.SP_RALLY)
+    assert int(g.m[g.m[0, H_ST] + FRIEND, 3]) == 2
+
+
+@pytest.mark.parametrize("skills, armour, jammer, faces, ordered", [
+    (("Officer",), "I1", False, "P", True),  # one die, P: reactivated (L3725)
+    (("Officer",), "I1", False, "T", False),  # T fails
+    (("Officer", "Desert Fox"), "I1", False, "P", True),
+    # a radio (infantry armour 3, L3713) reaches the friend at range 5; an enemy Jammer within
+    # range 6 re-rolls the success (L3567): P then S fails, P then P holds
+    (("Officer",), "I3", True, "PS", False),
+    (("Officer",), "I3", True, "PP", True),
+    (("Officer",), "I3", False, "P", True),
+])
+def test_get_moving_reactivates_an_activated_friend_at_once(skills, armour, jammer, faces,
+                                                             ordered):
+    at = sq(2, 2) if armour == "I1" else sq(6, 1)  # range 1, or range 5 (radio)
+    g = _officer_game(skills, friend_at=at, faces=faces + "S" * 60, armour=armour,
+                      jammer=jammer, friend_ap=10)
+    g.m[g.m[0, H_ST] + FRIEND, 5] = 1  # ST_ACT: the friend activated this turn
+    g.activate(OFF_U)
+    order = _special(g, BK.SP_ORDER)
+    assert len(order) == 1 and order[0][BK.L_TARGET] == FRIEND
+    assert order[0][BK.L_HITS] == int(ordered)
+    acts = [int(r[BK.L_UNIT]) for r in g.log[: g.m[BK.R_B, BK.B_LOGN]]
+            if r[BK.L_ACTION] == BK.A_ACTIVATE]
+    # ordered: the officer's activation ends, the friend activates again at once
+    assert acts == ([OFF_U, FRIEND] if ordered else [OFF_U])
+    assert int(g.m[g.m[0, BK.H_XU] + FRIEND, BR.X_REACT]) == (1 if ordered else 0)
+    assert order[0][BK.L_TOKEN] == int("Desert Fox" in skills)
+    # At the Double lasts for that activation only (L3501)
+    assert not int(g.m[g.m[0, BK.H_XU] + FRIEND, BR.X_RULES]) & int(BR.RB_AT_THE_DOUBLE)
+
+
+def test_officer_events_pass_the_replay_checker():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    g = _officer_game(("Officer", "General"), friend_at=sq(2, 2), faces="P")
+    for seed in range(6):
+        check_log_on_board(B.event_log(g.spec, seed=seed))

@@ -66,7 +66,8 @@ ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "re
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
 # A_SPECIAL events' L_X (BK.SP_*)
-SPECIALS = ("", "camouflage", "smoke", "airborne", "observe", "repair", "spy")
+SPECIALS = ("", "camouflage", "smoke", "airborne", "observe", "repair", "spy", "rally",
+            "get-moving")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -738,8 +739,7 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
 #: rules the skills table marks ``played`` (by the line engine's engagement kernel) that the
 #: board's kernel does not play yet: a battle on the board names them in its notes
 NOT_ON_BOARD = frozenset({
-    "officer", "general", "air traffic control", "lucky", "fighting spirit",
-    "assassin", "command squad", "get moving you",
+    "air traffic control", "lucky", "fighting spirit", "assassin", "get moving you",
 })  # the tempo, concealment and reaction rules are played on the board (play.battle_rules)
 
 
@@ -1019,6 +1019,23 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
             ev["square"] = None
             ev["text"] = (f"{uname} rolls {ev['dice']}: no success, it stays off the table "
                           "(Spy, L3655-3657).")
+    elif kind in ("rally", "get-moving"):
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]),
+                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "hits": int(r[BK.L_HITS])})
+        if kind == "rally":
+            ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
+            ev["text"] = (f"{uname} rallies {names[t]} ({ev['dice']}): "
+                          + (f"{names[t]} is now {ev['token'].replace('-', ' ')}"
+                             if ev["token"] != "none" else f"{names[t]} loses its tokens")
+                          + " (Rally, L3729-3731).")
+        else:
+            fox = " with At the Double (Desert Fox, L3501)" if r[BK.L_TOKEN] == 1 else ""
+            ev["text"] = (f"{uname} orders {names[t]} to get moving ({ev['dice']}): "
+                          + (f"{names[t]} activates again{fox}; {uname}'s activation ends"
+                             if ev["hits"] > 0 else "the order fails")
+                          + " (Get Moving You Bunch of Monkeys, L3723-3727).")
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})

@@ -74,6 +74,7 @@ from dustsim.engines.kernel import G_DICE, S_MODELS, S_SINGLE, S_SUPP, S_TOKEN, 
 from dustsim.engines.rng import next_u64, uniform
 from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
+    C_ORDERS,
     C_P,
     C_PASS,
     C_REACT_DICE,
@@ -228,6 +229,8 @@ SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
 SP_OBSERVE = np.int64(4)  # an Artillery Observer calls in a friendly unit's artillery (L3419)
 SP_REPAIR = np.int64(5)  # a Mechanic's Makeshift Repair (L3759-3765)
 SP_SPY = np.int64(6)  # a Spy's roll to be placed (L3655-3657)
+# an officer's Rally (L3729-3731) and Get Moving You Bunch of Monkeys (L3723-3727)
+SP_RALLY, SP_ORDER = np.int64(7), np.int64(8)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -1595,6 +1598,127 @@ def _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _jammed(m, bd, u):
+    """An enemy Jammer stands within range 6 of u (L3567)."""
+    for j in range(m[0, H_U]):
+        if _side(m, j) != _side(m, u) and _present(m, j) and BR.has(m, j, BR.RB_JAMMER):
+            if _gap(m, bd, u, j) <= BR.JAM_RANGE:
+                return True
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _in_reach(m, bd, ls, lq, u, t):
+    """t is within range 2 of officer u and in its line of sight (no radio needed)."""
+    if _gap(m, bd, u, t) > BR.ORDER_RANGE:
+        return False
+    return _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) != 2
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _command_roll(rng, buf, pos, scripted, m, k, jam):
+    """k command dice on P; ``jam``: the successes are re-rolled and count only if they
+    succeed again (Jammer, L3567). Returns (successes, pos)."""
+    s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], k)
+    if jam and s > 0:
+        s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], s)
+    return s, pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
+    """An officer's command actions under the policy (:mod:`dustsim.play.battle_rules`):
+    Rally (L3729-3731), then Get Moving You Bunch of Monkeys (L3723-3727), each one action
+    (free for a General, L3537). Returns (pos, actions left, the activation ended)."""
+    U = m[0, H_U]
+    rs = m[0, H_ST]
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    su = _sq(m, u)
+    radio = BR.has(m, u, BR.RB_RADIO)
+    free = BR.has(m, u, BR.RB_GENERAL)
+    dice = np.int64(3) if BR.has(m, u, BR.RB_RED_BANNER) else np.int64(2)
+    best = -1
+    bv = -1.0
+    near = 0
+    for t in range(U):
+        if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] != 0:
+            continue
+        if not ((m[R_CFG, C_SUPP] != 0 and m[rs + t, ST_TOK] == 2) or _stun(m, t) != 0):
+            continue
+        if _in_reach(m, bd, ls, lq, u, t):
+            near += 1
+        if f[F_UNITS + t, 0] > bv:
+            best, bv = t, f[F_UNITS + t, 0]
+    if near > 0 or (radio and best >= 0):
+        jam = near == 0 and _jammed(m, bd, u)  # the radio's one unit: jammed within 6
+        _release(m, u)
+        BR.unhide(m, u)
+        for t in range(U):
+            if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] != 0:
+                continue
+            if not ((m[R_CFG, C_SUPP] != 0 and m[rs + t, ST_TOK] == 2) or _stun(m, t) != 0):
+                continue
+            if (near == 0 and t != best) or (near > 0 and not _in_reach(m, bd, ls, lq, u, t)):
+                continue
+            p0 = pos
+            got, pos = _command_roll(rng, buf, pos, scripted, m, dice, jam)
+            if got >= 2:
+                m[rs + t, ST_TOK] = 0
+                m[rs + t, ST_STUN] = 0
+            elif got == 1 and m[rs + t, ST_TOK] > 0:
+                m[rs + t, ST_TOK] -= 1
+            k = _log(m, log, turn, side, u, A_SPECIAL, su, _sq(m, t))
+            if k >= 0:
+                log[k, L_X] = SP_RALLY
+                log[k, L_TARGET] = t
+                log[k, L_D0] = p0
+                log[k, L_D1] = pos
+                log[k, L_HITS] = got
+                log[k, L_TOKEN] = m[rs + t, ST_TOK]
+        if not free:
+            actions -= 1
+    if actions < 2:
+        return pos, actions, False
+    g = -1
+    gv = f[F_UNITS + u, 0]
+    for t in range(U):
+        if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] == 0:
+            continue
+        if m[m[0, H_XU] + t, BR.X_REACT] == turn or _kind(m, t) == KIND_AIR:
+            continue
+        if _stun(m, t) >= 2 or m[rs + t, ST_GONE] != 0 or not _strikes(m, bd, t):
+            continue
+        if not radio and not _in_reach(m, bd, ls, lq, u, t):
+            continue
+        if f[F_UNITS + t, 0] > gv:
+            g, gv = t, f[F_UNITS + t, 0]
+    if g < 0:
+        return pos, actions, False
+    jam = not _in_reach(m, bd, ls, lq, u, g) and _jammed(m, bd, u)
+    _release(m, u)
+    BR.unhide(m, u)
+    p0 = pos
+    got, pos = _command_roll(rng, buf, pos, scripted, m, ONE, jam)
+    k = _log(m, log, turn, side, u, A_SPECIAL, su, _sq(m, g))
+    if k >= 0:
+        log[k, L_X] = SP_ORDER
+        log[k, L_TARGET] = g
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+        log[k, L_TOKEN] = 1 if BR.has(m, u, BR.RB_DESERT_FOX) else 0
+    if got > 0:  # its activation ends; g is reactivated at once (L3725-3727)
+        m[m[0, H_XU] + g, BR.X_REACT] = turn
+        m[R_G, BR.G_NEXT] = g + 1
+        m[R_G, BR.G_FOX] = 1 if BR.has(m, u, BR.RB_DESERT_FOX) else 0
+        return pos, actions, True
+    if not free:
+        actions -= 1
+    return pos, actions, False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved):
     """u's close-combat lines declared at t and t's retaliation, never sustained (L765), a
     Stunned t never fighting back (L3266, L3331, L3465): casualties removed together
@@ -1867,6 +1991,17 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     m[rx, BR.ST_FIRST] = 1
     if m[rx, BR.X_SMOKE] > m[rx, BR.ST_SMOKED] and _present(m, u):
         _smoke(m, f, bd, log, u, el, val)
+    if m[R_G, BR.G_NEXT] > 0:  # Get Moving: the ordered unit activates again now (L3725)
+        g = m[R_G, BR.G_NEXT] - 1
+        m[R_G, BR.G_NEXT] = 0
+        rg = m[0, H_XU] + g
+        fox = m[R_G, BR.G_FOX] != 0 and (m[rg, BR.X_RULES] & BR.RB_AT_THE_DOUBLE) == 0
+        m[R_G, BR.G_FOX] = 0
+        if fox:  # Desert Fox: At the Double for that activation (L3501)
+            m[rg, BR.X_RULES] |= BR.RB_AT_THE_DOUBLE
+        pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g, el, val, qb)
+        if fox:
+            m[rg, BR.X_RULES] &= ~BR.RB_AT_THE_DOUBLE
     return pos
 
 
@@ -2170,6 +2305,11 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         pos, fixed = _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u)
         if fixed:
             actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_OFFICER) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
+        pos, actions, ended = _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
+                                       actions)  # Rally, Get Moving (L3711-3731)
+        if ended:
+            return pos
     three = actions == 3
     suppressed = actions == 1  # one action left: Attack or Move
     m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745

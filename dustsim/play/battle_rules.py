@@ -78,6 +78,26 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   Attack when worth something, else a Move (drawing a reaction, L797) and an Attack.
   Decision: the Spy's dice are the activation's first roll; it has no token to remove off the
   table. A Spy is never a joined hero (L3657, a list rule).
+* **Officers** (Officer, Command Squad, Command Vehicle, General; L3707-3731): after its token
+  removal roll a unit with an officer may Rally, then order Get Moving You Bunch of Monkeys,
+  each a special action costing one action (free for a General, L3537). Rally: every friendly
+  unit still to activate this turn that is Suppressed or Stunned within range 2 and line of
+  sight, or, with a radio, the one with most AP anywhere; two dice each (three with Red
+  Banner, L3629), P: two remove every token, one steps Suppression down to Under Fire (the
+  engagement kernel's reading). Get Moving: one die, P; the friendly ground unit already
+  activated this turn, not yet reactivated, within range 2 and sight (anywhere with a radio),
+  that can strike (an enemy within its longest range and Move) and is worth more AP than the
+  officer is reactivated at once and the officer's activation ends (L3725-3727). Policy: Rally
+  when such a unit exists, Get Moving when such a unit exists (the line engine's
+  ``orders=get-moving``). A radio: a Command Squad or Vehicle, any vehicle, an officer of
+  infantry armour 3-4 (``unit_rules.radio``).
+* **Desert Fox** (L3499-3501): the unit its Get Moving reactivates gains At the Double for that
+  activation.
+* **Red Banner** (L3627-3629): three dice per unit it Rallies.
+* **Jammer** (L3565-3567): an enemy officer using its radio (a Rally or Get Moving of a unit
+  beyond range 2 or out of its sight) within range 6 of a Jammer re-rolls its successful
+  dice: a success counts only if its re-roll succeeds too. Not played: the re-roll of the
+  successes of attacks an Artillery Observer triggers (the dice kernel re-rolls misses only).
 * **Smoke Grenades** (ENLIST; smoke L3226-3230): the skill's own text is in no seed. Decision:
   played as Smoke Launchers (L3651-3653): once per game a free smoke screen on the unit's
   square and three adjacent squares forming a 2x2 (the same policy); a unit with both has
@@ -119,6 +139,16 @@ RB_MECHANIC = np.int64(1 << 19)  # Mechanic, Mechanic Crew: Makeshift Repair (L3
 REPAIR_DICE = 5  # L3763
 RB_SPY = np.int64(1 << 20)  # Spy: not placed at the start (L3655-3657)
 SPY_DICE = 2  # L3657
+RB_OFFICER = np.int64(1 << 21)  # command actions: Rally, Get Moving (L3711-3731)
+RB_RADIO = np.int64(1 << 22)  # its officer has a radio (L3713-3715)
+RB_GENERAL = np.int64(1 << 23)  # a free officer action each activation (L3535-3537)
+RB_DESERT_FOX = np.int64(1 << 24)  # its Get Moving grants At the Double (L3499-3501)
+RB_JAMMER = np.int64(1 << 25)  # jams enemy radios within range 6 (L3565-3567)
+RB_RED_BANNER = np.int64(1 << 26)  # three dice per unit Rallied (L3627-3629)
+X_REACT = 16  # unit facts: the turn it was reactivated by Get Moving (once per turn, L3727)
+G_NEXT, G_FOX = 16, 15  # game state: 1 + the unit to reactivate now; 1: it gains At the Double
+JAM_RANGE = 6  # L3567
+ORDER_RANGE = 2  # L3725, L3731
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
@@ -130,7 +160,10 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_TRAIL_BLAZER, "Trail Blazer"), (RB_AIRBORNE, "Airborne"),
               (RB_CAMOUFLAGE, "Camouflage"), (RB_WIRE, "Wire-guided"),
               (RB_OBSERVER, "Artillery Observer"), (RB_MECHANIC, "Mechanic"),
-              (RB_SPY, "Spy"))
+              (RB_SPY, "Spy"), (RB_OFFICER, "Officer"), (RB_RADIO, "Radio"),
+              (RB_GENERAL, "General"),
+              (RB_DESERT_FOX, "Desert Fox"), (RB_JAMMER, "Jammer"),
+              (RB_RED_BANNER, "Red Banner"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -159,7 +192,9 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.trail_blazer, RB_TRAIL_BLAZER), (r.airborne, RB_AIRBORNE),
                           (r.camouflage, RB_CAMOUFLAGE),
                           (r.artillery_observer, RB_OBSERVER), (r.mechanic, RB_MECHANIC),
-                          (r.spy, RB_SPY)):
+                          (r.spy, RB_SPY), (r.officer, RB_OFFICER), (r.radio, RB_RADIO),
+                          (r.general, RB_GENERAL), (r.desert_fox, RB_DESERT_FOX),
+                          (r.jammer, RB_JAMMER), (r.red_banner, RB_RED_BANNER)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits
@@ -191,6 +226,7 @@ def reset_rules(m, n):
         m[rx + u, ST_FIRST] = 0
         m[rx + u, ST_DROP] = 0
         m[rx + u, X_WIRE] = -1
+        m[rx + u, X_REACT] = 0
     rsc = m[0, H_SCR]
     for s in range(n):
         m[rsc + s, SC_SMOKE] = 0

@@ -46,7 +46,11 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   within range 1 of the mechanic in its line of sight, rolls five dice and restores no more
   points than its successes nor above the vehicle's damage track;
 * a Spy (``special`` ``spy``; L3655-3657) is placed only on a success of its dice, within
-  range 1 of an enemy unit.
+  range 1 of an enemy unit;
+* an officer's Rally and Get Moving (``special`` ``rally`` / ``get-moving``; L3723-3731) name a
+  friendly unit within range 2, or any one when the officer has a radio (``units[].rules``
+  lists ``Radio``); Get Moving orders a unit that has activated this turn, and a successful
+  order is followed by that unit's activation (L3725-3727).
 """
 
 from __future__ import annotations
@@ -126,6 +130,8 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     held: dict[Any, list[int]] = {}  # a Large/Huge vehicle's squares (its last move's)
     called: dict[Any, tuple[Any, int]] = {}  # artillery unit -> (observer, turn)
     tracks = {u["id"]: u.get("damage_track") for u in log["units"]}
+    radios = frozenset(u["id"] for u in log["units"] if "Radio" in (u.get("rules") or ()))
+    pending: tuple[int, Any] | None = None  # (event, unit) a successful Get Moving reactivates
     activated: dict[Any, int] = {}  # unit -> the turn of its last activation
     for i, ev, states in walk(log):
         feet = _Feet(states, held, sizes)
@@ -139,6 +145,28 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                                    "Artillery Observer calls in only a friendly unit that has "
                                    "not activated this turn (L3421)")
             called[a] = (ev["unit"], ev["turn"])
+        if pending is not None and ev["action"] == "activate":
+            if ev["unit"] != pending[1]:
+                raise DustsimError(f"replay log: event {i} (activate): field 'unit': the unit "
+                                   f"ordered to get moving (event {pending[0]}) activates "
+                                   "next (L3725)")
+            pending = None
+        if ev["action"] == "special" and ev.get("special") in ("rally", "get-moving"):
+            t = ev.get("target")
+            a = [q for q in feet.of(ev["unit"]) if q is not None]
+            b = [q for q in feet.of(t) if q is not None] if t in sides else []
+            far = not a or not b or min(distance(board, x, y) for x in a for y in b) > 2
+            if sides.get(t) != ev["side"] or (far and ev["unit"] not in radios):
+                raise DustsimError(f"replay log: event {i} (special {ev['special']}): field "
+                                   "'target': an officer commands a friendly unit within "
+                                   "range 2, or anywhere with a radio (L3713-3731)")
+            if ev["special"] == "get-moving":
+                if activated.get(t) != ev["turn"]:
+                    raise DustsimError(f"replay log: event {i} (special get-moving): field "
+                                       "'target': only a unit that has activated this turn is "
+                                       "reactivated (L3725)")
+                if ev.get("hits"):
+                    pending = (i, t)
         if ev["action"] == "activate":
             activated[ev["unit"]] = ev["turn"]
         if ev["action"] == "special" and ev.get("special") == "spy" and \

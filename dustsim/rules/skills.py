@@ -217,22 +217,27 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
        "combat", "L3561-3563"),
     _r("Officer", S, P, "Rally and Get Moving You Bunch of Monkeys under the policy "
-       "orders=get-moving (engagement kernel)", "L3615-3617, L3711-3731",
+       "orders=get-moving (engagement kernel; grid battles: play.battle_rules, within range 2 "
+       "and sight or by radio)", "L3615-3617, L3711-3731",
        gap="Ammo Drop; losing the officer soldier (L3709)"),
     _r("Command Squad", S, P, "its officer's Rally and Get Moving, with a radio (engagement "
-       "kernel)", "L3469-3471, L3707-3765",
+       "kernel; grid battles: play.battle_rules)", "L3469-3471, L3707-3765",
        gap="Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _ENLIST + "; command actions"),
     _r("Command Vehicle", S, N, "extra radio; re-roll failed command actions", "L3473-3475"),
-    _r("General", S, P, "its officer action (Get Moving) is free (engagement kernel)",
+    _r("General", S, P, "its officer actions are free (engagement kernel: Get Moving; grid "
+       "battles: Rally and Get Moving, play.battle_rules)",
        "L3535-3537", gap="two dice for the officer actions of the unit it joins"),
     _r("Tactician", S, N, _ENLIST),
     _r("Get Moving You", S, N, "Get Moving You Bunch of Monkeys command action",
        "L3723-3727"),
     _r("Follow Me", S, N, "1/3 per friendly unit in range 2 to follow", "L3531-3533"),
-    _r("Red Banner", S, N, "three dice when Rallying", "L3627-3629"),
-    _r("Desert Fox", S, N, "units it reactivates gain At the Double", "L3499-3501"),
+    _r("Red Banner", S, P, "three dice per unit it Rallies (grid battles: play.battle_rules)",
+       "L3627-3629", gap="duels on a line (the engagement kernel rolls two)"),
+    _r("Desert Fox", S, P, "the unit its Get Moving reactivates gains At the Double for that "
+       "activation (grid battles: play.battle_rules)", "L3499-3501",
+       gap="duels on a line (the engagement kernel's Get Moving grants nothing more)"),
     _r("Combat Medic", S, N, "medic command actions", "L3735-3757"),
     _r("Medic", S, N, "medic command actions", "L3735-3757"),
     _r("Mechanic", S, P, "Makeshift Repair: an adjacent friendly vehicle in sight gets a "
@@ -253,8 +258,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        gap="duels on a line (no squares there) and observed smoke shells"),
     _r("Air Traffic Control", S, P, "one action, a die on P: an activated friendly aircraft "
        "activates again (policy orders=get-moving)", "L3387-3389"),
-    _r("Jammer", S, N, "enemy radio actions and observed artillery re-roll successes",
-       "L3565-3567"),
+    _r("Jammer", S, P, "an enemy officer's radio Rally or Get Moving within range 6 re-rolls "
+       "its successes (grid battles: play.battle_rules)", "L3565-3567",
+       gap="duels on a line, and the re-roll of the successes of attacks an Artillery "
+           "Observer triggers (L3567)"),
     _r("Radar", S, N, _ENLIST),
     _r("Spy", S, P, "off the table until its two dice roll a P: placed within range 1 of an "
        "enemy, one action per P (grid battles: play.battle_rules)", "L3655-3657",

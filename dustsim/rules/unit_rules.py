@@ -150,6 +150,15 @@ class UnitRules:
     """1: a Spy hero (L3655-3657): not placed at the start; when it activates off the table it
     rolls two dice, is placed within range 1 of an enemy unit on any P and takes one action
     per P, else only Nothing or Pass."""
+    desert_fox: int = 0
+    """1: a unit it reactivates with Get Moving You Bunch of Monkeys gains At the Double for
+    that activation (L3499-3501)."""
+    jammer: int = 0
+    """1: enemy units using a radio within range 6 re-roll their successful dice for those
+    actions; attacks triggered by an Artillery Observer re-roll their successes
+    (L3565-3567)."""
+    red_banner: int = 0
+    """1: three dice, not two, for each unit it Rallies (L3627-3629)."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -161,8 +170,8 @@ N_FIELDS = len(FIELDS)
  R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
- R_RADIO, R_SPY) = range(37)
-if FIELDS[R_SPY] != "spy" or len(FIELDS) != R_SPY + 1:
+ R_RADIO, R_SPY, R_DESERT_FOX, R_JAMMER, R_RED_BANNER) = range(40)
+if FIELDS[R_RED_BANNER] != "red_banner" or len(FIELDS) != R_RED_BANNER + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -257,6 +266,9 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
             card.kind == "vehicle" or bool(shared & {"command squad", "command vehicle"})
             or card.armour in ("I3", "I4") or pilot is not None)),
         spy=int("spy" in own and card.kind == "hero"),
+        desert_fox=int("desert fox" in shared),
+        jammer=int("jammer" in shared),
+        red_banner=int("red banner" in shared),
     )
 
 
