@@ -402,8 +402,56 @@ def test_get_moving_reactivates_an_activated_friend_at_once(skills, armour, jamm
 
 
 def test_officer_events_pass_the_replay_checker():
+    """Whole games (six turns, two friends worth more than the officer): orders given, some
+    obeyed, each followed by the ordered unit's activation; the checker refuses an order to
+    an enemy."""
+    from dataclasses import replace
+
+    from dustsim.play.duel import DuelUnit
+    from dustsim.play.policies import get_policy
     from dustsim.review.replay_rules import check_log_on_board
 
-    g = _officer_game(("Officer", "General"), friend_at=sq(2, 2), faces="P")
-    for seed in range(6):
-        check_log_on_board(B.event_log(g.spec, seed=seed))
+    board = BD.open_board(BW, BH)
+    setup = replace(B.scenario_setup("101", 0), board=board, boards=(board,), turns=6)
+    pistol = weapon({"V1": "1/1", "I1": "1/1"}, name="pistol", range_="1")
+    side_a = [replace(unit("Officer", pistol, skills=("Officer", "Desert Fox")), armour="I3"),
+              replace(unit("Friend", GUN, track=3), ap=10),
+              replace(unit("Friend2", GUN, track=3), ap=8)]
+    side_b = [unit("Foe", GUN, track=3, skills=("Jammer",)), unit("Foe2", GUN, track=3)]
+    spec = B.compile_battle([DuelUnit(c) for c in side_a], [DuelUnit(c) for c in side_b],
+                            setup, get_policy("advance"), attacker=0)
+    obeyed = None
+    for seed in range(8):
+        log = B.event_log(spec, seed=seed)
+        check_log_on_board(log)
+        for i, e in enumerate(log["events"]):
+            if e.get("special") == "get-moving" and e["hits"] and obeyed is None:
+                obeyed = (log, i)
+    assert obeyed is not None
+    log, i = obeyed
+    nxt = next(e for e in log["events"][i + 1:] if e["action"] == "activate")
+    assert nxt["unit"] == log["events"][i]["target"] and "At the Double" in \
+        log["events"][i]["text"]
+    bad = copy.deepcopy(log)
+    bad["events"][i]["target"] = 3  # Foe
+    with pytest.raises(DustsimError, match="friendly unit"):
+        check_log_on_board(bad)
+
+
+@pytest.mark.parametrize("skills, ordered", [
+    (("Command Vehicle",), True),  # S fails, its re-roll P succeeds (L3475)
+    (("Officer",), False),  # an officer's vehicle without it: S fails, no re-roll
+])
+def test_command_vehicle_rerolls_a_failed_command_die(skills, ordered):
+    from dataclasses import replace
+
+    pistol = weapon({"V1": "1/1", "I1": "1/1"}, name="pistol", range_="1")
+    cv = unit("CV", pistol, kind="vehicle", skills=skills, track=3)
+    friend = replace(unit("Friend", GUN, track=3), ap=10)
+    g = Game(spec_on(BD.open_board(BW, BH), [cv, friend], [unit("Foe", GUN, track=3)],
+                     policy="cautious"), [sq(1, 1), sq(2, 2), sq(5, 4)], faces="SP" + "S" * 60)
+    g.m[g.m[0, H_ST] + FRIEND, 5] = 1
+    g.activate(OFF_U)
+    order = _special(g, BK.SP_ORDER)
+    assert len(order) == 1 and order[0][BK.L_HITS] == int(ordered)
+    assert order[0][BK.L_D1] - order[0][BK.L_D0] == (2 if ordered else 1)

@@ -1616,12 +1616,18 @@ def _in_reach(m, bd, ls, lq, u, t):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _command_roll(rng, buf, pos, scripted, m, k, jam):
+def _command_roll(rng, buf, pos, scripted, m, k, jam, again):
     """k command dice on P; ``jam``: the successes are re-rolled and count only if they
-    succeed again (Jammer, L3567). Returns (successes, pos)."""
+    succeed again (Jammer, L3567); ``again``: the failed dice are re-rolled once (Command
+    Vehicle, L3475), jammed as well. Returns (successes, pos)."""
     s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], k)
     if jam and s > 0:
         s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], s)
+    if again and s < k:
+        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], k - s)
+        if jam and s2 > 0:
+            s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], s2)
+        s += s2
     return s, pos
 
 
@@ -1629,7 +1635,7 @@ def _command_roll(rng, buf, pos, scripted, m, k, jam):
 def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
     """An officer's command actions under the policy (:mod:`dustsim.play.battle_rules`):
     Rally (L3729-3731), then Get Moving You Bunch of Monkeys (L3723-3727), each one action
-    (free for a General, L3537). Returns (pos, actions left, the activation ended)."""
+    (a General's first one is free, L3537). Returns (pos, actions left, the activation ended)."""
     U = m[0, H_U]
     rs = m[0, H_ST]
     turn = m[R_G, G_TURN]
@@ -1637,6 +1643,7 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
     su = _sq(m, u)
     radio = BR.has(m, u, BR.RB_RADIO)
     free = BR.has(m, u, BR.RB_GENERAL)
+    cv = BR.has(m, u, BR.RB_COMMAND_VEHICLE)
     dice = np.int64(3) if BR.has(m, u, BR.RB_RED_BANNER) else np.int64(2)
     best = -1
     bv = -1.0
@@ -1662,7 +1669,7 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
             if (near == 0 and t != best) or (near > 0 and not _in_reach(m, bd, ls, lq, u, t)):
                 continue
             p0 = pos
-            got, pos = _command_roll(rng, buf, pos, scripted, m, dice, jam)
+            got, pos = _command_roll(rng, buf, pos, scripted, m, dice, jam, cv)
             if got >= 2:
                 m[rs + t, ST_TOK] = 0
                 m[rs + t, ST_STUN] = 0
@@ -1676,7 +1683,9 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
                 log[k, L_D1] = pos
                 log[k, L_HITS] = got
                 log[k, L_TOKEN] = m[rs + t, ST_TOK]
-        if not free:
+        if free:
+            free = False  # one free officer action per activation (L3537)
+        else:
             actions -= 1
     if actions < 2:
         return pos, actions, False
@@ -1699,7 +1708,7 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
     _release(m, u)
     BR.unhide(m, u)
     p0 = pos
-    got, pos = _command_roll(rng, buf, pos, scripted, m, ONE, jam)
+    got, pos = _command_roll(rng, buf, pos, scripted, m, ONE, jam, cv)
     k = _log(m, log, turn, side, u, A_SPECIAL, su, _sq(m, g))
     if k >= 0:
         log[k, L_X] = SP_ORDER

@@ -80,7 +80,8 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   table. A Spy is never a joined hero (L3657, a list rule).
 * **Officers** (Officer, Command Squad, Command Vehicle, General; L3707-3731): after its token
   removal roll a unit with an officer may Rally, then order Get Moving You Bunch of Monkeys,
-  each a special action costing one action (free for a General, L3537). Rally: every friendly
+  each a special action costing one action (a General's first each activation is free,
+  L3537). Rally: every friendly
   unit still to activate this turn that is Suppressed or Stunned within range 2 and line of
   sight, or, with a radio, the one with most AP anywhere; two dice each (three with Red
   Banner, L3629), P: two remove every token, one steps Suppression down to Under Fire (the
@@ -94,6 +95,10 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
 * **Desert Fox** (L3499-3501): the unit its Get Moving reactivates gains At the Double for that
   activation.
 * **Red Banner** (L3627-3629): three dice per unit it Rallies.
+* **Command Vehicle** (L3473-3475): the vehicle is an officer with a radio
+  (``unit_rules.officer``, ``radio``); the dice of its command actions that fail are re-rolled
+  once (a Jammer re-rolls the successes of each attempt, L3567). Not played: the Command
+  Squad, Medic or Mechanic mounted in it (passengers are not played on the grid).
 * **Jammer** (L3565-3567): an enemy officer using its radio (a Rally or Get Moving of a unit
   beyond range 2 or out of its sight) within range 6 of a Jammer re-rolls its successful
   dice: a success counts only if its re-roll succeeds too. Not played: the re-roll of the
@@ -145,6 +150,7 @@ RB_GENERAL = np.int64(1 << 23)  # a free officer action each activation (L3535-3
 RB_DESERT_FOX = np.int64(1 << 24)  # its Get Moving grants At the Double (L3499-3501)
 RB_JAMMER = np.int64(1 << 25)  # jams enemy radios within range 6 (L3565-3567)
 RB_RED_BANNER = np.int64(1 << 26)  # three dice per unit Rallied (L3627-3629)
+RB_COMMAND_VEHICLE = np.int64(1 << 27)  # failed command dice re-rolled (L3473-3475)
 X_REACT = 16  # unit facts: the turn it was reactivated by Get Moving (once per turn, L3727)
 G_NEXT, G_FOX = 16, 15  # game state: 1 + the unit to reactivate now; 1: it gains At the Double
 JAM_RANGE = 6  # L3567
@@ -163,7 +169,7 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_SPY, "Spy"), (RB_OFFICER, "Officer"), (RB_RADIO, "Radio"),
               (RB_GENERAL, "General"),
               (RB_DESERT_FOX, "Desert Fox"), (RB_JAMMER, "Jammer"),
-              (RB_RED_BANNER, "Red Banner"))
+              (RB_RED_BANNER, "Red Banner"), (RB_COMMAND_VEHICLE, "Command Vehicle"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -194,7 +200,8 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.artillery_observer, RB_OBSERVER), (r.mechanic, RB_MECHANIC),
                           (r.spy, RB_SPY), (r.officer, RB_OFFICER), (r.radio, RB_RADIO),
                           (r.general, RB_GENERAL), (r.desert_fox, RB_DESERT_FOX),
-                          (r.jammer, RB_JAMMER), (r.red_banner, RB_RED_BANNER)):
+                          (r.jammer, RB_JAMMER), (r.red_banner, RB_RED_BANNER),
+                          (r.command_vehicle, RB_COMMAND_VEHICLE)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits

@@ -225,7 +225,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        gap="Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _ENLIST + "; command actions"),
-    _r("Command Vehicle", S, N, "extra radio; re-roll failed command actions", "L3473-3475"),
+    _r("Command Vehicle", S, P, "an officer with a radio whose failed command dice are "
+       "re-rolled (grid battles: play.battle_rules)", "L3473-3475",
+       gap="duels on a line, and the Command Squad, Medic or Mechanic mounted in it "
+           "(passengers are not played)"),
     _r("General", S, P, "its officer actions are free (engagement kernel: Get Moving; grid "
        "battles: Rally and Get Moving, play.battle_rules)",
        "L3535-3537", gap="two dice for the officer actions of the unit it joins"),
