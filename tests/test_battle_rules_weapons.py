@@ -455,3 +455,43 @@ def test_command_vehicle_rerolls_a_failed_command_die(skills, ordered):
     order = _special(g, BK.SP_ORDER)
     assert len(order) == 1 and order[0][BK.L_HITS] == int(ordered)
     assert order[0][BK.L_D1] - order[0][BK.L_D0] == (2 if ordered else 1)
+
+
+# -- black ops -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("skills, winner", [
+    # four dice for side A (L3443): S S S P against T T T: one P to none, A wins
+    (("Black Ops",), 0),
+    # three dice each: S S S against P T T: B has the P (L337)
+    ((), 1),
+])
+def test_black_ops_rolls_four_initiative_dice(skills, winner):
+    g = Game(spec_on(BD.open_board(BW, BH), [unit("Joe", GUN, skills=skills)],
+                     [unit("E", GUN)]), [sq(1, 1), sq(5, 4)], faces="SSSPTTT")
+    win, pos = BK._initiative_roll(g.rng, g.buf, np.int64(0), BK.ON, g.m)
+    assert win == winner
+    assert pos == (7 if skills else 6)
+
+
+def test_black_ops_initiative_monte_carlo_against_exact():
+    """Four dice against three, most P then most T, ties re-rolled (L337, L3443): exact by
+    enumerating the 3^7 faces; the kernel's random roll within 5 standard errors."""
+    import itertools
+
+    from dustsim.engines.rng import state
+
+    win = tie = 0
+    for faces in itertools.product(range(3), repeat=7):
+        a, b = faces[:4], faces[4:]
+        ka, kb = (a.count(0), a.count(1)), (b.count(0), b.count(1))
+        win += ka > kb
+        tie += ka == kb
+    exact = win / (3 ** 7 - tie)
+    g = Game(spec_on(BD.open_board(BW, BH), [unit("Joe", GUN, skills=("Black Ops",))],
+                     [unit("E", GUN)]), [sq(1, 1), sq(5, 4)])
+    rng = state(np.random.SeedSequence(23))
+    n = 20_000
+    wins = sum(1 - int(BK._initiative_roll(rng, g.buf, np.int64(0), BK.OFF, g.m)[0])
+               for _ in range(n))
+    se = (exact * (1 - exact) / n) ** 0.5
+    assert abs(wins / n - exact) < 5 * se
+    assert abs(exact - 1303 / 1974) < 1e-12  # the digest's figure

@@ -74,6 +74,8 @@ from dustsim.engines.kernel import G_DICE, S_MODELS, S_SINGLE, S_SUPP, S_TOKEN, 
 from dustsim.engines.rng import next_u64, uniform
 from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
+    C_INIT,
+    C_INIT_DICE,
     C_ORDERS,
     C_P,
     C_PASS,
@@ -81,6 +83,7 @@ from dustsim.play.duel_kernel import (
     C_SALVO,
     C_SUPP,
     C_T,
+    C_TIEBREAK,
     C_VOLLEY,
     H_GROUPS,
     H_RES,
@@ -1598,6 +1601,51 @@ def _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _initiative_roll(rng, buf, pos, scripted, m):
+    """The initiative (L337): the engagement kernel's roll, unless one side has a Black Ops
+    hero in play and the other none (four dice against three, L3441-3443): then both roll,
+    most P wins, ties by T, re-rolled while tied. Returns (winner, pos)."""
+    k0 = m[R_CFG, C_INIT_DICE]
+    ka = k0
+    kb = k0
+    for u in range(m[0, H_U]):
+        if BR.has(m, u, BR.RB_BLACK_OPS) and _alive(m, u) and m[m[0, H_ST] + u, ST_GONE] == 0:
+            if _side(m, u) == 0:
+                ka = k0 + 1
+            else:
+                kb = k0 + 1
+    if ka == kb or m[R_CFG, C_INIT] != 0:
+        return _initiative(rng, buf, pos, scripted, m)
+    pm = m[R_CFG, C_P]
+    tm = m[R_CFG, C_T]
+    for _ in range(64):
+        pa = 0
+        ta = 0
+        pb = 0
+        tb = 0
+        for i in range(ka + kb):
+            if scripted:
+                fc = np.int64(buf[pos]) if pos < buf.shape[0] else np.int64(2)
+                pos += 1
+            else:
+                fc = np.int64(uniform(rng) * 3.0)
+                fc = 2 if fc > 2 else fc
+            if i < ka:
+                pa += (pm >> fc) & 1
+                ta += (tm >> fc) & 1
+            else:
+                pb += (pm >> fc) & 1
+                tb += (tm >> fc) & 1
+        if pa != pb:
+            return (0 if pa > pb else 1), pos
+        if m[R_CFG, C_TIEBREAK] != 0 and ta != tb:
+            return (0 if ta > tb else 1), pos
+        if scripted and pos > buf.shape[0]:
+            break
+    return 0, pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _jammed(m, bd, u):
     """An enemy Jammer stands within range 6 of u (L3567)."""
     for j in range(m[0, H_U]):
@@ -3003,7 +3051,7 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
         for u in range(m[0, H_U]):
             m[rs + u, ST_ACT] = 0
             m[rs + u, ST_MOVED] = 0
-        win, pos = _initiative(rng, buf, pos, scripted, m)
+        win, pos = _initiative_roll(rng, buf, pos, scripted, m)  # Black Ops: 4 dice (L3443)
         # the winner chooses who activates first (L337): first when one of its units can
         # strike now, else it lets the opponent show its hand
         first = win

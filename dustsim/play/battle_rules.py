@@ -99,6 +99,9 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   (``unit_rules.officer``, ``radio``); the dice of its command actions that fail are re-rolled
   once (a Jammer re-rolls the successes of each attempt, L3567). Not played: the Command
   Squad, Medic or Mechanic mounted in it (passengers are not played on the grid).
+* **Black Ops** (L3441-3443): while a Black Ops hero of a side is in play, that side rolls four
+  initiative dice against three (most P, ties by T, re-rolled while tied: the engagement
+  kernel's comparison, L337); with equal dice the roll stays the fair coin it is.
 * **Jammer** (L3565-3567): an enemy officer using its radio (a Rally or Get Moving of a unit
   beyond range 2 or out of its sight) within range 6 of a Jammer re-rolls its successful
   dice: a success counts only if its re-roll succeeds too. Not played: the re-roll of the
@@ -151,6 +154,7 @@ RB_DESERT_FOX = np.int64(1 << 24)  # its Get Moving grants At the Double (L3499-
 RB_JAMMER = np.int64(1 << 25)  # jams enemy radios within range 6 (L3565-3567)
 RB_RED_BANNER = np.int64(1 << 26)  # three dice per unit Rallied (L3627-3629)
 RB_COMMAND_VEHICLE = np.int64(1 << 27)  # failed command dice re-rolled (L3473-3475)
+RB_BLACK_OPS = np.int64(1 << 28)  # its side rolls four initiative dice (L3441-3443)
 X_REACT = 16  # unit facts: the turn it was reactivated by Get Moving (once per turn, L3727)
 G_NEXT, G_FOX = 16, 15  # game state: 1 + the unit to reactivate now; 1: it gains At the Double
 JAM_RANGE = 6  # L3567
@@ -169,7 +173,8 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_SPY, "Spy"), (RB_OFFICER, "Officer"), (RB_RADIO, "Radio"),
               (RB_GENERAL, "General"),
               (RB_DESERT_FOX, "Desert Fox"), (RB_JAMMER, "Jammer"),
-              (RB_RED_BANNER, "Red Banner"), (RB_COMMAND_VEHICLE, "Command Vehicle"))
+              (RB_RED_BANNER, "Red Banner"), (RB_COMMAND_VEHICLE, "Command Vehicle"),
+              (RB_BLACK_OPS, "Black Ops"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -201,7 +206,8 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.spy, RB_SPY), (r.officer, RB_OFFICER), (r.radio, RB_RADIO),
                           (r.general, RB_GENERAL), (r.desert_fox, RB_DESERT_FOX),
                           (r.jammer, RB_JAMMER), (r.red_banner, RB_RED_BANNER),
-                          (r.command_vehicle, RB_COMMAND_VEHICLE)):
+                          (r.command_vehicle, RB_COMMAND_VEHICLE),
+                          (r.initiative_dice == 4, RB_BLACK_OPS)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits

@@ -213,7 +213,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "decision, play.battle_rules): once per game a free smoke screen on itself when "
        "threatened (engagement kernel; grid battles: the 2x2 screen)", "L3651-3653, L3226-3230",
        gap="its ENLIST text (in no seed) beyond the Smoke Launchers reading"),
-    _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
+    _r("Black Ops", S, P, "its side rolls four initiative dice while it is in play (grid "
+       "battles: play.battle_rules)", "L3441-3443",
+       gap="duels on a line (their initiative is a fair coin)"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
        "combat", "L3561-3563"),
     _r("Officer", S, P, "Rally and Get Moving You Bunch of Monkeys under the policy "
