@@ -495,3 +495,56 @@ def test_black_ops_initiative_monte_carlo_against_exact():
     se = (exact * (1 - exact) / n) ** 0.5
     assert abs(wins / n - exact) < 5 * se
     assert abs(exact - 1303 / 1974) < 1e-12  # the digest's figure
+
+
+# -- medics and medevac --------------------------------------------------------------------------
+def _squad(name, models=4):
+    from dataclasses import replace
+
+    return replace(unit(name, GUN), kind="squad", models=models, damage_track=None)
+
+
+@pytest.mark.parametrize("die, back", [("T", 1), ("P", 1), ("S", 0)])
+def test_get_up_one_die_on_p_or_t_returns_a_damage_point(die, back):
+    medic = unit("Costa", GUN, skills=("Combat Medic",), track=3)
+    friend = unit("Friend", GUN, track=3)
+    g = Game(spec_on(BD.open_board(BW, BH), [medic, friend], [unit("E", GUN)],
+                     policy="cautious"), [sq(1, 1), sq(2, 2), sq(6, 5)],
+             faces=die + "S" * 40)
+    g.m[g.m[0, H_ST] + 1, ST_SINGLE] = 1  # the friend lost two points
+    g.activate(0)
+    heal = _special(g, BK.SP_HEAL)
+    assert len(heal) == 1 and heal[0][BK.L_TARGET] == 1 and heal[0][BK.L_DAMAGE] == back
+    assert heal[0][BK.L_D1] - heal[0][BK.L_D0] == 1
+    assert _target_track(g, 1) == 1 + back  # L3741: one point, on P or T (the digest)
+
+
+def test_get_up_on_the_medics_own_unit_and_never_on_a_zombie():
+    medic = unit("Costa", GUN, skills=("Medic",), track=3)
+    zombie = unit("Zed", GUN, skills=("Zombie",), track=3)
+    g = Game(spec_on(BD.open_board(BW, BH), [medic, zombie], [unit("E", GUN)],
+                     policy="cautious"), [sq(1, 1), sq(2, 2), sq(6, 5)], faces="P" + "S" * 40)
+    g.m[g.m[0, H_ST] + 1, ST_SINGLE] = 1  # the zombie lost more (L3703: not a target)
+    g.m[g.m[0, H_ST] + 0, ST_SINGLE] = 2  # the medic itself (L3743: may treat itself)
+    g.activate(0)
+    heal = _special(g, BK.SP_HEAL)
+    assert len(heal) == 1 and heal[0][BK.L_TARGET] == 0
+    assert _target_track(g, 0) == 3 and _target_track(g, 1) == 1
+
+
+@pytest.mark.parametrize("faces, models", [
+    ("PSP", 4),  # three soldiers lost, three dice: two P, two back (L3593): 2 + 2
+    ("SSS", 2),  # no P: none back
+])
+def test_medevac_one_die_per_eliminated_soldier(faces, models):
+    amb = unit("Air Ambulance", GUN, kind="vehicle", skills=("Medevac",), track=3)
+    g = Game(spec_on(BD.open_board(BW, BH), [amb, _squad("Squad", models=5)],
+                     [unit("E", GUN)], policy="cautious"),
+             [sq(1, 1), sq(2, 2), sq(6, 5)], faces=faces + "S" * 40)
+    from dustsim.play.duel_kernel import ST_MODELS
+
+    g.m[g.m[0, H_ST] + 1, ST_MODELS] = 2
+    g.activate(0)
+    heal = _special(g, BK.SP_HEAL)
+    assert len(heal) == 1 and heal[0][BK.L_D1] - heal[0][BK.L_D0] == 3
+    assert int(g.m[g.m[0, H_ST] + 1, ST_MODELS]) == models

@@ -56,8 +56,8 @@ def test_statuses_follow_the_code():
     # value reads the table (issue 23: Move and Fire was counted as played there)
     from dustsim.review.value import PLAYED_SKILLS
 
-    assert S.SKILL_RULES["medic"].status == "not played"
-    assert "medic" not in PLAYED_SKILLS and "damage resilient" in PLAYED_SKILLS
+    assert S.SKILL_RULES["interrogate"].status == "not played"
+    assert "interrogate" not in PLAYED_SKILLS and "damage resilient" in PLAYED_SKILLS
     assert ("move and fire" in PLAYED_SKILLS) == (S.SKILL_RULES["move and fire"].status
                                                    == "played")
     assert S.played_skill_names() == PLAYED_SKILLS
@@ -99,7 +99,7 @@ def test_share_of_ap_not_played_is_counted_from_the_cards(cards):
     from dustsim.data.cards import Card
 
     a = Card(name="a", edition="dust-1947", kind="squad", armour="I2", ap=10,
-             skills=("Medic",))
+             skills=("Interrogate",))
     b = Card(name="b", edition="dust-1947", kind="squad", armour="I2", ap=30,
              skills=("Damage Resilient", "Mercenary"))
     c = Card(name="c", edition="dust-1947", kind="hero", armour="I2", ap=20,

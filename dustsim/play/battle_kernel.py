@@ -234,6 +234,7 @@ SP_REPAIR = np.int64(5)  # a Mechanic's Makeshift Repair (L3759-3765)
 SP_SPY = np.int64(6)  # a Spy's roll to be placed (L3655-3657)
 # an officer's Rally (L3729-3731) and Get Moving You Bunch of Monkeys (L3723-3727)
 SP_RALLY, SP_ORDER = np.int64(7), np.int64(8)
+SP_HEAL = np.int64(9)  # Get Up, It Ain't That Bad (L3741) or Medevac (L3593)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -1701,6 +1702,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
             continue
         if not ((m[R_CFG, C_SUPP] != 0 and m[rs + t, ST_TOK] == 2) or _stun(m, t) != 0):
             continue
+        if BR.has(m, t, BR.RB_ZOMBIE):
+            continue  # no command special action on a Zombie (L3703)
         if _in_reach(m, bd, ls, lq, u, t):
             near += 1
         if f[F_UNITS + t, 0] > bv:
@@ -1713,6 +1716,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
             if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] != 0:
                 continue
             if not ((m[R_CFG, C_SUPP] != 0 and m[rs + t, ST_TOK] == 2) or _stun(m, t) != 0):
+                continue
+            if BR.has(m, t, BR.RB_ZOMBIE):
                 continue
             if (near == 0 and t != best) or (near > 0 and not _in_reach(m, bd, ls, lq, u, t)):
                 continue
@@ -1744,6 +1749,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
             continue
         if m[m[0, H_XU] + t, BR.X_REACT] == turn or _kind(m, t) == KIND_AIR:
             continue
+        if BR.has(m, t, BR.RB_ZOMBIE):
+            continue  # no command special action on a Zombie (L3703)
         if _stun(m, t) >= 2 or m[rs + t, ST_GONE] != 0 or not _strikes(m, bd, t):
             continue
         if not radio and not _in_reach(m, bd, ls, lq, u, t):
@@ -1773,6 +1780,62 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
     if not free:
         actions -= 1
     return pos, actions, False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, medevac):
+    """Get Up, It Ain't That Bad (L3739-3743: one die on P or T, a soldier or a damage point
+    back, the medic's own unit included) or Medevac (``medevac``, L3591-3593: one die per
+    eliminated soldier of a squad, each P one back) on the friendly infantry unit within
+    range 1 and sight that lost most (:mod:`dustsim.play.battle_rules`). Returns (pos,
+    done)."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = -1
+    bl = 0
+    for t in range(U):
+        if _side(m, t) != _side(m, u) or not _present(m, t) or not _alive(m, t):
+            continue
+        if _kind(m, t) != KIND_INF or BR.has(m, t, BR.RB_ZOMBIE):
+            continue
+        if medevac and (t == u or m[ru + t, U_SQUAD] == 0):
+            continue
+        if m[ru + t, U_SQUAD] != 0:
+            lost = m[ru + t, U_MODELS] - m[rs + t, ST_MODELS]
+        else:
+            lost = m[ru + t, U_SINGLE] - m[rs + t, ST_SINGLE]
+        if lost <= 0 or bl >= lost:
+            continue
+        if t != u and (_gap(m, bd, u, t) > 1
+                       or _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) == 2):
+            continue
+        best, bl = t, lost
+    if best < 0:
+        return pos, False
+    t = best
+    BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
+    _release(m, u)
+    p0 = pos
+    if medevac:
+        got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], bl)
+    else:
+        got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], ONE)
+    back = got if got < bl else bl
+    if m[ru + t, U_SQUAD] != 0:
+        m[rs + t, ST_MODELS] += back
+    else:
+        m[rs + t, ST_SINGLE] += back
+    k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    if k >= 0:
+        log[k, L_X] = SP_HEAL
+        log[k, L_TARGET] = t
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+        log[k, L_DAMAGE] = back
+        log[k, L_TOKEN] = 1 if medevac else 0
+    return pos, True
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -2362,6 +2425,12 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         pos, fixed = _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u)
         if fixed:
             actions -= 1
+    for kind_heal in range(2):  # Get Up (L3741), Medevac (L3593): the first that applies
+        bit = BR.RB_MEDIC if kind_heal == 0 else BR.RB_MEDEVAC
+        if actions >= 2 and BR.has(m, u, bit) and cur >= 0:
+            pos, healed = _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, kind_heal == 1)
+            if healed:
+                actions -= 1
     if actions >= 2 and BR.has(m, u, BR.RB_OFFICER) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
         pos, actions, ended = _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
                                        actions)  # Rally, Get Moving (L3711-3731)

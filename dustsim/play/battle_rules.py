@@ -99,6 +99,16 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   (``unit_rules.officer``, ``radio``); the dice of its command actions that fail are re-rolled
   once (a Jammer re-rolls the successes of each attempt, L3567). Not played: the Command
   Squad, Medic or Mechanic mounted in it (passengers are not played on the grid).
+* **Get Up, It Ain't That Bad** (Medic, Combat Medic; L3739-3743): a special action, one of the
+  activation's actions: one die on P or T (the digest's two faces); a friendly infantry unit
+  within range 1 and sight, the medic's own unit included, gets one eliminated soldier back
+  (a squad) or one damage point (a hero or support weapon). Combat Medic's own text is in no
+  seed: read as a unit with a Medic. Not played: Inject Stimulants (L3745-3757).
+* **Medevac** (L3591-3593): a Medevac vehicle's special action: a friendly squad within
+  range 1 rolls one die per eliminated soldier, each P returns one. Policy (both): taken
+  first, after the token removal roll, when such a unit has lost soldiers or damage (the one
+  that lost most); the activation goes on with its one action left. Zombies are not healed
+  (L3703).
 * **Black Ops** (L3441-3443): while a Black Ops hero of a side is in play, that side rolls four
   initiative dice against three (most P, ties by T, re-rolled while tied: the engagement
   kernel's comparison, L337); with equal dice the roll stays the fair coin it is.
@@ -155,6 +165,9 @@ RB_JAMMER = np.int64(1 << 25)  # jams enemy radios within range 6 (L3565-3567)
 RB_RED_BANNER = np.int64(1 << 26)  # three dice per unit Rallied (L3627-3629)
 RB_COMMAND_VEHICLE = np.int64(1 << 27)  # failed command dice re-rolled (L3473-3475)
 RB_BLACK_OPS = np.int64(1 << 28)  # its side rolls four initiative dice (L3441-3443)
+RB_MEDIC = np.int64(1 << 29)  # Get Up, It Ain't That Bad (L3739-3743)
+RB_MEDEVAC = np.int64(1 << 30)  # Medevac (L3591-3593)
+RB_ZOMBIE = np.int64(1 << 31)  # no command special action targets it (L3703)
 X_REACT = 16  # unit facts: the turn it was reactivated by Get Moving (once per turn, L3727)
 G_NEXT, G_FOX = 16, 15  # game state: 1 + the unit to reactivate now; 1: it gains At the Double
 JAM_RANGE = 6  # L3567
@@ -174,7 +187,7 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_GENERAL, "General"),
               (RB_DESERT_FOX, "Desert Fox"), (RB_JAMMER, "Jammer"),
               (RB_RED_BANNER, "Red Banner"), (RB_COMMAND_VEHICLE, "Command Vehicle"),
-              (RB_BLACK_OPS, "Black Ops"))
+              (RB_BLACK_OPS, "Black Ops"), (RB_MEDIC, "Medic"), (RB_MEDEVAC, "Medevac"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -207,7 +220,8 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.general, RB_GENERAL), (r.desert_fox, RB_DESERT_FOX),
                           (r.jammer, RB_JAMMER), (r.red_banner, RB_RED_BANNER),
                           (r.command_vehicle, RB_COMMAND_VEHICLE),
-                          (r.initiative_dice == 4, RB_BLACK_OPS)):
+                          (r.initiative_dice == 4, RB_BLACK_OPS), (r.medic, RB_MEDIC),
+                          (r.medevac, RB_MEDEVAC), (r.zombie, RB_ZOMBIE)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits

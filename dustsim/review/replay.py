@@ -328,6 +328,11 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(states[uid], destroyed=True, tokens=())
     elif action == "exit":  # off the board through its exit edge
         changed[uid] = replace(states[uid], square=None)
+    elif action == "special" and ev.get("special") == "heal" and ev.get("returned"):
+        t = states[ev["target"]]  # Get Up / Medevac return soldiers or a point (L3741, L3593)
+        n = int(ev["returned"])
+        changed[ev["target"]] = (replace(t, models=t.models + n) if t.models is not None
+                                 else replace(t, track=(t.track or 0) + n))
     elif action == "special" and ev.get("special") == "repair" and ev.get("repaired"):
         t = states[ev["target"]]  # Makeshift Repair returns damage points (L3763-3765)
         if t.track is not None:

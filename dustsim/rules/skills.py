@@ -243,8 +243,12 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Desert Fox", S, P, "the unit its Get Moving reactivates gains At the Double for that "
        "activation (grid battles: play.battle_rules)", "L3499-3501",
        gap="duels on a line (the engagement kernel's Get Moving grants nothing more)"),
-    _r("Combat Medic", S, N, "medic command actions", "L3735-3757"),
-    _r("Medic", S, N, "medic command actions", "L3735-3757"),
+    _r("Combat Medic", S, P, "Get Up, It Ain't That Bad as a Medic (its own text is in no seed: "
+       "our reading of the name; grid battles: play.battle_rules)", "L3735-3743",
+       gap="duels on a line, and Inject Stimulants (L3745-3757)"),
+    _r("Medic", S, P, "Get Up, It Ain't That Bad: a soldier or a damage point back on P or T "
+       "(grid battles: play.battle_rules)", "L3735-3743",
+       gap="duels on a line, and Inject Stimulants (L3745-3757)"),
     _r("Mechanic", S, P, "Makeshift Repair: an adjacent friendly vehicle in sight gets a "
        "point back per P on five dice (grid battles: play.battle_rules)",
        "L3587-3589, L3759-3765",
@@ -255,7 +259,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Mechanic + Engineer Vehicle", S, N, "repairs and engineering actions (ENLIST)",
        "L3759-3765, L3507-3509"),
     _r("Critical Repairs", S, N, _ENLIST),
-    _r("Medevac", S, N, "returns eliminated soldiers on 1/3 each", "L3591-3593"),
+    _r("Medevac", S, P, "returns eliminated soldiers of a squad within range 1 on 1/3 each "
+       "(grid battles: play.battle_rules)", "L3591-3593",
+       gap="duels on a line (no squares there)"),
     _r("Resurrection", S, N, "returns eliminated zombies on 1/3 each", "L3631-3633"),
     _r("Artillery Observer", S, P, "its Attack may be a friendly unactivated artillery unit's, "
        "fired in that unit's range through the observer's line of sight (grid battles: "

@@ -123,7 +123,8 @@ class UnitRules:
     command_vehicle: int = 0
     """1: failed command-squad special actions are re-rolled (L3473-3475)."""
     medic: int = 0
-    """1: medic command actions (Get Up, Inject Stimulants; L3735-3757)."""
+    """1: medic command actions (Get Up, Inject Stimulants; L3735-3757): Medic, Combat Medic
+    (its own text is in no seed: read as a unit with a Medic)."""
     mechanic: int = 0
     """1: Makeshift Repair (L3587-3589, L3759-3765)."""
     artillery_observer: int = 0
@@ -159,6 +160,12 @@ class UnitRules:
     (L3565-3567)."""
     red_banner: int = 0
     """1: three dice, not two, for each unit it Rallies (L3627-3629)."""
+    medevac: int = 0
+    """1: a Medevac vehicle: a special action returns eliminated soldiers of an infantry unit
+    within range 1, one die per soldier, each P one back (L3591-3593)."""
+    zombie: int = 0
+    """1: a Zombie unit (or one a Zombie hero joined): no Officer, Medic or Mechanic special
+    action may target it (L3703)."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -170,8 +177,8 @@ N_FIELDS = len(FIELDS)
  R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
- R_RADIO, R_SPY, R_DESERT_FOX, R_JAMMER, R_RED_BANNER) = range(40)
-if FIELDS[R_RED_BANNER] != "red_banner" or len(FIELDS) != R_RED_BANNER + 1:
+ R_RADIO, R_SPY, R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE) = range(42)
+if FIELDS[R_ZOMBIE] != "zombie" or len(FIELDS) != R_ZOMBIE + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -269,6 +276,8 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         desert_fox=int("desert fox" in shared),
         jammer=int("jammer" in shared),
         red_banner=int("red banner" in shared),
+        medevac=int("medevac" in own and card.kind in ("vehicle", "aircraft")),
+        zombie=int("zombie" in shared),
     )
 
 
