@@ -49,8 +49,8 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   range 1 of an enemy unit;
 * an officer's Rally and Get Moving (``special`` ``rally`` / ``get-moving``; L3723-3731) name a
   friendly unit within range 2, or any one when the officer has a radio (``units[].rules``
-  lists ``Radio``); Get Moving orders a unit that has activated this turn, and a successful
-  order is followed by that unit's activation (L3725-3727).
+  lists ``Radio``); Get Moving orders a unit that has activated (or reacted) this turn, and a
+  successful order is followed by that unit's activation (L3725-3727).
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                                        "reactivated (L3725)")
                 if ev.get("hits"):
                     pending = (i, t)
-        if ev["action"] == "activate":
+        if ev["action"] in ("activate", "reaction"):  # a reaction spends its activation
             activated[ev["unit"]] = ev["turn"]
         if ev["action"] == "special" and ev.get("special") == "spy" and \
                 ev.get("to") is not None:
