@@ -548,3 +548,19 @@ def test_medevac_one_die_per_eliminated_soldier(faces, models):
     heal = _special(g, BK.SP_HEAL)
     assert len(heal) == 1 and heal[0][BK.L_D1] - heal[0][BK.L_D0] == 3
     assert int(g.m[g.m[0, H_ST] + 1, ST_MODELS]) == models
+
+
+def test_example_lists_logs_with_orders_obey_the_checker():
+    """The SSU list's officers order units that reacted this turn (a reaction spends the
+    activation, so Get Moving may reactivate them): the whole log passes the checker."""
+    from pathlib import Path
+
+    from dustsim.army.lists import load_list
+    from dustsim.review.replay_rules import check_log_on_board
+
+    ex = Path(__file__).resolve().parents[1] / "examples" / "lists"
+    spec = B.prepare(load_list(ex / "ijn-ninjas.toml"), load_list(ex / "ssu-red-army.toml"),
+                     scenario="104", seed=1)
+    log = B.event_log(spec, seed=1)
+    check_log_on_board(log)
+    assert any(e.get("special") == "get-moving" for e in log["events"])
