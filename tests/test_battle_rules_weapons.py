@@ -564,3 +564,28 @@ def test_example_lists_logs_with_orders_obey_the_checker():
     log = B.event_log(spec, seed=1)
     check_log_on_board(log)
     assert any(e.get("special") == "get-moving" for e in log["events"])
+
+
+# -- air alert -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("die, hits", [
+    ("P", 1),  # the alert holds (L3377): the gun's T hits as well as P
+    ("S", 0),  # no alert: T misses (L672)
+])
+def test_air_alert_lets_vehicles_hit_the_aircraft_on_p_and_t(die, hits):
+    from dataclasses import replace
+
+    flak = weapon({"V1": "1/1", "I1": "1/1", "A1": "1/1"}, name="flak", range_="6")
+    aa = unit("Controller", flak, kind="vehicle", skills=("Air Alert",), track=3)
+    plane = replace(unit("Plane", GUN, track=4), kind="aircraft", armour="A1")
+    g = Game(spec_on(BD.open_board(BW, BH), [aa], [plane], policy="cautious"),
+             [sq(1, 1), sq(4, 1)], faces=die + "T" + "S" * 40)
+    g.activate(0)
+    alert = _special(g, BK.SP_ALERT)
+    assert len(alert) == 1 and alert[0][BK.L_TARGET] == 1 and alert[0][BK.L_HITS] == int(
+        die == "P")
+    att = [r for r in g.log[: g.m[BK.R_B, BK.B_LOGN]] if r[BK.L_ACTION] == BK.A_ATTACK]
+    assert len(att) == 1 and att[0][BK.L_HITS] == hits  # one action left: an Attack
+    # the vehicle's Attack group keeps its own masks after the roll
+    m = g.m
+    w = int(m[m[0, 2] + 0, 9])
+    assert m[BR._group(m, w, 1, 0, 0), 1] == int(m[1, 9])  # G_HIT == P (C_P)

@@ -67,7 +67,7 @@ ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "re
            "end-turn", "end", "exit", "special")
 # A_SPECIAL events' L_X (BK.SP_*)
 SPECIALS = ("", "camouflage", "smoke", "airborne", "observe", "repair", "spy", "rally",
-            "get-moving", "heal")
+            "get-moving", "heal", "air-alert")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -1019,6 +1019,14 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
             ev["square"] = None
             ev["text"] = (f"{uname} rolls {ev['dice']}: no success, it stays off the table "
                           "(Spy, L3655-3657).")
+    elif kind == "air-alert":
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]),
+                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "hits": int(r[BK.L_HITS])})
+        ev["text"] = (f"{uname} calls an Air Alert on {names[t]} ({ev['dice']}): "
+                      + ("its side's vehicles hit it on P and T this turn"
+                         if ev["hits"] else "no effect") + " (Air Alert, L3375-3377).")
     elif kind == "heal":
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),

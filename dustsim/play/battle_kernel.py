@@ -70,7 +70,17 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from dustsim.engines.kernel import G_DICE, S_MODELS, S_SINGLE, S_SUPP, S_TOKEN, _count, _trial
+from dustsim.engines.kernel import (
+    G_DICE,
+    G_HIT,
+    G_RR,
+    S_MODELS,
+    S_SINGLE,
+    S_SUPP,
+    S_TOKEN,
+    _count,
+    _trial,
+)
 from dustsim.engines.rng import next_u64, uniform
 from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
@@ -85,6 +95,8 @@ from dustsim.play.duel_kernel import (
     C_T,
     C_TIEBREAK,
     C_VOLLEY,
+    G_KEEP_HIT,
+    G_KEEP_RR,
     H_GROUPS,
     H_RES,
     H_RES2,
@@ -235,6 +247,7 @@ SP_SPY = np.int64(6)  # a Spy's roll to be placed (L3655-3657)
 # an officer's Rally (L3729-3731) and Get Moving You Bunch of Monkeys (L3723-3727)
 SP_RALLY, SP_ORDER = np.int64(7), np.int64(8)
 SP_HEAL = np.int64(9)  # Get Up, It Ain't That Bad (L3741) or Medevac (L3593)
+SP_ALERT = np.int64(10)  # Air Alert (L3375-3377)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -1321,7 +1334,20 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         return pos, False
     rt = _target_spec(m, t, ON)
     p0 = pos
+    # Air Alert on the aircraft t this turn: its enemy's vehicles hit on P and T (L3377)
+    alert = m[m[0, H_XU] + t, BR.X_ALERT] == m[R_G, G_TURN] and _kind(m, u) == KIND_VEH
+    if alert:
+        for w in range(w0, w1):
+            m[rg + w, G_KEEP_HIT] = m[rg + w, G_HIT]
+            m[rg + w, G_KEEP_RR] = m[rg + w, G_RR]
+            m[rg + w, G_HIT] |= m[R_CFG, C_T]
+            if m[rg + w, G_RR] != 0:
+                m[rg + w, G_RR] |= m[R_CFG, C_T]
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
+    if alert:
+        for w in range(w0, w1):
+            m[rg + w, G_HIT] = m[rg + w, G_KEEP_HIT]
+            m[rg + w, G_RR] = m[rg + w, G_KEEP_RR]
     k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, kind, _sq(m, u), _sq(m, t))
     if k >= 0:
         log[k, L_WMASK] = mask
@@ -1835,6 +1861,54 @@ def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, medevac):
         log[k, L_HITS] = got
         log[k, L_DAMAGE] = back
         log[k, L_TOKEN] = 1 if medevac else 0
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _air_alert(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
+    """Air Alert (L3375-3377, :mod:`dustsim.play.battle_rules`): on the enemy aircraft in u's
+    sight, not yet alerted this turn, that a friendly vehicle still to act (u included) can
+    hurt (the one with most damage points left); one die on P. Returns (pos, taken)."""
+    U = m[0, H_U]
+    rs = m[0, H_ST]
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    best = -1
+    bv = -1
+    for t in range(U):
+        if _side(m, t) == side or not _present(m, t) or _kind(m, t) != KIND_AIR:
+            continue
+        if m[m[0, H_XU] + t, BR.X_ALERT] == turn:
+            continue
+        if _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) == 2:
+            continue
+        can = False
+        for v in range(U):
+            if _side(m, v) != side or not _present(m, v) or _kind(m, v) != KIND_VEH:
+                continue
+            if v != u and m[rs + v, ST_ACT] != 0:
+                continue
+            for w in range(m[m[0, H_UNITS] + v, U_W0], m[m[0, H_UNITS] + v, U_W1]):
+                if _hurts(m, w, t) and m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0:
+                    can = True
+        if can and m[rs + t, ST_SINGLE] > bv:
+            best, bv = t, m[rs + t, ST_SINGLE]
+    if best < 0:
+        return pos, False
+    t = best
+    BR.unhide(m, u)
+    _release(m, u)
+    p0 = pos
+    got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
+    if got > 0:
+        m[m[0, H_XU] + t, BR.X_ALERT] = turn
+    k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    if k >= 0:
+        log[k, L_X] = SP_ALERT
+        log[k, L_TARGET] = t
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
     return pos, True
 
 
@@ -2424,6 +2498,10 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     if actions >= 2 and BR.has(m, u, BR.RB_MECHANIC) and cur >= 0:  # Makeshift Repair (L3763)
         pos, fixed = _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u)
         if fixed:
+            actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_AIR_ALERT) and cur >= 0:  # Air Alert (L3377)
+        pos, alerted = _air_alert(rng, buf, pos, scripted, m, bd, ls, lq, log, u)
+        if alerted:
             actions -= 1
     for kind_heal in range(2):  # Get Up (L3741), Medevac (L3593): the first that applies
         bit = BR.RB_MEDIC if kind_heal == 0 else BR.RB_MEDEVAC

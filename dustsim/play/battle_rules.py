@@ -109,6 +109,12 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   first, after the token removal roll, when such a unit has lost soldiers or damage (the one
   that lost most); the activation goes on with its one action left. Zombies are not healed
   (L3703).
+* **Air Alert** (L3375-3377): a vehicle's special action, one of the activation's actions: an
+  enemy aircraft in its line of sight; one die on P (the digest's one face); on a success its
+  side's vehicles attacking that aircraft hit on P and T for the rest of the turn (their
+  Attack groups upgraded for the roll and restored). Policy: taken first when an enemy
+  aircraft in sight can be hurt by a friendly vehicle still to act this turn (itself
+  included), on the one worth most AP.
 * **Black Ops** (L3441-3443): while a Black Ops hero of a side is in play, that side rolls four
   initiative dice against three (most P, ties by T, re-rolled while tied: the engagement
   kernel's comparison, L337); with equal dice the roll stays the fair coin it is.
@@ -168,6 +174,8 @@ RB_BLACK_OPS = np.int64(1 << 28)  # its side rolls four initiative dice (L3441-3
 RB_MEDIC = np.int64(1 << 29)  # Get Up, It Ain't That Bad (L3739-3743)
 RB_MEDEVAC = np.int64(1 << 30)  # Medevac (L3591-3593)
 RB_ZOMBIE = np.int64(1 << 31)  # no command special action targets it (L3703)
+RB_AIR_ALERT = np.int64(1 << 32)  # the Air Alert special action (L3375-3377)
+X_ALERT = 15  # unit facts, an aircraft: the turn an enemy Air Alert on it holds (0 none)
 X_REACT = 16  # unit facts: the turn it was reactivated by Get Moving (once per turn, L3727)
 G_NEXT, G_FOX = 16, 15  # game state: 1 + the unit to reactivate now; 1: it gains At the Double
 JAM_RANGE = 6  # L3567
@@ -187,7 +195,8 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_GENERAL, "General"),
               (RB_DESERT_FOX, "Desert Fox"), (RB_JAMMER, "Jammer"),
               (RB_RED_BANNER, "Red Banner"), (RB_COMMAND_VEHICLE, "Command Vehicle"),
-              (RB_BLACK_OPS, "Black Ops"), (RB_MEDIC, "Medic"), (RB_MEDEVAC, "Medevac"))
+              (RB_BLACK_OPS, "Black Ops"), (RB_MEDIC, "Medic"), (RB_MEDEVAC, "Medevac"),
+              (RB_AIR_ALERT, "Air Alert"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -221,7 +230,8 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.jammer, RB_JAMMER), (r.red_banner, RB_RED_BANNER),
                           (r.command_vehicle, RB_COMMAND_VEHICLE),
                           (r.initiative_dice == 4, RB_BLACK_OPS), (r.medic, RB_MEDIC),
-                          (r.medevac, RB_MEDEVAC), (r.zombie, RB_ZOMBIE)):
+                          (r.medevac, RB_MEDEVAC), (r.zombie, RB_ZOMBIE),
+                          (r.air_alert, RB_AIR_ALERT)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits
@@ -254,6 +264,7 @@ def reset_rules(m, n):
         m[rx + u, ST_DROP] = 0
         m[rx + u, X_WIRE] = -1
         m[rx + u, X_REACT] = 0
+        m[rx + u, X_ALERT] = 0
     rsc = m[0, H_SCR]
     for s in range(n):
         m[rsc + s, SC_SMOKE] = 0

@@ -157,8 +157,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Assassin", S, P, "a lone Assassin hero sends its close-combat hits to a joined hero "
        "(engagement kernel)", "L3427-3429",
        gap="an Assassin joined to a squad (its lines fire with the squad's)"),
-    _r("Air Alert", S, A, "special action: friendly vehicles hit that aircraft on P,T; "
-       "battles take no special actions", "L3375-3377"),
+    _r("Air Alert", S, P, "special action, a die on P: friendly vehicles hit that aircraft on "
+       "P,T this turn (grid battles: play.battle_rules)", "L3375-3377",
+       gap="duels on a line (no special actions there)"),
     _r("Savage Animal", S, P, "hits on P,T with the named weapon "
        "(rules.attack.weapon_skills)", "L3635-3637",
        gap="a bare 'Savage Animal' that names no weapon"),

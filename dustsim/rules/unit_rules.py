@@ -166,6 +166,9 @@ class UnitRules:
     zombie: int = 0
     """1: a Zombie unit (or one a Zombie hero joined): no Officer, Medic or Mechanic special
     action may target it (L3703)."""
+    air_alert: int = 0
+    """1: a vehicle's Air Alert special action: one die on P and, for the rest of the turn,
+    friendly vehicles attacking that enemy aircraft hit on P and T (L3375-3377)."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -177,8 +180,9 @@ N_FIELDS = len(FIELDS)
  R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
- R_RADIO, R_SPY, R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE) = range(42)
-if FIELDS[R_ZOMBIE] != "zombie" or len(FIELDS) != R_ZOMBIE + 1:
+ R_RADIO, R_SPY, R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE,
+ R_AIR_ALERT) = range(43)
+if FIELDS[R_AIR_ALERT] != "air_alert" or len(FIELDS) != R_AIR_ALERT + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -278,6 +282,7 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         red_banner=int("red banner" in shared),
         medevac=int("medevac" in own and card.kind in ("vehicle", "aircraft")),
         zombie=int("zombie" in shared),
+        air_alert=int("air alert" in own and card.kind == "vehicle"),
     )
 
 
