@@ -589,3 +589,64 @@ def test_air_alert_lets_vehicles_hit_the_aircraft_on_p_and_t(die, hits):
     m = g.m
     w = int(m[m[0, 2] + 0, 9])
     assert m[BR._group(m, w, 1, 0, 0), 1] == int(m[1, 9])  # G_HIT == P (C_P)
+
+
+# -- mindless zombies, Blutkreuz, Resurrection ---------------------------------------------------
+def _zombies(models=5):
+    from dataclasses import replace
+
+    return replace(_squad("Zombie Squad", models=models), skills=("Mindless", "Zombie"),
+                   move=1, march_move=2)
+
+
+def test_blutkreuz_moves_zombies_3_and_4_with_charge_for_one_activation():
+    totenmeister = unit("Totenmeister", GUN, skills=("Blutkreuz", "Resurrection", "Zombie"))
+    g = Game(spec_on(BD.open_board(BW, BH), [totenmeister, _zombies()], [unit("E", GUN)],
+                     policy="cautious"), [sq(1, 1), sq(2, 2), sq(7, 5)], faces="S" * 60)
+    m = g.m
+    ru = m[0, 2] + 1  # the zombies' unit row: U_MOVE (4), U_MARCH (13)
+    BK._blutkreuz(m, g.spec.bd, np.int64(1))
+    assert (int(m[ru, 4]), int(m[ru, 13])) == (3, 4)  # L3447
+    assert BR.has(m, np.int64(1), BR.RB_CHARGE)
+    BK._blutkreuz_end(m, np.int64(1))
+    assert (int(m[ru, 4]), int(m[ru, 13])) == (1, 2) and not BR.has(m, np.int64(1),
+                                                                      BR.RB_CHARGE)
+    m[m[0, H_ST] + 0, BK.ST_SQ] = sq(5, 5)  # the Blutkreuz out of range 1: no boost
+    BK._occupy(m)
+    BK._blutkreuz(m, g.spec.bd, np.int64(1))
+    assert (int(m[ru, 4]), int(m[ru, 13])) == (1, 2)
+
+
+@pytest.mark.parametrize("faces, models", [("PSP", 4), ("SSS", 2)])
+def test_resurrection_one_die_per_eliminated_zombie(faces, models):
+    from dustsim.play.duel_kernel import ST_MODELS
+
+    totenmeister = unit("Totenmeister", GUN, skills=("Blutkreuz", "Resurrection", "Zombie"))
+    g = Game(spec_on(BD.open_board(BW, BH), [totenmeister, _zombies()], [unit("E", GUN)],
+                     policy="cautious"), [sq(1, 1), sq(2, 2), sq(7, 5)],
+             faces=faces + "S" * 40)
+    g.m[g.m[0, H_ST] + 1, ST_MODELS] = 2  # three zombies lost: three dice, each P one back
+    g.activate(0)
+    heal = _special(g, BK.SP_HEAL)
+    assert len(heal) == 1 and heal[0][BK.L_TOKEN] == 2 and heal[0][BK.L_D1] - heal[0][
+        BK.L_D0] == 3
+    assert int(g.m[g.m[0, H_ST] + 1, ST_MODELS]) == models
+
+
+@pytest.mark.parametrize("mindless, held", [(True, 0), (False, 1)])
+def test_mindless_zombies_contest_but_never_hold_an_objective(mindless, held):
+    from dataclasses import replace
+
+    z = _zombies() if mindless else replace(_zombies(), skills=("Zombie",))
+    board = BD.make_board("obj", BW, BH, objectives=(sq(4, 3),))
+    g = Game(spec_on(board, [z], [unit("E", GUN)]), [sq(4, 3), sq(0, 5)])
+    g.m[BK.R_B, BK.B_NOBJ] = 1
+    BK._objectives(g.m, g.spec.bd, g.log)
+    assert int(g.m[BK.R_G, BK.G_OBJ0]) == held
+    assert BK._held(g.m, g.spec.bd, 0, 0) == held
+    # the enemy in its area too (set by hand): the zombies contest it, the enemy holds
+    # nothing (L3601: Mindless Zombies may contest)
+    g.m[g.m[0, H_ST] + 1, BK.ST_SQ] = sq(4, 3)
+    BK._objectives(g.m, g.spec.bd, g.log)
+    assert int(g.m[BK.R_G, BK.G_OBJ1]) == 0 and int(g.m[BK.R_G, BK.G_OBJ0]) == 0
+    assert BK._held(g.m, g.spec.bd, 1, 0) == 0

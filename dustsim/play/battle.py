@@ -1032,13 +1032,15 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         ev.update({"target": t, "to": int(r[BK.L_TO]),
                    "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
                    "hits": int(r[BK.L_HITS]), "returned": int(r[BK.L_DAMAGE]),
-                   "rule": "Medevac" if r[BK.L_TOKEN] == 1 else "Medic"})
+                   "rule": ("Medic", "Medevac", "Resurrection")[int(r[BK.L_TOKEN])]})
         what = (f"{ev['returned']} soldier{'s' if ev['returned'] != 1 else ''} back"
-                if ev["rule"] == "Medevac" else
+                if ev["rule"] != "Medic" else
                 ("one soldier or damage point back" if ev["returned"] else "nothing back"))
         ev["text"] = (f"{uname} tends {names[t]} ({ev['dice']}): {what} ("
-                      + ("Medevac, L3591-3593" if ev["rule"] == "Medevac" else
-                         "Get Up, It Ain't That Bad, L3739-3743") + ").")
+                      + {"Medevac": "Medevac, L3591-3593", "Resurrection":
+                         "Resurrection, L3631-3633"}.get(ev["rule"],
+                                                         "Get Up, It Ain't That Bad, L3739-3743")
+                      + ").")
     elif kind in ("rally", "get-moving"):
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),

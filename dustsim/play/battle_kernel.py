@@ -1673,6 +1673,47 @@ def _initiative_roll(rng, buf, pos, scripted, m):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _blutkreuz(m, bd, u):
+    """A Mindless Zombie unit u within range 1 of a friendly Blutkreuz (another unit) when its
+    activation starts: Move 3, March 4 (never less than its own) and Charge for this
+    activation (L3445-3447); the unit row's values kept in X_BOOST."""
+    if not BR.has(m, u, BR.RB_MINDLESS) or _sq(m, u) < 0:
+        return
+    near = False
+    for h in range(m[0, H_U]):
+        if h != u and _side(m, h) == _side(m, u) and _present(m, h) and \
+                BR.has(m, h, BR.RB_BLUTKREUZ) and _gap(m, bd, u, h) <= 1:
+            near = True
+    if not near:
+        return
+    ru = m[0, H_UNITS] + u
+    rx = m[0, H_XU] + u
+    had = 1 if BR.has(m, u, BR.RB_CHARGE) else 0
+    m[rx, BR.X_BOOST] = 1 + m[ru, U_MOVE] + 16 * m[ru, U_MARCH] + 256 * had
+    if m[ru, U_MOVE] < BR.BLUTKREUZ_MOVE:
+        m[ru, U_MOVE] = BR.BLUTKREUZ_MOVE
+    if m[ru, U_MARCH] < BR.BLUTKREUZ_MARCH:
+        m[ru, U_MARCH] = BR.BLUTKREUZ_MARCH
+    m[rx, BR.X_RULES] |= BR.RB_CHARGE
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _blutkreuz_end(m, u):
+    """The end of a Blutkreuz-boosted activation: the unit's own Move, March and Charge."""
+    rx = m[0, H_XU] + u
+    b = m[rx, BR.X_BOOST]
+    if b == 0:
+        return
+    b -= 1
+    ru = m[0, H_UNITS] + u
+    m[ru, U_MOVE] = b % 16
+    m[ru, U_MARCH] = (b // 16) % 16
+    if (b // 256) == 0:
+        m[rx, BR.X_RULES] &= ~BR.RB_CHARGE
+    m[rx, BR.X_BOOST] = 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _jammed(m, bd, u):
     """An enemy Jammer stands within range 6 of u (L3567)."""
     for j in range(m[0, H_U]):
@@ -1809,12 +1850,14 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, medevac):
+def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, mode):
     """Get Up, It Ain't That Bad (L3739-3743: one die on P or T, a soldier or a damage point
     back, the medic's own unit included) or Medevac (``medevac``, L3591-3593: one die per
-    eliminated soldier of a squad, each P one back) on the friendly infantry unit within
-    range 1 and sight that lost most (:mod:`dustsim.play.battle_rules`). Returns (pos,
+    eliminated soldier of a squad, each P one back; ``mode`` 1) or Resurrection (``mode`` 2,
+    L3631-3633: Medevac's roll on a Mindless Zombie unit) on the friendly infantry unit
+    within range 1 and sight that lost most (:mod:`dustsim.play.battle_rules`). Returns (pos,
     done)."""
+    medevac = mode != 0
     U = m[0, H_U]
     ru = m[0, H_UNITS]
     rs = m[0, H_ST]
@@ -1823,8 +1866,11 @@ def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, medevac):
     for t in range(U):
         if _side(m, t) != _side(m, u) or not _present(m, t) or not _alive(m, t):
             continue
-        if _kind(m, t) != KIND_INF or BR.has(m, t, BR.RB_ZOMBIE):
+        if _kind(m, t) != KIND_INF:
             continue
+        if BR.has(m, t, BR.RB_ZOMBIE) != (mode == 2) or (mode == 2 and not BR.has(
+                m, t, BR.RB_MINDLESS)):
+            continue  # no medic on a Zombie (L3703); Resurrection only on Mindless Zombies
         if medevac and (t == u or m[ru + t, U_SQUAD] == 0):
             continue
         if m[ru + t, U_SQUAD] != 0:
@@ -1860,7 +1906,7 @@ def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, medevac):
         log[k, L_D1] = pos
         log[k, L_HITS] = got
         log[k, L_DAMAGE] = back
-        log[k, L_TOKEN] = 1 if medevac else 0
+        log[k, L_TOKEN] = mode
     return pos, True
 
 
@@ -2181,7 +2227,9 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     elif BR.has(m, u, BR.RB_SPY) and _sq(m, u) < 0:
         pos = _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     else:
+        _blutkreuz(m, bd, u)  # Move 3, March 4 and Charge near a Blutkreuz (L3447)
         pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+        _blutkreuz_end(m, u)
     m[rx, BR.ST_FIRST] = 1
     if m[rx, BR.X_SMOKE] > m[rx, BR.ST_SMOKED] and _present(m, u):
         _smoke(m, f, bd, log, u, el, val)
@@ -2193,7 +2241,9 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
         m[R_G, BR.G_FOX] = 0
         if fox:  # Desert Fox: At the Double for that activation (L3501)
             m[rg, BR.X_RULES] |= BR.RB_AT_THE_DOUBLE
+        _blutkreuz(m, bd, g)
         pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g, el, val, qb)
+        _blutkreuz_end(m, g)
         if fox:
             m[rg, BR.X_RULES] &= ~BR.RB_AT_THE_DOUBLE
     return pos
@@ -2503,10 +2553,12 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         pos, alerted = _air_alert(rng, buf, pos, scripted, m, bd, ls, lq, log, u)
         if alerted:
             actions -= 1
-    for kind_heal in range(2):  # Get Up (L3741), Medevac (L3593): the first that applies
-        bit = BR.RB_MEDIC if kind_heal == 0 else BR.RB_MEDEVAC
+    for kind_heal in range(3):  # Get Up (L3741), Medevac (L3593), Resurrection (L3633)
+        bit = BR.RB_MEDIC if kind_heal == 0 else (
+            BR.RB_MEDEVAC if kind_heal == 1 else BR.RB_RESURRECTION)
         if actions >= 2 and BR.has(m, u, bit) and cur >= 0:
-            pos, healed = _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, kind_heal == 1)
+            pos, healed = _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u,
+                                np.int64(kind_heal))
             if healed:
                 actions -= 1
     if actions >= 2 and BR.has(m, u, BR.RB_OFFICER) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
@@ -2886,6 +2938,8 @@ def _objectives(m, bd, log):
     for i in range(k):
         a = False
         b = False
+        ha = False  # a unit that may hold it (a Mindless Zombie only contests, L3601)
+        hb = False
         for u in range(m[0, H_U]):
             if not _present(m, u):
                 continue
@@ -2896,13 +2950,15 @@ def _objectives(m, bd, log):
             if on and m[m[0, H_XU] + u, BR.ST_DROP] != m[R_G, G_TURN]:
                 if _side(m, u) == 0:
                     a = True
+                    ha = ha or not BR.has(m, u, BR.RB_MINDLESS)  # contests only (L3601)
                 else:
                     b = True
-        if a and not b:
+                    hb = hb or not BR.has(m, u, BR.RB_MINDLESS)
+        if ha and not b:
             h0 += 1
-        elif b and not a:
+        elif hb and not a:
             h1 += 1
-        if a != b:
+        if (ha and not b) or (hb and not a):
             kk = _log(m, log, m[R_G, G_TURN], np.int64(0 if a else 1), NONE, A_OBJECTIVE,
                       bd[9 * n + 27, i], NONE)
             if kk >= 0:
@@ -2946,7 +3002,7 @@ def _held(m, bd, side, clear):
                     if bd[sq2, o] < near:
                         near = bd[sq2, o]
             if _side(m, u) == side:
-                if a == i:
+                if a == i and not BR.has(m, u, BR.RB_MINDLESS):  # contests only (L3601)
                     own = True
             elif a == i or (clear > 0 and near <= clear):
                 bad = True

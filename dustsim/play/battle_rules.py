@@ -115,6 +115,12 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   Attack groups upgraded for the roll and restored). Policy: taken first when an enemy
   aircraft in sight can be hurt by a friendly vehicle still to act this turn (itself
   included), on the one worth most AP.
+* **Mindless Zombies, Blutkreuz, Resurrection** (L3599-3601, L3445-3447, L3631-3633): a Mindless
+  Zombie unit contests objectives (an enemy holds none it stands on) but never holds one; a
+  Mindless Zombie unit within range 1 of a friendly Blutkreuz (not the unit the hero joined)
+  when its activation starts moves 3, marches 4 and has Charge for that activation (never
+  less than its own); Resurrection is Medevac's roll for a Mindless Zombie unit within
+  range 1 (the policy as for the medics).
 * **Black Ops** (L3441-3443): while a Black Ops hero of a side is in play, that side rolls four
   initiative dice against three (most P, ties by T, re-rolled while tied: the engagement
   kernel's comparison, L337); with equal dice the roll stays the fair coin it is.
@@ -176,6 +182,11 @@ RB_MEDEVAC = np.int64(1 << 30)  # Medevac (L3591-3593)
 RB_ZOMBIE = np.int64(1 << 31)  # no command special action targets it (L3703)
 RB_AIR_ALERT = np.int64(1 << 32)  # the Air Alert special action (L3375-3377)
 X_ALERT = 15  # unit facts, an aircraft: the turn an enemy Air Alert on it holds (0 none)
+RB_MINDLESS = np.int64(1 << 33)  # contests objectives, never holds them (L3599-3601)
+RB_BLUTKREUZ = np.int64(1 << 34)  # Mindless Zombies within range 1: Move 3, March 4, Charge
+RB_RESURRECTION = np.int64(1 << 35)  # Resurrection special action (L3631-3633)
+X_BOOST = 14  # unit facts: 1 + move + 16 march + 256 (had Charge) while a Blutkreuz boosts it
+BLUTKREUZ_MOVE, BLUTKREUZ_MARCH = 3, 4  # L3447
 X_REACT = 16  # unit facts: the turn it was reactivated by Get Moving (once per turn, L3727)
 G_NEXT, G_FOX = 16, 15  # game state: 1 + the unit to reactivate now; 1: it gains At the Double
 JAM_RANGE = 6  # L3567
@@ -196,7 +207,8 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_DESERT_FOX, "Desert Fox"), (RB_JAMMER, "Jammer"),
               (RB_RED_BANNER, "Red Banner"), (RB_COMMAND_VEHICLE, "Command Vehicle"),
               (RB_BLACK_OPS, "Black Ops"), (RB_MEDIC, "Medic"), (RB_MEDEVAC, "Medevac"),
-              (RB_AIR_ALERT, "Air Alert"))
+              (RB_AIR_ALERT, "Air Alert"), (RB_MINDLESS, "Mindless"),
+              (RB_BLUTKREUZ, "Blutkreuz"), (RB_RESURRECTION, "Resurrection"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -231,7 +243,8 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.command_vehicle, RB_COMMAND_VEHICLE),
                           (r.initiative_dice == 4, RB_BLACK_OPS), (r.medic, RB_MEDIC),
                           (r.medevac, RB_MEDEVAC), (r.zombie, RB_ZOMBIE),
-                          (r.air_alert, RB_AIR_ALERT)):
+                          (r.air_alert, RB_AIR_ALERT), (r.mindless, RB_MINDLESS),
+                          (r.blutkreuz, RB_BLUTKREUZ), (r.resurrection, RB_RESURRECTION)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits
@@ -265,6 +278,7 @@ def reset_rules(m, n):
         m[rx + u, X_WIRE] = -1
         m[rx + u, X_REACT] = 0
         m[rx + u, X_ALERT] = 0
+        m[rx + u, X_BOOST] = 0
     rsc = m[0, H_SCR]
     for s in range(n):
         m[rsc + s, SC_SMOKE] = 0

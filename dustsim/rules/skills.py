@@ -263,7 +263,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Medevac", S, P, "returns eliminated soldiers of a squad within range 1 on 1/3 each "
        "(grid battles: play.battle_rules)", "L3591-3593",
        gap="duels on a line (no squares there)"),
-    _r("Resurrection", S, N, "returns eliminated zombies on 1/3 each", "L3631-3633"),
+    _r("Resurrection", S, P, "returns eliminated Mindless Zombies within range 1 on 1/3 each "
+       "(grid battles: play.battle_rules)", "L3631-3633", gap="duels on a line"),
     _r("Artillery Observer", S, P, "its Attack may be a friendly unactivated artillery unit's, "
        "fired in that unit's range through the observer's line of sight (grid battles: "
        "play.battle_rules)", "L3419-3425, L3218-3224",
@@ -322,9 +323,11 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "L3397-3401)"),
     _r("Raid", S, N, _ENLIST),
     _r("Vehicle Squadron", S, N, _ENLIST),
-    _r("Blutkreuz", S, N, "zombie move 3 / march 4 and Charge", "L3445-3447"),
+    _r("Blutkreuz", S, P, "Mindless Zombies within range 1 move 3, march 4 and Charge (grid "
+       "battles: play.battle_rules)", "L3445-3447", gap="duels on a line"),
     _r("Blutkreuz Traitor", S, N, _ENLIST),
-    _r("Mindless", S, N, "Mindless Zombie rules", "L3599-3601"),
+    _r("Mindless", S, P, "contests objectives, never holds them (grid battles: "
+       "play.battle_rules)", "L3599-3601", gap="duels on a line (no objectives there)"),
     _r("Quick Recovery", S, N, _ENLIST),
     _r("Devour", S, N, _ENLIST),
     _r("Crazy Jimmy", S, N, _ENLIST),

@@ -169,6 +169,16 @@ class UnitRules:
     air_alert: int = 0
     """1: a vehicle's Air Alert special action: one die on P and, for the rest of the turn,
     friendly vehicles attacking that enemy aircraft hit on P and T (L3375-3377)."""
+    mindless: int = 0
+    """1: a Mindless Zombie unit: it may contest objectives but never take or hold them
+    (L3599-3601)."""
+    blutkreuz: int = 0
+    """1: carries a Blutkreuz: Mindless Zombie units within range 1 at the start of their
+    activation move 3, march 4 and gain Charge; not shared with a unit its hero joins
+    (L3445-3447)."""
+    resurrection: int = 0
+    """1: the Resurrection special action: a Mindless Zombie unit within range 1 rolls one
+    die per eliminated soldier, each P returns one (L3631-3633)."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -181,8 +191,8 @@ N_FIELDS = len(FIELDS)
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
  R_RADIO, R_SPY, R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE,
- R_AIR_ALERT) = range(43)
-if FIELDS[R_AIR_ALERT] != "air_alert" or len(FIELDS) != R_AIR_ALERT + 1:
+ R_AIR_ALERT, R_MINDLESS, R_BLUTKREUZ, R_RESURRECTION) = range(46)
+if FIELDS[R_RESURRECTION] != "resurrection" or len(FIELDS) != R_RESURRECTION + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -283,6 +293,9 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         medevac=int("medevac" in own and card.kind in ("vehicle", "aircraft")),
         zombie=int("zombie" in shared),
         air_alert=int("air alert" in own and card.kind == "vehicle"),
+        mindless=int("mindless" in own),
+        blutkreuz=int("blutkreuz" in shared),
+        resurrection=int("resurrection" in shared),
     )
 
 
