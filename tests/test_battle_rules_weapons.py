@@ -650,3 +650,37 @@ def test_mindless_zombies_contest_but_never_hold_an_objective(mindless, held):
     BK._objectives(g.m, g.spec.bd, g.log)
     assert int(g.m[BK.R_G, BK.G_OBJ1]) == 0 and int(g.m[BK.R_G, BK.G_OBJ0]) == 0
     assert BK._held(g.m, g.spec.bd, 1, 0) == 0
+
+
+# -- follow me -----------------------------------------------------------------------------------
+def test_follow_me_each_follower_moves_2_on_a_p():
+    from dustsim.review.replay_rules import check_log_on_board
+
+    lead = unit("Vasiliy", GUN, skills=("Follow Me",))
+    g = Game(spec_on(BD.open_board(BW, BH), [lead, unit("F1", GUN), unit("F2", GUN)],
+                     [unit("E", GUN)]), [sq(1, 1), sq(2, 1), sq(1, 2), sq(7, 5)],
+             faces="PS" + "S" * 40)
+    g.activate(0)
+    fm = _special(g, BK.SP_FOLLOW)
+    assert len(fm) == 1 and fm[0][BK.L_D1] - fm[0][BK.L_D0] == 2 and fm[0][BK.L_HITS] == 1
+    s1 = int(g.m[g.m[0, H_ST] + 1, BK.ST_SQ])
+    s2 = int(g.m[g.m[0, H_ST] + 2, BK.ST_SQ])
+    # F1 rolled P: a Move of 2 (L3533) towards the enemy; F2 rolled S: it stays
+    assert s1 != sq(2, 1) and BD.distance(g.spec.setup.board, sq(2, 1), s1) <= 2
+    assert s2 == sq(1, 2)
+    assert int(g.m[g.m[0, H_ST] + 1, 5]) == 0  # its activation is not spent
+    # whole games with the rule obey the checker
+    for seed in range(3):
+        check_log_on_board(B.event_log(g.spec, seed=seed))
+
+
+def test_follow_me_not_for_a_single_follower_nor_for_armour_3():
+    from dataclasses import replace
+
+    lead = unit("Vasiliy", GUN, skills=("Follow Me",))
+    heavy = replace(unit("Heavy", GUN), armour="I3")
+    g = Game(spec_on(BD.open_board(BW, BH), [lead, unit("F1", GUN), heavy],
+                     [unit("E", GUN)]), [sq(1, 1), sq(2, 1), sq(1, 2), sq(7, 5)],
+             faces="PP" + "S" * 40)
+    g.activate(0)
+    assert not _special(g, BK.SP_FOLLOW)  # one unit of armour 1-2 only: not taken

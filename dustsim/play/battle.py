@@ -67,7 +67,7 @@ ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "re
            "end-turn", "end", "exit", "special")
 # A_SPECIAL events' L_X (BK.SP_*)
 SPECIALS = ("", "camouflage", "smoke", "airborne", "observe", "repair", "spy", "rally",
-            "get-moving", "heal", "air-alert")
+            "get-moving", "heal", "air-alert", "follow-me")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -739,7 +739,7 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
 #: rules the skills table marks ``played`` (by the line engine's engagement kernel) that the
 #: board's kernel does not play yet: a battle on the board names them in its notes
 NOT_ON_BOARD = frozenset({
-    "air traffic control", "lucky", "fighting spirit", "assassin", "get moving you",
+    "air traffic control", "lucky", "fighting spirit", "assassin",
 })  # the tempo, concealment and reaction rules are played on the board (play.battle_rules)
 
 
@@ -1027,6 +1027,11 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         ev["text"] = (f"{uname} calls an Air Alert on {names[t]} ({ev['dice']}): "
                       + ("its side's vehicles hit it on P and T this turn"
                          if ev["hits"] else "no effect") + " (Air Alert, L3375-3377).")
+    elif kind == "follow-me":
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["text"] = (f"{uname} calls Follow Me ({ev['dice']}): {ev['hits']} unit"
+                      f"{'s' if ev['hits'] != 1 else ''} move up to 2 (Follow Me, L3531-3533).")
     elif kind == "heal":
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),

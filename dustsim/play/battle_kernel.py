@@ -248,6 +248,7 @@ SP_SPY = np.int64(6)  # a Spy's roll to be placed (L3655-3657)
 SP_RALLY, SP_ORDER = np.int64(7), np.int64(8)
 SP_HEAL = np.int64(9)  # Get Up, It Ain't That Bad (L3741) or Medevac (L3593)
 SP_ALERT = np.int64(10)  # Air Alert (L3375-3377)
+SP_FOLLOW = np.int64(11)  # Follow Me (L3531-3533)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
@@ -1714,6 +1715,58 @@ def _blutkreuz_end(m, u):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _follows(m, bd, ls, lq, u, v):
+    """v may follow u's Follow Me: another friendly infantry unit of armour 1-2 on the board,
+    still to activate this turn (the policy), free to move, within range 2 and sight."""
+    rs = m[0, H_ST]
+    if v == u or _side(m, v) != _side(m, u) or not _present(m, v) or _kind(m, v) != KIND_INF:
+        return False
+    if not BR.has(m, v, BR.RB_LIGHT_INF) or m[rs + v, ST_ACT] != 0 or _stun(m, v) >= 2:
+        return False
+    if m[rs + v, ST_GONE] != 0 or _gap(m, bd, u, v) > 2:
+        return False
+    return _sight(m, bd, ls, lq, _sq(m, u), _sq(m, v), u, v) != 2
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _follow_me(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
+    """Follow Me (L3531-3533, :mod:`dustsim.play.battle_rules`): when two units or more may
+    follow, each rolls a die and on P makes a Move of 2 to its best square. Returns (pos,
+    taken)."""
+    U = m[0, H_U]
+    n_ok = 0
+    for v in range(U):
+        if _follows(m, bd, ls, lq, u, v):
+            n_ok += 1
+    if n_ok < 2:
+        return pos, False
+    turn = m[R_G, G_TURN]
+    m[m[0, H_XU] + u, BR.X_ALERT] = turn  # once per turn
+    BR.unhide(m, u)
+    _release(m, u)
+    k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, u))
+    p0 = pos
+    moved = 0
+    for v in range(U):
+        if not _follows(m, bd, ls, lq, u, v):
+            continue
+        s1, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
+        if s1 > 0:
+            ru = m[0, H_UNITS] + v
+            mv0 = m[ru, U_MOVE]
+            m[ru, U_MOVE] = BR.FOLLOW_MOVE
+            _best_move(m, f, bd, log, plog, v, el, val, qb)
+            m[ru, U_MOVE] = mv0
+            moved += 1
+    if k >= 0:
+        log[k, L_X] = SP_FOLLOW
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = moved
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _jammed(m, bd, u):
     """An enemy Jammer stands within range 6 of u (L3567)."""
     for j in range(m[0, H_U]):
@@ -2561,6 +2614,12 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                                 np.int64(kind_heal))
             if healed:
                 actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_FOLLOW_ME) and cur >= 0 and \
+            m[m[0, H_XU] + u, BR.X_ALERT] != turn:  # Follow Me, once per turn (L3533)
+        pos, led = _follow_me(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val,
+                              qb)
+        if led:
+            actions -= 1
     if actions >= 2 and BR.has(m, u, BR.RB_OFFICER) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
         pos, actions, ended = _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
                                        actions)  # Rally, Get Moving (L3711-3731)

@@ -121,6 +121,13 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   when its activation starts moves 3, marches 4 and has Charge for that activation (never
   less than its own); Resurrection is Medevac's roll for a Mindless Zombie unit within
   range 1 (the policy as for the medics).
+* **Follow Me** (L3531-3533): once per turn, a special action, one of the activation's actions:
+  each friendly infantry unit of armour 1 or 2 (the card's) within range 2 and sight, other
+  than its own, rolls a die; on P it makes an immediate Move of 2 to the square the policy
+  scores best (its activation is not spent; no reaction: it is no unit's activation, our
+  reading). Policy: taken first when two such units or more have not activated this turn
+  (the Move puts them closer before they act). Once per turn: the turn is kept in the unit's
+  ``X_ALERT`` column (an aircraft's column otherwise; a Follow Me unit is infantry).
 * **Black Ops** (L3441-3443): while a Black Ops hero of a side is in play, that side rolls four
   initiative dice against three (most P, ties by T, re-rolled while tied: the engagement
   kernel's comparison, L337); with equal dice the roll stays the fair coin it is.
@@ -187,6 +194,9 @@ RB_BLUTKREUZ = np.int64(1 << 34)  # Mindless Zombies within range 1: Move 3, Mar
 RB_RESURRECTION = np.int64(1 << 35)  # Resurrection special action (L3631-3633)
 X_BOOST = 14  # unit facts: 1 + move + 16 march + 256 (had Charge) while a Blutkreuz boosts it
 BLUTKREUZ_MOVE, BLUTKREUZ_MARCH = 3, 4  # L3447
+RB_FOLLOW_ME = np.int64(1 << 36)  # the Follow Me special action (L3531-3533)
+FOLLOW_MOVE = 2  # L3533
+RB_LIGHT_INF = np.int64(1 << 37)  # an infantry unit of armour 1 or 2 (Follow Me's units)
 X_REACT = 16  # unit facts: the turn it was reactivated by Get Moving (once per turn, L3727)
 G_NEXT, G_FOX = 16, 15  # game state: 1 + the unit to reactivate now; 1: it gains At the Double
 JAM_RANGE = 6  # L3567
@@ -208,7 +218,8 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_RED_BANNER, "Red Banner"), (RB_COMMAND_VEHICLE, "Command Vehicle"),
               (RB_BLACK_OPS, "Black Ops"), (RB_MEDIC, "Medic"), (RB_MEDEVAC, "Medevac"),
               (RB_AIR_ALERT, "Air Alert"), (RB_MINDLESS, "Mindless"),
-              (RB_BLUTKREUZ, "Blutkreuz"), (RB_RESURRECTION, "Resurrection"))
+              (RB_BLUTKREUZ, "Blutkreuz"), (RB_RESURRECTION, "Resurrection"),
+              (RB_FOLLOW_ME, "Follow Me"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -244,7 +255,9 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.initiative_dice == 4, RB_BLACK_OPS), (r.medic, RB_MEDIC),
                           (r.medevac, RB_MEDEVAC), (r.zombie, RB_ZOMBIE),
                           (r.air_alert, RB_AIR_ALERT), (r.mindless, RB_MINDLESS),
-                          (r.blutkreuz, RB_BLUTKREUZ), (r.resurrection, RB_RESURRECTION)):
+                          (r.blutkreuz, RB_BLUTKREUZ), (r.resurrection, RB_RESURRECTION),
+                          (r.follow_me, RB_FOLLOW_ME),
+                          (du.card.armour in ("I1", "I2"), RB_LIGHT_INF)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits

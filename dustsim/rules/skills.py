@@ -236,9 +236,12 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "battles: Rally and Get Moving, play.battle_rules)",
        "L3535-3537", gap="two dice for the officer actions of the unit it joins"),
     _r("Tactician", S, N, _ENLIST),
-    _r("Get Moving You", S, N, "Get Moving You Bunch of Monkeys command action",
-       "L3723-3727"),
-    _r("Follow Me", S, N, "1/3 per friendly unit in range 2 to follow", "L3531-3533"),
+    _r("Get Moving You", S, P, "names the officer's Get Moving You Bunch of Monkeys action "
+       "(its card is an Officer): played with the Officer skill (engagement kernel; grid "
+       "battles: play.battle_rules)", "L3723-3727"),
+    _r("Follow Me", S, P, "once per turn: each friendly infantry unit of armour 1-2 in range 2 "
+       "and sight moves 2 on a P (grid battles: play.battle_rules)", "L3531-3533",
+       gap="duels on a line"),
     _r("Red Banner", S, P, "three dice per unit it Rallies (grid battles: play.battle_rules)",
        "L3627-3629", gap="duels on a line (the engagement kernel rolls two)"),
     _r("Desert Fox", S, P, "the unit its Get Moving reactivates gains At the Double for that "

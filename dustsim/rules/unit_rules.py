@@ -179,6 +179,10 @@ class UnitRules:
     resurrection: int = 0
     """1: the Resurrection special action: a Mindless Zombie unit within range 1 rolls one
     die per eliminated soldier, each P returns one (L3631-3633)."""
+    follow_me: int = 0
+    """1: the Follow Me special action, once per turn: each friendly infantry unit of armour
+    1-2 within range 2 and sight rolls a die and on P makes an immediate Move of 2
+    (L3531-3533)."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -191,8 +195,8 @@ N_FIELDS = len(FIELDS)
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
  R_RADIO, R_SPY, R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE,
- R_AIR_ALERT, R_MINDLESS, R_BLUTKREUZ, R_RESURRECTION) = range(46)
-if FIELDS[R_RESURRECTION] != "resurrection" or len(FIELDS) != R_RESURRECTION + 1:
+ R_AIR_ALERT, R_MINDLESS, R_BLUTKREUZ, R_RESURRECTION, R_FOLLOW_ME) = range(47)
+if FIELDS[R_FOLLOW_ME] != "follow_me" or len(FIELDS) != R_FOLLOW_ME + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -296,6 +300,7 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         mindless=int("mindless" in own),
         blutkreuz=int("blutkreuz" in shared),
         resurrection=int("resurrection" in shared),
+        follow_me=int("follow me" in shared),
     )
 
 
