@@ -146,8 +146,12 @@ def _observer_attacks(g):
     BK._line_values(m, g.spec.f, np.int64(OBS), g.val)
     BK._offence(m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq, np.int64(OBS),
                 np.int64(sq(7, 5)), BK.ON, g.val)
-    BK._attack_or_observe(g.rng, g.buf, np.int64(0), BK.ON, m, g.spec.f, g.spec.bd, g.spec.ls,
-                          g.spec.lq, g.log, np.int64(OBS), g.val, BK.OFF, BK.OFF, BK.A_ATTACK)
+    pos, done = BK._observed(g.rng, g.buf, np.int64(0), BK.ON, m, g.spec.f, g.spec.bd,
+                             g.spec.ls, g.spec.lq, g.log, np.int64(OBS), g.val, BK.OFF,
+                             BK.A_ATTACK)
+    if not done:  # its own Attack, as the kernel's plans make it
+        BK._attack(g.rng, g.buf, pos, BK.ON, m, g.spec.bd, g.spec.ls, g.spec.lq, g.log,
+                   np.int64(OBS), BK.OFF, BK.OFF, BK.A_ATTACK)
 
 
 def test_artillery_observer_fires_friendly_artillery_through_its_own_sight():

@@ -1512,7 +1512,7 @@ def _observe_value(m, f, bd, ls, lq, o, s, sustained, commit):
     return best, ba
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, o, sustained, kind):
     """The observer o's Attack (or Sustained Attack) taken by the best friendly artillery unit
     (:func:`_observe_value`): it activates, rolls to remove its tokens (L741), reloads an
@@ -1566,21 +1566,22 @@ def _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, o, sustained, kind)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _attack_or_observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained,
-                       moved, kind):
-    """u's Attack (or Sustained Attack) with its lines as declared, or, for an Artillery
-    Observer, the friendly artillery's through its sight when that is worth more
-    (:func:`_observe`)."""
-    if BR.has(m, u, BR.RB_OBSERVER) and _sq(m, u) >= 0:
-        own = _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
-        obs, a = _observe_value(m, f, bd, ls, lq, u, _sq(m, u), sustained, OFF)
-        if a >= 0 and obs > own:
-            pos, fired = _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
-                                  sustained, kind)
-            if fired:
-                return pos
-            _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
-    return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, kind)
+def _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, kind):
+    """For an Artillery Observer u about to attack with its lines as declared: the friendly
+    artillery's attack through its sight instead when that is worth more (:func:`_observe`);
+    returns (pos, done); not done: u's own lines are declared again for its Attack. (The
+    caller makes u's own Attack, so the attack chain is linked here once, compile time.)"""
+    if not BR.has(m, u, BR.RB_OBSERVER) or _sq(m, u) < 0:
+        return pos, False
+    own = _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
+    obs, a = _observe_value(m, f, bd, ls, lq, u, _sq(m, u), sustained, OFF)
+    if a >= 0 and obs > own:
+        pos, fired = _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, sustained,
+                              kind)
+        if fired:
+            return pos, True
+        _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
+    return pos, False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1728,7 +1729,7 @@ def _follows(m, bd, ls, lq, u, v):
     return _sight(m, bd, ls, lq, _sq(m, u), _sq(m, v), u, v) != 2
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _follow_me(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """Follow Me (L3531-3533, :mod:`dustsim.play.battle_rules`): when two units or more may
     follow, each rolls a die and on P makes a Move of 2 to its best square. Returns (pos,
@@ -2363,7 +2364,7 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     return pos
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """A Spy's activation off the table (L3655-3657, :mod:`dustsim.play.battle_rules`): two
     dice; no P: a Nothing action; else placed on the free square within range 1 of an enemy
@@ -2760,8 +2761,10 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
-        pos = _attack_or_observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
-                                 plan == 1, OFF, kind)
+        pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
+                              plan == 1, kind)  # an Artillery Observer's call (L3421)
+        if not done:
+            pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
         if plan == 1 and maf and _alive(m, u):  # Move and Fire: a free Move after (L3603)
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)  # Attack + Move
             if _alive(m, u):
@@ -2784,13 +2787,19 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _occupy(m)
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
-        return _attack_or_observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
-                                  three, ON, A_SUSTAINED if three else A_ATTACK)
+        pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, three,
+                              A_SUSTAINED if three else A_ATTACK)
+        if done:
+            return pos
+        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
+                       A_SUSTAINED if three else A_ATTACK)
     if plan == 3:
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
-        pos = _attack_or_observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF,
-                                 OFF, A_ATTACK)
+        pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF,
+                              A_ATTACK)
+        if not done:
+            pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
         if not _alive(m, u):
             return pos
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
