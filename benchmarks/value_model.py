@@ -43,12 +43,52 @@ def _row(name, fair, ap, n_priced, cpu):
           f"2-3 AP {lo:.2f}  [{cpu:.1f} s CPU]")
 
 
+def grid_speed(ec, seed: int, budget: float, pairs: int = 6, games: int = 1024) -> None:
+    """CPU per game of the line list-battle engine (what the battles play) and of the grid
+    battlefield (:mod:`dustsim.play.battle`, scenarios 101, 102 and 105 in turn) on the same
+    host armies and opponents, and the CPU the edition's battle values would take on each
+    (cards x hosts x games x 2, at the default hosts and games)."""
+    from dustsim.army.lists import ArmyList
+    from dustsim.play.battle import prepare, simulate_battle
+    from dustsim.play.list_battles import compile_lists, play_stream
+    from dustsim.review import battle_value as B
+
+    ctx = B.contexts(ec, seed=seed, hosts=2, budget=budget)
+    cs = [c for b in sorted(ctx) for c in ctx[b]][:pairs]
+    lists = [(ArmyList("host", 10_000, c.host), ArmyList("opp", 10_000, c.opponent), c.seed)
+             for c in cs]
+    import numpy as np
+
+    warm = lists[0]  # compile both kernels before timing
+    play_stream(compile_lists(warm[0], warm[1]), 8, np.random.SeedSequence(0))
+    simulate_battle(prepare(warm[0], warm[1], scenario="101", seed=0), 8, seed=0, threads=1)
+    c0 = time.process_time()
+    for a, b, sd in lists:
+        play_stream(compile_lists(a, b), games, np.random.SeedSequence(sd))
+    line = (time.process_time() - c0) / (games * len(lists))
+    c0 = time.process_time()
+    for i, (a, b, sd) in enumerate(lists):
+        sc = ("101", "102", "105")[i % 3]
+        simulate_battle(prepare(a, b, scenario=sc, seed=sd % 2**31), games, seed=sd % 2**31,
+                        threads=1)
+    grid = (time.process_time() - c0) / (games * len(lists))
+    n = len(ec) * B.HOSTS * B.GAMES * 2
+    print(f"  battle engines at {budget:g} AP ({len(lists)} armies x {games} games, one "
+          f"thread, compile included per army): line {1 / line:,.0f} games/s, grid "
+          f"{1 / grid:,.0f} games/s; the edition's battle values ({n:,} games): line "
+          f"~{n * line:.0f} s, grid ~{n * grid:.0f} s of CPU")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=32)
     ap.add_argument("--hosts", type=int, default=None)
     ap.add_argument("--games", type=int, default=None)
+    ap.add_argument("--budget", type=float, default=None,
+                    help="AP of each host army and opponent in the battles (default 100)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--grid-speed", action="store_true",
+                    help="only time the line and grid battle engines on the same armies")
     args = ap.parse_args()
 
     import numpy as np
@@ -68,6 +108,11 @@ def main() -> None:
     by = {c.name: c for c in ec}
     n_priced = sum(1 for c in ec if c.ap)
     print(f"== dust-1947: {len(ec)} cards, {n_priced} priced")
+    if args.grid_speed:
+        from dustsim.review.battle_value import BUDGET
+
+        grid_speed(ec, args.seed, args.budget or BUDGET)
+        return
     _kernel()
     c0 = time.process_time()
     old = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, battles=False))
@@ -77,7 +122,8 @@ def main() -> None:
     _row("old model", j["fair_ap"].to_numpy(float), j["ap"].to_numpy(float), n_priced,
          cpu_old)
 
-    kw = {k: v for k, v in (("battle_hosts", args.hosts), ("battle_games", args.games)) if v}
+    kw = {k: v for k, v in (("battle_hosts", args.hosts), ("battle_games", args.games),
+                            ("battle_budget", args.budget)) if v}
     c0 = time.process_time()
     vm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, battles=True, **kw),
                      progress=True)  # the engagements are reused from the run above

@@ -46,3 +46,11 @@ def test_the_probe_sees_heavy_imports():
     # the same probe sees Numba where a command does load it (so the check above can fail);
     # an exact Epic battle imports the Monte Carlo module without compiling anything
     assert "numba" in _loaded("epic", "battle", "1 tank", "vs", "1 tank", "--engine", "exact")
+
+
+def test_help_does_not_load_numpy():
+    # `dustsim --help` builds every subcommand's parser: a parser module that imports NumPy at
+    # its top costs ~0.1 s CPU of start-up (bench goal <= 0.15 s); the probe sees NumPy where a
+    # command loads it (an exact attack does)
+    assert "numpy" not in _loaded("--help")
+    assert "numpy" in _loaded("attack", "--weapon", "2/1", "--target", "I2", "--engine", "exact")

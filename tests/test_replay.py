@@ -354,6 +354,22 @@ def test_real_game_broken_the_ways_a_kernel_could():
         check_log_on_board(log)
 
 
+def test_a_huge_vehicle_enters_with_any_of_its_squares_on_its_zone():
+    """A Huge vehicle's anchor is the lowest square of its 2 x 2 block (L504-512): entering
+    from side A's edge (row 11) its anchor stands on row 10 while its block reaches row 11."""
+    log = json.loads(REAL.read_text(encoding="utf-8"))
+    ev = log["events"][3]  # unit 0 enters: path 99 (row 11) -> 90 (row 10)
+    ev["path"] = [90]
+    with pytest.raises(DustsimError, match=r"event 3 \(march\): field 'path': 0 comes onto "
+                       r"the board on square 90, outside side A's deployment zone"):
+        validate_log(copy.deepcopy(log))
+    log["units"][0]["footprint"] = 4  # 90, 91, 99, 100: two squares on row 11
+    validate_log(copy.deepcopy(log))
+    ev["path"] = [81, 90]  # anchored on row 9: 81, 82, 90, 91, none on row 11
+    with pytest.raises(DustsimError, match="comes onto the board on square 81"):
+        validate_log(log)
+
+
 # -- the command line -----------------------------------------------------------------------------
 def test_cli_checks_and_writes(tmp_path, capsys):
     from dustsim.cli.shell import main

@@ -38,8 +38,10 @@ def test_statuses_follow_the_code():
 
     # an attacker skill the battles' weapon lines never get is "attack only"; one they get
     # is "played" (rules.attack.weapon_skills: per weapon line, every attack)
-    gun = Weapon(name="Gun", line=(), range="6")
     for s in ATTACKER_SKILLS:
+        # a skill naming its line (Psychic Scream: the line named like it, rules.attack)
+        gun = Weapon(name="Psychic Scream" if s == "psychic scream" else "Gun", line=(),
+                     range="6")
         card = Card(name="x", edition="dust-1947", kind="hero", armour="I1",
                     skills=(f"{s.title()} - Gun" if s in ("expert", "savage animal")
                             else s.title(),), weapons=(gun,))

@@ -257,3 +257,27 @@ def test_strength_of_play_is_the_mean_of_both_standardised():
     assert same == scales
     np.testing.assert_allclose(again["strength"][:5] - out["strength"][:5],
                                1 / 2 / e[both].std())
+
+
+def test_command_cards_are_valued_from_the_battles_alone(d47):
+    """An officer's orders play in battles, not in one-on-one engagements: a card whose main
+    roles are all command roles takes the battle value alone; an Artillery Observer (not
+    played in either) keeps its engagement strength and stays out of the battle lens."""
+    from dustsim.review import battle_value as B
+
+    cmd, obs = find_card(d47, "Ranger Command Squad"), find_card(d47, "Ranger Observer Squad")
+    assert set(V.main_roles(cmd)) == {"command squad actions"}
+    assert B.unplayed_main_roles(cmd) == ()
+    assert B.unplayed_main_roles(obs) == ("Artillery Observer",)
+    names = ["a", "b", "c", "d", "e", "f", cmd.name, obs.name]
+    tab = pd.DataFrame({"unit": names, "strength": [0.1, 0.5, 1.0, -0.2, 0.3, 0.8, 2.0, 1.5],
+                        "strength_se": [0.1] * 8, "in_fit": [True] * 6 + [False] * 2,
+                        "mainly_unmodelled": [""] * 6 + ["command squad actions",
+                                                         "Artillery Observer"],
+                        "battle_value": [2.0, 5.0, 9.0, 1.0, 3.0, 4.0, 6.0, 7.0],
+                        "battle_value_se": [0.5] * 8})
+    out, (_me, _se, mb, sb) = V._combine(tab, None, [cmd, obs])
+    assert out.at[6, "strength"] == pytest.approx((np.log(6.0) - mb) / sb)  # battles only
+    assert out.at[6, "valued_by"] == "battles (its command role)"
+    assert out.at[7, "valued_by"] == "engagements and battles"
+    assert out["battle_command"].tolist() == [False] * 6 + [True, False]

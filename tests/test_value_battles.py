@@ -80,3 +80,35 @@ def test_only_changed_cards_replay(d47, monkeypatch):
                 if c is pounder else c for c in d47]
     B.battle_values(stronger, contexts_=ctx, previous=first, **kw)
     assert 0 < len(calls) <= 2 * 2  # Pounder's pairings (and the bases) only
+
+
+def test_armies_are_built_to_the_budget(d47):
+    """Host armies and opponents are filled to the edition-wide budget (the same for every
+    card: 100 AP by default, so that a 50-70 AP card still has 100 AP to destroy)."""
+    assert B.BUDGET == 100
+    for budget in (50.0, 100.0):
+        ctx = B.contexts(d47, seed=1, hosts=4, budget=budget)
+        for side in ("host", "opponent"):
+            aps = [sum(u.ap for u in getattr(c, side)) for cs in ctx.values() for c in cs]
+            assert budget - 10 <= np.median(aps) <= budget + 3, (budget, side, aps)
+
+
+def test_a_pilot_pilots_a_vehicle_of_the_army(d47):
+    """A hero with the Ace Pilot skill pilots the army's first vehicle it may pilot (1947
+    L936-948) and joins a squad only where the army has none; its role is still not counted
+    as played."""
+    hero = find_card(d47, "Koshka")
+    assert not B._may_pilot(hero, find_card(d47, "Ranger Combat Squad"))
+    assert B.unplayed_main_roles(hero) == ("Ace Pilot",)
+    piloted = 0
+    for c in B.contexts(d47, seed=0, hosts=8)[hero.bloc]:
+        army, to = B._with_card(c.host, hero)
+        can = [u for u in c.host if u.hero is None and u.pilot is None
+               and B._may_pilot(hero, u.card)]
+        if can:
+            assert to == can[0].card.name
+            assert next(u for u in army if u.pilot is hero).card is can[0].card
+            piloted += 1
+        else:
+            assert all(u.pilot is not hero for u in army)
+    assert piloted > 0

@@ -29,6 +29,10 @@ The TOML list format (documented in the README)::
     card = "Grand'Ma"
     pilot = "Koshka"             # a hero piloting the vehicle (L936-948)
 
+    [[unit]]
+    card = "Heavy Grenadier Assault Squad"
+    transport = "Hanomag"        # starts aboard an earlier Hanomag (Passengers, L522-526)
+
 Every rule broken is one :class:`Violation` naming the unit, the rule and its rulebook lines
 (:func:`check`); nothing is refused at reading time except input that cannot be read at all
 (unknown card names, bad fields: one :class:`DustsimError` line with file, unit and field).
@@ -40,7 +44,7 @@ import math
 import re
 import tomllib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dustsim.army.legality import breaches, one_captured_vehicle, unique_heroes, unit_limits
@@ -57,7 +61,7 @@ LIST_SUFFIXES = (".toml", ".ros", ".rosz")
 MAX_UNITS = 60
 MAX_COUNT = 20
 MAX_POINTS = 10_000
-UNIT_FIELDS = ("card", "count", "hero", "pilot", "captured", "platoon", "cover")
+UNIT_FIELDS = ("card", "count", "hero", "pilot", "captured", "platoon", "cover", "transport")
 TOP_FIELDS = ("name", "points", "bloc", "edition", "unit", "platoon", "description")
 PLATOON_FIELDS = ("id", "chart")
 MAX_PLATOONS = 20  # a list of at most MAX_UNITS units declares few platoons
@@ -90,6 +94,9 @@ class ListUnit:
     platoon: str = ""
     cover: bool = False
     where: str = ""
+    transport: int = -1
+    """Index (in the list's units) of the vehicle it starts the game in as passengers
+    (``transport = "<card>"``, 1947 L522-526; :func:`_embark`); -1 none."""
 
     @property
     def name(self) -> str:
@@ -276,13 +283,73 @@ def parse_list_toml(text: str, cards: list[Card], file: str = "<list>") -> ArmyL
             raise DustsimError(f"unknown platoon id {pid!r} (valid: {valid})", file=file,
                                unit=label, field="platoon")
         captured = captured or card.bloc == CAPTURED
+        ride = _field(u, "transport", str, file, label, None)
         for _ in range(count):
             units.append(ListUnit(card, hero, pilot, captured, pid, cover, label))
+            if ride is not None:
+                units[-1] = _embark(units, ride, file, label)
     if len(units) > MAX_UNITS:
         raise DustsimError(f"{len(units)} units; a list has at most {MAX_UNITS}", file=file,
                            field="unit")
     return ArmyList(name, float(points), tuple(units), tuple(platoons),
                     bloc or infer_bloc(units), file)
+
+
+def passenger_spaces(u: ListUnit) -> int:
+    """Spaces a unit takes in a transport: one per soldier of infantry armour 1-2, two of
+    armour 3-4 (1947 L524); a joined hero by its own armour."""
+    def per(card: Card) -> int:
+        return 2 if card.armour in ("I3", "I4") else 1
+
+    return (u.card.models or 1) * per(u.card) + (per(u.hero) if u.hero else 0)
+
+
+def _embark(units: list[ListUnit], ride: str, file: str, label: str) -> ListUnit:
+    """The last unit of ``units``, embarked in the first earlier unit of card ``ride`` that
+    has the Passengers (#) skill and room for it (1947 L522-526); one error line naming the
+    file, unit and field otherwise."""
+    from dustsim.data.skill_names import skill_base
+    from dustsim.rules.unit_rules import unit_rules
+
+    me = units[-1]
+    cands = [i for i, v in enumerate(units[:-1]) if v.card.name.lower() == ride.lower()]
+    if me.card.kind == "vehicle":  # an Airmobile / Air Assault vehicle in an Airlifter
+        if not {"airmobile", "air assault"} & {skill_base(s) for s in me.card.skills}:
+            raise DustsimError(f"only infantry ride as passengers (L522) and only Airmobile or "
+                               f"Air Assault vehicles in an Airlifter (L532-536); "
+                               f"{me.card.name} is neither", file=file, unit=label,
+                               field="transport")
+        for i in cands:
+            if "airlifter" not in {skill_base(s) for s in units[i].card.skills}:
+                raise DustsimError(f"{units[i].card.name} is no Airlifter (L3403)", file=file,
+                                   unit=label, field="transport")
+            if not any(v.transport == i for v in units[:-1]):
+                return replace(me, transport=i)
+        raise DustsimError(f"no earlier {ride} free to carry it (an Airlifter carries one "
+                           "vehicle: a decision, L532-536 give no number)" if cands else
+                           f"no earlier unit of card {ride!r} in the list to carry it",
+                           file=file, unit=label, field="transport")
+    if me.card.kind not in ("squad", "hero") or not (me.card.armour or "").startswith("I"):
+        raise DustsimError(f"only infantry ride as passengers (L522); {me.card.name} is a "
+                           f"{me.card.kind}", file=file, unit=label, field="transport")
+    if not cands:
+        names = sorted({v.card.name for v in units[:-1]
+                        if unit_rules(v.card).passengers > 0}) or ["none: list it first"]
+        raise DustsimError(f"no earlier unit of card {ride!r} in the list to carry it "
+                           f"(transports listed before it: {', '.join(names)})", file=file,
+                           unit=label, field="transport")
+    need = passenger_spaces(me)
+    for i in cands:
+        cap = unit_rules(units[i].card).passengers
+        if cap <= 0:
+            raise DustsimError(f"{units[i].card.name} has no Passengers (#) skill (L3619)",
+                               file=file, unit=label, field="transport")
+        used = sum(passenger_spaces(v) for v in units[:-1] if v.transport == i)
+        if used + need <= cap:
+            return replace(me, transport=i)
+    raise DustsimError(f"no {ride} has room: it needs {need} passenger spaces (L524) and "
+                       f"each has {unit_rules(units[cands[0]].card).passengers}", file=file,
+                       unit=label, field="transport")
 
 
 def infer_bloc(units) -> str:

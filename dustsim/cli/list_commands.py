@@ -10,8 +10,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from dustsim import BATTLE_TRIALS, DEFAULT_TRIALS, META_TRIALS
 from dustsim.cli.shell import EXIT_BAD_INPUT, command, lazy_parser
 from dustsim.errors import DustsimError, printable
@@ -328,6 +326,8 @@ def _vs_board(args) -> int:
                    attacker=args.attacker, turns=args.turns, boards=args.boards)
     r = simulate_battle(spec, args.trials, args.seed, threads=args.threads,
                         progress=not args.json and sys.stderr.isatty())
+    import numpy as np  # here, not at the top: `dustsim --help` loads this module
+
     d = r.to_dict()
     d["ap_a"] = float(np.nansum([spec.ap[u] for u in range(len(spec.names))
                                  if spec.sides[u] == 0]))

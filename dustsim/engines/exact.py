@@ -102,7 +102,8 @@ def _unsaved(dice, hit, reroll, reroll2, chain, medal, tol, keep):
 
 def save_probability(g: GroupSpec) -> float:
     p1 = _p(g.save)
-    return p1 + (1 - p1) * _p(g.save_reroll)
+    kept = p1 * p1 if g.saves_rerolled else p1  # Radiation: a success must be rolled twice
+    return kept + (1 - p1) * _p(g.save_reroll)
 
 
 def _hit_transition(spec: AttackSpec, g: GroupSpec) -> np.ndarray:

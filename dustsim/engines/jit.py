@@ -11,6 +11,10 @@ Boolean literals are left alone by default on purpose: the kernels pass their di
 literal ``False``/``True`` so that each mode compiles one path without the other's branches.
 A helper whose flag only picks a few lines (the battle kernel's ``_victory(..., end)``) is
 named in ``bools`` to compile once for ``boolean`` too (one compile instead of two).
+
+:func:`compiles_first` tells a command, before it calls a kernel, that the call will compile
+it (nothing in this process, nothing valid in Numba's on-disk cache), so that it can say so
+instead of sitting at 0 % for the better part of a minute on a fresh install (issue 26).
 """
 
 from __future__ import annotations
@@ -54,3 +58,16 @@ def one_version_per_type(namespace: dict, bools: tuple[str, ...] = ()) -> None:
     for name, obj in list(namespace.items()):
         if isinstance(obj, Dispatcher) and getattr(obj.py_func, "__module__", None) == module:
             unliteral_ints(obj, bools=name in bools)
+
+
+def compiles_first(dispatcher: Dispatcher) -> bool:
+    """``True`` when calling ``dispatcher`` will compile it: not compiled or loaded in this
+    process, and Numba's on-disk cache has no entry for its current source. Reads the cache
+    index only (Numba's own ``_load_index``, which returns nothing for a stale source);
+    anything unexpected counts as cached (a missing note, never a wrong one)."""
+    if dispatcher.signatures:
+        return False
+    try:
+        return not dispatcher._cache._cache_file._load_index()
+    except Exception:  # a Numba without these internals, an unreadable cache: say nothing
+        return False

@@ -12,7 +12,8 @@ sums (no per-trial arrays): memory does not grow with the trial count.
 Scripted dice: the same resolution code reads given faces instead of random ones, in this
 order per weapon line (card order): to-hit dice, re-rolls of the misses, chain dice (one per
 hit, then one per chain success, generation by generation), one save die per hit (then the
-re-rolls of the failed saves, if the save has one), then for each unsaved hit its Damage
+re-rolls of the successful saves against Radiation, then the re-rolls of the failed saves, if
+the save has one), then for each unsaved hit its Damage
 Resilient dice. A reactive attack first rolls its reactive dice; Cheat Death rolls last.
 """
 
@@ -53,7 +54,7 @@ from dustsim.rules.dice import parse_faces
 CHUNK = 1 << 15  # trials per chunk: part of the stream definition (results depend on it)
 HIT_BINS = 256  # hit histograms; the last bin collects overflow (means use exact sums)
 
-# group row columns
+# group row columns (G_MEDAL: bit 0 Medal of Honor, bit 1 the successful saves re-rolled)
 G_DICE, G_HIT, G_RR, G_RR2, G_CHAIN, G_SAVE, G_SAVE_RR, G_DMG, G_AUTO, G_MPH, G_RES_SQ, \
     G_RES_SG, G_SUPP, G_MEDAL = range(14)
 # spec row columns
@@ -106,9 +107,9 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     """One attack; returns the dice position.
 
     res: [hits, unsaved, models_killed, single_damage, token] and, where ``res`` has a sixth
-    slot (the battles' result rows), the Stunned flags: 1 a Tesla line did damage, 2 a Grapple
-    line scored a hit, 4 Cheat Death saved the hero (``G_SUPP``: token in bits 0-1, the
-    line's :data:`dustsim.rules.attack` STUN code in bits 2-3).
+    slot (the battles' result rows), the Stunned flags: 1 a Tesla line did damage or a Head
+    Shot line hit, 2 a Grapple line scored a hit, 4 Cheat Death saved the hero (``G_SUPP``:
+    token in bits 0-1, the line's :data:`dustsim.rules.attack` STUN code in bits 2-3).
     """
     A = spec[S_MODELS]
     a = A
@@ -145,7 +146,7 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                 r, pos = _count(rng, buf, pos, scripted, groups[gi, G_RR2], misses)
                 h += r
                 misses -= r
-        if groups[gi, G_MEDAL] != 0 and misses > 0:
+        if (groups[gi, G_MEDAL] & 1) != 0 and misses > 0:
             r, pos = _count(rng, buf, pos, scripted, hit, 1)
             h += r
         if groups[gi, G_CHAIN] != 0:
@@ -162,12 +163,17 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                 any_hit = 1
             if (groups[gi, G_SUPP] >> 2) == 2:
                 stun |= 2  # Grapple: a hit (003:L3268)
+            elif (groups[gi, G_SUPP] >> 2) == 3:
+                stun |= 1  # Head Shot: a hit gives the Stunned token (rules.attack)
         u = h
         if groups[gi, G_SAVE] != 0 and h > 0:
             r, pos = _count(rng, buf, pos, scripted, groups[gi, G_SAVE], h)
+            failed = h - r
+            if (groups[gi, G_MEDAL] & 2) != 0 and r > 0:  # Radiation: successes re-rolled
+                r, pos = _count(rng, buf, pos, scripted, groups[gi, G_SAVE], r)
             u = h - r
-            if groups[gi, G_SAVE_RR] != 0 and u > 0:
-                r, pos = _count(rng, buf, pos, scripted, groups[gi, G_SAVE_RR], u)
+            if groups[gi, G_SAVE_RR] != 0 and failed > 0:
+                r, pos = _count(rng, buf, pos, scripted, groups[gi, G_SAVE_RR], failed)
                 u -= r
         uns_total += u
         for _ in range(u):
@@ -290,7 +296,7 @@ def pack(specs: list[AttackSpec]) -> Packed:
             rows.append([g.dice, g.hit, g.reroll, g.reroll2, g.chain, g.save, g.save_reroll,
                          g.damage, int(g.auto_kill), g.squad_models_per_hit,
                          int(g.resilient_squad), int(g.resilient_single),
-                         g.token | (g.stun << 2), int(g.medal)])
+                         g.token | (g.stun << 2), int(g.medal) | (int(g.saves_rerolled) << 1)])
         goff.append(len(rows))
         srows.append([sp.models, sp.single, sp.single_full, int(sp.single_is_hero), sp.squad_dr,
                       sp.single_dr, int(sp.auto_full), sp.policy, sp.token, int(sp.suppression),

@@ -65,15 +65,17 @@ WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "defaul
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
-# A_SPECIAL events' L_X (BK.SP_*)
-SPECIALS = ("", "camouflage", "smoke", "airborne", "observe", "repair", "spy", "rally",
-            "get-moving", "heal", "air-alert", "follow-me")
+# A_SPECIAL events' L_X (BK.SP_*; the transports' codes from 20: battle_carry)
+SPECIALS = ("", "camouflage", "smoke", "airborne", "psychic-scream", "area", "observe", "repair",
+            "spy", "rally", "get-moving", "heal", "air-alert", "follow-me")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
        "Move and Fire: a free Move or Attack around its Sustained Attack or March Move "
        "(L3603-3605)",
        "Charge: a free close-combat Attack after its March Move (L3459-3461)",
+       "Raid: its actions spent on Move + Attack + Move (BattleScribe Dust_1947.gst rule "
+       "b24c-9323-2628-3003)",
        "Wire-guided: its one wire-guided weapon fired alone, misses re-rolled (L3343-3345)",
        "Artillery Observer: its artillery fired at a target the observer sees, the line of "
        "sight and cover from the observer's square (L3419-3425)")
@@ -303,27 +305,12 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     bd[R["objectives"], : len(objs)] = objs
     # static steps per movement class and direction: the neighbour, or -1 where the step is
     # barred (impassable square, a wall, the corner of an impassable square for a diagonal)
-    nbr = board.neighbours
     for cls in range(B.N_MOVE_CLASSES):
-        fly = cls == B.FLYING
-        mc = board.move_cost[:, cls]
-        for d in range(8):
-            row = np.full(n, -1, np.int64)
-            for s_ in range(n):
-                t = int(nbr[s_, d])
-                if t < 0:
-                    continue
-                if not fly:
-                    if mc[t] >= B.IMPASSABLE or (int(board.wall_mask[s_]) >> d) & 1:
-                        continue
-                    if d % 2 == 1:
-                        a1, a2 = int(nbr[s_, (d + 7) % 8]), int(nbr[s_, (d + 1) % 8])
-                        if min(a1, a2) < 0 or mc[a1] >= B.IMPASSABLE or mc[a2] >= B.IMPASSABLE:
-                            continue
-                row[s_] = t
-            bd[R["adj"] + cls * 8 + d] = row
+        bd[R["adj"] + cls * 8: R["adj"] + cls * 8 + 8] = _adjacency(
+            board, board.move_cost[:, cls], cls == B.FLYING)
     for cls in range(B.N_MOVE_CLASSES):  # shortest paths with no unit on the board
         BK.fill_static(bd, n, cls, BK.QL - 2)
+    _amphibious_tables(board, bd, objs)
     ls = np.asarray(board.line_start, np.int64)
     lq = np.stack([np.asarray(board.line_squares, np.int64),
                    np.asarray(board.line_corner, np.int64)], axis=1)
@@ -333,6 +320,59 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(_BOARD) > 64:
         _BOARD.clear()
     _BOARD[id(board)] = (board, out)
+    return out
+
+
+def _amphibious_tables(board: Board, bd: np.ndarray, objs: list[int]) -> None:
+    """The amphibious vehicles' movement tables (:mod:`dustsim.play.battle_carry`, L3411-3413:
+    water and swamp as open ground) per ground vehicle class, at ``bd_rows(n)["amph"]``: on a
+    board with neither, copies of the class's own."""
+    from dustsim.play import battle_carry as BC
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import board as B
+
+    n = board.n
+    wet = np.isin(board.terrain, (B.WATER, B.SWAMP))
+    for cls in BC.AMPHIBIOUS_CLASSES:
+        mc0, adj0, pc0, st0 = BC.table_rows(n, cls, False)
+        mc, adj, pc, st = BC.table_rows(n, cls, True)
+        if not wet.any():
+            bd[mc] = bd[mc0]
+            bd[adj: adj + 8] = bd[adj0: adj0 + 8]
+            bd[pc: pc + n] = bd[pc0: pc0 + n]
+            bd[st: st + 4 * n] = bd[st0: st0 + 4 * n]
+            continue
+        cost = board.move_cost[:, cls].astype(np.int64)
+        cost[wet] = B._MOVE[B.OPEN][cls]  # as if it were open terrain (L3413)
+        bd[mc] = cost
+        bd[pc: pc + n] = 10_000
+        for o in objs:
+            bd[pc: pc + n, o] = _path_costs(board, cost, o)
+        bd[adj: adj + 8] = _adjacency(board, cost, False)
+        BK.fill_static_rows(bd, n, False, mc, adj, st, BK.QL - 2)
+
+
+def _adjacency(board: Board, mc: np.ndarray, fly: bool) -> np.ndarray:
+    """``int64[8, n]``: per direction the neighbour a unit with move costs ``mc`` may step to,
+    -1 where barred (impassable, a wall, a diagonal past an impassable corner)."""
+    from dustsim.play import board as B
+
+    n = board.n
+    nbr = board.neighbours
+    out = np.full((8, n), -1, np.int64)
+    for d in range(8):
+        for s_ in range(n):
+            t = int(nbr[s_, d])
+            if t < 0:
+                continue
+            if not fly:
+                if mc[t] >= B.IMPASSABLE or (int(board.wall_mask[s_]) >> d) & 1:
+                    continue
+                if d % 2 == 1:
+                    a1, a2 = int(nbr[s_, (d + 7) % 8]), int(nbr[s_, (d + 1) % 8])
+                    if min(a1, a2) < 0 or mc[a1] >= B.IMPASSABLE or mc[a2] >= B.IMPASSABLE:
+                        continue
+            out[d, s_] = t
     return out
 
 
@@ -395,6 +435,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                    attacker: int | None = None, options: dict | None = None,
                    list_names: tuple[str, str] = ("A", "B")) -> BattleSpec:
     """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario."""
+    from dustsim.play import battle_carry as BC
     from dustsim.play import battle_kernel as BK
     from dustsim.play import duel_kernel as K
     from dustsim.play.board import WALKER
@@ -414,8 +455,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     board = setup.board
     n = board.n
     # blocks: units, weapons, (weapon, target), groups (4 variants), tspec, state, weapon
-    # state, two results, unit facts, square scratch
-    sizes = (U, W, Wg * U, Wg * U * 4, U, U, Wg, 1, 1, U, n)
+    # state, two results, unit facts, square scratch; transports (battle_carry)
+    sizes = (U, W, Wg * U, Wg * U * 4, U, U, Wg, 1, 1, U, n, U)
     rows = BK.FIRST_BLOCK + sum(sizes)
     m = np.zeros((rows, K.NCOL), np.int64)
     m[0, K.H_U] = U
@@ -427,7 +468,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         r += s
     (m[0, K.H_UNITS], m[0, K.H_WPN], m[0, K.H_WT], m[0, K.H_GROUPS], m[0, K.H_TSPEC],
      m[0, K.H_ST], m[0, K.H_WS], m[0, K.H_RES], m[0, K.H_RES2], m[0, BK.H_XU],
-     m[0, BK.H_SCR]) = starts
+     m[0, BK.H_SCR]) = starts[:11]
+    m[0, BC.H_CARRY] = starts[11]
     m[K.R_CFG, : spec.config.shape[0]] = spec.config
     m[starts[0]:starts[0] + U, : spec.units.shape[1]] = spec.units
     if W:
@@ -512,8 +554,12 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         wranges.append((int(spec.weapons[i, K.W_RMIN]), int(min(spec.weapons[i, K.W_RMAX],
                                                                10_000))))
         skills = D.attacker_skills(carrier)
+        scream = bool(spec.weapons[i, K.W_SCREAM])
+        if spec.weapons[i, K.W_SCREAM] == 1:  # its saves compiled away (rules.attack); friends
+            skills = skills | {"psychic scream"}  # valued too (the policy)
         for t in range(U):
-            if spec.sides[t] == spec.sides[u] or (spec.gdice[i, t] + spec.gblast[i, t]) == 0:
+            if (spec.sides[t] == spec.sides[u] and not scream) or t == u or (
+                    spec.gdice[i, t] + spec.gblast[i, t]) == 0:
                 continue
             row = BK.F_UNITS + U + i * U + t
             f[row, 0] = _line_ev(w, skills, targets_open[t], rs)
@@ -521,6 +567,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     from dustsim.play.battle_rules import fill_rule_facts
 
     fill_rule_facts(m, all_units, wl)  # tempo, concealment, reaction, movement flags (issue 23)
+    # passengers aboard (L522-530), movement tables (amphibious: L3411-3413)
+    BC.fill_carry_facts(m, all_units, len(units_a), n, classes)
     bd, ls, lq = _board_matrix(board)
     tables = []
     for b in setup.boards or (board,):
@@ -528,6 +576,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             raise DustsimError("internal: a call's boards differ in size")
         tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
+    if BC.any_passengers(m):
+        notes += BC.CARRY_NOTES
     if any(footprint(du) > 1 for du in all_units):
         notes += FOOTPRINT
     if any(not math.isfinite(a) for a in spec.ap):
@@ -676,6 +726,16 @@ def simulate_battle(spec: BattleSpec, trials: int = BATTLE_TRIALS, seed: int = 0
     if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
         raise DustsimError(f"trials must be an integer from 1 to {MAX_TRIALS:,}, got "
                            f"{trials!r}", field="--trials")
+    if progress:  # someone watches a bar that would sit at 0 % while the kernel compiles
+        from dustsim.engines.jit import compiles_first
+        from dustsim.play import battle_kernel as BK
+
+        if compiles_first(BK._play_battles):
+            import logging
+
+            logging.getLogger("dustsim").warning(
+                "dustsim: note: compiling the battle kernel (first run only: about a minute "
+                "of CPU; cached for the next runs)")
     acc, curves = run_chunks(_chunk, spec, trials, seed, chunk=CHUNK, threads=threads,
                              progress=progress, desc="games", unit="game")
     return BattleResult(spec, trials, seed, acc, curves)
@@ -693,7 +753,7 @@ def _side_units(x, label: str):
             if u.card.ap is not None and math.isfinite(u.card_ap):
                 extra = float(u.card_ap) - float(u.card.ap)
             out.append(D.DuelUnit(u.card, hero=u.hero, cover=u.cover, pilot=u.pilot,
-                                  extra_ap=extra))
+                                  extra_ap=extra, transport=getattr(u, "transport", -1)))
         return out, x.name
     if isinstance(x, str):
         from dustsim.data.cards import load_cards
@@ -785,6 +845,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     faces are known."""
     from dustsim.engines.rng import state
     from dustsim.play import battle_kernel as BK
+    from dustsim.play.battle_carry import carry_rule_names
     from dustsim.play.battle_rules import rule_names
 
     ss = np.random.SeedSequence([seed, 1947])
@@ -808,7 +869,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             "armour": card.armour, "models": int(spec.m[spec.m[0, 2] + u, 1]),
             "damage_track": card.damage_track, "ap": float(spec.ap[u]),
             "move_class": int(spec.classes[u]),
-            "rules": rule_names(spec.m, u),  # board-dependent rules it plays (battle_rules)
+            # board-dependent rules it plays (battle_rules, battle_carry)
+            "rules": rule_names(spec.m, u) + carry_rule_names(spec.m, u),
             "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
             "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
             "weapons": [{"line": i, "name": spec.weapon_names[i],
@@ -981,6 +1043,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER
 
     SMOKE_PROOF = (BUILDING, BUILDING_OPENING, BUNKER)
+    if int(r[BK.L_X]) >= len(SPECIALS):  # transports (battle_carry)
+        return _carry_special(r, uname, width, names, faces)
     kind = SPECIALS[int(r[BK.L_X])]
     s = int(r[BK.L_FROM])
     ev: dict = {"special": kind, "square": s}
@@ -1063,6 +1127,24 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                           + (f"{names[t]} activates again{fox}; {uname}'s activation ends"
                              if ev["hits"] > 0 else "the order fails")
                           + " (Get Moving You Bunch of Monkeys, L3723-3727).")
+    elif kind == "psychic-scream":
+        t = int(r[BK.L_TARGET])
+        ev["target"] = t
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["damage"] = int(r[BK.L_DAMAGE])
+        ev["text"] = (f"{uname}'s Psychic Scream strikes {names[t]} (once per game, every unit "
+                      "within range 3, no line of sight, infantry or cover save: BattleScribe "
+                      f"Dust_1947.gst rule 0a01-816f-3ce5-05f5): {int(r[BK.L_HITS])} hits, "
+                      f"{int(r[BK.L_DAMAGE])} damage.")
+    elif kind == "area":
+        t = int(r[BK.L_TARGET])
+        ev.update(target=t, cover=bool(r[BK.L_COVER]), hits=int(r[BK.L_HITS]),
+                  damage=int(r[BK.L_DAMAGE]),
+                  dice="".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]))
+        ev["text"] = (f"{uname}'s Large Ordnance strikes {names[t]} in the same 2 x 2 area as "
+                      "its target (like artillery, L3218-3224; BattleScribe Dust_1947.gst rule "
+                      f"5fce-2ac8-7580-9ecc): {ev['hits']} hits, {ev['damage']} damage.")
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})
@@ -1074,6 +1156,53 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         where = ", ".join(square_name(q, width) for q in ev["smoke"])
         ev["text"] = (f"{uname} launches smoke on squares {where} to screen itself from "
                       f"{names[t]} before the enemy moves (Smoke Launchers, L3651).")
+    return ev
+
+
+def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray) -> dict:
+    """The fields of a transport's event (:mod:`dustsim.play.battle_carry`, L522-530):
+    ``special``, ``target`` (the vehicle), ``square`` (the vehicle's square), ``to`` (where a
+    survivor is placed), ``dice`` and ``hits`` (a destroyed transport's passenger roll)."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play.battle_carry import CARRY_SPECIALS
+
+    kind = CARRY_SPECIALS[int(r[BK.L_X])]
+    s = int(r[BK.L_FROM])
+    t = int(r[BK.L_TARGET])
+    ev: dict = {"special": kind, "square": s if s >= 0 else None}
+    where = square_name(s, width) if s >= 0 else "off the board"
+    if t >= 0:
+        ev["target"] = t
+    if kind == "bury":
+        ev["to"] = int(r[BK.L_TO])
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["text"] = (f"{uname} takes two Engineering special actions to bury the fortification "
+                      f"at {square_name(ev['to'], width)} with its Dozer Blade: {ev['dice']}, "
+                      + ("buried with everyone in it (L3357)." if ev["hits"] else
+                         "it holds (L3357)."))
+    elif kind == "dozer":
+        ev["text"] = (f"{uname} digs in with its Dozer Blade at {where}: in cover from any "
+                      "angle until it moves (L3503-3505).")
+    elif kind == "embarked":
+        ev["text"] = f"{uname} starts the game aboard the {names[t]} (Passengers, L526)."
+    elif kind == "dismount":
+        ev["text"] = f"{uname} dismounts from the {names[t]} at {where} (L528)."
+    elif kind == "aboard":
+        ev["text"] = f"{uname} stays aboard the {names[t]} ({where})."
+    elif kind == "bail-out":
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["text"] = (f"The {names[t]} is destroyed with {uname} aboard: {ev['dice']}, "
+                      f"{ev['hits']} point{'s' if ev['hits'] != 1 else ''} of damage to those "
+                      "aboard, no saves (L530, L536).")
+    else:  # placed
+        ev["to"] = int(r[BK.L_TO])
+        ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
+        ev["text"] = (f"{uname} bails out of the wreck of the {names[t]} onto "
+                      f"{square_name(ev['to'], width)}"
+                      + (", Suppressed" if ev["token"] == "suppressed" else "")
+                      + ", and counts as activated (L530).")
     return ev
 
 

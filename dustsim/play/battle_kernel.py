@@ -82,6 +82,7 @@ from dustsim.engines.kernel import (
     _trial,
 )
 from dustsim.engines.rng import next_u64, uniform
+from dustsim.play import battle_carry as BC
 from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
     C_INIT,
@@ -95,6 +96,7 @@ from dustsim.play.duel_kernel import (
     C_T,
     C_TIEBREAK,
     C_VOLLEY,
+    F_NO_ORDERS,
     G_KEEP_HIT,
     G_KEEP_RR,
     H_GROUPS,
@@ -121,6 +123,7 @@ from dustsim.play.duel_kernel import (
     ST_TOK,
     T_SUPP,
     U_AIR,
+    U_FLAGS,
     U_HERO,
     U_IMMUNE,
     U_MARCH,
@@ -136,11 +139,13 @@ from dustsim.play.duel_kernel import (
     U_W0,
     U_W1,
     W_AMMO,
+    W_AREA,
     W_CC,
     W_RELOAD,
     W_RMAX,
     W_RMIN,
     W_SALVO,
+    W_SCREAM,
     W_SETUP,
     W_VOLLEY,
     WS_AMMO,
@@ -195,6 +200,10 @@ FLYING = 6
 # ST_X, which the board does not use
 ST_SQ, ST_FACE = 16, 17
 ST_GONE = 4
+# Crazy Jimmy's cover save after a March Move, until the unit's next activation (1, else 0;
+# battle_rules.RB_MARCH_COVER): reuses the duel kernel's per-unit smoke turn ST_SMOKE (12),
+# which the board does not use (its smoke stands on squares)
+ST_COVERED = 12
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST, SC_WRECK = range(7)  # SC_WRECK: a wreck (L486)
@@ -207,6 +216,9 @@ if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
 ) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
+if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL or (BC._R_B, BC._B_N) != (R_B, B_N):
+    # the transports' block and the columns battle_carry reads
+    raise AssertionError("battle_carry's header slot out of step with the battle kernel")
 INF = 1 << 30
 QL = 64  # cost buckets of the movement search (costs above QL - 2 are cut)
 # floats f: row 0 policy weights, rows 1.. unit AP, then (weapon line, target) expected damage
@@ -224,9 +236,15 @@ def bd_rows(n: int) -> dict:
              "mc6", "nb0", "nb1", "nb2", "nb3", "nb4", "nb5", "nb6", "nb7", "deploy0",
              "deploy1", "objarea", "exit0", "exit1", "wall", "inbuild", "misc", "objectives")
     end = r + len(names) + 7 * 8 + 7 * n * 4
+    # then the amphibious tables (battle_carry, L3411-3413): per ground vehicle class of
+    # battle_carry.AMPHIBIOUS_CLASSES a block of its move-cost row, 8 adjacency rows, n path
+    # cost rows and 4n static rows, with water and swamp as open ground
+    amph = end + n
+    block = 1 + 8 + n + 4 * n
     return {"los": n, "pc": 2 * n, **{k: r + i for i, k in enumerate(names)},
             "adj": r + len(names), "static": r + len(names) + 7 * 8,
-            "los_tall": end, "rows": end + n}
+            "los_tall": end, "amph": amph, "amph_block": block,
+            "rows": amph + len(BC.AMPHIBIOUS_CLASSES) * block}
 
 
 # event log (one int64 row per event; decoded by dustsim.play.battle)
@@ -241,19 +259,31 @@ NLOG = 21
 # special actions (L_X of an A_SPECIAL event): Camouflage (L3453), Launch Smoke (L3651), an
 # Airborne drop (L3391; its die in L_D0/L_D1, the success in L_HITS)
 SP_CAMOUFLAGE, SP_SMOKE, SP_AIRBORNE = np.int64(1), np.int64(2), np.int64(3)
-SP_OBSERVE = np.int64(4)  # an Artillery Observer calls in a friendly unit's artillery (L3419)
-SP_REPAIR = np.int64(5)  # a Mechanic's Makeshift Repair (L3759-3765)
-SP_SPY = np.int64(6)  # a Spy's roll to be placed (L3655-3657)
-# an officer's Rally (L3729-3731) and Get Moving You Bunch of Monkeys (L3723-3727)
-SP_RALLY, SP_ORDER = np.int64(7), np.int64(8)
-SP_HEAL = np.int64(9)  # Get Up, It Ain't That Bad (L3741) or Medevac (L3593)
-SP_ALERT = np.int64(10)  # Air Alert (L3375-3377)
-SP_FOLLOW = np.int64(11)  # Follow Me (L3531-3533)
+# transports (battle_carry, L522-530): starts aboard (turn 0), dismounts, stays aboard, a
+# destroyed transport's passengers roll (L_UNIT its first passenger, L_D0/L_D1, damaged
+# passengers in L_HITS), a survivor placed (L_TO); L_TARGET the vehicle
+SP_EMBARKED, SP_DISMOUNT, SP_ABOARD, SP_BAIL, SP_PLACED = (np.int64(i) for i in range(20, 25))
+SP_DOZER = np.int64(25)  # the Dozer special action: dug in (battle_carry, L3503-3505)
+# two Engineering special actions burying a bunker or strongpoint (L3357): the die in
+# L_D0/L_D1, buried in L_HITS, the square aimed at in L_TO
+SP_BURY = np.int64(26)
+SP_SCREAM = np.int64(4)  # Psychic Scream's free action (play.battle.SPECIALS)
+SP_AREA = np.int64(5)  # a Large Ordnance line's area: another unit struck (play.battle)
+SCREAM_RANGE = 3  # its radius (BattleScribe Dust_1947.gst rule 0a01-816f-3ce5-05f5)
 # the rule a move or attack was taken under (a move's L_TARGET, an attack's L_X; named in the
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
-WHY_WIRE = np.int64(5)  # a wire-guided weapon fired alone, its misses re-rolled (L3345)
-WHY_OBSERVED = np.int64(6)  # artillery fired through an Artillery Observer's sight (L3419)
+WHY_RAID = np.int64(5)  # Raid's second Move (play.battle.WHY)
+SP_OBSERVE = np.int64(6)  # an Artillery Observer calls in a friendly unit's artillery (L3419)
+SP_REPAIR = np.int64(7)  # a Mechanic's Makeshift Repair (L3759-3765)
+SP_SPY = np.int64(8)  # a Spy's roll to be placed (L3655-3657)
+# an officer's Rally (L3729-3731) and Get Moving You Bunch of Monkeys (L3723-3727)
+SP_RALLY, SP_ORDER = np.int64(9), np.int64(10)
+SP_HEAL = np.int64(11)  # Get Up, It Ain't That Bad (L3741), Medevac (L3593), Resurrection
+SP_ALERT = np.int64(12)  # Air Alert (L3375-3377)
+SP_FOLLOW = np.int64(13)  # Follow Me (L3531-3533)
+WHY_WIRE = np.int64(6)  # a wire-guided weapon fired alone, its misses re-rolled (L3345)
+WHY_OBSERVED = np.int64(7)  # artillery fired through an Artillery Observer's sight (L3419)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -532,8 +562,11 @@ def _occupy(m):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _in_cover(m, bd, u, sq, los):
-    """Target u on square sq is in cover: its square's terrain for its class, or one corner."""
-    if los == 1 or BR.smoke_on(m, sq):  # in smoke: cover (L3228, L680)
+    """Target u on square sq is in cover: its square's terrain for its class, or one corner;
+    or a cover save of its own (Crazy Jimmy's, ``ST_COVERED``; a Dozer's dig-in)."""
+    if los == 1 or BR.smoke_on(m, sq) or m[m[0, H_ST] + u, ST_COVERED] != 0:
+        return 1  # in smoke: cover (L3228, L680)
+    if BC.dug_in(m, u):  # the Dozer special action: cover from any angle (L3505)
         return 1
     n = m[R_B, B_N]
     k = _kind(m, u)
@@ -602,12 +635,17 @@ def fill_static(bd, n, cls, limit):
     """The board's static movement tables of class ``cls`` (no units): for each start square
     the rows cost (no / one diagonal used) and parent state, as :func:`_reach` leaves them in
     its scratch; written into ``bd`` at ``bd_rows(n)["static"]``."""
+    fill_static_rows(bd, n, cls == FLYING, 9 * n + 4 + cls, 9 * n + 28 + cls * 8,
+                     9 * n + 84 + cls * n * 4, limit)
+
+
+@nb.njit(cache=True)
+def fill_static_rows(bd, n, fly, r_mc, r_adj, r_st, limit):
+    """:func:`fill_static` for the tables at the rows given (move cost, adjacency, static:
+    the amphibious ones of :mod:`dustsim.play.battle_carry` too)."""
     qb = np.zeros(2 * QL + 40 * n, np.int64)
-    fly = cls == FLYING
-    r_mc = 9 * n + 4 + cls
-    r_adj = 9 * n + 28 + cls * 8
     for s0 in range(n):
-        r = 9 * n + 84 + (cls * n + s0) * 4
+        r = r_st + s0 * 4
         for s in range(n):
             bd[r, s] = INF
             bd[r + 1, s] = INF
@@ -664,9 +702,9 @@ def _reach(m, bd, u, limit, qb):
     side = m[ru + u, U_SIDE]
     veh = m[rx, X_KIND] == KIND_VEH
     tb = BR.has(m, u, BR.RB_TRAIL_BLAZER)  # moves through enemy units (L3693-3695)
-    r_mc = 9 * n + 4 + cls
+    r_mc = BC.r_mc(m, u)  # its class's tables (battle_carry: an amphibious vehicle's own)
     r_nb = 9 * n + 11
-    r_adj = 9 * n + 28 + cls * 8
+    r_adj = BC.r_adj(m, u)
     if limit > QL - 2:
         limit = QL - 2
     if _foot(m, u) == 4:
@@ -675,7 +713,7 @@ def _reach(m, bd, u, limit, qb):
     start = m[m[0, H_ST] + u, ST_SQ]
     if start >= 0 and _clear_around(m, bd, u, start, limit):
         # no unit can bar or end a path within reach: the board's static table is exact
-        base = 9 * n + 84 + (cls * n + start) * 4
+        base = BC.r_static(m, u) + start * 4
         for s in range(n):
             m[rsc + s, SC_C0] = bd[base, s]
             m[rsc + s, SC_C1] = bd[base + 1, s]
@@ -807,11 +845,10 @@ def _reach_huge(m, bd, u, limit, qb):
     rsc = m[0, H_SCR]
     ru = m[0, H_UNITS]
     rx = m[0, H_XU] + u
-    cls = m[rx, X_CLASS]
     side = m[ru + u, U_SIDE]
     tb = BR.has(m, u, BR.RB_TRAIL_BLAZER)
-    r_mc = 9 * n + 4 + cls
-    r_adj = 9 * n + 28 + cls * 8
+    r_mc = BC.r_mc(m, u)
+    r_adj = BC.r_adj(m, u)
     start = m[m[0, H_ST] + u, ST_SQ]
     for s in range(n):
         m[rsc + s, SC_C0] = INF
@@ -1121,7 +1158,7 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
             continue
         air_t = _kind(m, t) == KIND_AIR
         if air_u or air_t:
-            cov = 1 if los == 1 else 0
+            cov = 1 if los == 1 or m[m[0, H_ST] + t, ST_COVERED] != 0 else 0
         else:
             cov = _in_cover(m, bd, t, ts, los)
         for w in range(w0, w1):
@@ -1222,14 +1259,14 @@ def _position(m, f, bd, u, s, el, val, lam):
     if k > 0 and f[0, PW_OBJ] > 0.0:
         r_obj = 9 * n + 27
         r_area = 9 * n + 21
-        cls = m[m[0, H_XU] + u, X_CLASS]
+        r_pc = BC.r_pc(m, u)  # path costs of its class (battle_carry: amphibious)
         if bd[r_area, s] >= 0:
             sc += f[0, PW_OBJ]
         else:
             dmin = 10_000
             for i in range(k):
                 o = bd[r_obj, i]
-                d = bd[2 * n + cls * n + s, o]
+                d = bd[r_pc + s, o]
                 if d < dmin:
                     dmin = d
             if dmin < 10_000:
@@ -1431,11 +1468,18 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         bl = _left(m, t)
         bt = m[m[0, H_ST] + t, ST_TOK]
+        area = -1  # a Large Ordnance line that fires at t (W_AREA)
+        for w in range(w0, w1):
+            if m[rws + w, WS_TGT] == t and m[rwp + w, W_SCREAM] == W_AREA and \
+                    _fires_at(m, w, t, _gap(m, bd, u, t), OFF) > 0:
+                area = w
         pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained,
                               moved, OFF, rr, kind)
         if fired:
             fired_any = True
             _hit(m, log, t, rr, bl, bt, u)
+            if area >= 0:
+                pos = _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, area, t, sustained)
     for t in range(U):
         declared = False
         for w in range(w0, w1):
@@ -1448,6 +1492,103 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     BR.wire_done(m, u, g_wire)
     if g_wire >= 0:
         _why(m, log, u, k0, WHY_WIRE)
+    return _bail(rng, buf, pos, scripted, m, bd, log)  # a destroyed transport (L530)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
+    """Large Ordnance (BattleScribe ``Dust_1947.gst`` rule 5fce-2ac8-7580-9ecc): line w, fired
+    at t, strikes four squares like artillery, the 2 x 2 block holding t's square (L3218-3224:
+    a separate attack on every unit in it, friend or foe). Decision (policy): of the blocks
+    holding t's square, the one with most other enemy units less friendly ones (the first in
+    row order on a tie). Each other unit in it takes its own Attack (Sustained with the
+    attack) of the line, with its own cover; each is one ``special`` event with its dice."""
+    U = m[0, H_U]
+    n = m[R_B, B_N]
+    width = m[R_B, B_WIDTH]
+    side = _side(m, u)
+    ts = _sq(m, t)
+    if ts < 0:
+        return pos
+    c0 = ts % width
+    r0 = ts // width
+    best = -1000000
+    bc = -1
+    br = -1
+    for rr_ in range(r0 - 1, r0 + 1):
+        for cc in range(c0 - 1, c0 + 1):
+            if rr_ < 0 or cc < 0 or cc + 1 >= width or (rr_ + 1) * width + cc + 1 >= n:
+                continue
+            sc = 0
+            for x in range(U):
+                if x == t or x == u:  # noqa: SIM109 (Numba)
+                    continue
+                if not _present(m, x) or not _alive(m, x):
+                    continue
+                for q in range(_foot(m, x)):
+                    s = _usq(m, x, q)
+                    if s >= 0 and cc <= s % width <= cc + 1 and rr_ <= s // width <= rr_ + 1:
+                        sc += 1 if _side(m, x) != side else -1
+                        break
+            if sc > best:
+                best, bc, br = sc, cc, rr_
+    if bc < 0:
+        return pos
+    rs = m[0, H_ST]
+    rres = m[0, H_RES]
+    wg = (m[0, H_GROUPS + 1] - m[0, H_GROUPS]) // (U * 4)
+    c = _carriers(m, w)
+    turn = m[R_G, G_TURN]
+    air_u = _kind(m, u) == KIND_AIR
+    for x in range(U):
+        if x == t or x == u:  # noqa: SIM109 (Numba)
+            continue
+        if not _present(m, x) or not _alive(m, x) or not _hurts(m, w, x):
+            continue
+        xs = -1
+        for q in range(_foot(m, x)):
+            s = _usq(m, x, q)
+            if s >= 0 and bc <= s % width <= bc + 1 and br <= s // width <= br + 1:
+                xs = s
+                break
+        if xs < 0:
+            continue
+        los = _sight(m, bd, ls, lq, _sq(m, u), xs, u, x)
+        if air_u or _kind(m, x) == KIND_AIR:
+            cov = 1 if los == 1 or m[rs + x, ST_COVERED] != 0 else 0
+        else:
+            cov = _in_cover(m, bd, x, xs, los)
+        wt = m[0, H_WT] + w * U + x
+        if m[wt, WT_BLAST] > 0:
+            if m[m[0, H_UNITS] + x, U_SQUAD] != 0:
+                mini = m[rs + x, ST_MODELS] + (1 if m[rs + x, ST_HERO] > 0 else 0)
+            elif m[m[0, H_UNITS] + x, U_SUPPORT] != 0:
+                mini = m[rs + x, ST_SINGLE]
+            else:
+                mini = 1
+            nd = m[wt, WT_BLAST] * mini * c
+        else:
+            nd = m[wt, WT_DICE] * c
+        if nd <= 0:
+            continue
+        variant = 1 if sustained else 0
+        rg = m[0, H_GROUPS] + ((x * 2 + cov) * 2 + variant) * wg
+        m[rg + w, G_DICE] = nd
+        rt = _target_spec(m, x, ON)
+        bl = _left(m, x)
+        bt = m[rs + x, ST_TOK]
+        p0 = pos
+        pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rres])
+        k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), xs)
+        if k >= 0:
+            log[k, L_X] = SP_AREA
+            log[k, L_TARGET] = x
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = m[rres, 0]
+            log[k, L_DAMAGE] = m[rres, 2] + m[rres, 3]
+            log[k, L_COVER] = cov
+        _hit(m, log, x, rres, bl, bt, u)
     return pos
 
 
@@ -1823,8 +1964,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
             continue
         if not ((m[R_CFG, C_SUPP] != 0 and m[rs + t, ST_TOK] == 2) or _stun(m, t) != 0):
             continue
-        if BR.has(m, t, BR.RB_ZOMBIE):
-            continue  # no command special action on a Zombie (L3703)
+        if BR.has(m, t, BR.RB_ZOMBIE) or (m[m[0, H_UNITS] + t, U_FLAGS] & F_NO_ORDERS) != 0:
+            continue  # no command special action on a Zombie (L3703) nor a Lesser Mythos
         if _in_reach(m, bd, ls, lq, u, t):
             near += 1
         if f[F_UNITS + t, 0] > bv:
@@ -1838,7 +1979,7 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
                 continue
             if not ((m[R_CFG, C_SUPP] != 0 and m[rs + t, ST_TOK] == 2) or _stun(m, t) != 0):
                 continue
-            if BR.has(m, t, BR.RB_ZOMBIE):
+            if BR.has(m, t, BR.RB_ZOMBIE) or (m[m[0, H_UNITS] + t, U_FLAGS] & F_NO_ORDERS) != 0:
                 continue
             if (near == 0 and t != best) or (near > 0 and not _in_reach(m, bd, ls, lq, u, t)):
                 continue
@@ -1870,8 +2011,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
             continue
         if m[m[0, H_XU] + t, BR.X_REACT] == turn or _kind(m, t) == KIND_AIR:
             continue
-        if BR.has(m, t, BR.RB_ZOMBIE):
-            continue  # no command special action on a Zombie (L3703)
+        if BR.has(m, t, BR.RB_ZOMBIE) or (m[m[0, H_UNITS] + t, U_FLAGS] & F_NO_ORDERS) != 0:
+            continue  # no command special action on a Zombie (L3703) nor a Lesser Mythos
         if _stun(m, t) >= 2 or m[rs + t, ST_GONE] != 0 or not _strikes(m, bd, t):
             continue
         if not radio and not _in_reach(m, bd, ls, lq, u, t):
@@ -1920,8 +2061,8 @@ def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, mode):
     for t in range(U):
         if _side(m, t) != _side(m, u) or not _present(m, t) or not _alive(m, t):
             continue
-        if _kind(m, t) != KIND_INF:
-            continue
+        if _kind(m, t) != KIND_INF or (mode == 0 and (m[ru + t, U_FLAGS] & F_NO_ORDERS) != 0):
+            continue  # a Lesser Mythos Creature takes no Medic's action (unit_rules.no_orders)
         if BR.has(m, t, BR.RB_ZOMBIE) != (mode == 2) or (mode == 2 and not BR.has(
                 m, t, BR.RB_MINDLESS)):
             continue  # no medic on a Zombie (L3703); Resurrection only on Mindless Zombies
@@ -2212,6 +2353,7 @@ def _place(m, bd, log, plog, u, s, upto, action, stop, base):
         m[rs, ST_FACE] = _face(width, prev, s)
     m[rs, ST_SQ] = s
     m[rs, ST_MOVED] = 1
+    BC.dig(m, u, 0)  # a Move or March Move ends the Dozer's cover (L3505)
     if action == A_MARCH:
         BR.unhide(m, u)  # a March Move is not a Move: camouflage ends (L3455)
     if frm >= 0 and m[rsc + frm, SC_OCC] == u + 1:
@@ -2252,6 +2394,11 @@ def _try_exit(m, bd, log, u):
         m[m[0, H_SCR] + s, SC_OCC] = 0
         m[R_G, G_EXIT0 + side] += 1
         _log(m, log, m[R_G, G_TURN], side, u, A_EXIT, s, NONE)
+        for v in range(m[0, H_U]):  # its passengers leave with it (battle_carry, decision)
+            if BC.carrier(m, v) == u and _alive(m, v):
+                m[m[0, H_ST] + v, ST_GONE] = 1
+                m[R_G, G_EXIT0 + side] += 1
+                _log(m, log, m[R_G, G_TURN], side, v, A_EXIT, s, NONE)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -2276,7 +2423,9 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     """An activation of u: its actions (:func:`_actions`), then the free Launch Smoke
     special action where the policy takes it (:func:`_smoke`)."""
     rx = m[0, H_XU] + u
-    if BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
+    if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
+        pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+    elif BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
         pos = _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     elif BR.has(m, u, BR.RB_SPY) and _sq(m, u) < 0:
         pos = _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
@@ -2303,6 +2452,79 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     return pos
 
 
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _scream(rng, buf, pos, scripted, m, f, bd, log, u):
+    """Psychic Scream (BattleScribe ``Dust_1947.gst`` rule 0a01-816f-3ce5-05f5): once per
+    game, a free action at the start of u's activation (after its token roll): its line
+    (``W_SCREAM``) attacks every unit, friend or foe, within range 3 of u, line of sight
+    ignored, infantry and cover saves compiled away (:mod:`dustsim.rules.attack`), one Attack
+    each in unit order. Policy: when the value it takes from enemies (:func:`_ev`, the AP
+    share) exceeds what it takes from friends. Each target is one ``special`` event with its
+    dice."""
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    rws = m[0, H_WS]
+    w = -1
+    for x in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rwp + x, W_SCREAM] == 1 and m[rws + x, WS_AMMO] > 0:
+            w = x
+    if w < 0 or _sq(m, u) < 0 or not _alive(m, u):
+        return pos
+    U = m[0, H_U]
+    side = _side(m, u)
+    c = _carriers(m, w)
+    gain = 0.0
+    for t in range(U):
+        if t == u or not _present(m, t) or not _alive(m, t) or not _hurts(m, w, t):
+            continue
+        if _gap(m, bd, u, t) > SCREAM_RANGE:
+            continue
+        v = _ev(m, f, w, t, 0, c)
+        gain += v if _side(m, t) != side else -v
+    if gain <= 0.0:
+        return pos
+    m[rws + w, WS_AMMO] = 0
+    rr = m[0, H_RES]
+    wg = (m[0, H_GROUPS + 1] - m[0, H_GROUPS]) // (U * 4)
+    turn = m[R_G, G_TURN]
+    rs = m[0, H_ST]
+    for t in range(U):
+        if t == u or not _present(m, t) or not _alive(m, t) or not _hurts(m, w, t):
+            continue
+        if _gap(m, bd, u, t) > SCREAM_RANGE:
+            continue
+        wt = m[0, H_WT] + w * U + t
+        if m[wt, WT_BLAST] > 0:
+            if m[m[0, H_UNITS] + t, U_SQUAD] != 0:
+                mini = m[rs + t, ST_MODELS] + (1 if m[rs + t, ST_HERO] > 0 else 0)
+            elif m[m[0, H_UNITS] + t, U_SUPPORT] != 0:
+                mini = m[rs + t, ST_SINGLE]
+            else:
+                mini = 1
+            nd = m[wt, WT_BLAST] * mini * c
+        else:
+            nd = m[wt, WT_DICE] * c
+        if nd <= 0:
+            continue
+        rg = m[0, H_GROUPS] + (t * 2 * 2) * wg  # in the open (saves compiled away), Attack
+        m[rg + w, G_DICE] = nd
+        rt = _target_spec(m, t, ON)
+        bl = _left(m, t)
+        bt = m[rs + t, ST_TOK]
+        p0 = pos
+        pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rr])
+        k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), _sq(m, t))
+        if k >= 0:
+            log[k, L_X] = SP_SCREAM
+            log[k, L_TARGET] = t
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = m[rr, 0]
+            log[k, L_DAMAGE] = m[rr, 2] + m[rr, 3]
+        _hit(m, log, t, rr, bl, bt, u)
+    return pos
+
+
 @nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
 def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """An Airborne unit's first activation (L3391-3393, :mod:`dustsim.play.battle_rules`):
@@ -2319,7 +2541,7 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     _occupy(m)
     _threat_setup(m, f, u, el, val)
     lam = _lambda(m, f, u)
-    r_mc = 9 * n + 4 + m[rx, X_CLASS]
+    r_mc = BC.r_mc(m, u)
     r_obj = 9 * n + 27
     _line_values(m, f, u, val)
     best = -1e300
@@ -2334,7 +2556,8 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
         if near:
             continue
         sc = _position(m, f, bd, u, s, el, val, lam)
-        sc += 2.0 / 3.0 * _offence(m, f, bd, ls, lq, u, s, OFF, val)
+        sc += (1.0 if BR.has(m, u, BR.RB_QUICK_RECOVERY) else 2.0 / 3.0) * _offence(
+            m, f, bd, ls, lq, u, s, OFF, val)
         if sc > best:
             best, bs = sc, s
     if bs < 0:
@@ -2347,6 +2570,14 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     k = _log(m, log, turn, side, u, A_SPECIAL, bs, bs)
     if k >= 0:
         log[k, L_X] = SP_AIRBORNE
+    if BR.has(m, u, BR.RB_QUICK_RECOVERY):
+        # Quick Recovery (BattleScribe Dust_1947.gst 4a1d-986b-27ce-95ef): no Nothing action
+        # after the drop; policy: a Sustained Attack when worth something, else a Move
+        _occupy(m)
+        if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
+            return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF)
+        _best_move(m, f, bd, log, plog, u, el, val, qb)
+        return pos
     _log(m, log, turn, side, u, A_NOTHING, bs, bs)
     p0 = pos
     s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
@@ -2578,6 +2809,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     turn = m[R_G, G_TURN]
     side = m[ru, U_SIDE]
     m[rs, ST_ACT] = 1
+    m[rs, ST_COVERED] = 0  # Crazy Jimmy's cover lasts until this activation
     cur = m[rs, ST_SQ]
     _log(m, log, turn, side, u, A_ACTIVATE, cur, NONE)
     tok = m[rs, ST_TOK]
@@ -2586,6 +2818,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, cur, NONE)
         if k >= 0:
             log[k, L_TOKEN] = m[rs, ST_TOK]
+    pos = _scream(rng, buf, pos, scripted, m, f, bd, log, u)  # a free action (BattleScribe)
+    pos = _bail(rng, buf, pos, scripted, m, bd, log)  # a transport it destroyed (L530)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
     stun = _stun(m, u)
     if stun >= 2:  # grappled: Nothing + Nothing (L3268)
@@ -2718,6 +2952,11 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 o4 += BR.class_total(m, u, val, OFF)
             if o4 > 0.0 and o4 + p > best:
                 best, plan, plan_sq = o4 + p, 11, s
+    if plan == 1 and BC.dozer(m, u) and not BC.dug_in(m, u) and bd[9 * n + 2, cur] == 0 \
+            and _threatened(m, bd, u):
+        plan = 13  # the Dozer special action, then an Attack (battle_carry, L3503-3505)
+    if onboard and not suppressed and BC.dozer(m, u) and _fort_target(m, bd, u) >= 0:
+        plan = 14  # two Engineering special actions: bury the fortification (L3357)
     if plan == 4 and BR.has(m, u, BR.RB_CAMOUFLAGE) and _cost(m, plan_sq) <= mv and not (
             scout or maf or BR.has(m, u, BR.RB_AT_THE_DOUBLE)):
         plan = 12  # a Move keeps (or, with the special action, regains) camouflage
@@ -2753,6 +2992,14 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     # plans 1, 4, 9-11 are taken with two actions or more (battle_rules: tempo rules)
     maf = BR.has(m, u, BR.RB_MOVE_AND_FIRE)
     scout = BR.has(m, u, BR.RB_SCOUT) and m[m[0, H_XU] + u, BR.ST_FIRST] == 0
+    if plan == 14:  # bury an adjacent bunker or strongpoint held by the enemy (L3357)
+        return _bury(rng, buf, pos, scripted, m, bd, log, u)
+    if plan == 13:  # dig in (the Dozer special action, L3505), then an Attack
+        BC.dig(m, u, 1)
+        k = _log(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, A_SPECIAL, cur, cur)
+        if k >= 0:
+            log[k, L_X] = SP_DOZER
+        plan = 5
     if plan == 1 or plan == 5 or plan == 7:
         if plan == 7:
             for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -2791,8 +3038,19 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                               A_SUSTAINED if three else A_ATTACK)
         if done:
             return pos
-        return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
-                       A_SUSTAINED if three else A_ATTACK)
+        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
+                      A_SUSTAINED if three else A_ATTACK)
+        if BR.has(m, u, BR.RB_RAID) and not three and _alive(m, u):
+            # Raid (BattleScribe Dust_1947.gst b24c-9323-2628-3003): its two actions spent on
+            # the Raid special action, Move + Attack + Move; the second Move where it scores
+            # best (play.battle_rules); nothing reactivates a unit on the board
+            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+            if _alive(m, u) and m[rs, ST_GONE] == 0:
+                k0 = m[R_B, B_LOGN]
+                _occupy(m)
+                _best_move(m, f, bd, log, plog, u, el, val, qb)
+                _why(m, log, u, k0, WHY_RAID)
+        return pos
     if plan == 3:
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
@@ -2835,6 +3093,8 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     # plan 4, 9, 11: March Move (L811)
     k0 = m[R_B, B_LOGN]
     pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
+    if BR.has(m, u, BR.RB_MARCH_COVER):  # Crazy Jimmy: a cover save until its next activation
+        m[rs, ST_COVERED] = 1
     if scout:  # its first March of the game counts one action (L3641)
         _why(m, log, u, k0, WHY_SCOUT)
     if three and _alive(m, u) and m[rs, ST_GONE] == 0:
@@ -2956,6 +3216,8 @@ def _pick(m, f, bd, side):
                         BR.has(m, a, BR.RB_ARTILLERY) and _alive(m, a):
                     k += 2e6
                     break
+        if BC.carrier(m, u) >= 0:  # a passenger: before its vehicle to dismount, else last
+            k = 2e6 + f[F_UNITS + u, 0] if _wants_off(m, bd, u) else -0.5
         if k > bk:
             best, bk = u, k
     return best
@@ -3215,6 +3477,7 @@ def _reset(m):
         m[rs + u, ST_SQ] = -1
         m[rs + u, ST_FACE] = 0 if _side(m, u) == 0 else 4
         m[rs + u, ST_GONE] = 0
+        m[rs + u, ST_COVERED] = 0
         m[rs + u, ST_STUN] = 0
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
@@ -3225,6 +3488,7 @@ def _reset(m):
     BR.reset_rules(m, m[R_B, B_N])
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
+    BC.reset_carry(m)  # passengers aboard (L526)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -3237,6 +3501,12 @@ def _deploy(rng, m, f, bd, log):
     att = m[R_G, G_ATT]
     r_enter = 9 * n + 26
     U = m[0, H_U]
+    for u in range(U):  # passengers start aboard their vehicles (L526)
+        if BC.carrier(m, u) >= 0:
+            kk = _log(m, log, 0, _side(m, u), u, A_SPECIAL, NONE, NONE)
+            if kk >= 0:
+                log[kk, L_X] = SP_EMBARKED
+                log[kk, L_TARGET] = BC.carrier(m, u)
     _occupy(m)
     rsc = m[0, H_SCR]
     for order in range(U):
@@ -3256,6 +3526,8 @@ def _deploy(rng, m, f, bd, log):
                     cnt += 1
             if u < 0 or BR.has(m, u, BR.RB_AIRBORNE) or BR.has(m, u, BR.RB_SPY):
                 continue  # an Airborne unit or a Spy is never placed at the start (L3391, L3657)
+            if BC.carrier(m, u) >= 0:  # a passenger starts aboard its vehicle (L526)
+                continue
             zone = 9 * n + 19 + zone_i
             other = 9 * n + 19 + (1 - zone_i)
             # enemy zone mean row
@@ -3274,7 +3546,7 @@ def _deploy(rng, m, f, bd, log):
             if size > 1:  # a Large/Huge vehicle deploys facing the enemy's zone
                 face = 0 if zone_i == 0 else 4
                 m[m[0, H_ST] + u, ST_FACE] = face
-            r_mc = 9 * n + 4 + m[m[0, H_XU] + u, X_CLASS]
+            r_mc = BC.r_mc(m, u)
             for s in range(n):
                 if bd[zone, s] == 0 or m[rsc + s, SC_OCC] != 0:
                     continue
@@ -3382,6 +3654,371 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
     k = _log(m, log, last, m[R_G, G_WINNER], NONE, A_END, NONE, NONE)
     if k >= 0:
         log[k, L_X] = m[R_G, G_WONBY]
+    return pos
+
+
+# -- transports (dustsim.play.battle_carry, L522-530) ---------------------------------------------
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _threatened(m, bd, u):
+    """An enemy on the board is within its Move plus the longest range of a line that hurts
+    u (no sight test): the Dozer policy's trigger."""
+    s = _sq(m, u)
+    side = _side(m, u)
+    for t in range(m[0, H_U]):
+        if _side(m, t) == side or not _present(m, t):
+            continue
+        rt = m[0, H_UNITS] + t
+        for w in range(m[rt, U_W0], m[rt, U_W1]):
+            if bd[_sq(m, t), s] <= m[m[0, H_WPN] + w, W_RMAX] + m[rt, U_MOVE] and \
+                    _hurts(m, w, u) and m[m[0, H_WS] + w, WS_AMMO] != 0:
+                return True
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _wants_off(m, bd, u):
+    """The ``carry`` policy: passenger u can dismount now (its vehicle is on the board and
+    has not activated, L528) and wants to: from the vehicle's square an enemy is within its
+    Move + the longest range of a line that hurts it, or an objective within its Move."""
+    t = BC.carrier(m, u)
+    if t < 0 or not _present(m, t):
+        return False
+    if m[m[0, H_ST] + t, ST_ACT] != 0 and not BC.assault(m, u):  # Air Assault: L3381
+        return False
+    s = _sq(m, t)
+    rs = m[0, H_ST] + u
+    m[rs, ST_SQ] = s
+    near = _strikes(m, bd, u)
+    m[rs, ST_SQ] = -1
+    if near:
+        return True
+    n = m[R_B, B_N]
+    for i in range(m[R_B, B_NOBJ]):
+        if bd[s, bd[9 * n + 27, i]] <= m[m[0, H_UNITS] + u, U_MOVE]:
+            return True
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _step_off(m, f, bd, log, plog, u, el, val, qb):
+    """The dismounting Move (L528): u, on its vehicle's square, moves to the free square
+    within its Move the policy scores best; False when there is none."""
+    s0 = _sq(m, u)
+    n = m[R_B, B_N]
+    _occupy(m)
+    _threat_setup(m, f, u, el, val)
+    lam = _lambda(m, f, u)
+    mv = m[m[0, H_UNITS] + u, U_MOVE]
+    _reach(m, bd, u, mv, qb)
+    best = -1e300
+    bs = -1
+    for s in range(n):
+        if s == s0 or _cost(m, s) > mv or not _can_end(m, u, s):
+            continue
+        if not BR.can_stand(m, bd, u, s, n):
+            continue
+        p = _position(m, f, bd, u, s, el, val, lam)
+        if p > best:
+            best, bs = p, s
+    if bs < 0:
+        return False
+    _place(m, bd, log, plog, u, bs, mv, A_MOVE, NONE, ZERO)
+    return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _fort_target(m, bd, u):
+    """A bunker or strongpoint square within range 1 of one of Dozer vehicle u's squares
+    where an enemy unit stands (the ``dig in`` policy buries it, L3357); -1 if none."""
+    n = m[R_B, B_N]
+    side = _side(m, u)
+    for v in range(m[0, H_U]):
+        if _side(m, v) == side or not _present(m, v):
+            continue
+        sv = _sq(m, v)
+        t = bd[9 * n, sv]
+        if t != BC.BUNKER and t != BC.STRONGPOINT:
+            continue
+        for k in range(_foot(m, u)):
+            q = _usq(m, u, k)
+            if q >= 0 and bd[q, sv] <= 1:
+                return sv
+    return -1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _bury(rng, buf, pos, scripted, m, bd, log, u):
+    """Two Engineering special actions of Dozer vehicle u at the adjacent bunker or
+    strongpoint an enemy holds (:func:`battle_carry.fort_target`, L3357): one die, on P the
+    fortification is buried and every unit in it eliminated (its squares: the aimed one and
+    those of the same kind next to it, a decision)."""
+    n = m[R_B, B_N]
+    turn = m[R_G, G_TURN]
+    q = _fort_target(m, bd, u)
+    p0 = pos
+    d, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+    BR.unhide(m, u)
+    k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, _sq(m, u), q)
+    if k >= 0:
+        log[k, L_X] = SP_BURY
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = d
+    if d == 0:
+        return pos
+    kind = bd[9 * n, q]
+    for v in range(m[0, H_U]):
+        if not _present(m, v):
+            continue
+        sv = _sq(m, v)
+        if sv == q or (bd[q, sv] <= 1 and bd[9 * n, sv] == kind):
+            rs = m[0, H_ST] + v
+            m[rs, ST_MODELS] = 0
+            m[rs, ST_HERO] = 0
+            m[rs, ST_SINGLE] = 0
+            _log(m, log, turn, _side(m, v), v, A_DESTROYED, sv, NONE)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _fire_aboard(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, t, val):
+    """Passenger u fires from its vehicle t (L528): an Attack (never Sustained) from t's
+    square with its ranged lines only (no close-combat weapons; a support weapon unit does not
+    fire), by at most half the vehicle's spaces of its soldiers (the per-side limit; fire arcs
+    are not played on the grid, so all fire at one side's target). Returns (pos, fired)."""
+    rs = m[0, H_ST] + u
+    s = _sq(m, t)
+    m[rs, ST_SQ] = s
+    fired = False
+    _line_values(m, f, u, val)
+    if _offence(m, f, bd, ls, lq, u, s, ON, val) > 0.0 and BR.keep_class(m, u, OFF):
+        cap = BC.spaces(m, t) // 2 - (1 if m[rs, ST_HERO] > 0 else 0)
+        models = m[rs, ST_MODELS]
+        if models > cap:
+            m[rs, ST_MODELS] = cap if cap > 0 else 0
+        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
+        m[rs, ST_MODELS] = models
+        fired = True
+    m[rs, ST_SQ] = -1
+    _occupy(m)
+    return pos, fired
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
+    """A passenger's activation (L528): it dismounts when the policy wants it and its
+    vehicle has not activated (:func:`_wants_off`): the token removal roll (L741), a Move off
+    the vehicle (:func:`_step_off`), then an Attack when one is worth something (drawing the
+    reaction of a Move + Attack, L797-811), else a Move; one action when Suppressed (L745).
+    Otherwise it stays aboard and fires its personal weapons from the vehicle when it can
+    (:func:`_fire_aboard`), else it takes no action."""
+    rs = m[0, H_ST] + u
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    t = BC.carrier(m, u)
+    m[rs, ST_ACT] = 1
+    _log(m, log, turn, side, u, A_ACTIVATE, NONE, NONE)
+    s = _sq(m, t)
+    if _wants_off(m, bd, u):
+        tok = m[rs, ST_TOK]
+        pos = _removal_roll(rng, buf, pos, scripted, m, u)
+        if m[rs, ST_TOK] != tok:
+            k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, NONE, NONE)
+            if k >= 0:
+                log[k, L_TOKEN] = m[rs, ST_TOK]
+        suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
+        m[rs, ST_SQ] = s
+        k = _log(m, log, turn, side, u, A_SPECIAL, s, s)
+        if k >= 0:
+            log[k, L_X] = SP_DISMOUNT
+            log[k, L_TARGET] = t
+        BC.leave(m, u)
+        if _step_off(m, f, bd, log, plog, u, el, val, qb):
+            if suppressed:
+                return pos
+            _occupy(m)
+            _line_values(m, f, u, val)
+            if _offence(m, f, bd, ls, lq, u, _sq(m, u), OFF, val) > 0.0:
+                pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+                if _present(m, u):
+                    pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
+                                       val, OFF, ON)
+            else:
+                _best_move(m, f, bd, log, plog, u, el, val, qb)
+            return pos
+        m[rs, ST_SQ] = -1  # no free square to step to: it stays aboard
+        m[m[0, BC.H_CARRY] + u, BC.CY_IN] = t + 1
+    elif s >= 0 and _present(m, t) and m[m[0, H_UNITS] + u, U_SUPPORT] == 0:
+        pos, fired = _fire_aboard(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, t, val)
+        if fired:
+            return pos
+    k = _log(m, log, turn, side, u, A_SPECIAL, s, s)
+    if k >= 0:
+        log[k, L_X] = SP_ABOARD
+        log[k, L_TARGET] = t
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _unlift(rng, buf, pos, scripted, m, bd, log, t, v):
+    """Vehicle v carried by Airlifter t, destroyed (L536, L3381): one die per point left on
+    its track, one point per P (Air Assault) or per P or S; a survivor is placed on t's
+    square (Suppressed, activated) or is destroyed if it cannot stand there."""
+    rs = m[0, H_ST] + v
+    turn = m[R_G, G_TURN]
+    mask = m[R_CFG, C_P] if BC.assault(m, v) else 7 ^ m[R_CFG, C_T]
+    p0 = pos
+    d, pos = _count(rng, buf, pos, scripted, mask, m[rs, ST_SINGLE])
+    s = _sq(m, t)
+    k = _log(m, log, turn, _side(m, t), v, A_SPECIAL, s, NONE)
+    if k >= 0:
+        log[k, L_X] = SP_BAIL
+        log[k, L_TARGET] = t
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = d
+    m[rs, ST_SINGLE] -= d if d < m[rs, ST_SINGLE] else m[rs, ST_SINGLE]
+    BC.leave(m, v)
+    _occupy(m)
+    free = m[m[0, H_SCR] + s, SC_OCC] == 0 and bd[BC.r_mc(m, v), s] < 99
+    if not _alive(m, v) or not free:
+        m[rs, ST_MODELS] = 0
+        m[rs, ST_HERO] = 0
+        m[rs, ST_SINGLE] = 0
+        _log(m, log, turn, _side(m, v), v, A_DESTROYED, s, NONE)
+        return pos
+    m[rs, ST_SQ] = s
+    m[rs, ST_ACT] = 1
+    if m[m[0, H_UNITS] + v, U_IMMUNE] == 0:
+        m[rs, ST_TOK] = 2
+    k = _log(m, log, turn, _side(m, v), v, A_SPECIAL, s, s)
+    if k >= 0:
+        log[k, L_X] = SP_PLACED
+        log[k, L_TARGET] = t
+        log[k, L_TOKEN] = m[rs, ST_TOK]
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _bail(rng, buf, pos, scripted, m, bd, log):
+    """Passengers of a transport destroyed (L530, :mod:`dustsim.play.battle_carry`): one die
+    per passenger, each P a passenger taking one point (no saves; Damage Resilient rolled, one
+    die, P cancels, L3485): a joined hero first where it survives the point, then soldiers of
+    the unit with the most left, then the rest; each surviving unit placed on a free square
+    within range 1 of the wreck (best cover, lowest index) or destroyed, Suppressed and
+    activated."""
+    U = m[0, H_U]
+    rs0 = m[0, H_ST]
+    ru0 = m[0, H_UNITS]
+    rc = m[0, BC.H_CARRY]
+    n = m[R_B, B_N]
+    turn = m[R_G, G_TURN]
+    lost = False  # a passenger whose vehicle is destroyed?
+    for v in range(U):
+        if BC.carrier(m, v) >= 0 and not _alive(m, BC.carrier(m, v)):
+            lost = True
+    if not lost:
+        return pos
+    for t in range(U):
+        if _alive(m, t):
+            continue
+        npass = 0
+        first = -1
+        for v in range(U):
+            if BC.carrier(m, v) == t:
+                first = v if first < 0 else first
+                m[rc + v, BC.CY_HIT] = 0
+                if m[ru0 + v, U_SQUAD] != 0:
+                    npass += m[rs0 + v, ST_MODELS] + (1 if m[rs0 + v, ST_HERO] > 0 else 0)
+                else:
+                    npass += 1
+        if npass == 0:
+            continue
+        if BC.lifted(m, first):  # an Airlifter's vehicle (L536)
+            pos = _unlift(rng, buf, pos, scripted, m, bd, log, t, first)
+            continue
+        p0 = pos
+        d, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], npass)
+        s = _sq(m, t)
+        k = _log(m, log, turn, _side(m, t), first, A_SPECIAL, s, NONE)
+        if k >= 0:
+            log[k, L_X] = SP_BAIL
+            log[k, L_TARGET] = t
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = d
+        for step in range(3):  # heroes that survive a point, soldiers, the rest
+            while d > 0:
+                best = -1
+                most = 0
+                for v in range(U):
+                    if BC.carrier(m, v) != t:
+                        continue
+                    r = rs0 + v
+                    sq = m[ru0 + v, U_SQUAD] != 0
+                    if step == 0 and sq and m[r, ST_HERO] > 1 and m[rc + v, BC.CY_HIT] == 0:
+                        best = v
+                    elif step == 1 and sq and m[r, ST_MODELS] > most:
+                        best, most = v, m[r, ST_MODELS]
+                    elif step == 2 and m[rc + v, BC.CY_HIT] == 0 and (
+                            (sq and m[r, ST_HERO] > 0) or (not sq and m[r, ST_SINGLE] > 0)):
+                        best = v
+                if best < 0:
+                    break
+                d -= 1
+                hero = step != 1 and m[ru0 + best, U_SQUAD] != 0
+                if step != 1:
+                    m[rc + best, BC.CY_HIT] = 1
+                cancel = 0
+                if BC.resilient(m, best, hero):
+                    cancel, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
+                if cancel == 0:
+                    if step == 1:
+                        m[rs0 + best, ST_MODELS] -= 1
+                    elif hero:
+                        m[rs0 + best, ST_HERO] -= 1
+                    else:
+                        m[rs0 + best, ST_SINGLE] -= 1
+        _occupy(m)
+        rsc = m[0, H_SCR]
+        for v in range(U):
+            if BC.carrier(m, v) != t:
+                continue
+            BC.leave(m, v)
+            r = rs0 + v
+            bq = -1
+            bc = -1
+            if _alive(m, v):
+                r_mc = BC.r_mc(m, v)
+                for q in range(n):
+                    if m[rsc + q, SC_OCC] != 0 or bd[r_mc, q] >= 99:
+                        continue
+                    near = False
+                    for j in range(_foot(m, t)):
+                        w = _usq(m, t, j)
+                        if w == q:  # not on the wreck itself
+                            near = False
+                            break
+                        if w >= 0 and bd[w, q] <= 1:
+                            near = True
+                    if near and bd[9 * n + 1, q] > bc:
+                        bq, bc = q, bd[9 * n + 1, q]
+            if bq < 0:  # no room within range 1: destroyed (L530)
+                m[r, ST_MODELS] = 0
+                m[r, ST_HERO] = 0
+                m[r, ST_SINGLE] = 0
+                _log(m, log, turn, _side(m, v), v, A_DESTROYED, s, NONE)
+                continue
+            m[r, ST_SQ] = bq
+            m[rsc + bq, SC_OCC] = v + 1
+            m[r, ST_ACT] = 1
+            if m[ru0 + v, U_IMMUNE] == 0:
+                m[r, ST_TOK] = 2
+            k = _log(m, log, turn, _side(m, v), v, A_SPECIAL, s, bq)
+            if k >= 0:
+                log[k, L_X] = SP_PLACED
+                log[k, L_TARGET] = t
+                log[k, L_TOKEN] = m[r, ST_TOK]
     return pos
 
 

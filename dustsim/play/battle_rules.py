@@ -163,10 +163,10 @@ X_RULES, X_SMOKE = 8, 9  # unit facts: rule bits, smoke launches per game
 ST_CAMO, ST_SMOKED, ST_FIRST, ST_DROP = 10, 11, 12, 13
 WS_TGT = 4  # weapon state: the line's declared target (battle kernel)
 SC_SMOKE = 7  # square scratch: the last turn a smoke screen stands on the square (0: none)
-# issue 23, second round (appended: weapon-row columns past the duel layout's 12, unit-facts
-# columns from the top of the row, rule bits from 16, clear of the transport rules' additions)
-W_WIRE = 12  # weapon row: 1 for a wire-guided weapon (L3343-3345)
-W_ARTY = 13  # weapon row: 1 for an artillery weapon (L3218-3224)
+# issue 23, second round (appended: weapon-row columns past the duel layout's 13, unit-facts
+# columns from the top of the row, rule bits 16-19 and 40-57, clear of the others' additions)
+W_WIRE = 13  # weapon row: 1 for a wire-guided weapon (L3343-3345)
+W_ARTY = 14  # weapon row: 1 for an artillery weapon (L3218-3224)
 X_WIRE = 17  # unit facts: the wire-guided line chosen to fire alone in the next Attack, -1 none
 RB_WIRE = np.int64(1 << 16)  # the unit has a wire-guided line
 RB_OBSERVER = np.int64(1 << 17)  # Artillery Observer (L3419-3425)
@@ -174,29 +174,29 @@ RB_ARTILLERY = np.int64(1 << 18)  # the unit has an artillery line
 G_OBSERVER = 17  # game state: 1 + the observer whose sight an attack uses now, 0 none
 RB_MECHANIC = np.int64(1 << 19)  # Mechanic, Mechanic Crew: Makeshift Repair (L3759-3765)
 REPAIR_DICE = 5  # L3763
-RB_SPY = np.int64(1 << 20)  # Spy: not placed at the start (L3655-3657)
+RB_SPY = np.int64(1 << 40)  # Spy: not placed at the start (L3655-3657)
 SPY_DICE = 2  # L3657
-RB_OFFICER = np.int64(1 << 21)  # command actions: Rally, Get Moving (L3711-3731)
-RB_RADIO = np.int64(1 << 22)  # its officer has a radio (L3713-3715)
-RB_GENERAL = np.int64(1 << 23)  # a free officer action each activation (L3535-3537)
-RB_DESERT_FOX = np.int64(1 << 24)  # its Get Moving grants At the Double (L3499-3501)
-RB_JAMMER = np.int64(1 << 25)  # jams enemy radios within range 6 (L3565-3567)
-RB_RED_BANNER = np.int64(1 << 26)  # three dice per unit Rallied (L3627-3629)
-RB_COMMAND_VEHICLE = np.int64(1 << 27)  # failed command dice re-rolled (L3473-3475)
-RB_BLACK_OPS = np.int64(1 << 28)  # its side rolls four initiative dice (L3441-3443)
-RB_MEDIC = np.int64(1 << 29)  # Get Up, It Ain't That Bad (L3739-3743)
-RB_MEDEVAC = np.int64(1 << 30)  # Medevac (L3591-3593)
-RB_ZOMBIE = np.int64(1 << 31)  # no command special action targets it (L3703)
-RB_AIR_ALERT = np.int64(1 << 32)  # the Air Alert special action (L3375-3377)
+RB_OFFICER = np.int64(1 << 41)  # command actions: Rally, Get Moving (L3711-3731)
+RB_RADIO = np.int64(1 << 42)  # its officer has a radio (L3713-3715)
+RB_GENERAL = np.int64(1 << 43)  # a free officer action each activation (L3535-3537)
+RB_DESERT_FOX = np.int64(1 << 44)  # its Get Moving grants At the Double (L3499-3501)
+RB_JAMMER = np.int64(1 << 45)  # jams enemy radios within range 6 (L3565-3567)
+RB_RED_BANNER = np.int64(1 << 46)  # three dice per unit Rallied (L3627-3629)
+RB_COMMAND_VEHICLE = np.int64(1 << 47)  # failed command dice re-rolled (L3473-3475)
+RB_BLACK_OPS = np.int64(1 << 48)  # its side rolls four initiative dice (L3441-3443)
+RB_MEDIC = np.int64(1 << 49)  # Get Up, It Ain't That Bad (L3739-3743)
+RB_MEDEVAC = np.int64(1 << 50)  # Medevac (L3591-3593)
+RB_ZOMBIE = np.int64(1 << 51)  # no command special action targets it (L3703)
+RB_AIR_ALERT = np.int64(1 << 52)  # the Air Alert special action (L3375-3377)
 X_ALERT = 15  # unit facts, an aircraft: the turn an enemy Air Alert on it holds (0 none)
-RB_MINDLESS = np.int64(1 << 33)  # contests objectives, never holds them (L3599-3601)
-RB_BLUTKREUZ = np.int64(1 << 34)  # Mindless Zombies within range 1: Move 3, March 4, Charge
-RB_RESURRECTION = np.int64(1 << 35)  # Resurrection special action (L3631-3633)
+RB_MINDLESS = np.int64(1 << 53)  # contests objectives, never holds them (L3599-3601)
+RB_BLUTKREUZ = np.int64(1 << 54)  # Mindless Zombies within range 1: Move 3, March 4, Charge
+RB_RESURRECTION = np.int64(1 << 55)  # Resurrection special action (L3631-3633)
 X_BOOST = 14  # unit facts: 1 + move + 16 march + 256 (had Charge) while a Blutkreuz boosts it
 BLUTKREUZ_MOVE, BLUTKREUZ_MARCH = 3, 4  # L3447
-RB_FOLLOW_ME = np.int64(1 << 36)  # the Follow Me special action (L3531-3533)
+RB_FOLLOW_ME = np.int64(1 << 56)  # the Follow Me special action (L3531-3533)
 FOLLOW_MOVE = 2  # L3533
-RB_LIGHT_INF = np.int64(1 << 37)  # an infantry unit of armour 1 or 2 (Follow Me's units)
+RB_LIGHT_INF = np.int64(1 << 57)  # an infantry unit of armour 1 or 2 (Follow Me's units)
 X_REACT = 16  # unit facts: the turn it was reactivated by Get Moving (once per turn, L3727)
 G_NEXT, G_FOX = 16, 15  # game state: 1 + the unit to reactivate now; 1: it gains At the Double
 JAM_RANGE = 6  # L3567
@@ -204,6 +204,10 @@ ORDER_RANGE = 2  # L3725, L3731
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
+# Raid, Quick Recovery (BattleScribe rules; dustsim.rules.unit_rules): high bits, clear of
+# the bits appended above
+RB_RAID, RB_QUICK_RECOVERY = np.int64(1 << 20), np.int64(1 << 21)
+RB_MARCH_COVER = np.int64(1 << 22)  # Crazy Jimmy piloting it (unit_rules.march_cover)
 DROP_CLEAR = 2  # L3393: an Airborne unit lands not within range 2 of an objective
 CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
 #: rule bits -> names, listed per unit in the event log (``units[].rules``)
@@ -219,7 +223,8 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_BLACK_OPS, "Black Ops"), (RB_MEDIC, "Medic"), (RB_MEDEVAC, "Medevac"),
               (RB_AIR_ALERT, "Air Alert"), (RB_MINDLESS, "Mindless"),
               (RB_BLUTKREUZ, "Blutkreuz"), (RB_RESURRECTION, "Resurrection"),
-              (RB_FOLLOW_ME, "Follow Me"))
+              (RB_FOLLOW_ME, "Follow Me"), (RB_RAID, "Raid"),
+              (RB_QUICK_RECOVERY, "Quick Recovery"), (RB_MARCH_COVER, "Crazy Jimmy"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -257,7 +262,9 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.air_alert, RB_AIR_ALERT), (r.mindless, RB_MINDLESS),
                           (r.blutkreuz, RB_BLUTKREUZ), (r.resurrection, RB_RESURRECTION),
                           (r.follow_me, RB_FOLLOW_ME),
-                          (du.card.armour in ("I1", "I2"), RB_LIGHT_INF)):
+                          (du.card.armour in ("I1", "I2"), RB_LIGHT_INF),
+                          (r.raid, RB_RAID), (r.quick_recovery, RB_QUICK_RECOVERY),
+                          (r.march_cover, RB_MARCH_COVER)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits

@@ -112,6 +112,7 @@ from dustsim.rules.attack import (
     attacker_skills,
     compile_attack,
     fortification_of,
+    is_psychic_scream,
     target_from_card,
     token_immune,
     weapon_from_cell,
@@ -180,7 +181,8 @@ class DuelUnit:
     """One unit of a side: a card, optionally a hero joined to it, and its cover state.
 
     ``pilot``: a hero piloting the vehicle (1947 L936-948): it cannot be targeted and does
-    not fire (L944), so it only adds its AP (and its skills are not modelled);
+    not fire (L944), so it adds its AP and the skills that act through the vehicle (Ace
+    Pilot's third action, Ace Gunner's Expert; Crazy Jimmy's cover on the board);
     ``extra_ap``: a surcharge on the card (a captured vehicle's +2 AP, L889)."""
 
     card: Card
@@ -188,6 +190,9 @@ class DuelUnit:
     cover: bool = False
     pilot: Card | None = None
     extra_ap: float = 0.0
+    transport: int = -1
+    """Grid battles: index (in its side) of the vehicle it starts in as passengers (1947
+    L522-530, :mod:`dustsim.play.battle_carry`); -1 none. Duels ignore it."""
 
     @property
     def name(self) -> str:
@@ -488,12 +493,14 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             | K.F_SMOKE * ((ur.smoke_launchers or ur.smoke_grenades) and not du.cover)
             | K.F_AIRBORNE * ur.airborne | K.F_OFFICER * ur.officer | K.F_RADIO * ur.radio
             | K.F_GENERAL * ur.general | K.F_AIR_TRAFFIC * ur.air_traffic_control
-            | K.F_AIRCRAFT * (card.kind == "aircraft"))
+            | K.F_AIRCRAFT * (card.kind == "aircraft")
+            | K.F_QUICK_RECOVERY * ur.quick_recovery | K.F_NO_ORDERS * ur.no_orders)
         if reacts and ur.reactive_faces == 4:  # Advanced Reactive Fire (L3373)
             row[K.U_REACT_RANGE] = ur.reactive_range
             row[K.U_REACT_MASK] = (P | S).mask
     if du.pilot is not None:
-        notes.append(f"{du.name}: the pilot's skills and bail-out (L944-946) not modelled")
+        notes.append(f"{du.name}: the pilot's bail-out (L944-946) and skills other than Ace "
+                     "Pilot and Ace Gunner not modelled")
     weapons = []
     carriers = [(card, False)] + ([(du.hero, True)] if du.hero else [])
     for carrier, is_hero in carriers:
@@ -512,12 +519,17 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
                                  f"boxes; not fired")
                     continue
                 ammo = w.ammo
+            scream = is_psychic_scream(carrier, w)
+            if scream:  # fired only by its free action, once per game (grid battles)
+                rng, ammo = (0, -1), 1
+            elif "large-ordnance" in kw:  # the artillery area (grid battles)
+                scream = K.W_AREA
             weapons.append((w, carrier, (1 if is_hero else w.count, int(is_hero), rng[0],
                                          rng[1], int(w.close_combat), ammo,
                                          int("reload" in kw), int("set-up" in kw),
                                          int("burst" in kw), int("salvo" in kw),
-                                         int("volley" in kw and ammo > 0)),
-                            weapon_skills(carrier, w)))
+                                         int("volley" in kw and ammo > 0), int(scream)),
+                            weapon_skills(carrier, w, None if is_hero else du.pilot)))
     row.setflags(write=False)
     return _Unit(row, tg, _tspec_row(tg, rs, rs_key), tuple(weapons), tuple(notes))
 
@@ -603,6 +615,14 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         w0 = int(units[u, K.U_W0])
         for t, ct in enumerate(compiled):
             if sides[t] == sides[u]:
+                if t != u:  # Psychic Scream hits friends too (rules.attack.is_psychic_scream)
+                    for k, (w, _carrier, wrow, skills) in enumerate(cu.weapons):
+                        if wrow[-1]:
+                            rows, blast, dice, _unk = _weapon_vs(w, skills, ct.target, rs,
+                                                                 rs_key)
+                            for variant, row in enumerate(rows):
+                                groups[w0 + k, t, variant, :len(row)] = row
+                            gblast[w0 + k, t], gdice[w0 + k, t] = blast, dice
                 continue
             block = _memo(("pair", id(cu), id(ct), rs_key), (cu, ct),
                           lambda cu=cu, ct=ct: _pair_block(cu, ct, rs, rs_key))

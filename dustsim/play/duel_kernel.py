@@ -74,7 +74,9 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     F_GENERAL,
     F_LUCKY,
     F_MOVE_AND_FIRE,
+    F_NO_ORDERS,
     F_OFFICER,
+    F_QUICK_RECOVERY,
     F_RADIO,
     F_SCOUT,
     F_SMOKE,
@@ -118,6 +120,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     U_W0,
     U_W1,
     W_AMMO,
+    W_AREA,
     W_BURST,
     W_CARRIERS,
     W_CC,
@@ -126,6 +129,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     W_RMAX,
     W_RMIN,
     W_SALVO,
+    W_SCREAM,
     W_SETUP,
     W_UNIT,
     W_VOLLEY,
@@ -518,6 +522,65 @@ def _fire(rng, buf, pos, scripted, m, u, t, variant, moved, cc, suppress, rr):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _scream(rng, buf, pos, scripted, m, u):
+    """Psychic Scream on the line (BattleScribe ``Dust_1947.gst`` rule 0a01-816f-3ce5-05f5):
+    once per game, a free action at the start of u's activation (after its token roll): its
+    line (``W_SCREAM`` 1) attacks every unit, friend or foe, within range 3 on the line (no
+    sight there; infantry and cover saves compiled away, :mod:`dustsim.rules.attack`), one
+    Attack each, applied at once. Policy: when more enemy units than friendly ones stand within
+    range 3 (the grid kernel weighs their value instead)."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    rwp = m[0, H_WPN]
+    rws = m[0, H_WS]
+    rwt = m[0, H_WT]
+    w = -1
+    for x in range(m[ru + u, U_W0], m[ru + u, U_W1]):
+        if m[rwp + x, W_SCREAM] == 1 and m[rws + x, WS_AMMO] > 0:
+            w = x
+    if w < 0 or m[rs + u, ST_OFF] != 0 or not _alive(m, u):
+        return pos
+    n = 0
+    for t in range(U):
+        if t == u or not _alive(m, t) or m[rs + t, ST_OFF] != 0 or not _hurts(m, w, t):
+            continue
+        if _dist(m, u, t) <= 3:
+            n += 1 if m[ru + t, U_SIDE] != m[ru + u, U_SIDE] else -1
+    if n <= 0:
+        return pos
+    m[rws + w, WS_AMMO] = 0
+    wg = (m[0, H_GROUPS] - rwt) // U
+    rr = m[0, H_RES]
+    c = _carriers(m, w)
+    for t in range(U):
+        if t == u or not _alive(m, t) or m[rs + t, ST_OFF] != 0 or not _hurts(m, w, t):
+            continue
+        if _dist(m, u, t) > 3:
+            continue
+        if m[ru + t, U_SQUAD] != 0:
+            mini = m[rs + t, ST_MODELS] + (1 if m[rs + t, ST_HERO] > 0 else 0)
+        elif m[ru + t, U_SUPPORT] != 0:
+            mini = m[rs + t, ST_SINGLE]
+        else:
+            mini = 1
+        wt = rwt + w * U + t
+        nd = (m[wt, WT_BLAST] * mini if m[wt, WT_BLAST] > 0 else m[wt, WT_DICE]) * c
+        if nd <= 0:
+            continue
+        rg = m[0, H_GROUPS] + (t * 2) * wg  # the Attack variant
+        m[rg + w, G_DICE] = nd
+        rt = m[0, H_TSPEC] + t
+        m[rt, S_MODELS] = m[rs + t, ST_MODELS]
+        m[rt, S_SINGLE] = m[rs + t, ST_HERO] if m[ru + t, U_SQUAD] != 0 else m[rs + t, ST_SINGLE]
+        m[rt, S_TOKEN] = m[rs + t, ST_TOK]
+        m[rt, S_SUPP] = m[rt, T_SUPP] if m[ru + t, U_IMMUNE] == 0 else 0
+        pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rr])
+        _apply(m, t, rr, u)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _apply(m, t, rr, u):
     """Apply the attack result in row ``rr`` (by unit ``u``) to unit ``t``: losses, the
     Under Fire / Suppression token, and a Stunned token (res[5] of the dice kernel: Tesla
@@ -754,6 +817,8 @@ def _order(m, value, u, air):
             continue
         if m[rs + f, ST_OFF] != 0 or _stun(m, f) >= 2:
             continue
+        if not air and (m[ru + f, U_FLAGS] & F_NO_ORDERS) != 0:
+            continue  # Lesser Mythos Creatures: never an officer's target (unit_rules)
         if not air and (m[ru + u, U_FLAGS] & F_RADIO) == 0 and _dist(m, u, f) > 2:
             continue
         v = _best_value(m, value, f)
@@ -771,6 +836,8 @@ def _rallies(m, u, f):
     if f == u or m[ru + f, U_SIDE] != m[ru + u, U_SIDE] or not _alive(m, f):
         return False
     if m[rs + f, ST_ACT] != 0 or m[rs + f, ST_OFF] != 0:
+        return False
+    if (m[ru + f, U_FLAGS] & F_NO_ORDERS) != 0:  # Lesser Mythos Creatures (unit_rules)
         return False
     return (m[R_CFG, C_SUPP] != 0 and m[rs + f, ST_TOK] == 2) or _stun(m, f) != 0
 
@@ -844,6 +911,7 @@ def _activate(rng, buf, pos, scripted, m, value, u):
         m[rsu, ST_SMOKES] -= 1
         m[rsu, ST_SMOKE] = m[R_CFG, C_NOW] + 1
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
+    pos = _scream(rng, buf, pos, scripted, m, u)  # a free action (its rule: _scream)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rsu, ST_TOK] == 2
     stun = _stun(m, u)
     if stun >= 2:
@@ -893,10 +961,12 @@ def _activate(rng, buf, pos, scripted, m, value, u):
         desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
         side = m[ru, U_SIDE]
         m[rsu, ST_X] = m[m[0, H_ST] + t, ST_X] - (desired if side == 0 else -desired)
-        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
-        if s2 > 0 and actions > 1 and _alive(m, t):
-            pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, cc)
-        return pos
+        if fl & F_QUICK_RECOVERY == 0:
+            s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], 1)
+            if s2 > 0 and actions > 1 and _alive(m, t):
+                pos = _attack(rng, buf, pos, scripted, m, u, t, OFF, OFF, cc)
+            return pos
+        # Quick Recovery: no Nothing action after the drop; its actions as any activation
     if t < 0:
         return pos  # nothing it can hurt: Nothing
     desired = longest if m[R_CFG, C_APPROACH] == 0 else shortest
@@ -1151,7 +1221,8 @@ def _run_duel_scripted(rng, faces, units, wpn, gdice, gblast, groups, tspec, cfg
     out[3] = 1 if pos > faces.shape[0] else 0
 
 
-# one compiled version per argument type, not per integer constant (dustsim.engines.jit)
+# one compiled version per argument type, not per integer constant (dustsim.engines.jit); the
+# flags of _order (air) and _begin_action (sustained) pick a line or two: one version each
 from dustsim.engines.jit import one_version_per_type  # noqa: E402
 
-one_version_per_type(globals())
+one_version_per_type(globals(), bools=("_order", "_begin_action"))

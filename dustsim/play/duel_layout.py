@@ -23,6 +23,10 @@ N_UNIT_COLS = 17
 (F_SCOUT, F_CHARGE, F_AT_THE_DOUBLE, F_MOVE_AND_FIRE, F_FIRST_STRIKE, F_CAMOUFLAGE,
  F_FIGHTING_SPIRIT, F_LUCKY, F_ASSASSIN, F_SMOKE, F_AIRBORNE, F_OFFICER, F_RADIO, F_GENERAL,
  F_AIR_TRAFFIC, F_AIRCRAFT) = (1 << i for i in range(16))
+#: more U_FLAGS bits: Quick Recovery (no Nothing after an Airborne drop), no orders (Lesser
+#: Mythos Creatures: never the target of command actions); dustsim.rules.unit_rules. High
+#: bits, clear of the bits appended above
+F_QUICK_RECOVERY, F_NO_ORDERS = 1 << 40, 1 << 41
 #: dice group columns past the dice kernel's 14: the line's save and save re-roll masks
 #: against the target in cover (a smoke screen on it, 1947 L680, L3228)
 G_COVER_SAVE, G_COVER_RR = 14, 15
@@ -30,7 +34,13 @@ N_GROUP_COLS = 16
 # weapon columns (W_SALVO, W_VOLLEY: the weapon is a Salvo / Volley weapon, 003:L3308-3341)
 (W_UNIT, W_CARRIERS, W_HERO, W_RMIN, W_RMAX, W_CC, W_AMMO, W_RELOAD, W_SETUP, W_BURST,
  W_SALVO, W_VOLLEY) = range(12)
-N_WEAPON_COLS = 12
+#: W_SCREAM: 1 the line of a Psychic Scream skill (rules.attack.is_psychic_scream): never
+#: fired in an Attack (its W_RMAX is -1), one use (W_AMMO 1) by the grid kernel's free action;
+#: 2 a Large Ordnance line: on the grid it strikes every unit in a 2 x 2 area (W_AREA); both
+#: have their dice also compiled against friendly units
+W_SCREAM = 12
+W_AREA = 2
+N_WEAPON_COLS = 13
 # configuration (C_SALVO: Salvo attacks whenever loaded; C_VOLLEY: every ammo box in one
 # volley; C_FIRST: 1 when the initiative winner lets the opponent activate first, L337;
 # C_CHARGE: units with Charge charge when they can; C_NOW: the turn being played, written by

@@ -13,7 +13,8 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
 2. **Battles with and without** (:func:`battle_values`). A card joins each host army of its
    bloc (a mercenary: of every bloc, the same number of hosts): a squad, vehicle, support
    weapon or aircraft as one more unit; a hero joined to the army's first squad of its armour
-   it may join (1947 L932-934), else alone. Army plus card plays the opponent, and so does the
+   it may join (1947 L932-934), a hero with a pilot skill piloting the army's first vehicle
+   it may pilot (L936-948), else alone. Army plus card plays the opponent, and so does the
    army alone, :data:`GAMES` games each, on the list-battle engine
    (:mod:`dustsim.play.list_battles`: :data:`~dustsim.play.list_battles.DEFAULT_DISTANCE` squares,
    :data:`~dustsim.play.list_battles.DEFAULT_TURNS` turns, the default policy) with **common random
@@ -23,15 +24,37 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
    (VP won minus VP the host's *own other units* lose; the card's own loss is not counted,
    which would charge the card its printed price) that its presence makes; its value ``v``
    is the mean over the pairings, with its standard error.
+3b. **Why 100 AP armies** (:data:`BUDGET`; issue 24's saturation). A card's marginal VP is
+   capped by what the opponent has to lose and by the turns it has to do it in: in 50 AP
+   armies a 68 AP card cannot add more than a 25 AP one (median ``v`` of the cards at 35-100
+   AP 20.6 VP, at 25-35 AP 24.9). The armies are the same for every card (the budget is one
+   setting of the edition, never scaled to a card's printed cost; equal-points swaps, where
+   the card replaces host units of its own printed AP, were not taken: they put the printed
+   cost into the value the benchmark compares with it). Measured on Dust 1947 (seed 0,
+   ``benchmarks/value_model.py``): 8 hosts x 12 games, Spearman of the battles alone 0.538
+   at 50 AP, 0.670 at 100, 0.565 at 150 (the card is a smaller share of the army and the
+   games are noisier); 32 x 24: 0.731 / log R² 0.494 at 50 AP, 0.785 / 0.620 at 100 AP, the
+   median ``v`` at 35-100 AP 49.8 VP (25-35 AP: 43.1); another sample of armies moves
+   Spearman by ~0.02 (48 x 12 at 100 AP: 0.766 / 0.577; 16 x 96: 0.756 / 0.548). Cost:
+   136 s of CPU at 100 AP against 63 s at 50 (one thread; ~95 % of it compiling each army
+   with the card, not playing), so the battles stay off in the default report.
 4. **Fair AP**: the only fitted map, one power law ``log AP = a + b log v`` for the whole
    edition (reduced major axis over the cards with ``v`` above :data:`V_MIN` and above its
    own standard error, and a cost): it does not saturate (any ``v`` maps to a cost, large
    ``v`` to large costs). A card whose ``v`` is not measurable (below either) gets no fair
    cost from the battles and is named ("no measurable effect in battles").
 
-What the battles do not play is named per card (``battle_not_valued``: the unplayed skills of
-:func:`dustsim.review.value.not_modelled`, platoon advantages, orders); a card that cannot
-play gets ``why`` and no value, never 0.
+What the battles do not play is named per card (the unplayed skills of
+:func:`dustsim.review.value.not_modelled`, platoon advantages); a card that cannot
+play gets ``battle_why`` and no value, never 0. Command roles are played: an officer rallies
+and moves the other units of its army (:data:`BATTLE_PLAYED_ROLES`), so officers, command
+squads and generals get a battle verdict; the other main roles (Artillery Observer,
+transport, Mechanic, Spy, ...) keep a card's battle verdict "not judged".
+
+The grid battlefield (:mod:`dustsim.play.battle`) is not used yet: it scores only side
+totals (the card's own loss cannot be left out of the margin) and it reads the units' AP in
+its target choice, so the weighting of :func:`_play_pair` cannot be copied; and it plays
+fewer games per second (``benchmarks/value_model.py --grid-speed``).
 """
 
 from __future__ import annotations
@@ -47,10 +70,41 @@ from dustsim.army.lists import ArmyList, ListUnit
 from dustsim.data.cards import Card
 from dustsim.errors import DustsimError
 
-BUDGET = 50.0
+BUDGET = 100.0  # AP of each host army and opponent (module docstring: why 100, measured)
 HOSTS = 32
 GAMES = 24
+VERSION = 2  # of how a card joins a host army (2: pilots pilot); in every row's settings key
 V_MIN = 0.05  # VP: a card adding less than this is "no measurable effect"
+#: main roles (:func:`dustsim.review.value.main_roles`) the list battles play: an officer's
+#: Rally and Get Moving of *other* units (the duel kernel's ``_rally``, 1947 L3729-3731;
+#: a General's free officer action). In a one-on-one engagement they have nobody to command,
+#: so such a card is valued from the battles alone (``value.py`` step 3b).
+BATTLE_PLAYED_ROLES = frozenset({"Officer (command actions)", "command squad actions",
+                                 "General"})
+
+
+def unplayed_main_roles(card: Card) -> tuple[str, ...]:
+    """The card's main roles (:func:`dustsim.review.value.main_roles`) the battles do not
+    play either. A pilot hero pilots a vehicle of the host army in the battles
+    (:func:`_with_card`), but its role is not counted as played: measured on Dust 1947 (seed
+    0, 100 AP, 32 x 24) the eleven heroes that piloted add -5.3 to +2.8 VP (standard errors
+    2.2-3.5), all but Red Ace (+7.8 ± 2.9) within two standard errors of nothing (the pilot
+    is never targeted and an Ace Pilot rolls for a third action, yet the piloted unit also
+    counts for more in the opponent's target choice)."""
+    from dustsim.review.value import main_roles
+
+    return tuple(r for r in main_roles(card) if r not in BATTLE_PLAYED_ROLES)
+
+
+def _may_pilot(hero: Card, vehicle: Card) -> bool:
+    """A hero with the pilot skill for the vehicle's kind, a vehicle without a named pilot
+    (the list rules, :data:`dustsim.army.lists.PILOT_SKILLS`; 1947 L938, L3623-3625)."""
+    from dustsim.army.lists import PILOT_SKILLS
+
+    kinds = PILOT_SKILLS.get(vehicle.kind or "")
+    hs = {x.strip().casefold() for x in hero.skills}
+    return bool(kinds) and any(k in hs for k in kinds) and not any(
+        x.strip().casefold().startswith("pilot:") for x in vehicle.skills)
 
 
 @dataclass(frozen=True)
@@ -162,6 +216,9 @@ def _with_card(host: tuple[ListUnit, ...], card: Card) -> tuple[tuple[ListUnit, 
     from dustsim.play.duel import join_hero
 
     if card.kind == "hero":
+        for i, u in enumerate(host):  # a pilot pilots the first vehicle it may (L936-948)
+            if u.hero is None and u.pilot is None and _may_pilot(card, u.card):
+                return (*host[:i], replace(u, pilot=card), *host[i + 1:]), u.card.name
         for i, u in enumerate(host):
             if u.hero is None and u.pilot is None and u.card.kind == "squad":
                 try:
@@ -208,7 +265,7 @@ def _stream(name: str) -> int:
 
 def settings_key(seed: int, hosts: int, games: int, budget: float) -> str:
     """What a card's battle rows depend on besides the card and the armies."""
-    return f"s{seed}h{hosts}g{games}b{budget:g}"
+    return f"s{seed}h{hosts}g{games}b{budget:g}v{VERSION}"
 
 
 def contexts_key(ctx: dict[str, tuple[Context, ...]]) -> str:
@@ -275,7 +332,7 @@ def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
                     base[c.seed] = _play_pair(c.host, c.opponent, games, c.seed)[0]
                 army, to = _with_card(c.host, card)
                 if to:  # the joined unit loses only the squad's own AP
-                    u = next(u for u in army if u.hero is card)
+                    u = next(u for u in army if card in (u.hero, u.pilot))
                     adjust = (_unit_name(u), u.card_ap)
                     joined.append(to)
                 else:
@@ -312,13 +369,13 @@ def battle_fair(values: pd.DataFrame, cards: list[Card], *, seed: int = 0,
     ``battle_why`` = "no measurable effect in battles" and no cost. ``mapping``: apply this
     one instead of fitting (a patch keeps the unpatched edition's); the one used is in
     ``attrs["mapping"]``."""
-    from dustsim.review.value import fit_mapping, main_roles
+    from dustsim.review.value import fit_mapping
 
     t = values.copy()
     by = {c.name: c for c in cards}
     t["ap"] = t["unit"].map(lambda n: by[n].ap if n in by else np.nan).astype(float)
     t["battle_main_unplayed"] = t["unit"].map(
-        lambda n: "; ".join(main_roles(by[n])) if n in by else "")
+        lambda n: "; ".join(unplayed_main_roles(by[n])) if n in by else "")
     v = t["battle_value"].to_numpy(float)
     se_v = np.nan_to_num(t["battle_value_se"].to_numpy(float))
     pos = np.isfinite(v) & (v > V_MIN) & (v > se_v)  # measurable: above its own error

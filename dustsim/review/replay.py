@@ -285,6 +285,7 @@ class UnitState:
     track: int | None  # damage track left (single models: vehicles, heroes), else None
     tokens: tuple[str, ...] = ()
     destroyed: bool = False
+    aboard: Any = None  # the vehicle it rides in (passengers, L522-530), whose square it has
 
 
 def _initial(u: Mapping) -> UnitState:
@@ -305,6 +306,9 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(st, square=ev["to"],
                                facing=ev["facing"] if ev.get("facing") is not None
                                else st.facing)
+        for v, sv in states.items():  # its passengers move with it (L522-530)
+            if sv.aboard == uid and not sv.destroyed:
+                changed[v] = replace(sv, square=ev["to"])
     elif action in ATTACKS:
         tid = ev["target"]
         t = states[tid]
@@ -340,6 +344,15 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
     elif action == "special" and ev.get("special") in ("airborne", "spy") and \
             ev.get("to") is not None:  # dropped anywhere (L3391), a Spy placed (L3657)
         changed[uid] = replace(states[uid], square=ev["to"])
+    elif action == "special" and ev.get("special") == "airborne" and ev.get("to") is not None:
+        changed[uid] = replace(states[uid], square=ev["to"])  # dropped anywhere (L3391)
+    elif action == "special" and ev.get("special") == "embarked":  # aboard (L526)
+        changed[uid] = replace(states[uid], aboard=ev.get("target"),
+                               square=states[ev["target"]].square)
+    elif action == "special" and ev.get("special") == "dismount" and ev.get("square") is not None:
+        changed[uid] = replace(states[uid], square=ev["square"], aboard=None)  # off it (L528)
+    elif action == "special" and ev.get("special") == "placed" and ev.get("to") is not None:
+        changed[uid] = replace(states[uid], square=ev["to"], aboard=None)  # out of a wreck
     elif action == "objective":
         sq = _objective_square(ev, list(objectives))
         if sq is None and uid is not None:
@@ -453,7 +466,12 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
     if action in MOVES and st.square is None and ev.get("to") is not None and zones:
         first = (ev.get("path") or [ev["to"]])[0]
         zone = zones[SIDES.index(by_id[uid]["side"])]
-        if zone and first not in zone:
+        size = by_id[uid].get("footprint") or 1
+        # a Large or Huge vehicle enters with any of its squares on its zone (L285, L504-512:
+        # a Huge one's anchor is its block's lowest square, a Large one's its front square)
+        held = {q for f in range(8 if size == 2 else 1)
+                for q in footprint_squares(board.width, board.height, size, first, f)}
+        if zone and not held & zone:
             raise _fail(where, "path" if ev.get("path") else "to",
                         f"{uid!r} comes onto the board on square {first}, outside side "
                         f"{by_id[uid]['side']}'s deployment zone (board.deploy: [A's, B's])")

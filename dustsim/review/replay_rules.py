@@ -30,6 +30,12 @@ attack with one is checked against the footprints (``dustsim.play.battle.FOOTPRI
 fired reaches such a pair, ``los`` is that of such a pair, and a target said not to be in
 cover has fewer than one (Large) or two (Huge) squares in cover from that origin (L727).
 
+Passengers (L522-530; ``special`` events ``embarked``, ``dismount``, ``placed``): a unit aboard
+a vehicle is never the target of an attack, neither moves, makes a Sustained Attack nor
+fights in close combat until it dismounts, attacks only from its vehicle's square, and
+dismounts on the square where its vehicle stands (it moved with the vehicle). A vehicle dug
+in with its Dozer Blade (``special`` ``dozer``) is in cover until it moves (L3503-3505).
+
 Weapon ranges (the cards) are checked where the log lists each unit's weapon lines with
 their ranges and each attack its lines (``weapons``): every line fired reaches the target.
 
@@ -56,6 +62,7 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -63,14 +70,18 @@ import numpy as np
 from dustsim.errors import DustsimError
 from dustsim.play.board import (
     AIRCRAFT_CLASS,
+    BUNKER,
     IMPASSABLE,
     INFANTRY_CLASS,
     LOS_BLOCKED,
     LOS_CLEAR,
     LOS_COVER,
     MOVE_CLASS_NAMES,
+    STRONGPOINT,
+    SWAMP,
     TERRAIN_NAMES,
     VEHICLE_CLASS,
+    WATER,
     Board,
     distance,
     line_of_sight,
@@ -123,6 +134,9 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     sides = {u["id"]: u["side"] for u in log["units"]}
     # Trail Blazer moves through enemy units (L3693-3695; the log's units[].rules)
     through = frozenset(u["id"] for u in log["units"] if "Trail Blazer" in (u.get("rules") or ()))
+    # Amphibious vehicles move through water and swamp as open ground (L3411-3413)
+    amphibious = frozenset(u["id"] for u in log["units"]
+                           if "Amphibious" in (u.get("rules") or ()))
     movers = {u["id"]: u["move_class"] for u in log["units"]
               if _is_class(u.get("move_class"))}
     smoke: dict[int, int] = {}  # square -> last turn of a smoke screen on it
@@ -133,8 +147,17 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     radios = frozenset(u["id"] for u in log["units"] if "Radio" in (u.get("rules") or ()))
     pending: tuple[int, Any] | None = None  # (event, unit) a successful Get Moving reactivates
     activated: dict[Any, int] = {}  # unit -> the turn of its last activation
+    aboard: dict[Any, Any] = {}  # passenger -> its vehicle (L522-530)
+    dug: set = set()  # vehicles dug in with a Dozer Blade (L3503-3505)
     for i, ev, states in walk(log):
+        # a unit aboard a vehicle stands nowhere on the board but where it fires from (L530)
+        hidden = {k: replace(v, square=None) for k, v in states.items()
+                  if v.aboard is not None and k != ev.get("unit")}
+        if hidden:
+            states = {**states, **hidden}
         feet = _Feet(states, held, sizes)
+        _check_passengers(i, ev, states, aboard, board, feet)
+        _check_dozer(i, ev, dug, board, feet)
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
@@ -196,9 +219,71 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             else:
                 _check_attack(i, ev, board, states, classes, weapons, wrecks, screens, feet)
         elif ev["action"] in MOVES:
-            _check_move(i, ev, board, states, movers, classes, sides, through, feet)
+            _check_move(i, ev, board, states, movers, classes, sides, through, feet,
+                        amphibious)
             if sizes[ev["unit"]] > 1 and ev.get("squares"):
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
+
+
+def _check_dozer(i: int, ev: Mapping, dug: set, board: Board, feet: _Feet) -> None:
+    """A vehicle dug in (``special`` ``dozer``) is in cover from any angle until it moves
+    (L3505): an attack on it says ``cover`` true; updates ``dug``. A ``bury`` aims at a
+    bunker or strongpoint within range 1 of the vehicle (L3357)."""
+    if ev["action"] == "special" and ev.get("special") == "bury":
+        q = ev.get("to")
+        if q is None or int(board.terrain[q]) not in (BUNKER, STRONGPOINT) or min(
+                (distance(board, s, q) for s in feet.of(ev["unit"])), default=99) > 1:
+            raise DustsimError(f"replay log: event {i}: field 'to': a Dozer buries only a "
+                               "bunker or strongpoint within range 1 (L3357)")
+    if ev["action"] == "special" and ev.get("special") == "dozer":
+        dug.add(ev.get("unit"))
+    elif ev["action"] in MOVES:
+        dug.discard(ev.get("unit"))
+    elif ev["action"] in ATTACKS and ev["action"] != "close-combat" and \
+            ev.get("target") in dug and ev.get("cover") is False:
+        raise DustsimError(f"replay log: event {i}: field 'cover': false, but unit "
+                           f"{ev['target']} is dug in with its Dozer Blade (L3505)")
+
+
+def _check_passengers(i: int, ev: Mapping, states: Mapping, aboard: dict, board: Board,
+                      feet: _Feet) -> None:
+    """Passengers (L528-530): no attack on a unit aboard, no move, Sustained Attack or close
+    combat by one, its fire from its vehicle's square, a dismount on that square; a survivor
+    of a destroyed vehicle placed within range 1 of it (L530; below an Airlifter, L536);
+    updates ``aboard``."""
+    uid = ev.get("unit")
+    if ev["action"] == "special" and ev.get("special") == "embarked":
+        aboard[uid] = ev.get("target")
+        return
+    if ev["action"] == "special" and ev.get("special") == "dismount":
+        v = aboard.pop(uid, None)
+        if v is None or states[v].square != ev.get("square"):
+            raise DustsimError(f"replay log: event {i}: field 'square': a dismount off the "
+                               "square its vehicle stands on, or by a unit not aboard (L528)")
+        return
+    if ev["action"] == "special" and ev.get("special") == "placed":
+        v = aboard.pop(uid, None)
+        to = ev.get("to")
+        if v is None or not states[v].destroyed or to is None or min(
+                (distance(board, s, to) for s in feet.of(v)), default=99) > 1:
+            raise DustsimError(f"replay log: event {i}: field 'to': a unit leaves a vehicle "
+                               "only when it is destroyed, onto a square within range 1 of "
+                               "it (L530, L536)")
+        return
+    if uid in aboard and (ev["action"] in MOVES or ev["action"] in ("sustained",
+                                                                     "close-combat")):
+        raise DustsimError(f"replay log: event {i}: field 'unit': unit {uid} moves, makes a "
+                           "Sustained Attack or fights in close combat while aboard a vehicle "
+                           "(L528)")
+    if uid in aboard and ev["action"] in ATTACKS and \
+            ev.get("from") != states[aboard[uid]].square:
+        raise DustsimError(f"replay log: event {i}: field 'from': unit {uid} fires from "
+                           "aboard, but not from its vehicle's square (L528)")
+    if ev["action"] in ATTACKS and ev.get("target") in aboard:
+        raise DustsimError(f"replay log: event {i}: field 'target': unit {ev['target']} is "
+                           "aboard a vehicle and cannot be attacked (L530)")
+    if ev["action"] == "destroyed" and uid in aboard:
+        aboard.pop(uid)
 
 
 class _Feet:
@@ -224,7 +309,7 @@ def _is_class(c: Any) -> bool:
 
 def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapping,
                 classes: Mapping, sides: Mapping, through: frozenset = frozenset(),
-                feet: _Feet | None = None) -> None:
+                feet: _Feet | None = None, amphibious: frozenset = frozenset()) -> None:
     """A move passes only friendly units, a vehicle no friendly vehicle, and ends on a square
     no other unit holds (L463-465); where the log gives the
     unit's movement class (``move_class``, :data:`dustsim.play.board.MOVE_CLASS_NAMES`),
@@ -262,8 +347,10 @@ def _check_move(i: int, ev: Mapping, board: Board, states: Mapping, movers: Mapp
     mc = movers.get(uid)
     if mc is None:
         return
+    wet = (WATER, SWAMP) if uid in amphibious else ()  # as open ground (L3411-3413)
     for s in [*(ev.get("path") or []), to, *(ev.get("squares") or ())]:
-        if s not in own and board.move_cost[s, mc] >= IMPASSABLE:
+        if s not in own and board.move_cost[s, mc] >= IMPASSABLE and \
+                int(board.terrain[s]) not in wet:
             raise DustsimError(f"{where}: field 'path': {square_name(s, w)} "
                                f"({TERRAIN_NAMES[board.terrain[s]]}) is impassable for "
                                f"movement class {MOVE_CLASS_NAMES[mc]}")

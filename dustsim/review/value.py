@@ -52,7 +52,10 @@ mapping in step 4).
    standardised over the cards of the fit that have both (mean 0, sd 1; fixed equal
    weights: nothing here is fitted to printed costs); a card with one of the two keeps that
    one. The engagement strength is kept as ``strength_engagements``; the battles alone,
-   mapped by their own power law, as ``battle_fair_ap`` (``battle_*`` columns). A battle
+   mapped by their own power law, as ``battle_fair_ap`` (``battle_*`` columns). A card
+   whose main roles are all command roles the battles play (an officer's Rally and Get
+   Moving of other units, a General: ``battle_value.BATTLE_PLAYED_ROLES``) is valued from
+   the battles alone and judged (``valued_by``; out of the fit). A battle
    value not above its own standard error (nor ``battle_value.V_MIN``) is "no measurable
    effect" and not used. Why combine: the engagements are precise but saturate (a log ratio
    of one-on-one trades) and play heroes alone; the battles value heroes joined and a
@@ -60,9 +63,11 @@ mapping in step 4).
    Checked in ``benchmarks/value_model.py`` (Spearman and log R² against the printed costs
    of the engagements alone, the battles alone, the combination and the consistency lens,
    and the median fair/printed of the cards above 40 AP and at 2-3 AP): on Dust 1947, seed
-   0, engagements alone 0.870 / 0.728 over 406 cards; combined with 32 host armies 0.863 /
-   0.672 (offline with 24 and 40 host armies: 0.881-0.882 / 0.73-0.76); the spread between
-   army samples is the battles' open problem.
+   0, engagements alone 0.875 / 0.744 over 406 cards (75.7 %); combined, 32 host armies of
+   50 AP: 0.859 / 0.718; of 100 AP (the default since, ``battle_value`` step 3b): 0.874 /
+   0.755 over 440 cards (82.1 %: the 34 command cards judged from the battles), and 0.880 /
+   0.769 over the same 406 cards as the engagements. The battles cost ~136 s of CPU, so they
+   stay off by default.
 4. **Fair points** (:func:`fit_mapping`). The only fitted parameters: one monotone mapping
    ``log AP = a + b x strength`` for the whole edition (always the whole edition, also when a
    report shows a subset), fitted by reduced-major-axis regression (``b = sd(log AP) /
@@ -247,6 +252,7 @@ class ValueSettings:
     battles: bool = False  # value from battles (dustsim.review.battle_value) combined in
     battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
     battle_games: int = 24  # games per pairing (with and without the card)
+    battle_budget: float = 100.0  # AP of each host army and opponent (battle_value.BUDGET)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not (
@@ -927,17 +933,21 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         from dustsim.review import battle_value as B
 
         ctx = battle_contexts if battle_contexts is not None else B.contexts(
-            edition_cards, seed=st.seed, hosts=st.battle_hosts)
+            edition_cards, seed=st.seed, hosts=st.battle_hosts, budget=st.battle_budget)
         bv = B.battle_values(edition_cards, seed=st.seed, hosts=st.battle_hosts,
-                             games=st.battle_games, contexts_=ctx, previous=previous_battles,
-                             progress=progress)
+                             games=st.battle_games, budget=st.battle_budget, contexts_=ctx,
+                             previous=previous_battles, progress=progress)
         bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping)
         bmap = bf.attrs.get("mapping")
         tab = tab.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
     has = tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
     tab["judged"] = has & (tab["mainly_unmodelled"] == "") & ~tab["partial"]
     tab["in_fit"] = tab["judged"] & (tab["host"] == "")
-    tab, scales = _combine(tab, scales)
+    tab, scales = _combine(tab, scales, edition_cards)
+    if "battle_command" in tab:  # valued from the battles alone: the role is played there
+        cmd = tab["battle_command"] & tab["strength"].notna()
+        tab.loc[cmd, "mainly_unmodelled"] = ""
+        tab["judged"] = tab["judged"] | (cmd & (tab["ap"].fillna(0) > 0) & ~tab["partial"])
     if mapping is None and tab["in_fit"].sum() >= 5:
         mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
                               tab.loc[tab["in_fit"], "ap"], seed=st.seed)
@@ -948,18 +958,29 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
                       scales)
 
 
-def _combine(tab: pd.DataFrame, scales: tuple | None) -> tuple[pd.DataFrame, tuple | None]:
+def _combine(tab: pd.DataFrame, scales: tuple | None,
+             cards: Iterable[Card] = ()) -> tuple[pd.DataFrame, tuple | None]:
     """The strength of play (module docstring, step 3b): the mean of the engagement strength
     and the log battle value, each standardised (mean 0, sd 1 over the cards in the fit that
     have both; ``scales`` from the unpatched edition when given). A card with only one of
-    the two keeps that one (standardised)."""
+    the two keeps that one (standardised). A card whose main roles are all command roles
+    the battles play (``battle_value.BATTLE_PLAYED_ROLES``: an officer rallies and moves
+    other units) takes the battle value alone (``battle_command``; in a one-on-one
+    engagement it has nobody to command); ``valued_by`` says which lenses a strength is
+    from."""
     tab = tab.copy()
     tab["strength_engagements"] = tab["strength"]
     tab["strength_engagements_se"] = tab["strength_se"]
+    tab["valued_by"] = np.where(tab["strength"].notna(), "engagements", "")
     if "battle_value" not in tab:
         return tab, scales
+    from dustsim.review.battle_value import V_MIN, unplayed_main_roles
+
+    by = {c.name: c for c in cards}
+    main = tab["mainly_unmodelled"] if "mainly_unmodelled" in tab else pd.Series("", tab.index)
+    tab["battle_command"] = [bool(m) and u in by and not unplayed_main_roles(by[u])
+                             for u, m in zip(tab["unit"], main, strict=True)]
     v = pd.to_numeric(tab["battle_value"], errors="coerce")
-    from dustsim.review.battle_value import V_MIN
 
     ok_v = (v > V_MIN) & (v > pd.to_numeric(tab["battle_value_se"], errors="coerce").fillna(0))
     lb = np.log(v.where(ok_v))
@@ -974,10 +995,15 @@ def _combine(tab: pd.DataFrame, scales: tuple | None) -> tuple[pd.DataFrame, tup
     me, se_, mb, sb = scales
     ze, zb = (e - me) / se_, (lb - mb) / sb
     ze_se, zb_se = e_se / se_, lb_se / sb
+    cmd = tab["battle_command"].to_numpy(bool)
+    ze, ze_se = ze.mask(cmd), ze_se.mask(cmd)
     two = ze.notna() & zb.notna()
     tab["strength"] = np.where(two, (ze + zb) / 2, ze.fillna(zb))
     tab["strength_se"] = np.where(two, np.sqrt(ze_se**2 + zb_se.fillna(0) ** 2) / 2,
                                   ze_se.fillna(zb_se))
+    tab["valued_by"] = np.where(two, "engagements and battles", np.where(
+        ze.notna(), "engagements", np.where(zb.notna(), np.where(
+            cmd, "battles (its command role)", "battles"), "")))
     return tab, scales
 
 
@@ -1069,6 +1095,10 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
         if r.mainly_unmodelled:
             bits.append(f"its worth lies mainly in {r.mainly_unmodelled}, which the "
                         "engagements do not play")
+        elif getattr(r, "valued_by", "") == "battles (its command role)":
+            bits.append("valued from the battles alone, where its Rally and Get Moving "
+                        "command the other units (one on one it has nobody to command); "
+                        f"named: {r.not_modelled}")
         elif r.not_modelled:
             bits.append(f"not played: {r.not_modelled}")
         out.append("; ".join(bits) + ("." if bits else ""))

@@ -54,6 +54,10 @@ TOKEN_NONE, TOKEN_STEP, TOKEN_SUPPRESS = 0, 1, 2
 #: (Grapple, L3268: "scores a Hit", read as a hit rolled, before saves: OPEN-15 decided by
 #: the text's wording; Tesla's text says damage)
 STUN_NONE, STUN_ON_DAMAGE, STUN_ON_HIT = 0, 1, 2
+#: Head Shot (BattleScribe ``Dust_1947.gst`` rule b11e-2700-038e-1344): a hit of the line gives
+#: the plain Stunned token (Tesla's token, 003:L3329-3333), read like Grapple's "scores a Hit"
+#: (a hit rolled, before saves)
+STUN_HIT_STUNNED = 3
 #: Damage Resilient counting for a squad model: none, one die per hit, every point (model
 #: survives only if all are cancelled), or one die per point with one model per point (2009).
 SQUAD_DR = {"none": 0, "per-hit": 1, "all-points": 2, "per-point": 3}
@@ -68,21 +72,24 @@ ACTIONS = ("attack", "sustained", "reactive")
 ATTACKER_SKILLS = {
     "expert", "fighting spirit", "take aim", "power scope", "spotter", "savage animal",
     "killing spree", "berserk", "frenzy", "lucky", "medal of honor", "and stay down",
-    "air alert", "assassin", "sniper",
+    "air alert", "assassin", "sniper", "radar", "psychic scream",
 }
 TARGET_SKILLS = {
     "damage resilient", "defensive tactics", "steel guard", "zombie", "superhuman",
-    "cheat death", "nothin' easy",
+    "cheat death", "nothin' easy", "assault shield", "mythos creature",
 }
 
 _norm_skill = norm_skill  # the one skill-name normaliser (dustsim.data.skill_names)
 
 
 def token_immune(target: Target) -> bool:
-    """The target never gains Under Fire / Suppression tokens: a Superhuman (003:L3675), or a
+    """The target never gains Under Fire / Suppression tokens: a Superhuman (003:L3675), a
     unit joined by a hero with Nothin's Easy (003:L3611-3613: "any Unit Joined by this Hero";
-    a lone hero with it is not covered by the text)."""
+    a lone hero with it is not covered by the text), or a Mythos Creature (BattleScribe
+    ``Dust_1947.gst`` rule 5ecc-bf37-dcad-4e11: immune to Suppression, read as both token
+    steps, Under Fire and Suppressed, as Superhuman's immunity is, 003:L737-757)."""
     return ("superhuman" in target.skills or "nothin' easy" in target.hero_skills
+            or "mythos creature" in target.skills
             or ("nothin' easy" in target.skills and target.kind == "squad"))
 
 
@@ -219,6 +226,9 @@ class GroupSpec:
     token: int = TOKEN_STEP
     medal: bool = False
     stun: int = STUN_NONE
+    #: the target re-rolls its successful saves (Radiation, BattleScribe ``Dust_1947.gst``
+    #: rule 34cd-c25a-7247-8ee9): a hit stays saved only if the save succeeds twice
+    saves_rerolled: bool = False
 
 
 @dataclass(frozen=True)
@@ -336,6 +346,11 @@ def compile_attack(
             reroll = hit  # 003:L3345: fired alone in an Attack action
         if "lucky" in sit.skills and reroll == NONE:
             reroll = hit  # 003:L3585; not stacked with the sustained re-roll (OPEN-10)
+        if "radar" in sit.skills and ttype == "aircraft" and reroll == NONE:
+            # Radar (BattleScribe Dust_1947.gst rule 46d2-2b5b-abf1-b90a, Operation Kondor
+            # p. 112): failed dice re-rolled once in an Attack or Sustained Attack on an
+            # aircraft; "once": no second re-roll on top of the sustained one (as Lucky)
+            reroll = hit
         reroll2 = NONE
         if "berserk" in sit.skills and rs.id == "tactics-2009":
             reroll2 = hit  # 2009 L676-682: another re-roll of failures, after sustained
@@ -359,6 +374,31 @@ def compile_attack(
             aircraft_moved=target.aircraft_moved, small_vehicle=target.small,
             cover_2009=target.cover_2009,
         )
+        save_faces, save_rr = save.faces, save.reroll
+        if "psychic scream" in sit.skills and ttype != "aircraft" and rs.id == "dust-1947":
+            # Psychic Scream (BattleScribe Dust_1947.gst rule 0a01-816f-3ce5-05f5): its line
+            # ignores infantry and cover saves (a vehicle's only save is a cover save, L727);
+            # an aircraft's evade save is neither and stays
+            save_faces, save_rr = NONE, NONE
+        if "flame-burst" in kw and rs.id == "dust-1947":
+            # Flame Burst (BattleScribe Dust_1947.gst rule 540e-f4c4-e4c9-0153, Operation
+            # Kondor p. 112): no save of any kind (evade included); Suppression as Flame
+            save_faces, save_rr = NONE, NONE
+        if close and rs.id == "dust-1947" and "assault shield" in target.skills:
+            # Assault Shield (BattleScribe Dust_1947.gst rule aef5-44e8-7fd4-b9e6, SSU.cat
+            # 3055ccf0-...): a close-combat hit assigned to the shield's bearer is cancelled
+            # on the bloc face P (RULES.md section 1, digest section 1: 1/3), rolled after
+            # any save, so it is the save (none in close combat, L765) or the re-roll of a
+            # failed one (a fortification's close-combat save has no re-roll, L3136). The
+            # unit's skill covers every miniature of it; a joined hero's own shield in a
+            # squad without one is not played (allocation decides who bears a hit)
+            if save_faces == NONE:
+                save_faces = P
+            elif save_rr == NONE:
+                save_rr = P
+            else:  # no such save exists today; refuse rather than drop the shield
+                raise DustsimError("Assault Shield on a save that already re-rolls",
+                                   weapon=w.name, field="target-skill")
         damage = cell.damage or 0
         if target.kind == "support" and rs.options.get("support_weapon_damage") == "one-per-hit":
             damage = 1
@@ -378,18 +418,22 @@ def compile_attack(
             reroll=reroll.mask,
             reroll2=reroll2.mask,
             chain=chain.mask,
-            save=save.faces.mask,
-            save_reroll=save.reroll.mask,
+            save=save_faces.mask,
+            save_reroll=save_rr.mask,
             damage=damage,
             auto_kill=cell.auto_kill,
             squad_models_per_hit=rs.models_per_hit(max(damage, 1)) if not cell.auto_kill else 1,
             resilient_squad=squad_res and target.kind == "squad" and not dr_exempt,
             resilient_single=single_res and not dr_exempt,
             token=(TOKEN_NONE if close else TOKEN_SUPPRESS
-                   if ("flame" in kw or "and stay down" in sit.skills) else TOKEN_STEP),
+                   if (kw & {"flame", "flame-burst"} or "and stay down" in sit.skills)
+                   else TOKEN_STEP),
             medal=("medal of honor" in sit.skills and idx == 0),
             stun=(STUN_ON_DAMAGE if "tesla" in kw else STUN_ON_HIT if "grapple" in kw
+                  else STUN_HIT_STUNNED if "head-shot" in kw and rs.id == "dust-1947"
                   else STUN_NONE),
+            saves_rerolled=("radiation" in kw and rs.id == "dust-1947"
+                            and save_faces != NONE),
         ))
     if not groups:
         raise DustsimError(f"no weapon can damage a {target.column} target", field="target")
@@ -468,6 +512,9 @@ def _allocation(rs: Ruleset, pairs, target: Target, sit: Situation) -> str:
                            "dust-1947, tactics-2009)", field="--aim")
     for w, _cell in pairs:
         sniper = "sniper" in w.keywords or (rs.id == "tactics-2009" and "sniper" in sit.skills)
+        # Head Shot: the attacker chooses the soldiers hit (BattleScribe Dust_1947.gst rule
+        # b11e-2700-038e-1344), played as the Sniper's aim
+        sniper = sniper or ("head-shot" in w.keywords and rs.id == "dust-1947")
         assassin = "assassin" in sit.skills and w.close_combat and rs.id == "dust-1947"
         if not (sniper or assassin):
             raise DustsimError(f"only a Sniper weapon or an Assassin's close-combat weapon "
@@ -593,7 +640,7 @@ def attacker_skills(card: Card) -> frozenset[str]:
     """Attacker skills of a card that the engines model (others are listed as not modelled)."""
     return frozenset(s for s in map(_norm_skill, card.skills) if s in ATTACKER_SKILLS
                      and s not in {"fighting spirit", "lucky", "medal of honor", "expert",
-                                   "take aim", "air alert", "savage animal"})
+                                   "take aim", "air alert", "savage animal", "psychic scream"})
 
 
 
@@ -612,14 +659,21 @@ def named_weapons(card: Card, skill: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def weapon_skills(card: Card, weapon: Weapon) -> frozenset[str]:
+def weapon_skills(card: Card, weapon: Weapon, pilot: Card | None = None) -> frozenset[str]:
     """The attacker skills in force for one weapon line of ``card`` in a battle's attack, every
     time it fires: :func:`attacker_skills`, plus Expert and Savage Animal on the weapon they
     name (hits on P,T: 003:L3515-3517, L3635-3637) and the hero's own Take Aim on its ranged
     weapons (hits on P,T in a Sustained Attack, L3683-3687; not shared with a joined unit,
     L3687: the skill goes with the hero's weapon lines only). Per-game skills (Fighting
-    Spirit, Lucky) are spent by the battle engine, not here."""
+    Spirit, Lucky) are spent by the battle engine, not here. ``pilot``: the hero piloting
+    the vehicle ``card``; with Ace Gunner every weapon of the vehicle has Expert (BattleScribe
+    ``Dust_1947.gst`` rule c7d5-d278-ef0e-0ad8)."""
     s = set(attacker_skills(card))
+    if pilot is not None and card.kind in ("vehicle", "aircraft") and any(
+            _norm_skill(x) == "ace gunner" for x in pilot.skills):
+        s.add("expert")
+    if is_psychic_scream(card, weapon):
+        s.add("psychic scream")
     name = " ".join(weapon.name.lower().split())
     for skill in ("expert", "savage animal"):
         if name in named_weapons(card, skill):
@@ -628,6 +682,15 @@ def weapon_skills(card: Card, weapon: Weapon) -> frozenset[str]:
             _norm_skill(x) == "take aim" for x in card.skills):
         s.add("take aim")
     return frozenset(s)
+
+
+def is_psychic_scream(card: Card, weapon: Weapon) -> bool:
+    """The weapon line a card's Psychic Scream skill fires: the line named like the skill
+    (BattleScribe ``Dust_1947.gst`` rule 0a01-816f-3ce5-05f5: once per game, a free action,
+    an attack on every unit, friend or foe, within range 3, ignoring line of sight and
+    infantry and cover saves)."""
+    return " ".join(weapon.name.lower().split()) == "psychic scream" and any(
+        _norm_skill(x) == "psychic scream" for x in card.skills)
 
 
 def fortification_of(card: Card) -> str:

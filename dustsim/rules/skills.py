@@ -62,8 +62,10 @@ UNPLAYED = frozenset({"attack only", "not played"})
 class Rule:
     """One skill, weapon rule or unit keyword of the bundled cards and how battles treat it.
 
-    ``lines``: rulebook lines (seed 003 unless prefixed ``000:``/``001:``/``004:``; empty for
-    rules printed only in the DUST ENLIST data, whose text is in no seed). ``gap``: for a
+    ``lines``: rulebook lines (seed 003 unless prefixed ``000:``/``001:``/``004:``), or for a
+    rule whose text is in no seed the BattleScribe catalogue's rule (``BSD:<file> rule <id>``,
+    with book and page where the catalogue gives them; the catalogues in
+    ``../shared/data/bsdata-dust1947``); empty where neither has its text. ``gap``: for a
     ``played`` rule, the part of it the battles still leave out (named in their notes)."""
 
     name: str
@@ -88,7 +90,10 @@ class Rule:
         return self.status in UNPLAYED
 
 
-_ENLIST = "printed only in the DUST ENLIST data; its text is in no seed"
+#: rules with no text anywhere the project may read (issue 23)
+_NO_TEXT = ("no rule text in the seeds or the BattleScribe catalogues (../shared/data/"
+            "bsdata-dust1947)")
+_BSD = "BSD:Dust_1947.gst rule "  # the BattleScribe catalogue's rule id (lines: its citation)
 _BOARD = "needs the battlefield (squares, terrain, line of sight)"
 
 
@@ -180,7 +185,7 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "unit; the pilot is never targeted, L944)", "L3623-3625, L936-948",
        gap="the pilot's bail-out roll when the vehicle is destroyed and its own skills "
            "(L944-946)"),
-    _r("Defensive Pilot", S, N, _ENLIST),
+    _r("Defensive Pilot", S, N, _NO_TEXT),
     _r("Advanced Reactive Fire", S, P, "reaction range 6 and reactive dice on P or S "
        "(engagement kernel; grid battles: play.battle_rules)", "L3371-3373"),
     _r("Scout", S, P, "the first March Move of the game costs one action, then an Attack "
@@ -199,8 +204,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "not within range 2 of an objective, no capture that turn (play.battle_rules); "
        "Nothing, a second action on 2/3", "L3391-3393",
        gap="a drop when held in reserve (reserves are not played)"),
-    _r("Air Assault", S, N, "carried vehicle survives an airlifter's loss better",
-       "L3379-3381"),
+    _r("Air Assault", S, P, "carried by an Airlifter, may dismount after it activates; hurt "
+       "on P only when it is destroyed (grid battles: play.battle_carry)", "L3379-3381",
+       gap="duels on a line; boarding an Airlifter during the game"),
     _r("Camouflage", S, P, "starts camouflaged: no attack on it from range 3 or more until it "
        "attacks (engagement kernel); grid battles also end it on a March Move and play the "
        "Camouflage special action (play.battle_rules)", "L3453-3457",
@@ -227,7 +233,7 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "kernel; grid battles: play.battle_rules)", "L3469-3471, L3707-3765",
        gap="Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
-    _r("Cultist Command Squad", S, N, _ENLIST + "; command actions"),
+    _r("Cultist Command Squad", S, N, _NO_TEXT + "; command actions"),
     _r("Command Vehicle", S, P, "an officer with a radio whose failed command dice are "
        "re-rolled (grid battles: play.battle_rules)", "L3473-3475",
        gap="duels on a line, and the Command Squad, Medic or Mechanic mounted in it "
@@ -235,7 +241,7 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("General", S, P, "its officer actions are free (engagement kernel: Get Moving; grid "
        "battles: Rally and Get Moving, play.battle_rules)",
        "L3535-3537", gap="two dice for the officer actions of the unit it joins"),
-    _r("Tactician", S, N, _ENLIST),
+    _r("Tactician", S, N, _NO_TEXT),
     _r("Get Moving You", S, P, "names the officer's Get Moving You Bunch of Monkeys action "
        "(its card is an Officer): played with the Officer skill (engagement kernel; grid "
        "battles: play.battle_rules)", "L3723-3727"),
@@ -262,7 +268,7 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        gap="duels on a line (no squares there) and whatever its ENLIST text adds"),
     _r("Mechanic + Engineer Vehicle", S, N, "repairs and engineering actions (ENLIST)",
        "L3759-3765, L3507-3509"),
-    _r("Critical Repairs", S, N, _ENLIST),
+    _r("Critical Repairs", S, N, _NO_TEXT),
     _r("Medevac", S, P, "returns eliminated soldiers of a squad within range 1 on 1/3 each "
        "(grid battles: play.battle_rules)", "L3591-3593",
        gap="duels on a line (no squares there)"),
@@ -278,26 +284,35 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "its successes (grid battles: play.battle_rules)", "L3565-3567",
        gap="duels on a line, and the re-roll of the successes of attacks an Artillery "
            "Observer triggers (L3567)"),
-    _r("Radar", S, N, _ENLIST),
+    _r("Radar", S, P, "failed dice of an Attack or Sustained Attack on an aircraft re-rolled "
+       "once (rules.attack: not on top of the sustained re-roll)",
+       _BSD + "46d2-2b5b-abf1-b90a (Operation Kondor p. 112)"),
     _r("Spy", S, P, "off the table until its two dice roll a P: placed within range 1 of an "
        "enemy, one action per P (grid battles: play.battle_rules)", "L3655-3657",
        gap="duels on a line (no squares there)"),
     _r("Execute", S, N, "removes a soldier of a Stunned unit in range 1", "L3511-3513"),
-    _r("Passengers", S, N, "carries infantry; passengers hurt when it is destroyed",
-       "L3619-3621, L522-530"),
+    _r("Passengers", S, P, "carries infantry a list puts aboard: not targetable, dismounts "
+       "with a Move before its vehicle activates, one die per passenger when it is destroyed "
+       "(grid battles: play.battle_carry)", "L3619-3621, L522-530",
+       gap="duels on a line; mounting during the game"),
     _r("Carry Capacity", S, N, "carries infantry (tactics-2013 Cerberus)", "004:L364"),
-    _r("Airlifter", S, N, "carries a vehicle", "L3403-3405, L532-536"),
+    _r("Airlifter", S, P, "carries one Airmobile or Air Assault vehicle a list puts aboard "
+       "(decision: one); the vehicle is not targetable, dismounts with a Move before it "
+       "activates, rolls its damage when it is destroyed (grid battles: play.battle_carry)",
+       "L3403-3405, L532-536", gap="duels on a line; picking a vehicle up during the game"),
     _r("Airmobile", S, X, "only lets an Airlifter carry it; the carrying is the Airlifter's "
-       "rule (not played)", "L3407-3409"),
+       "rule (played on the grid)", "L3407-3409"),
     _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
-    _r("Trailer", S, N, _ENLIST + "; carrying"),
+    _r("Trailer", S, N, _NO_TEXT + "; carrying"),
     _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
-    _r("Amphibious", S, N, "moves through water; " + _BOARD, "L3411-3413"),
+    _r("Amphibious", S, P, "moves through water and swamp as open ground (scenario 110's "
+       "river, L2822; grid battles: its own movement tables, play.battle_carry)",
+       "L3411-3413", gap="duels on a line (no terrain there)"),
     _r("Flying", K, P, "passes over any terrain as open ground, ends where it can stand "
        "(grid battles: the board's JUMP class, play.battle_rules)", "L3527-3529",
        gap="a joined hero without Flying grounds the unit (L3529)"),
     _r("Jump", S, N, "jumps over obstacles and units (2009); " + _BOARD, "001:L722-728"),
-    _r("Rocket Pack", S, N, _ENLIST + "; movement"),
+    _r("Rocket Pack", S, N, _NO_TEXT + "; movement"),
     _r("Trail Blazer", S, P, "moves through enemy units (grid battles, play.battle_rules)",
        "L3693-3695"),
     _r("Tracked", K, P, "terrain movement by the board's move_cost for tracked vehicles (the "
@@ -310,12 +325,26 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Large Vehicle", K, P, _LARGE, _LARGE_LINES, gap=_TALL_GAP),
     _r("Huge", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
     _r("Huge Vehicle", K, P, _HUGE, _LARGE_LINES, gap=_TALL_GAP),
-    _r("Dozer Blade", S, N, "engineering actions and cover while dozing; " + _BOARD,
-       "L3503-3505, L3355-3357"),
-    _r("Engineer Vehicle", S, N, "engineering actions (wire, wrecks); " + _BOARD,
-       "L3507-3509, L3347-3357"),
-    _r("Assault Vehicle", S, N, _ENLIST),
-    _r("Assault Shield", S, N, _ENLIST),
+    _r("Dozer Blade", S, P, "the Dozer special action digs in: cover from any angle until it "
+       "moves; two Engineering actions bury an adjacent bunker or strongpoint and its "
+       "occupants on P (grid battles: play.battle_carry)", "L3503-3505, L3355-3357",
+       gap="duels on a line; a buried fortification's terrain stays (the seeds do not say "
+       "what it becomes); filling a trench or clearing a minefield gap (no scenario board "
+       "has either)"),
+    _r("Engineer Vehicle", S, X, "decision: its own engineering action, cutting a gap in "
+       "barbed wire with Cutting or Grapple weapons (L3351-3353), has nothing to act on: no "
+       "board of the fifteen scenarios has barbed wire (their terrain, L2388-3055: trees, "
+       "tank traps, small structures, ammo crates, buildings, roads, a strongpoint L2638, a "
+       "bunker L2678, a river L2822; tests/test_battle_carry.py checks the boards); the "
+       "Dozer Blade's actions are that skill's row; clearing wrecks (L3059-3061) is any "
+       "vehicle's", "L3507-3509, L3347-3357"),
+    _r("Assault Vehicle", S, N, "passengers activate after the vehicle has activated (grid "
+       "transports dismount before it: not played)",
+       _BSD + "c697-cca3-4af2-fbc5 (Operation Kondor p. 112)"),
+    _r("Assault Shield", S, P, "a close-combat hit on the unit is cancelled on P, one die "
+       "after any save (rules.attack; '[bloc]' is the P face, RULES.md section 1)",
+       _BSD + "aef5-44e8-7fd4-b9e6; SSU.cat rule 3055ccf0-a891-fa26-f8d6-ff245a12999a",
+       gap="a joined hero's own shield in a squad without one"),
     _r("Strongpoint", S, P, "holds its strongpoint, or a bunker for the '(Bunker)' card: "
        "save re-rolls, close-combat saves, no fire at aircraft from a bunker "
        "(rules.attack.fortification_of)", "L3663-3665, L3112-3138",
@@ -324,42 +353,63 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "is seen outside buildings, never reacts", "L3395-3401, L510-516, L655, L813",
        gap="the improved evade save after a March Move (every aircraft takes the plain one, "
        "L3397-3401)"),
-    _r("Raid", S, N, _ENLIST),
-    _r("Vehicle Squadron", S, N, _ENLIST),
+    _r("Raid", S, P, "the vehicle's actions spent on Move + Attack + Move (grid battles: "
+       "a Move and Attack plan gets its second Move, play.battle_kernel); nothing "
+       "reactivates a unit on the board", _BSD + "b24c-9323-2628-3003",
+       gap="duels on a line (no squares there)"),
+    _r("Vehicle Squadron", S, N, _NO_TEXT),
     _r("Blutkreuz", S, P, "Mindless Zombies within range 1 move 3, march 4 and Charge (grid "
        "battles: play.battle_rules)", "L3445-3447", gap="duels on a line"),
-    _r("Blutkreuz Traitor", S, N, _ENLIST),
+    _r("Blutkreuz Traitor", S, N, _NO_TEXT),
     _r("Mindless", S, P, "contests objectives, never holds them (grid battles: "
        "play.battle_rules)", "L3599-3601", gap="duels on a line (no objectives there)"),
-    _r("Quick Recovery", S, N, _ENLIST),
-    _r("Devour", S, N, _ENLIST),
-    _r("Crazy Jimmy", S, N, _ENLIST),
-    _r("Sibling", S, N, _ENLIST),
-    _r("Possessed", S, N, _ENLIST),
-    _r("Mythos Creature", S, N, _ENLIST),
-    _r("Lesser Mythos Creatures", S, N, _ENLIST),
-    _r("Psychic Scream", S, N, _ENLIST),
-    _r("Psychic Vortex", S, N, _ENLIST),
-    _r("Psychic Choir", S, N, _ENLIST),
-    _r("Explode", S, N, _ENLIST),
-    _r("Fanatical", S, N, _ENLIST),
-    _r("High Priest", S, N, _ENLIST),
-    _r("Exalted", S, N, _ENLIST),
-    _r("Master Fighter", S, N, _ENLIST),
-    _r("Master Deceiver", S, N, _ENLIST),
-    _r("Poison Master", S, N, _ENLIST),
-    _r("Way of the Serpent", S, N, _ENLIST),
-    _r("Burn It!", S, N, _ENLIST),
-    _r("Juice It Up!", S, N, _ENLIST),
-    _r("Clean My Optics", S, N, _ENLIST),
-    _r("Dazzling Speed", S, N, _ENLIST),
-    _r("Drive By Shooting", S, N, _ENLIST),
-    _r("Ammo Dump", S, N, _ENLIST + "; refills ammunition"),
-    _r("Small Ammo Dump", S, N, _ENLIST + "; refills ammunition"),
-    _r("Ammo Supply", S, N, _ENLIST + "; refills ammunition"),
-    _r("Justine's Crew", S, N, _ENLIST),
-    _r("Rosie's Crew", S, N, _ENLIST),
-    _r("Ace Gunner", S, N, "printed on a card; its text is in no seed"),
+    _r("Quick Recovery", S, P, "no Nothing action after an Airborne drop, shared with a "
+       "joined squad, not a vehicle (engagement kernel; grid battles: play.battle_kernel)",
+       _BSD + "4a1d-986b-27ce-95ef (Operation Kondor p. 112)"),
+    _r("Devour", S, N, "the hero heals one point per damage point she inflicts in close "
+       "combat: battles never heal", _BSD + "ed89-509b-43fb-3b05"),
+    _r("Crazy Jimmy", S, P, "the vehicle he pilots has a cover save after its March Move "
+       "until its next activation (grid battles: play.battle_kernel)", "BSD:Allies.cat rule "
+       "223b-ebcf-b2ba-a969", gap="duels on a line (no March Move cover there)"),
+    _r("Sibling", S, N, "The Dragon and The Phoenix may join one unit and then have Expert "
+       "with every weapon: battles join one hero per unit",
+       "BSD:SSU.cat rules 5d00-3935-19bd-a736 (Sibling: The Phoenix) and Sibling: The Dragon"),
+    _r("Possessed", S, N, "the hero swaps to her Possessed card once damaged: battles field "
+       "one card per unit", "BSD:Mythos.cat rule de46-2ead-1b56-32bd"),
+    _r("Mythos Creature", S, P, "never takes Under Fire or Suppression tokens "
+       "(rules.attack.token_immune); immune to critical hits, which no engine plays",
+       _BSD + "5ecc-bf37-dcad-4e11"),
+    _r("Lesser Mythos Creatures", S, P, "never the target of Command Squad, Officer or "
+       "Medic special actions (engagement kernel: Rally and Get Moving skip it; "
+       "rules.unit_rules.no_orders for the board's command actions)",
+       _BSD + "049d-d288-a828-4c96"),
+    _r("Psychic Scream", S, P, "its line fires only in a free action, once per game: an "
+       "Attack on every unit, friend or foe, within range 3, line of sight ignored, no "
+       "infantry or cover save (rules.attack; grid battles: play.battle_kernel, when it "
+       "takes more from enemies than from friends; duels: the engagement kernel, when more "
+       "enemy units than friendly ones stand within range 3)", _BSD + "0a01-816f-3ce5-05f5"),
+    _r("Psychic Vortex", S, N, _NO_TEXT),
+    _r("Psychic Choir", S, N, _NO_TEXT),
+    _r("Explode", S, N, _NO_TEXT),
+    _r("Fanatical", S, N, _NO_TEXT),
+    _r("High Priest", S, N, _NO_TEXT),
+    _r("Exalted", S, N, _NO_TEXT),
+    _r("Master Fighter", S, N, _NO_TEXT),
+    _r("Master Deceiver", S, N, _NO_TEXT),
+    _r("Poison Master", S, N, _NO_TEXT),
+    _r("Way of the Serpent", S, N, _NO_TEXT),
+    _r("Burn It!", S, N, _NO_TEXT),
+    _r("Juice It Up!", S, N, _NO_TEXT),
+    _r("Clean My Optics", S, N, _NO_TEXT),
+    _r("Dazzling Speed", S, N, _NO_TEXT),
+    _r("Drive By Shooting", S, N, _NO_TEXT),
+    _r("Ammo Dump", S, N, _NO_TEXT + "; refills ammunition"),
+    _r("Small Ammo Dump", S, N, _NO_TEXT + "; refills ammunition"),
+    _r("Ammo Supply", S, N, _NO_TEXT + "; refills ammunition"),
+    _r("Justine's Crew", S, N, _NO_TEXT),
+    _r("Rosie's Crew", S, N, _NO_TEXT),
+    _r("Ace Gunner", S, P, "Expert on every weapon of the vehicle it pilots "
+       "(rules.attack.weapon_skills)", _BSD + "c7d5-d278-ef0e-0ad8"),
     _r("Fast", S, N, "moves further (2009/2013)", "001:L702-704"),
     _r("Assault", S, N, "once per game the unit doubles its attack value (2009)",
        "001:L672-674"),
@@ -409,15 +459,28 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                            "there)")),
     ("smoke", _r("Smoke", W, N, "smoke screen instead of an attack; " + _BOARD,
                  "L3226-3230")),
-    ("flame-burst", _r("Flame Burst", W, N, _ENLIST)),
-    ("radiation", _r("Radiation", W, N, _ENLIST)),
-    ("large-ordnance", _r("Large Ordnance", W, N, _ENLIST)),
-    ("head-shot", _r("Head Shot", W, N, _ENLIST)),
+    ("flame-burst", _r("Flame Burst", W, P, "no save of any kind; Suppression token "
+                        "(rules.attack)", _BSD + "540e-f4c4-e4c9-0153 (Operation Kondor "
+                        "p. 112)", gap="the blast template over every unit it covers " + _BOARD)),
+    ("radiation", _r("Radiation", W, P, "the target re-rolls its successful saves "
+                     "(rules.attack, dice kernel)", _BSD + "34cd-c25a-7247-8ee9; SSU.cat rule "
+                     "d31adae5-73e4-36cc-652e-fc734f419a44")),
+    ("large-ordnance", _r("Large Ordnance", W, P, "four squares like artillery: every "
+                          "other unit, friend or foe, in a 2 x 2 block holding its target's "
+                          "square takes its own attack (grid battles: play.battle_kernel)",
+                          _BSD + "5fce-2ac8-7580-9ecc, L3218-3224",
+                          gap="duels on a line (no squares there)")),
+    ("head-shot", _r("Head Shot", W, P, "a hit gives a Stunned token (engagement kernel); "
+                     "the attacker may aim (--aim) in `dustsim attack`",
+                     _BSD + "b11e-2700-038e-1344",
+                     gap="the attacker's chosen casualty")),
     ("ignores-cover", _r("Ignores Cover", W, P, "no cover save", "")),
     ("under-barrel", _r("Under-barrel", W, X, "a second weapon on a soldier's rifle: "
                         "fired as its own line", "")),
     ("move-and-fire", _r("Move and Fire", W, N, "weapon fires around a move", "L3603-3605")),
-    ("assault-shield", _r("Assault Shield", W, N, _ENLIST)),
+    ("assault-shield", _r("Assault Shield", W, P, "a close-combat hit on the unit is "
+                          "cancelled on P (rules.attack; the skill's row)",
+                          _BSD + "aef5-44e8-7fd4-b9e6")),
 )}
 
 

@@ -94,7 +94,8 @@ class UnitRules:
     (L3449-3451) or a joined Commissar (L3477-3479)."""
     token_immune: int = 0
     """1: never Under Fire nor Suppressed: Superhuman (L3675), a joined Nothin' Easy hero
-    (L3611-3613)."""
+    (L3611-3613), a Mythos Creature (BattleScribe ``Dust_1947.gst`` rule
+    5ecc-bf37-dcad-4e11)."""
     cheat_death: int = 0
     """1: the (joined) hero survives elimination on a 2/3 roll with one damage removed and a
     Stunned token (L3463-3467)."""
@@ -147,6 +148,26 @@ class UnitRules:
     """1: its officer has a radio: command actions reach any unit in play, not only those in
     range 2 and line of sight (L3713-3715): a Command Squad, a vehicle, an officer of
     infantry armour 3-4, or an officer piloting a vehicle."""
+    dozer_blade: int = 0
+    """1: Dozer Blade (L3503-3505): the Dozer special action digs the vehicle in: in cover
+    from any angle until it takes a Move or March Move (grid battles:
+    :mod:`dustsim.play.battle_carry`); its engineering actions (L3355-3357) need a bunker,
+    strongpoint, trench or minefield next to it."""
+    raid: int = 0
+    """1: Raid (BattleScribe ``Dust_1947.gst`` rule b24c-9323-2628-3003): the vehicle may
+    spend all its actions on a Raid special action, Move + Attack + Move, and then cannot be
+    reactivated that turn; not shared (a vehicle's rule)."""
+    quick_recovery: int = 0
+    """1: Quick Recovery (BattleScribe ``Dust_1947.gst`` rule 4a1d-986b-27ce-95ef, Operation
+    Kondor p. 112): no Nothing action after an Airborne drop; shared with a squad it joins,
+    not with a vehicle."""
+    no_orders: int = 0
+    """1: Lesser Mythos Creatures (BattleScribe ``Dust_1947.gst`` rule 049d-d288-a828-4c96):
+    never the target of a Command Squad's, an Officer's or a Medic's special action."""
+    march_cover: int = 0
+    """1: a vehicle piloted by a hero with Crazy Jimmy (BattleScribe ``Allies.cat`` rule
+    223b-ebcf-b2ba-a969): after its March Move it has a cover save until its next
+    activation."""
     spy: int = 0
     """1: a Spy hero (L3655-3657): not placed at the start; when it activates off the table it
     rolls two dice, is placed within range 1 of an enemy unit on any P and takes one action
@@ -194,8 +215,9 @@ N_FIELDS = len(FIELDS)
  R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
- R_RADIO, R_SPY, R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE,
- R_AIR_ALERT, R_MINDLESS, R_BLUTKREUZ, R_RESURRECTION, R_FOLLOW_ME) = range(47)
+ R_RADIO, R_DOZER_BLADE, R_RAID, R_QUICK_RECOVERY, R_NO_ORDERS, R_MARCH_COVER, R_SPY,
+ R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE, R_AIR_ALERT, R_MINDLESS,
+ R_BLUTKREUZ, R_RESURRECTION, R_FOLLOW_ME) = range(52)
 if FIELDS[R_FOLLOW_ME] != "follow_me" or len(FIELDS) != R_FOLLOW_ME + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
@@ -266,7 +288,8 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         air_assault=int("air assault" in own),
         initiative_dice=4 if "black ops" in shared | pil else 3,
         removal_dice=3 if shared & {"brave", "commissar"} else 2,
-        token_immune=int(bool(own & {"superhuman", "superhumans"}) or "nothin' easy" in h
+        token_immune=int(bool(own & {"superhuman", "superhumans", "mythos creature"})
+                         or "nothin' easy" in h
                          or ("nothin' easy" in own and card.kind == "squad")),
         cheat_death=int("cheat death" in (h if hero is not None else own)
                         and (hero is not None or card.kind == "hero")),
@@ -290,6 +313,11 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         radio=int(bool(shared & officer_like) and (
             card.kind == "vehicle" or bool(shared & {"command squad", "command vehicle"})
             or card.armour in ("I3", "I4") or pilot is not None)),
+        dozer_blade=int("dozer blade" in own and card.kind == "vehicle"),
+        raid=int("raid" in own and card.kind == "vehicle"),
+        quick_recovery=int("quick recovery" in shared and card.kind != "vehicle"),
+        no_orders=int("lesser mythos creatures" in own),
+        march_cover=int("crazy jimmy" in pil and card.kind == "vehicle"),
         spy=int("spy" in own and card.kind == "hero"),
         desert_fox=int("desert fox" in shared),
         jammer=int("jammer" in shared),
