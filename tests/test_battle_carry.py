@@ -26,6 +26,7 @@ from dustsim.play.duel_kernel import H_ST, H_WS, ST_ACT, ST_HERO, ST_MODELS, ST_
 from dustsim.play.policies import get_policy
 from dustsim.review.replay import unit_states
 from dustsim.review.replay_rules import check_log_on_board
+from dustsim.rules.unit_rules import unit_rules
 
 FACE = {"P": 0, "T": 1, "S": 2}
 W, H = 8, 6
@@ -270,8 +271,15 @@ def test_bad_transport_fields_are_one_line_naming_file_unit_and_field(card, ride
 def test_a_full_transport_is_refused():
     text = LIST.format(card="Heavy Grenadier Assault Squad", ride="Hanomag") + \
         '[[unit]]\ncard = "Heavy Grenadier Assault Squad"\ntransport = "Hanomag"\n'
-    with pytest.raises(DustsimError, match="has room"):
-        parse_list_toml(text, load_cards(), "x.toml")
+    cards = load_cards()
+    squad = next(c for c in cards if c.name == "Heavy Grenadier Assault Squad"
+                 and c.edition == "dust-1947")
+    cap = unit_rules(next(c for c in cards if c.name == "Hanomag"
+                          and c.edition == "dust-1947")).passengers
+    need = 2 * squad.models  # armour 3: two spaces a soldier (L524)
+    with pytest.raises(DustsimError, match=f"it needs {need} passenger spaces \\(L524\\) "
+                       f"and it has {cap - need} of {cap} left"):
+        parse_list_toml(text, cards, "x.toml")
 
 
 # -- the event log ---------------------------------------------------------------------------------
@@ -526,6 +534,20 @@ def test_a_dozer_buries_an_adjacent_bunker_held_by_the_enemy_on_p(die, buried):
     assert BK._alive(g.m, 1) != buried
 
 
+def test_a_buried_bunker_spares_an_aircraft_above_it():
+    # the bunker covers two squares; the enemy gunner holds one, a friendly aircraft hovers
+    # over the other: on P the gunner is eliminated, the aircraft is not (it flies above the
+    # terrain, never in it, L516; only the units in the fortification, L3357)
+    terrain = np.zeros(W * H, np.int8)
+    terrain[sq(4, 2)] = terrain[sq(4, 3)] = BD.BUNKER
+    board = BD.make_board("bunker", W, H, terrain)
+    g = Game([DuelUnit(dozer_tank()), DuelUnit(lifter())], [DuelUnit(shooter())],
+             [sq(3, 2), sq(4, 3), sq(4, 2)], faces="P" + "S" * 20, board=board)
+    assert g.activate(0) == 1
+    assert g.events() == ["activate", "bury", "destroyed"]
+    assert not BK._alive(g.m, 2) and BK._alive(g.m, 1)
+
+
 def test_the_replay_checker_holds_a_bail_out_to_range_1_of_the_wreck():
     cards = load_cards()
     a = parse_list_toml(LIST.format(card="Heavy Grenadier Assault Squad", ride="Hanomag"),
@@ -537,6 +559,9 @@ def test_the_replay_checker_holds_a_bail_out_to_range_1_of_the_wreck():
     ev = log["events"]
     i = next(k for k, e in enumerate(ev) if e.get("special") == "placed")
     check_log_on_board(log, spec.setup.board)
+    # the page shows what the bail-out roll left the squad (L530): its event says
+    before, after = unit_states(log, i)[ev[i]["unit"]], unit_states(log, i + 1)[ev[i]["unit"]]
+    assert after.models == ev[i]["left"] <= before.models
     wreck = ev[i]["square"]
     far = next(q for q in range(spec.setup.board.n)
                if BD.distance(spec.setup.board, q, wreck) == 3)

@@ -354,6 +354,23 @@ def test_real_game_broken_the_ways_a_kernel_could():
         check_log_on_board(log)
 
 
+def test_specials_that_strike_or_bail_out_change_the_units_shown():
+    """A Psychic Scream or Large Ordnance event is an attack of its own on the unit it names
+    (its casualties or damage come off), and a passenger placed out of a wreck has what its
+    bail-out roll left it (L530): the page and chart show them (QA: they did not)."""
+    log = json.loads(REAL.read_text(encoding="utf-8"))
+    squad, tank = 8, 10  # Heavy Grenadier Assault Squad (3 soldiers), Ludwig (track 6)
+    log["events"][5:5] = [
+        {"turn": 1, "side": "A", "unit": 0, "action": "special", "special": "psychic-scream",
+         "square": 72, "target": squad, "hits": 2, "damage": 2, "casualties": 2},
+        {"turn": 1, "side": "A", "unit": 0, "action": "special", "special": "area",
+         "square": 72, "target": tank, "hits": 2, "damage": 3, "casualties": 0},
+    ]
+    after = unit_states(log, 7)
+    assert after[squad].models == 1 and after[tank].track == 3
+    assert unit_states(log, 5)[squad].models == 3
+
+
 def test_a_huge_vehicle_enters_with_any_of_its_squares_on_its_zone():
     """A Huge vehicle's anchor is the lowest square of its 2 x 2 block (L504-512): entering
     from side A's edge (row 11) its anchor stands on row 10 while its block reaches row 11."""
@@ -477,3 +494,34 @@ def test_late_game_holds_the_rules(log):
     assert event_text(log, 29) == "Side A controls the objective on h5."
     assert event_text(log, 32) == "Ranger Combat Squad leaves the board by its exit edge " \
         "from c1."
+
+
+def test_page_hides_a_passenger_aboard_its_vehicle(log):
+    """A unit aboard (L526-530) has its vehicle's square but is not drawn on the board: the
+    page's unit state says so (last field), and the page's script skips it."""
+    from dustsim.review.replay import page_data
+    log = copy.deepcopy(log)
+    log["units"].append({**_unit("A3", "A", "infantry", None)})
+    log["events"].insert(0, {"turn": 0, "side": "A", "unit": "A3", "action": "special",
+                             "special": "embarked", "target": "A2"})
+    data = page_data(log)
+    k = [u["id"] for u in log["units"]].index("A3")
+    after = {c[0]: c[1:] for c in data["changes"][0]}
+    assert after[k][0] == 20 and after[k][7] is True  # on the Pounder's square, aboard
+    assert all(row[7] is False for row in data["initial"])
+    page = render_replay_html(log)
+    assert "st[0] === null || st[7]" in page
+
+
+def test_a_passenger_bailing_out_is_placed_suppressed(log):
+    """Survivors of a destroyed transport are placed within range 1 with a Suppression token
+    (L530): the folded state carries the token the 'placed' event names."""
+    log = copy.deepcopy(log)
+    log["units"].append({**_unit("A3", "A", "infantry", None)})
+    log["events"][:0] = [
+        {"turn": 0, "side": "A", "unit": "A3", "action": "special", "special": "embarked",
+         "target": "A2"},
+        {"turn": 0, "side": "A", "unit": "A3", "action": "special", "special": "placed",
+         "target": "A2", "to": 21, "token": "suppressed"}]
+    st = unit_states(log, 2)["A3"]
+    assert (st.square, st.aboard, st.tokens) == (21, None, ("suppressed",))

@@ -119,3 +119,19 @@ def test_a_step_draws_its_event():
     moved = board_figure(log, step=4)  # event 3: the command squad enters (a march)
     assert moved.axes[0].get_title().endswith("event 3: march")
     assert len(moved.axes[0].get_lines()) >= 1
+
+
+def test_a_passenger_aboard_is_not_drawn():
+    """A unit aboard its vehicle (L526-530) is not drawn over it; once placed, it is."""
+    log = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    log["units"].append({"id": "A3", "side": "A", "name": "Ranger Weapon Squad",
+                         "kind": "infantry", "armour": "I2", "models": 5,
+                         "damage_track": None, "square": None, "facing": 0})
+    log["events"][:0] = [
+        {"turn": 0, "side": "A", "unit": "A3", "action": "special", "special": "embarked",
+         "target": "A2"},
+        {"turn": 0, "side": "A", "unit": "A3", "action": "special", "special": "placed",
+         "target": "A2", "to": 21}]
+    aboard, placed = board_figure(log, step=1), board_figure(log, step=2)
+    assert "RWS" not in [t.get_text() for t in aboard.axes[0].texts]
+    assert "RWS" in [t.get_text() for t in placed.axes[0].texts]

@@ -339,6 +339,7 @@ def _embark(units: list[ListUnit], ride: str, file: str, label: str) -> ListUnit
                            f"(transports listed before it: {', '.join(names)})", file=file,
                            unit=label, field="transport")
     need = passenger_spaces(me)
+    left = []
     for i in cands:
         cap = unit_rules(units[i].card).passengers
         if cap <= 0:
@@ -347,9 +348,11 @@ def _embark(units: list[ListUnit], ride: str, file: str, label: str) -> ListUnit
         used = sum(passenger_spaces(v) for v in units[:-1] if v.transport == i)
         if used + need <= cap:
             return replace(me, transport=i)
+        left.append(cap - used)
+    room = (f"it has {left[0]} of {unit_rules(units[cands[0]].card).passengers} left"
+            if len(left) == 1 else f"they have {', '.join(map(str, left))} left")
     raise DustsimError(f"no {ride} has room: it needs {need} passenger spaces (L524) and "
-                       f"each has {unit_rules(units[cands[0]].card).passengers}", file=file,
-                       unit=label, field="transport")
+                       f"{room}", file=file, unit=label, field="transport")
 
 
 def infer_bloc(units) -> str:

@@ -1133,18 +1133,20 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
         ev["hits"] = int(r[BK.L_HITS])
         ev["damage"] = int(r[BK.L_DAMAGE])
+        ev["casualties"] = int(r[BK.L_CAS])
         ev["text"] = (f"{uname}'s Psychic Scream strikes {names[t]} (once per game, every unit "
                       "within range 3, no line of sight, infantry or cover save: BattleScribe "
-                      f"Dust_1947.gst rule 0a01-816f-3ce5-05f5): {int(r[BK.L_HITS])} hits, "
-                      f"{int(r[BK.L_DAMAGE])} damage.")
+                      f"Dust_1947.gst rule 0a01-816f-3ce5-05f5): {ev['hits']} "
+                      f"hit{'s' if ev['hits'] != 1 else ''}, {ev['damage']} damage.")
     elif kind == "area":
         t = int(r[BK.L_TARGET])
         ev.update(target=t, cover=bool(r[BK.L_COVER]), hits=int(r[BK.L_HITS]),
-                  damage=int(r[BK.L_DAMAGE]),
+                  damage=int(r[BK.L_DAMAGE]), casualties=int(r[BK.L_CAS]),
                   dice="".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]))
         ev["text"] = (f"{uname}'s Large Ordnance strikes {names[t]} in the same 2 x 2 area as "
                       "its target (like artillery, L3218-3224; BattleScribe Dust_1947.gst rule "
-                      f"5fce-2ac8-7580-9ecc): {ev['hits']} hits, {ev['damage']} damage.")
+                      f"5fce-2ac8-7580-9ecc): {ev['hits']} hit{'s' if ev['hits'] != 1 else ''}, "
+                      f"{ev['damage']} damage.")
     elif kind == "smoke":
         c = int(r[BK.L_TO])
         cols = sorted({s % width, c % width})
@@ -1199,6 +1201,7 @@ def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarr
     else:  # placed
         ev["to"] = int(r[BK.L_TO])
         ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
+        ev["left"] = int(r[BK.L_HITS])  # soldiers or damage points after the bail-out roll
         ev["text"] = (f"{uname} bails out of the wreck of the {names[t]} onto "
                       f"{square_name(ev['to'], width)}"
                       + (", Suppressed" if ev["token"] == "suppressed" else "")

@@ -1587,6 +1587,7 @@ def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
             log[k, L_D1] = pos
             log[k, L_HITS] = m[rres, 0]
             log[k, L_DAMAGE] = m[rres, 2] + m[rres, 3]
+            log[k, L_CAS] = m[rres, 2]
             log[k, L_COVER] = cov
         _hit(m, log, x, rres, bl, bt, u)
     return pos
@@ -2521,6 +2522,7 @@ def _scream(rng, buf, pos, scripted, m, f, bd, log, u):
             log[k, L_D1] = pos
             log[k, L_HITS] = m[rr, 0]
             log[k, L_DAMAGE] = m[rr, 2] + m[rr, 3]
+            log[k, L_CAS] = m[rr, 2]
         _hit(m, log, t, rr, bl, bt, u)
     return pos
 
@@ -3768,7 +3770,8 @@ def _bury(rng, buf, pos, scripted, m, bd, log, u):
         return pos
     kind = bd[9 * n, q]
     for v in range(m[0, H_U]):
-        if not _present(m, v):
+        # an aircraft flies above the terrain, never in it (L516): not buried with it
+        if not _present(m, v) or not _alive(m, v) or _kind(m, v) == KIND_AIR:
             continue
         sv = _sq(m, v)
         if sv == q or (bd[q, sv] <= 1 and bd[9 * n, sv] == kind):
@@ -4019,6 +4022,8 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
                 log[k, L_X] = SP_PLACED
                 log[k, L_TARGET] = t
                 log[k, L_TOKEN] = m[r, ST_TOK]
+                # what it has left after the bail-out roll: soldiers, or damage points
+                log[k, L_HITS] = m[r, ST_MODELS] if m[ru0 + v, U_SQUAD] != 0 else m[r, ST_SINGLE]
     return pos
 
 

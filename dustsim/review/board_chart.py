@@ -121,7 +121,9 @@ def board_figure(source: Any, units: Sequence[Mapping] | None = None, *,
         labels, codes = unit_labels(source), unit_codes(source)
         states = unit_states(source, step)
         drawn = [{**u, "label": labels[u["id"]], "short": codes[u["id"]],
-                  "square": st.square, "facing": st.facing, "destroyed": st.destroyed}
+                  # a passenger aboard (L526) is in its vehicle, not drawn on the board
+                  "square": None if st.aboard is not None else st.square,
+                  "facing": st.facing, "destroyed": st.destroyed}
                  for u in source["units"] for st in (states[u["id"]],)]
         sc = source.get("scenario") or {}
         default_title = " ".join(str(x) for x in (sc.get("number"), sc.get("name"))

@@ -351,8 +351,22 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
                                square=states[ev["target"]].square)
     elif action == "special" and ev.get("special") == "dismount" and ev.get("square") is not None:
         changed[uid] = replace(states[uid], square=ev["square"], aboard=None)  # off it (L528)
+    elif action == "special" and ev.get("special") in ("psychic-scream", "area") and \
+            ev.get("target") in states:  # an attack of its own on each unit struck
+        t = states[ev["target"]]
+        cas, dmg = ev.get("casualties") or 0, ev.get("damage") or 0
+        if t.models is not None and cas:
+            changed[ev["target"]] = replace(t, models=max(0, t.models - cas))
+        elif t.track is not None and dmg:
+            changed[ev["target"]] = replace(t, track=max(0, t.track - dmg))
     elif action == "special" and ev.get("special") == "placed" and ev.get("to") is not None:
-        changed[uid] = replace(states[uid], square=ev["to"], aboard=None)  # out of a wreck
+        st = replace(states[uid], square=ev["to"], aboard=None)  # out of a wreck (L530)
+        left = ev.get("left")  # what the bail-out roll left it (L530)
+        if isinstance(left, int) and st.models is not None:
+            st = replace(st, models=left)
+        elif isinstance(left, int) and st.track is not None:
+            st = replace(st, track=left)
+        changed[uid] = replace(st, tokens=_with_token(st.tokens, _token(ev))) if _token(ev) else st
     elif action == "objective":
         sq = _objective_square(ev, list(objectives))
         if sq is None and uid is not None:
@@ -691,11 +705,13 @@ def _json_for_script(data: Any) -> str:
 
 
 def _state_row(st: UnitState, size: int = 1, width: int = 0, height: int = 0) -> list:
-    """The page's unit state: square, facing, models, track, tokens, destroyed, and the
-    squares a Large (2) or Huge (4) vehicle holds (``board.footprint_squares``; else [])."""
+    """The page's unit state: square, facing, models, track, tokens, destroyed, the
+    squares a Large (2) or Huge (4) vehicle holds (``board.footprint_squares``; else []),
+    and whether it rides aboard a vehicle (not drawn on the board then, L526-530)."""
     held = (footprint_squares(width, height, size, st.square, st.facing or 0)
             if size > 1 and st.square is not None else [])
-    return [st.square, st.facing, st.models, st.track, list(st.tokens), st.destroyed, held]
+    return [st.square, st.facing, st.models, st.track, list(st.tokens), st.destroyed, held,
+            st.aboard is not None]
 
 
 def page_data(log: Mapping) -> dict:
