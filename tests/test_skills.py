@@ -47,6 +47,8 @@ def test_statuses_follow_the_code():
                             else s.title(),), weapons=(gun,))
         if s in ("fighting spirit", "lucky", "assassin"):  # the engagement kernel's flags
             assert S.SKILL_RULES[s].status == "played", s  # (test_skills_battles.py)
+        elif s == "air alert":  # the grid battles' special action (test_battle_rules_weapons)
+            assert S.SKILL_RULES[s].status == "played" and S.SKILL_RULES[s].gap, s
         elif s == "sniper":  # 2009: acts only through Situation.aim, never set in battles
             assert S.SKILL_RULES[s].status == "attack only", s
         elif s in weapon_skills(card, gun):
@@ -58,8 +60,8 @@ def test_statuses_follow_the_code():
     # value reads the table (issue 23: Move and Fire was counted as played there)
     from dustsim.review.value import PLAYED_SKILLS
 
-    assert S.SKILL_RULES["mechanic"].status == "not played"
-    assert "mechanic" not in PLAYED_SKILLS and "damage resilient" in PLAYED_SKILLS
+    assert S.SKILL_RULES["interrogate"].status == "not played"
+    assert "interrogate" not in PLAYED_SKILLS and "damage resilient" in PLAYED_SKILLS
     assert ("move and fire" in PLAYED_SKILLS) == (S.SKILL_RULES["move and fire"].status
                                                    == "played")
     assert S.played_skill_names() == PLAYED_SKILLS
@@ -101,11 +103,11 @@ def test_share_of_ap_not_played_is_counted_from_the_cards(cards):
     from dustsim.data.cards import Card
 
     a = Card(name="a", edition="dust-1947", kind="squad", armour="I2", ap=10,
-             skills=("Mechanic",))
+             skills=("Interrogate",))
     b = Card(name="b", edition="dust-1947", kind="squad", armour="I2", ap=30,
              skills=("Damage Resilient", "Mercenary"))
     c = Card(name="c", edition="dust-1947", kind="hero", armour="I2", ap=20,
-             skills=("Air Alert",))
+             skills=("Medal of Honor",))
     s = S.unplayed_share([a, b, c], "dust-1947")
     assert s["ap"] == 60 and s["ap_unplayed"] == 30 and s["share_ap"] == 0.5
     assert s["ap_not_played"] == 10

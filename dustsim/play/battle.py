@@ -66,8 +66,9 @@ WON_BY = ("objective", "annihilation", "exit", "victory points", "draw", "defaul
 ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "reaction",
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed", "objective",
            "end-turn", "end", "exit", "special")
-SPECIALS = ("", "camouflage", "smoke", "airborne",  # A_SPECIAL events' L_X (BK.SP_*)
-            "psychic-scream", "area")
+# A_SPECIAL events' L_X (BK.SP_*; the transports' codes from 20: battle_carry)
+SPECIALS = ("", "camouflage", "smoke", "airborne", "psychic-scream", "area", "observe", "repair",
+            "spy", "rally", "get-moving", "heal", "air-alert", "follow-me")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -75,7 +76,10 @@ WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-
        "(L3603-3605)",
        "Charge: a free close-combat Attack after its March Move (L3459-3461)",
        "Raid: its actions spent on Move + Attack + Move (BattleScribe Dust_1947.gst rule "
-       "b24c-9323-2628-3003)")
+       "b24c-9323-2628-3003)",
+       "Wire-guided: its one wire-guided weapon fired alone, misses re-rolled (L3343-3345)",
+       "Artillery Observer: its artillery fired at a target the observer sees, the line of "
+       "sight and cover from the observer's square (L3419-3425)")
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
@@ -563,7 +567,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             f[row, 1] = _line_ev(w, skills, targets_cov[t], rs)
     from dustsim.play.battle_rules import fill_rule_facts
 
-    fill_rule_facts(m, all_units)  # tempo, concealment, reaction, movement flags (issue 23)
+    fill_rule_facts(m, all_units, wl)  # tempo, concealment, reaction, movement flags (issue 23)
     # passengers aboard (L522-530), movement tables (amphibious: L3411-3413)
     BC.fill_carry_facts(m, all_units, len(units_a), n, classes)
     bd, ls, lq = _board_matrix(board)
@@ -796,8 +800,7 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
 #: rules the skills table marks ``played`` (by the line engine's engagement kernel) that the
 #: board's kernel does not play yet: a battle on the board names them in its notes
 NOT_ON_BOARD = frozenset({
-    "smoke grenades", "officer", "general", "air traffic control", "lucky", "fighting spirit",
-    "assassin", "command squad", "get moving you",
+    "air traffic control", "lucky", "fighting spirit", "assassin",
 })  # the tempo, concealment and reaction rules are played on the board (play.battle_rules)
 
 
@@ -942,6 +945,9 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             if 0 < r[BK.L_X] < len(WHY):  # the rule it attacked under (battle_rules)
                 ev["rule"] = WHY[int(r[BK.L_X])].split(":")[0]
                 ev["text"] += f" ({WHY[int(r[BK.L_X])]})"
+            if r[BK.L_X] == BK.WHY_OBSERVED:  # the observer (kept in the row's L_P0)
+                ev["observer"] = int(r[BK.L_P0])
+                ev["text"] = ev["text"].replace("the observer", names[ev["observer"]], 1)
         elif a == "reaction":
             t = int(r[BK.L_TARGET])
             ev.update({"from": int(r[BK.L_FROM]), "to": int(r[BK.L_TO]), "target": t,
@@ -1055,6 +1061,75 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                       "a Nothing action, then "
                       + ("a second action on its die." if r[BK.L_HITS] > 0 else
                          "no second action (its die failed)."))
+    elif kind == "observe":
+        a = int(r[BK.L_TARGET])
+        ev["target"] = a
+        ev["text"] = (f"{uname} calls in the artillery of {names[a]}, which activates and "
+                      "fires at what the observer sees (Artillery Observer, L3419-3425).")
+    elif kind == "repair":
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]),
+                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "hits": int(r[BK.L_HITS]), "repaired": int(r[BK.L_DAMAGE])})
+        ev["text"] = (f"{uname} makes a Makeshift Repair on {names[t]}: {ev['hits']} of 5 dice "
+                      f"succeed, {ev['repaired']} damage point"
+                      f"{'s' if ev['repaired'] != 1 else ''} restored (Mechanic, L3759-3765).")
+    elif kind == "spy":
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        if s >= 0:
+            ev["to"] = s
+            ev["text"] = (f"{uname} rolls {ev['dice']} and is placed on "
+                          f"{square_name(s, width)}, beside the enemy, with {ev['hits']} "
+                          f"action{'s' if ev['hits'] != 1 else ''} (Spy, L3655-3657).")
+        else:
+            ev["square"] = None
+            ev["text"] = (f"{uname} rolls {ev['dice']}: no success, it stays off the table "
+                          "(Spy, L3655-3657).")
+    elif kind == "air-alert":
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]),
+                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "hits": int(r[BK.L_HITS])})
+        ev["text"] = (f"{uname} calls an Air Alert on {names[t]} ({ev['dice']}): "
+                      + ("its side's vehicles hit it on P and T this turn"
+                         if ev["hits"] else "no effect") + " (Air Alert, L3375-3377).")
+    elif kind == "follow-me":
+        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["hits"] = int(r[BK.L_HITS])
+        ev["text"] = (f"{uname} calls Follow Me ({ev['dice']}): {ev['hits']} unit"
+                      f"{'s' if ev['hits'] != 1 else ''} move up to 2 (Follow Me, L3531-3533).")
+    elif kind == "heal":
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]),
+                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "hits": int(r[BK.L_HITS]), "returned": int(r[BK.L_DAMAGE]),
+                   "rule": ("Medic", "Medevac", "Resurrection")[int(r[BK.L_TOKEN])]})
+        what = (f"{ev['returned']} soldier{'s' if ev['returned'] != 1 else ''} back"
+                if ev["rule"] != "Medic" else
+                ("one soldier or damage point back" if ev["returned"] else "nothing back"))
+        ev["text"] = (f"{uname} tends {names[t]} ({ev['dice']}): {what} ("
+                      + {"Medevac": "Medevac, L3591-3593", "Resurrection":
+                         "Resurrection, L3631-3633"}.get(ev["rule"],
+                                                         "Get Up, It Ain't That Bad, L3739-3743")
+                      + ").")
+    elif kind in ("rally", "get-moving"):
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]),
+                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "hits": int(r[BK.L_HITS])})
+        if kind == "rally":
+            ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
+            ev["text"] = (f"{uname} rallies {names[t]} ({ev['dice']}): "
+                          + (f"{names[t]} is now {ev['token'].replace('-', ' ')}"
+                             if ev["token"] != "none" else f"{names[t]} loses its tokens")
+                          + " (Rally, L3729-3731).")
+        else:
+            fox = " with At the Double (Desert Fox, L3501)" if r[BK.L_TOKEN] == 1 else ""
+            ev["text"] = (f"{uname} orders {names[t]} to get moving ({ev['dice']}): "
+                          + (f"{names[t]} activates again{fox}; {uname}'s activation ends"
+                             if ev["hits"] > 0 else "the order fails")
+                          + " (Get Moving You Bunch of Monkeys, L3723-3727).")
     elif kind == "psychic-scream":
         t = int(r[BK.L_TARGET])
         ev["target"] = t

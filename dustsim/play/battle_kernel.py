@@ -70,18 +70,35 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from dustsim.engines.kernel import G_DICE, S_MODELS, S_SINGLE, S_SUPP, S_TOKEN, _count, _trial
+from dustsim.engines.kernel import (
+    G_DICE,
+    G_HIT,
+    G_RR,
+    S_MODELS,
+    S_SINGLE,
+    S_SUPP,
+    S_TOKEN,
+    _count,
+    _trial,
+)
 from dustsim.engines.rng import next_u64, uniform
 from dustsim.play import battle_carry as BC
 from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
+    C_INIT,
+    C_INIT_DICE,
+    C_ORDERS,
     C_P,
     C_PASS,
     C_REACT_DICE,
     C_SALVO,
     C_SUPP,
     C_T,
+    C_TIEBREAK,
     C_VOLLEY,
+    F_NO_ORDERS,
+    G_KEEP_HIT,
+    G_KEEP_RR,
     H_GROUPS,
     H_RES,
     H_RES2,
@@ -106,6 +123,7 @@ from dustsim.play.duel_kernel import (
     ST_TOK,
     T_SUPP,
     U_AIR,
+    U_FLAGS,
     U_HERO,
     U_IMMUNE,
     U_MARCH,
@@ -256,6 +274,16 @@ SCREAM_RANGE = 3  # its radius (BattleScribe Dust_1947.gst rule 0a01-816f-3ce5-0
 # event's text): Scout, At the Double, Move and Fire, Charge
 WHY_SCOUT, WHY_AT_THE_DOUBLE, WHY_MOVE_AND_FIRE, WHY_CHARGE = (np.int64(i) for i in range(1, 5))
 WHY_RAID = np.int64(5)  # Raid's second Move (play.battle.WHY)
+SP_OBSERVE = np.int64(6)  # an Artillery Observer calls in a friendly unit's artillery (L3419)
+SP_REPAIR = np.int64(7)  # a Mechanic's Makeshift Repair (L3759-3765)
+SP_SPY = np.int64(8)  # a Spy's roll to be placed (L3655-3657)
+# an officer's Rally (L3729-3731) and Get Moving You Bunch of Monkeys (L3723-3727)
+SP_RALLY, SP_ORDER = np.int64(9), np.int64(10)
+SP_HEAL = np.int64(11)  # Get Up, It Ain't That Bad (L3741), Medevac (L3593), Resurrection
+SP_ALERT = np.int64(12)  # Air Alert (L3375-3377)
+SP_FOLLOW = np.int64(13)  # Follow Me (L3531-3533)
+WHY_WIRE = np.int64(6)  # a wire-guided weapon fired alone, its misses re-rolled (L3345)
+WHY_OBSERVED = np.int64(7)  # artillery fired through an Artillery Observer's sight (L3419)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -1149,7 +1177,7 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         if commit:
             m[rws + w, WS_TGT] = m[rws + w, 6]
             m[rws + w, WS_COV] = m[rws + w, 7]
-    return total
+    return BR.wire_choice(m, u, total, val, commit)  # a wire-guided line alone (L3345)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1310,7 +1338,7 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
             continue
         if big:  # each line from its own square to the target's nearest seen square
             d, lo, _c = _aim(m, bd, ls, lq, u, _sq(m, u), t, _line_org(m, u, w))
-            if lo == 2:
+            if lo == 2 and m[R_G, BR.G_OBSERVER] == 0:  # observed fire: the observer's sight
                 continue
         c = _fires_at(m, w, t, d, cc)
         if c == 0:
@@ -1344,7 +1372,20 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         return pos, False
     rt = _target_spec(m, t, ON)
     p0 = pos
+    # Air Alert on the aircraft t this turn: its enemy's vehicles hit on P and T (L3377)
+    alert = m[m[0, H_XU] + t, BR.X_ALERT] == m[R_G, G_TURN] and _kind(m, u) == KIND_VEH
+    if alert:
+        for w in range(w0, w1):
+            m[rg + w, G_KEEP_HIT] = m[rg + w, G_HIT]
+            m[rg + w, G_KEEP_RR] = m[rg + w, G_RR]
+            m[rg + w, G_HIT] |= m[R_CFG, C_T]
+            if m[rg + w, G_RR] != 0:
+                m[rg + w, G_RR] |= m[R_CFG, C_T]
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
+    if alert:
+        for w in range(w0, w1):
+            m[rg + w, G_HIT] = m[rg + w, G_KEEP_HIT]
+            m[rg + w, G_RR] = m[rg + w, G_KEEP_RR]
     k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, kind, _sq(m, u), _sq(m, t))
     if k >= 0:
         log[k, L_WMASK] = mask
@@ -1409,6 +1450,8 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     w1 = m[ru, U_W1]
     fired_any = False
     BR.unhide(m, u)  # an Attack ends Camouflage (L3455)
+    k0 = m[R_B, B_LOGN]
+    g_wire = BR.wire_alone(m, u) if kind == A_ATTACK and not sustained else NONE
     width = m[R_B, B_WIDTH]
     for w in range(w0, w1):  # vehicles turn to their first target (fire arcs: see battle.py)
         t = m[rws + w, WS_TGT]
@@ -1446,6 +1489,9 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         sus = sustained and not fired_any  # one part of a Sustained Attack is sustained
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
+    BR.wire_done(m, u, g_wire)
+    if g_wire >= 0:
+        _why(m, log, u, k0, WHY_WIRE)
     return _bail(rng, buf, pos, scripted, m, bd, log)  # a destroyed transport (L530)
 
 
@@ -1545,6 +1591,567 @@ def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
             log[k, L_COVER] = cov
         _hit(m, log, x, rres, bl, bt, u)
     return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _observe_value(m, f, bd, ls, lq, o, s, sustained, commit):
+    """Artillery Observer (L3419-3425, :mod:`dustsim.play.battle_rules`): the value of the
+    best friendly unit that has not activated firing its artillery lines, each at its best
+    target in its own range seen from the observer o on square s (cover from there); returns
+    (value, artillery unit or -1). ``commit`` declares that unit's lines (WS_TGT, WS_COV)."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    side = _side(m, o)
+    best = 0.0
+    ba = -1
+    for rep in range(2):  # score every candidate, then declare the best one's lines
+        for a in range(U):
+            if rep == 1 and a != ba:
+                continue
+            if a == o or _side(m, a) != side or not _present(m, a) or m[rs + a, ST_ACT] != 0:
+                continue
+            if not BR.has(m, a, BR.RB_ARTILLERY) or _stun(m, a) != 0:
+                continue
+            sa = _sq(m, a)
+            tot = 0.0
+            for w in range(m[ru + a, U_W0], m[ru + a, U_W1]):
+                if rep == 1:
+                    m[rws + w, WS_TGT] = -1
+                if m[rwp + w, BR.W_ARTY] == 0 or m[rws + w, WS_AMMO] == 0:
+                    continue
+                if m[rws + w, WS_LOADED] == 0 and (sustained or m[rwp + w, W_RELOAD] == 0):
+                    continue  # an empty Reload weapon reloads only around a plain Attack
+                c = _carriers(m, w)
+                if c == 0:
+                    continue
+                bv = 0.0
+                for t in range(U):
+                    if _side(m, t) == side or not _present(m, t) or not _hurts(m, w, t):
+                        continue
+                    ts = _sq(m, t)
+                    d = bd[sa, ts]
+                    if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX] or BR.hidden(m, t, d):
+                        continue
+                    lo = _sight(m, bd, ls, lq, s, ts, o, t)
+                    if lo == 2:
+                        continue
+                    air = _kind(m, t) == KIND_AIR or _kind(m, o) == KIND_AIR
+                    cov = (1 if lo == 1 else 0) if air else _in_cover(m, bd, t, ts, lo)
+                    v = _ev(m, f, w, t, cov, c)
+                    if v > bv:
+                        bv = v
+                        if rep == 1:
+                            m[rws + w, WS_TGT] = t
+                            m[rws + w, WS_COV] = cov
+                tot += bv
+            if rep == 0 and tot > best:
+                best, ba = tot, a
+        if not commit or ba < 0:
+            break
+    return best, ba
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, o, sustained, kind):
+    """The observer o's Attack (or Sustained Attack) taken by the best friendly artillery unit
+    (:func:`_observe_value`): it activates, rolls to remove its tokens (L741), reloads an
+    empty Reload line before a plain Attack or a fired one after it (L3425), fires from its
+    square with the observer's sight (L3423), then its activation ends and the observer's goes
+    on (L3425). Returns (pos, fired)."""
+    _v, a = _observe_value(m, f, bd, ls, lq, o, _sq(m, o), sustained, ON)
+    if a < 0:
+        return pos, False
+    turn = m[R_G, G_TURN]
+    rs = m[0, H_ST] + a
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    BR.unhide(m, o)  # the observer's Attack action (L3455)
+    k = _log(m, log, turn, _side(m, o), o, A_SPECIAL, _sq(m, o), _sq(m, a))
+    if k >= 0:
+        log[k, L_X] = SP_OBSERVE
+        log[k, L_TARGET] = a
+    m[rs, ST_ACT] = 1
+    m[m[0, H_XU] + a, BR.ST_FIRST] = 1
+    _log(m, log, turn, _side(m, a), a, A_ACTIVATE, _sq(m, a), NONE)
+    tok = m[rs, ST_TOK]
+    pos = _removal_roll(rng, buf, pos, scripted, m, a)
+    if m[rs, ST_TOK] != tok:
+        k = _log(m, log, turn, _side(m, a), a, A_TOKEN_REMOVED, _sq(m, a), NONE)
+        if k >= 0:
+            log[k, L_TOKEN] = m[rs, ST_TOK]
+    if sustained and m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2:
+        sustained = False  # one action while Suppressed (L745)
+        kind = A_ATTACK
+    ru = m[0, H_UNITS] + a
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rws + w, WS_TGT] >= 0 and m[rws + w, WS_LOADED] == 0 and not sustained:
+            m[rws + w, WS_LOADED] = 1  # Reload, then Attack (L3425)
+    k0 = m[R_B, B_LOGN]
+    m[R_G, BR.G_OBSERVER] = o + 1
+    pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, a, sustained, OFF, kind)
+    m[R_G, BR.G_OBSERVER] = 0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rwp + w, W_RELOAD] != 0 and m[rws + w, WS_AMMO] != 0 and not sustained:
+            m[rws + w, WS_LOADED] = 1  # Attack, then Reload (L3425)
+    if m[R_B, B_LOG] != 0:
+        for k in range(k0, min(m[R_B, B_LOGN], log.shape[0])):
+            if log[k, L_UNIT] == a and (log[k, L_ACTION] == A_ATTACK
+                                        or log[k, L_ACTION] == A_SUSTAINED):
+                log[k, L_X] = WHY_OBSERVED
+                log[k, L_P0] = o  # the observer (attack rows keep no path)
+                t = log[k, L_TARGET]
+                log[k, L_LOS] = _sight(m, bd, ls, lq, _sq(m, o), log[k, L_TO], o, t)
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained, kind):
+    """For an Artillery Observer u about to attack with its lines as declared: the friendly
+    artillery's attack through its sight instead when that is worth more (:func:`_observe`);
+    returns (pos, done); not done: u's own lines are declared again for its Attack. (The
+    caller makes u's own Attack, so the attack chain is linked here once, compile time.)"""
+    if not BR.has(m, u, BR.RB_OBSERVER) or _sq(m, u) < 0:
+        return pos, False
+    own = _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
+    obs, a = _observe_value(m, f, bd, ls, lq, u, _sq(m, u), sustained, OFF)
+    if a >= 0 and obs > own:
+        pos, fired = _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, sustained,
+                              kind)
+        if fired:
+            return pos, True
+        _offence(m, f, bd, ls, lq, u, _sq(m, u), ON, val)
+    return pos, False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
+    """Makeshift Repair (L3759-3765, :mod:`dustsim.play.battle_rules`): u repairs the friendly
+    ground vehicle within range 1 and sight (not itself, L3589) that has lost most damage
+    points, five dice, each P returns a point (up to its track). Returns (pos, done):
+    nothing done when no such vehicle has lost a point."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = -1
+    bv = 0.0
+    for t in range(U):
+        if t == u or _side(m, t) != _side(m, u) or not _present(m, t) or not _alive(m, t):
+            continue
+        if _kind(m, t) != KIND_VEH or m[ru + t, U_SQUAD] != 0:
+            continue
+        lost = m[ru + t, U_SINGLE] - m[rs + t, ST_SINGLE]
+        if lost <= 0 or _gap(m, bd, u, t) > 1:
+            continue
+        if _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) == 2:
+            continue
+        v = float(lost)
+        if v > bv:
+            best, bv = t, v
+    if best < 0:
+        return pos, False
+    t = best
+    BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
+    _release(m, u)
+    p0 = pos
+    s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], np.int64(BR.REPAIR_DICE))
+    back = m[ru + t, U_SINGLE] - m[rs + t, ST_SINGLE]
+    back = s if s < back else back
+    m[rs + t, ST_SINGLE] += back
+    k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    if k >= 0:
+        log[k, L_X] = SP_REPAIR
+        log[k, L_TARGET] = t
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = s
+        log[k, L_DAMAGE] = back
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _initiative_roll(rng, buf, pos, scripted, m):
+    """The initiative (L337): the engagement kernel's roll, unless one side has a Black Ops
+    hero in play and the other none (four dice against three, L3441-3443): then both roll,
+    most P wins, ties by T, re-rolled while tied. Returns (winner, pos)."""
+    k0 = m[R_CFG, C_INIT_DICE]
+    ka = k0
+    kb = k0
+    for u in range(m[0, H_U]):
+        if BR.has(m, u, BR.RB_BLACK_OPS) and _alive(m, u) and m[m[0, H_ST] + u, ST_GONE] == 0:
+            if _side(m, u) == 0:
+                ka = k0 + 1
+            else:
+                kb = k0 + 1
+    if ka == kb or m[R_CFG, C_INIT] != 0:
+        return _initiative(rng, buf, pos, scripted, m)
+    pm = m[R_CFG, C_P]
+    tm = m[R_CFG, C_T]
+    for _ in range(64):
+        pa = 0
+        ta = 0
+        pb = 0
+        tb = 0
+        for i in range(ka + kb):
+            if scripted:
+                fc = np.int64(buf[pos]) if pos < buf.shape[0] else np.int64(2)
+                pos += 1
+            else:
+                fc = np.int64(uniform(rng) * 3.0)
+                fc = 2 if fc > 2 else fc
+            if i < ka:
+                pa += (pm >> fc) & 1
+                ta += (tm >> fc) & 1
+            else:
+                pb += (pm >> fc) & 1
+                tb += (tm >> fc) & 1
+        if pa != pb:
+            return (0 if pa > pb else 1), pos
+        if m[R_CFG, C_TIEBREAK] != 0 and ta != tb:
+            return (0 if ta > tb else 1), pos
+        if scripted and pos > buf.shape[0]:
+            break
+    return 0, pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _blutkreuz(m, bd, u):
+    """A Mindless Zombie unit u within range 1 of a friendly Blutkreuz (another unit) when its
+    activation starts: Move 3, March 4 (never less than its own) and Charge for this
+    activation (L3445-3447); the unit row's values kept in X_BOOST."""
+    if not BR.has(m, u, BR.RB_MINDLESS) or _sq(m, u) < 0:
+        return
+    near = False
+    for h in range(m[0, H_U]):
+        if h != u and _side(m, h) == _side(m, u) and _present(m, h) and \
+                BR.has(m, h, BR.RB_BLUTKREUZ) and _gap(m, bd, u, h) <= 1:
+            near = True
+    if not near:
+        return
+    ru = m[0, H_UNITS] + u
+    rx = m[0, H_XU] + u
+    had = 1 if BR.has(m, u, BR.RB_CHARGE) else 0
+    m[rx, BR.X_BOOST] = 1 + m[ru, U_MOVE] + 16 * m[ru, U_MARCH] + 256 * had
+    if m[ru, U_MOVE] < BR.BLUTKREUZ_MOVE:
+        m[ru, U_MOVE] = BR.BLUTKREUZ_MOVE
+    if m[ru, U_MARCH] < BR.BLUTKREUZ_MARCH:
+        m[ru, U_MARCH] = BR.BLUTKREUZ_MARCH
+    m[rx, BR.X_RULES] |= BR.RB_CHARGE
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _blutkreuz_end(m, u):
+    """The end of a Blutkreuz-boosted activation: the unit's own Move, March and Charge."""
+    rx = m[0, H_XU] + u
+    b = m[rx, BR.X_BOOST]
+    if b == 0:
+        return
+    b -= 1
+    ru = m[0, H_UNITS] + u
+    m[ru, U_MOVE] = b % 16
+    m[ru, U_MARCH] = (b // 16) % 16
+    if (b // 256) == 0:
+        m[rx, BR.X_RULES] &= ~BR.RB_CHARGE
+    m[rx, BR.X_BOOST] = 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _follows(m, bd, ls, lq, u, v):
+    """v may follow u's Follow Me: another friendly infantry unit of armour 1-2 on the board,
+    still to activate this turn (the policy), free to move, within range 2 and sight."""
+    rs = m[0, H_ST]
+    if v == u or _side(m, v) != _side(m, u) or not _present(m, v) or _kind(m, v) != KIND_INF:
+        return False
+    if not BR.has(m, v, BR.RB_LIGHT_INF) or m[rs + v, ST_ACT] != 0 or _stun(m, v) >= 2:
+        return False
+    if m[rs + v, ST_GONE] != 0 or _gap(m, bd, u, v) > 2:
+        return False
+    return _sight(m, bd, ls, lq, _sq(m, u), _sq(m, v), u, v) != 2
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _follow_me(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
+    """Follow Me (L3531-3533, :mod:`dustsim.play.battle_rules`): when two units or more may
+    follow, each rolls a die and on P makes a Move of 2 to its best square. Returns (pos,
+    taken)."""
+    U = m[0, H_U]
+    n_ok = 0
+    for v in range(U):
+        if _follows(m, bd, ls, lq, u, v):
+            n_ok += 1
+    if n_ok < 2:
+        return pos, False
+    turn = m[R_G, G_TURN]
+    m[m[0, H_XU] + u, BR.X_ALERT] = turn  # once per turn
+    BR.unhide(m, u)
+    _release(m, u)
+    k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, u))
+    p0 = pos
+    moved = 0
+    for v in range(U):
+        if not _follows(m, bd, ls, lq, u, v):
+            continue
+        s1, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
+        if s1 > 0:
+            ru = m[0, H_UNITS] + v
+            mv0 = m[ru, U_MOVE]
+            m[ru, U_MOVE] = BR.FOLLOW_MOVE
+            _best_move(m, f, bd, log, plog, v, el, val, qb)
+            m[ru, U_MOVE] = mv0
+            moved += 1
+    if k >= 0:
+        log[k, L_X] = SP_FOLLOW
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = moved
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _jammed(m, bd, u):
+    """An enemy Jammer stands within range 6 of u (L3567)."""
+    for j in range(m[0, H_U]):
+        if _side(m, j) != _side(m, u) and _present(m, j) and BR.has(m, j, BR.RB_JAMMER):
+            if _gap(m, bd, u, j) <= BR.JAM_RANGE:
+                return True
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _in_reach(m, bd, ls, lq, u, t):
+    """t is within range 2 of officer u and in its line of sight (no radio needed)."""
+    if _gap(m, bd, u, t) > BR.ORDER_RANGE:
+        return False
+    return _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) != 2
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _command_roll(rng, buf, pos, scripted, m, k, jam, again):
+    """k command dice on P; ``jam``: the successes are re-rolled and count only if they
+    succeed again (Jammer, L3567); ``again``: the failed dice are re-rolled once (Command
+    Vehicle, L3475), jammed as well. Returns (successes, pos)."""
+    s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], k)
+    if jam and s > 0:
+        s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], s)
+    if again and s < k:
+        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], k - s)
+        if jam and s2 > 0:
+            s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], s2)
+        s += s2
+    return s, pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
+    """An officer's command actions under the policy (:mod:`dustsim.play.battle_rules`):
+    Rally (L3729-3731), then Get Moving You Bunch of Monkeys (L3723-3727), each one action
+    (a General's first one is free, L3537). Returns (pos, actions left, the activation ended)."""
+    U = m[0, H_U]
+    rs = m[0, H_ST]
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    su = _sq(m, u)
+    radio = BR.has(m, u, BR.RB_RADIO)
+    free = BR.has(m, u, BR.RB_GENERAL)
+    cv = BR.has(m, u, BR.RB_COMMAND_VEHICLE)
+    dice = np.int64(3) if BR.has(m, u, BR.RB_RED_BANNER) else np.int64(2)
+    best = -1
+    bv = -1.0
+    near = 0
+    for t in range(U):
+        if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] != 0:
+            continue
+        if not ((m[R_CFG, C_SUPP] != 0 and m[rs + t, ST_TOK] == 2) or _stun(m, t) != 0):
+            continue
+        if BR.has(m, t, BR.RB_ZOMBIE) or (m[m[0, H_UNITS] + t, U_FLAGS] & F_NO_ORDERS) != 0:
+            continue  # no command special action on a Zombie (L3703) nor a Lesser Mythos
+        if _in_reach(m, bd, ls, lq, u, t):
+            near += 1
+        if f[F_UNITS + t, 0] > bv:
+            best, bv = t, f[F_UNITS + t, 0]
+    if near > 0 or (radio and best >= 0):
+        jam = near == 0 and _jammed(m, bd, u)  # the radio's one unit: jammed within 6
+        _release(m, u)
+        BR.unhide(m, u)
+        for t in range(U):
+            if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] != 0:
+                continue
+            if not ((m[R_CFG, C_SUPP] != 0 and m[rs + t, ST_TOK] == 2) or _stun(m, t) != 0):
+                continue
+            if BR.has(m, t, BR.RB_ZOMBIE) or (m[m[0, H_UNITS] + t, U_FLAGS] & F_NO_ORDERS) != 0:
+                continue
+            if (near == 0 and t != best) or (near > 0 and not _in_reach(m, bd, ls, lq, u, t)):
+                continue
+            p0 = pos
+            got, pos = _command_roll(rng, buf, pos, scripted, m, dice, jam, cv)
+            if got >= 2:
+                m[rs + t, ST_TOK] = 0
+                m[rs + t, ST_STUN] = 0
+            elif got == 1 and m[rs + t, ST_TOK] > 0:
+                m[rs + t, ST_TOK] -= 1
+            k = _log(m, log, turn, side, u, A_SPECIAL, su, _sq(m, t))
+            if k >= 0:
+                log[k, L_X] = SP_RALLY
+                log[k, L_TARGET] = t
+                log[k, L_D0] = p0
+                log[k, L_D1] = pos
+                log[k, L_HITS] = got
+                log[k, L_TOKEN] = m[rs + t, ST_TOK]
+        if free:
+            free = False  # one free officer action per activation (L3537)
+        else:
+            actions -= 1
+    if actions < 2:
+        return pos, actions, False
+    g = -1
+    gv = f[F_UNITS + u, 0]
+    for t in range(U):
+        if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] == 0:
+            continue
+        if m[m[0, H_XU] + t, BR.X_REACT] == turn or _kind(m, t) == KIND_AIR:
+            continue
+        if BR.has(m, t, BR.RB_ZOMBIE) or (m[m[0, H_UNITS] + t, U_FLAGS] & F_NO_ORDERS) != 0:
+            continue  # no command special action on a Zombie (L3703) nor a Lesser Mythos
+        if _stun(m, t) >= 2 or m[rs + t, ST_GONE] != 0 or not _strikes(m, bd, t):
+            continue
+        if not radio and not _in_reach(m, bd, ls, lq, u, t):
+            continue
+        if f[F_UNITS + t, 0] > gv:
+            g, gv = t, f[F_UNITS + t, 0]
+    if g < 0:
+        return pos, actions, False
+    jam = not _in_reach(m, bd, ls, lq, u, g) and _jammed(m, bd, u)
+    _release(m, u)
+    BR.unhide(m, u)
+    p0 = pos
+    got, pos = _command_roll(rng, buf, pos, scripted, m, ONE, jam, cv)
+    k = _log(m, log, turn, side, u, A_SPECIAL, su, _sq(m, g))
+    if k >= 0:
+        log[k, L_X] = SP_ORDER
+        log[k, L_TARGET] = g
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+        log[k, L_TOKEN] = 1 if BR.has(m, u, BR.RB_DESERT_FOX) else 0
+    if got > 0:  # its activation ends; g is reactivated at once (L3725-3727)
+        m[m[0, H_XU] + g, BR.X_REACT] = turn
+        m[R_G, BR.G_NEXT] = g + 1
+        m[R_G, BR.G_FOX] = 1 if BR.has(m, u, BR.RB_DESERT_FOX) else 0
+        return pos, actions, True
+    if not free:
+        actions -= 1
+    return pos, actions, False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, mode):
+    """Get Up, It Ain't That Bad (L3739-3743: one die on P or T, a soldier or a damage point
+    back, the medic's own unit included) or Medevac (``medevac``, L3591-3593: one die per
+    eliminated soldier of a squad, each P one back; ``mode`` 1) or Resurrection (``mode`` 2,
+    L3631-3633: Medevac's roll on a Mindless Zombie unit) on the friendly infantry unit
+    within range 1 and sight that lost most (:mod:`dustsim.play.battle_rules`). Returns (pos,
+    done)."""
+    medevac = mode != 0
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = -1
+    bl = 0
+    for t in range(U):
+        if _side(m, t) != _side(m, u) or not _present(m, t) or not _alive(m, t):
+            continue
+        if _kind(m, t) != KIND_INF or (mode == 0 and (m[ru + t, U_FLAGS] & F_NO_ORDERS) != 0):
+            continue  # a Lesser Mythos Creature takes no Medic's action (unit_rules.no_orders)
+        if BR.has(m, t, BR.RB_ZOMBIE) != (mode == 2) or (mode == 2 and not BR.has(
+                m, t, BR.RB_MINDLESS)):
+            continue  # no medic on a Zombie (L3703); Resurrection only on Mindless Zombies
+        if medevac and (t == u or m[ru + t, U_SQUAD] == 0):
+            continue
+        if m[ru + t, U_SQUAD] != 0:
+            lost = m[ru + t, U_MODELS] - m[rs + t, ST_MODELS]
+        else:
+            lost = m[ru + t, U_SINGLE] - m[rs + t, ST_SINGLE]
+        if lost <= 0 or bl >= lost:
+            continue
+        if t != u and (_gap(m, bd, u, t) > 1
+                       or _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) == 2):
+            continue
+        best, bl = t, lost
+    if best < 0:
+        return pos, False
+    t = best
+    BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
+    _release(m, u)
+    p0 = pos
+    if medevac:
+        got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], bl)
+    else:
+        got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], ONE)
+    back = got if got < bl else bl
+    if m[ru + t, U_SQUAD] != 0:
+        m[rs + t, ST_MODELS] += back
+    else:
+        m[rs + t, ST_SINGLE] += back
+    k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    if k >= 0:
+        log[k, L_X] = SP_HEAL
+        log[k, L_TARGET] = t
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+        log[k, L_DAMAGE] = back
+        log[k, L_TOKEN] = mode
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _air_alert(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
+    """Air Alert (L3375-3377, :mod:`dustsim.play.battle_rules`): on the enemy aircraft in u's
+    sight, not yet alerted this turn, that a friendly vehicle still to act (u included) can
+    hurt (the one with most damage points left); one die on P. Returns (pos, taken)."""
+    U = m[0, H_U]
+    rs = m[0, H_ST]
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    best = -1
+    bv = -1
+    for t in range(U):
+        if _side(m, t) == side or not _present(m, t) or _kind(m, t) != KIND_AIR:
+            continue
+        if m[m[0, H_XU] + t, BR.X_ALERT] == turn:
+            continue
+        if _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) == 2:
+            continue
+        can = False
+        for v in range(U):
+            if _side(m, v) != side or not _present(m, v) or _kind(m, v) != KIND_VEH:
+                continue
+            if v != u and m[rs + v, ST_ACT] != 0:
+                continue
+            for w in range(m[m[0, H_UNITS] + v, U_W0], m[m[0, H_UNITS] + v, U_W1]):
+                if _hurts(m, w, t) and m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0:
+                    can = True
+        if can and m[rs + t, ST_SINGLE] > bv:
+            best, bv = t, m[rs + t, ST_SINGLE]
+    if best < 0:
+        return pos, False
+    t = best
+    BR.unhide(m, u)
+    _release(m, u)
+    p0 = pos
+    got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
+    if got > 0:
+        m[m[0, H_XU] + t, BR.X_ALERT] = turn
+    k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    if k >= 0:
+        log[k, L_X] = SP_ALERT
+        log[k, L_TARGET] = t
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+    return pos, True
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1713,6 +2320,7 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
         ok = _fires_at(m, w, mover, dw, OFF) > 0
         m[rws + w, WS_TGT] = mover if ok else -1
         m[rws + w, WS_COV] = cov
+    m[m[0, H_XU] + r, BR.X_WIRE] = NONE  # a reaction fires every line
     return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
                    A_SUSTAINED if s >= 2 else A_ATTACK)
 
@@ -1820,11 +2428,28 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
         pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     elif BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
         pos = _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+    elif BR.has(m, u, BR.RB_SPY) and _sq(m, u) < 0:
+        pos = _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     else:
+        _blutkreuz(m, bd, u)  # Move 3, March 4 and Charge near a Blutkreuz (L3447)
         pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+        _blutkreuz_end(m, u)
     m[rx, BR.ST_FIRST] = 1
     if m[rx, BR.X_SMOKE] > m[rx, BR.ST_SMOKED] and _present(m, u):
         _smoke(m, f, bd, log, u, el, val)
+    if m[R_G, BR.G_NEXT] > 0:  # Get Moving: the ordered unit activates again now (L3725)
+        g = m[R_G, BR.G_NEXT] - 1
+        m[R_G, BR.G_NEXT] = 0
+        rg = m[0, H_XU] + g
+        fox = m[R_G, BR.G_FOX] != 0 and (m[rg, BR.X_RULES] & BR.RB_AT_THE_DOUBLE) == 0
+        m[R_G, BR.G_FOX] = 0
+        if fox:  # Desert Fox: At the Double for that activation (L3501)
+            m[rg, BR.X_RULES] |= BR.RB_AT_THE_DOUBLE
+        _blutkreuz(m, bd, g)
+        pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g, el, val, qb)
+        _blutkreuz_end(m, g)
+        if fox:
+            m[rg, BR.X_RULES] &= ~BR.RB_AT_THE_DOUBLE
     return pos
 
 
@@ -1969,6 +2594,74 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
         return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF)
     _best_move(m, f, bd, log, plog, u, el, val, qb)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
+    """A Spy's activation off the table (L3655-3657, :mod:`dustsim.play.battle_rules`): two
+    dice; no P: a Nothing action; else placed on the free square within range 1 of an enemy
+    that it scores best (:func:`_position` plus its :func:`_offence` there) and one action per
+    P (an Attack, else a Move; with two, a Sustained Attack, else a Move and an Attack)."""
+    n = m[R_B, B_N]
+    U = m[0, H_U]
+    rs = m[0, H_ST] + u
+    rx = m[0, H_XU] + u
+    rsc = m[0, H_SCR]
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    m[rs, ST_ACT] = 1
+    _log(m, log, turn, side, u, A_ACTIVATE, NONE, NONE)
+    p0 = pos
+    got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], np.int64(BR.SPY_DICE))
+    _occupy(m)
+    _threat_setup(m, f, u, el, val)
+    lam = _lambda(m, f, u)
+    r_mc = 9 * n + 4 + m[rx, X_CLASS]
+    _line_values(m, f, u, val)
+    best = -1e300
+    bs = -1
+    if got > 0:
+        for s in range(n):
+            if m[rsc + s, SC_OCC] != 0 or bd[r_mc, s] >= 99 or not BR.can_stand(m, bd, u, s, n):
+                continue
+            near = False
+            for t in range(U):
+                if _side(m, t) != side and _present(m, t):
+                    for i in range(_foot(m, t)):
+                        q = _usq(m, t, i)
+                        if q >= 0 and bd[s, q] <= 1:
+                            near = True
+            if not near:
+                continue
+            sc = _position(m, f, bd, u, s, el, val, lam) + _offence(m, f, bd, ls, lq, u, s,
+                                                                    OFF, val)
+            if sc > best:
+                best, bs = sc, s
+    k = _log(m, log, turn, side, u, A_SPECIAL, bs, bs)
+    if k >= 0:
+        log[k, L_X] = SP_SPY
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+    if bs < 0:  # not placed: Nothing (L3657)
+        _log(m, log, turn, side, u, A_NOTHING, NONE, NONE)
+        return pos
+    m[rs, ST_SQ] = bs
+    m[rsc + bs, SC_OCC] = u + 1
+    m[rx, BR.ST_FIRST] = 1
+    _occupy(m)
+    _line_values(m, f, u, val)
+    if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
+        return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
+                            got >= 2, OFF)
+    _best_move(m, f, bd, log, plog, u, el, val, qb)
+    if got >= 2 and _present(m, u) and m[rs, ST_GONE] == 0:
+        if _sq(m, u) != bs:
+            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+        if _alive(m, u):
+            _occupy(m)
+            pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON)
     return pos
 
 
@@ -2142,6 +2835,33 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         m[rs, ST_STUN] = 0  # its first action is Nothing, then the token goes (L3331)
     if suppressed or stun == 1:
         actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_MECHANIC) and cur >= 0:  # Makeshift Repair (L3763)
+        pos, fixed = _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u)
+        if fixed:
+            actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_AIR_ALERT) and cur >= 0:  # Air Alert (L3377)
+        pos, alerted = _air_alert(rng, buf, pos, scripted, m, bd, ls, lq, log, u)
+        if alerted:
+            actions -= 1
+    for kind_heal in range(3):  # Get Up (L3741), Medevac (L3593), Resurrection (L3633)
+        bit = BR.RB_MEDIC if kind_heal == 0 else (
+            BR.RB_MEDEVAC if kind_heal == 1 else BR.RB_RESURRECTION)
+        if actions >= 2 and BR.has(m, u, bit) and cur >= 0:
+            pos, healed = _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u,
+                                np.int64(kind_heal))
+            if healed:
+                actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_FOLLOW_ME) and cur >= 0 and \
+            m[m[0, H_XU] + u, BR.X_ALERT] != turn:  # Follow Me, once per turn (L3533)
+        pos, led = _follow_me(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val,
+                              qb)
+        if led:
+            actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_OFFICER) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
+        pos, actions, ended = _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
+                                       actions)  # Rally, Get Moving (L3711-3731)
+        if ended:
+            return pos
     three = actions == 3
     suppressed = actions == 1  # one action left: Attack or Move
     m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745
@@ -2192,6 +2912,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
             else:
                 off_here = _offence(m, f, bd, ls, lq, u, cur, OFF, val)
+            if BR.has(m, u, BR.RB_OBSERVER):  # the artillery it may call in (L3419)
+                obs, _a = _observe_value(m, f, bd, ls, lq, u, cur, OFF, OFF)
+                off_here = obs if obs > off_here else off_here
             if off_here > 0.0:
                 sc = (off_here if suppressed else sust * off_here) + here
                 if sc > best:
@@ -2289,7 +3012,10 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
-        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
+        pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
+                              plan == 1, kind)  # an Artillery Observer's call (L3421)
+        if not done:
+            pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, plan == 1, OFF, kind)
         if plan == 1 and maf and _alive(m, u):  # Move and Fire: a free Move after (L3603)
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)  # Attack + Move
             if _alive(m, u):
@@ -2312,6 +3038,10 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _occupy(m)
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, plan_sq, ON, val)
+        pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, three,
+                              A_SUSTAINED if three else A_ATTACK)
+        if done:
+            return pos
         pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, three, ON,
                       A_SUSTAINED if three else A_ATTACK)
         if BR.has(m, u, BR.RB_RAID) and not three and _alive(m, u):
@@ -2328,7 +3058,10 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     if plan == 3:
         _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
-        pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
+        pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF,
+                              A_ATTACK)
+        if not done:
+            pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, OFF, A_ATTACK)
         if not _alive(m, u):
             return pos
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
@@ -2467,8 +3200,10 @@ def _strikes(m, bd, u):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _pick(m, f, bd, side):
-    """The policy's next unit of ``side``: unactivated, alive, not exited; one that can strike
-    (:func:`_strikes`) before one that cannot, then the most AP first. -1 if none."""
+    """The policy's next unit of ``side``: unactivated, alive, not exited; an Artillery
+    Observer on the board while a friendly artillery unit has not activated first (it may
+    call that artillery in, L3419-3425), then one that can strike (:func:`_strikes`) before
+    one that cannot, then the most AP first. -1 if none."""
     U = m[0, H_U]
     rs = m[0, H_ST]
     best = -1
@@ -2479,6 +3214,12 @@ def _pick(m, f, bd, side):
         if m[rs + u, ST_GONE] != 0:
             continue
         k = f[F_UNITS + u, 0] + (1e6 if _strikes(m, bd, u) else 0.0)
+        if BR.has(m, u, BR.RB_OBSERVER) and _sq(m, u) >= 0:
+            for a in range(U):  # an observer goes before the artillery it may call in (L3421)
+                if a != u and _side(m, a) == side and m[rs + a, ST_ACT] == 0 and \
+                        BR.has(m, a, BR.RB_ARTILLERY) and _alive(m, a):
+                    k += 2e6
+                    break
         if BC.carrier(m, u) >= 0:  # a passenger: before its vehicle to dismount, else last
             k = 2e6 + f[F_UNITS + u, 0] if _wants_off(m, bd, u) else -0.5
         if k > bk:
@@ -2531,6 +3272,8 @@ def _objectives(m, bd, log):
     for i in range(k):
         a = False
         b = False
+        ha = False  # a unit that may hold it (a Mindless Zombie only contests, L3601)
+        hb = False
         for u in range(m[0, H_U]):
             if not _present(m, u):
                 continue
@@ -2541,13 +3284,15 @@ def _objectives(m, bd, log):
             if on and m[m[0, H_XU] + u, BR.ST_DROP] != m[R_G, G_TURN]:
                 if _side(m, u) == 0:
                     a = True
+                    ha = ha or not BR.has(m, u, BR.RB_MINDLESS)  # contests only (L3601)
                 else:
                     b = True
-        if a and not b:
+                    hb = hb or not BR.has(m, u, BR.RB_MINDLESS)
+        if ha and not b:
             h0 += 1
-        elif b and not a:
+        elif hb and not a:
             h1 += 1
-        if a != b:
+        if (ha and not b) or (hb and not a):
             kk = _log(m, log, m[R_G, G_TURN], np.int64(0 if a else 1), NONE, A_OBJECTIVE,
                       bd[9 * n + 27, i], NONE)
             if kk >= 0:
@@ -2591,7 +3336,7 @@ def _held(m, bd, side, clear):
                     if bd[sq2, o] < near:
                         near = bd[sq2, o]
             if _side(m, u) == side:
-                if a == i:
+                if a == i and not BR.has(m, u, BR.RB_MINDLESS):  # contests only (L3601)
                     own = True
             elif a == i or (clear > 0 and near <= clear):
                 bad = True
@@ -2783,8 +3528,8 @@ def _deploy(rng, m, f, bd, log):
                         u = v
                         break
                     cnt += 1
-            if u < 0 or BR.has(m, u, BR.RB_AIRBORNE):
-                continue  # an Airborne unit is never placed at the start (L3391)
+            if u < 0 or BR.has(m, u, BR.RB_AIRBORNE) or BR.has(m, u, BR.RB_SPY):
+                continue  # an Airborne unit or a Spy is never placed at the start (L3391, L3657)
             if BC.carrier(m, u) >= 0:  # a passenger starts aboard its vehicle (L526)
                 continue
             zone = 9 * n + 19 + zone_i
@@ -2853,7 +3598,7 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
         for u in range(m[0, H_U]):
             m[rs + u, ST_ACT] = 0
             m[rs + u, ST_MOVED] = 0
-        win, pos = _initiative(rng, buf, pos, scripted, m)
+        win, pos = _initiative_roll(rng, buf, pos, scripted, m)  # Black Ops: 4 dice (L3443)
         # the winner chooses who activates first (L337): first when one of its units can
         # strike now, else it lets the opponent show its hand
         first = win

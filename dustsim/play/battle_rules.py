@@ -40,6 +40,105 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   second action), not within range 2 of an objective; first action Nothing, a second action
   (an Attack when worth something, else a Move) on P or T (2/3, the digest's reading); it
   neither captures nor contests on that turn.
+* **Wire-guided** (L3343-3345): an Attack action (not a Sustained Attack, not a reaction) in
+  which the unit fires one wire-guided weapon and no other re-rolls that weapon's misses as a
+  Sustained Attack does (L793). "One weapon": a line with one carrier left. Policy: at the
+  moment of an Attack action the line is fired alone when its value on its target times the
+  re-roll's gain (2 - p, p its chance to hit: expected hits p -> p(2 - p)) exceeds the value
+  of every line fired together; the plans score an Attack at the larger of the two. The event
+  names the rule. A reactive Attack fires every line (not offered: a gap).
+* **Artillery Observer** (L3419-3425, artillery L3218-3224): when the observer takes an Attack
+  or a Sustained Attack it may instead have a friendly unit that has not activated this turn
+  fire its artillery lines: that unit activates (its token removal roll, L741; Suppressed, it
+  makes a plain Attack, L745), fires an Attack or Sustained Attack (as the observer's) at
+  targets in its own range (L3423: "Field of Fire and Range as normal"; fire arcs are not
+  played on the grid) seen from the observer's square (sight and cover from there; artillery
+  fires over terrain, L3220, so the artillery unit's own sight does not matter); a Reload
+  weapon reloads before a plain Attack if empty, else after it (L3425). Decisions: the
+  artillery unit's activation is that attack (and the Reload) and nothing else ("finishes its
+  Activation", L3425); the target is a unit, not the 2x2 area (the area is the Artillery
+  rule's gap); a Large or Huge target is aimed at by its anchor square. Policy: an observer
+  on the board activates before the friendly artillery it may call in; it calls in the
+  artillery whose lines are worth most through its sight when that is worth more than its
+  own lines (scored from where it stands: the plans count it for an attack from its square,
+  and it is weighed again after a Move). The observer's ``special`` event names the
+  artillery unit; the artillery's attacks name the observer (``observer``).
+* **Makeshift Repair** (Mechanic L3587-3589, Mechanic Crew; L3759-3765): a special action, one
+  of the activation's actions: a friendly ground vehicle (not the mechanic itself, L3589)
+  within range 1 and line of sight rolls five dice, each P returning one damage point, never
+  above its track (the digest's P; a destroyed vehicle is gone). Policy: taken first, after
+  the token removal roll, when such a vehicle has lost a damage point (the one that has lost
+  most); the activation goes on with its one action left (Attack or Move). Decision: an
+  aircraft is not repaired (the text says Vehicle). Critical hits are not played.
+* **Spy** (L3655-3657): a Spy hero is not deployed; each time it activates off the table it
+  rolls two dice (the policy always rolls); with no P it takes a Nothing action (L3657);
+  with one P or two it is placed on the free square within range 1 of an enemy unit that the
+  policy scores best (its square score plus what it could fire from there) and takes one
+  action per P: one P, an Attack when worth something, else a Move; two P, a Sustained
+  Attack when worth something, else a Move (drawing a reaction, L797) and an Attack.
+  Decision: the Spy's dice are the activation's first roll; it has no token to remove off the
+  table. A Spy is never a joined hero (L3657, a list rule).
+* **Officers** (Officer, Command Squad, Command Vehicle, General; L3707-3731): after its token
+  removal roll a unit with an officer may Rally, then order Get Moving You Bunch of Monkeys,
+  each a special action costing one action (a General's first each activation is free,
+  L3537). Rally: every friendly
+  unit still to activate this turn that is Suppressed or Stunned within range 2 and line of
+  sight, or, with a radio, the one with most AP anywhere; two dice each (three with Red
+  Banner, L3629), P: two remove every token, one steps Suppression down to Under Fire (the
+  engagement kernel's reading). Get Moving: one die, P; the friendly ground unit already
+  activated this turn, not yet reactivated, within range 2 and sight (anywhere with a radio),
+  that can strike (an enemy within its longest range and Move) and is worth more AP than the
+  officer is reactivated at once and the officer's activation ends (L3725-3727). Policy: Rally
+  when such a unit exists, Get Moving when such a unit exists (the line engine's
+  ``orders=get-moving``). A radio: a Command Squad or Vehicle, any vehicle, an officer of
+  infantry armour 3-4 (``unit_rules.radio``).
+* **Desert Fox** (L3499-3501): the unit its Get Moving reactivates gains At the Double for that
+  activation.
+* **Red Banner** (L3627-3629): three dice per unit it Rallies.
+* **Command Vehicle** (L3473-3475): the vehicle is an officer with a radio
+  (``unit_rules.officer``, ``radio``); the dice of its command actions that fail are re-rolled
+  once (a Jammer re-rolls the successes of each attempt, L3567). Not played: the Command
+  Squad, Medic or Mechanic mounted in it (passengers are not played on the grid).
+* **Get Up, It Ain't That Bad** (Medic, Combat Medic; L3739-3743): a special action, one of the
+  activation's actions: one die on P or T (the digest's two faces); a friendly infantry unit
+  within range 1 and sight, the medic's own unit included, gets one eliminated soldier back
+  (a squad) or one damage point (a hero or support weapon). Combat Medic's own text is in no
+  seed: read as a unit with a Medic. Not played: Inject Stimulants (L3745-3757).
+* **Medevac** (L3591-3593): a Medevac vehicle's special action: a friendly squad within
+  range 1 rolls one die per eliminated soldier, each P returns one. Policy (both): taken
+  first, after the token removal roll, when such a unit has lost soldiers or damage (the one
+  that lost most); the activation goes on with its one action left. Zombies are not healed
+  (L3703).
+* **Air Alert** (L3375-3377): a vehicle's special action, one of the activation's actions: an
+  enemy aircraft in its line of sight; one die on P (the digest's one face); on a success its
+  side's vehicles attacking that aircraft hit on P and T for the rest of the turn (their
+  Attack groups upgraded for the roll and restored). Policy: taken first when an enemy
+  aircraft in sight can be hurt by a friendly vehicle still to act this turn (itself
+  included), on the one worth most AP.
+* **Mindless Zombies, Blutkreuz, Resurrection** (L3599-3601, L3445-3447, L3631-3633): a Mindless
+  Zombie unit contests objectives (an enemy holds none it stands on) but never holds one; a
+  Mindless Zombie unit within range 1 of a friendly Blutkreuz (not the unit the hero joined)
+  when its activation starts moves 3, marches 4 and has Charge for that activation (never
+  less than its own); Resurrection is Medevac's roll for a Mindless Zombie unit within
+  range 1 (the policy as for the medics).
+* **Follow Me** (L3531-3533): once per turn, a special action, one of the activation's actions:
+  each friendly infantry unit of armour 1 or 2 (the card's) within range 2 and sight, other
+  than its own, rolls a die; on P it makes an immediate Move of 2 to the square the policy
+  scores best (its activation is not spent; no reaction: it is no unit's activation, our
+  reading). Policy: taken first when two such units or more have not activated this turn
+  (the Move puts them closer before they act). Once per turn: the turn is kept in the unit's
+  ``X_ALERT`` column (an aircraft's column otherwise; a Follow Me unit is infantry).
+* **Black Ops** (L3441-3443): while a Black Ops hero of a side is in play, that side rolls four
+  initiative dice against three (most P, ties by T, re-rolled while tied: the engagement
+  kernel's comparison, L337); with equal dice the roll stays the fair coin it is.
+* **Jammer** (L3565-3567): an enemy officer using its radio (a Rally or Get Moving of a unit
+  beyond range 2 or out of its sight) within range 6 of a Jammer re-rolls its successful
+  dice: a success counts only if its re-roll succeeds too. Not played: the re-roll of the
+  successes of attacks an Artillery Observer triggers (the dice kernel re-rolls misses only).
+* **Smoke Grenades** (ENLIST; smoke L3226-3230): the skill's own text is in no seed. Decision:
+  played as Smoke Launchers (L3651-3653): once per game a free smoke screen on the unit's
+  square and three adjacent squares forming a 2x2 (the same policy); a unit with both has
+  one screen of each.
 """
 
 from __future__ import annotations
@@ -49,8 +148,10 @@ from collections.abc import Sequence
 import numba as nb
 import numpy as np
 
+from dustsim.engines.kernel import G_HIT, G_RR
 from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER, FOOT, JUMP
-from dustsim.play.duel_layout import H_UNITS, H_WPN, H_WS, U_W0, U_W1, W_CC
+from dustsim.play.duel_kernel import _carriers
+from dustsim.play.duel_layout import H_GROUPS, H_U, H_UNITS, H_WPN, H_WS, U_W0, U_W1, W_CC
 
 # -- layout: columns the battle kernel leaves free (checked there) -------------------------------
 H_XU, H_SCR = 11, 12  # header slots of the unit-facts and square-scratch blocks
@@ -62,6 +163,44 @@ X_RULES, X_SMOKE = 8, 9  # unit facts: rule bits, smoke launches per game
 ST_CAMO, ST_SMOKED, ST_FIRST, ST_DROP = 10, 11, 12, 13
 WS_TGT = 4  # weapon state: the line's declared target (battle kernel)
 SC_SMOKE = 7  # square scratch: the last turn a smoke screen stands on the square (0: none)
+# issue 23, second round (appended: weapon-row columns past the duel layout's 13, unit-facts
+# columns from the top of the row, rule bits 16-19 and 40-57, clear of the others' additions)
+W_WIRE = 13  # weapon row: 1 for a wire-guided weapon (L3343-3345)
+W_ARTY = 14  # weapon row: 1 for an artillery weapon (L3218-3224)
+X_WIRE = 17  # unit facts: the wire-guided line chosen to fire alone in the next Attack, -1 none
+RB_WIRE = np.int64(1 << 16)  # the unit has a wire-guided line
+RB_OBSERVER = np.int64(1 << 17)  # Artillery Observer (L3419-3425)
+RB_ARTILLERY = np.int64(1 << 18)  # the unit has an artillery line
+G_OBSERVER = 17  # game state: 1 + the observer whose sight an attack uses now, 0 none
+RB_MECHANIC = np.int64(1 << 19)  # Mechanic, Mechanic Crew: Makeshift Repair (L3759-3765)
+REPAIR_DICE = 5  # L3763
+RB_SPY = np.int64(1 << 40)  # Spy: not placed at the start (L3655-3657)
+SPY_DICE = 2  # L3657
+RB_OFFICER = np.int64(1 << 41)  # command actions: Rally, Get Moving (L3711-3731)
+RB_RADIO = np.int64(1 << 42)  # its officer has a radio (L3713-3715)
+RB_GENERAL = np.int64(1 << 43)  # a free officer action each activation (L3535-3537)
+RB_DESERT_FOX = np.int64(1 << 44)  # its Get Moving grants At the Double (L3499-3501)
+RB_JAMMER = np.int64(1 << 45)  # jams enemy radios within range 6 (L3565-3567)
+RB_RED_BANNER = np.int64(1 << 46)  # three dice per unit Rallied (L3627-3629)
+RB_COMMAND_VEHICLE = np.int64(1 << 47)  # failed command dice re-rolled (L3473-3475)
+RB_BLACK_OPS = np.int64(1 << 48)  # its side rolls four initiative dice (L3441-3443)
+RB_MEDIC = np.int64(1 << 49)  # Get Up, It Ain't That Bad (L3739-3743)
+RB_MEDEVAC = np.int64(1 << 50)  # Medevac (L3591-3593)
+RB_ZOMBIE = np.int64(1 << 51)  # no command special action targets it (L3703)
+RB_AIR_ALERT = np.int64(1 << 52)  # the Air Alert special action (L3375-3377)
+X_ALERT = 15  # unit facts, an aircraft: the turn an enemy Air Alert on it holds (0 none)
+RB_MINDLESS = np.int64(1 << 53)  # contests objectives, never holds them (L3599-3601)
+RB_BLUTKREUZ = np.int64(1 << 54)  # Mindless Zombies within range 1: Move 3, March 4, Charge
+RB_RESURRECTION = np.int64(1 << 55)  # Resurrection special action (L3631-3633)
+X_BOOST = 14  # unit facts: 1 + move + 16 march + 256 (had Charge) while a Blutkreuz boosts it
+BLUTKREUZ_MOVE, BLUTKREUZ_MARCH = 3, 4  # L3447
+RB_FOLLOW_ME = np.int64(1 << 56)  # the Follow Me special action (L3531-3533)
+FOLLOW_MOVE = 2  # L3533
+RB_LIGHT_INF = np.int64(1 << 57)  # an infantry unit of armour 1 or 2 (Follow Me's units)
+X_REACT = 16  # unit facts: the turn it was reactivated by Get Moving (once per turn, L3727)
+G_NEXT, G_FOX = 16, 15  # game state: 1 + the unit to reactivate now; 1: it gains At the Double
+JAM_RANGE = 6  # L3567
+ORDER_RANGE = 2  # L3725, L3731
 # rule bits (X_RULES)
 RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRAIL_BLAZER, \
     RB_AIRBORNE, RB_CAMOUFLAGE = (np.int64(1 << i) for i in range(8))
@@ -75,7 +214,16 @@ CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
 RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "First Strike"),
               (RB_MOVE_AND_FIRE, "Move and Fire"), (RB_AT_THE_DOUBLE, "At the Double"),
               (RB_TRAIL_BLAZER, "Trail Blazer"), (RB_AIRBORNE, "Airborne"),
-              (RB_CAMOUFLAGE, "Camouflage"), (RB_RAID, "Raid"),
+              (RB_CAMOUFLAGE, "Camouflage"), (RB_WIRE, "Wire-guided"),
+              (RB_OBSERVER, "Artillery Observer"), (RB_MECHANIC, "Mechanic"),
+              (RB_SPY, "Spy"), (RB_OFFICER, "Officer"), (RB_RADIO, "Radio"),
+              (RB_GENERAL, "General"),
+              (RB_DESERT_FOX, "Desert Fox"), (RB_JAMMER, "Jammer"),
+              (RB_RED_BANNER, "Red Banner"), (RB_COMMAND_VEHICLE, "Command Vehicle"),
+              (RB_BLACK_OPS, "Black Ops"), (RB_MEDIC, "Medic"), (RB_MEDEVAC, "Medevac"),
+              (RB_AIR_ALERT, "Air Alert"), (RB_MINDLESS, "Mindless"),
+              (RB_BLUTKREUZ, "Blutkreuz"), (RB_RESURRECTION, "Resurrection"),
+              (RB_FOLLOW_ME, "Follow Me"), (RB_RAID, "Raid"),
               (RB_QUICK_RECOVERY, "Quick Recovery"), (RB_MARCH_COVER, "Crazy Jimmy"))
 
 
@@ -86,11 +234,12 @@ def rule_names(m: np.ndarray, u: int) -> list[str]:
     return out + (["Smoke Launchers"] if m[int(m[0, H_XU]) + u, X_SMOKE] > 0 else [])
 
 
-def fill_rule_facts(m: np.ndarray, units: Sequence) -> None:
+def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> None:
     """Write each unit's rule flags (:func:`dustsim.rules.unit_rules.unit_rules` of its card,
     joined hero and pilot) into the kernel matrix ``m``: the bits of ``X_RULES`` and the smoke
-    launches. (Advanced Reactive Fire's range and faces come with the duel compiler's unit
-    row: ``U_REACT_RANGE``, ``U_REACT_MASK``.)"""
+    launches; and the weapon rules of its weapon ``lines`` (``(unit, Weapon, carrier)`` in the
+    kernel's line order). (Advanced Reactive Fire's range and faces come with the duel
+    compiler's unit row: ``U_REACT_RANGE``, ``U_REACT_MASK``.)"""
     from dustsim.rules.unit_rules import unit_rules
 
     x0 = int(m[0, H_XU])
@@ -102,13 +251,32 @@ def fill_rule_facts(m: np.ndarray, units: Sequence) -> None:
                           (r.move_and_fire, RB_MOVE_AND_FIRE),
                           (r.at_the_double, RB_AT_THE_DOUBLE),
                           (r.trail_blazer, RB_TRAIL_BLAZER), (r.airborne, RB_AIRBORNE),
-                          (r.camouflage, RB_CAMOUFLAGE), (r.raid, RB_RAID),
-                          (r.quick_recovery, RB_QUICK_RECOVERY),
+                          (r.camouflage, RB_CAMOUFLAGE),
+                          (r.artillery_observer, RB_OBSERVER), (r.mechanic, RB_MECHANIC),
+                          (r.spy, RB_SPY), (r.officer, RB_OFFICER), (r.radio, RB_RADIO),
+                          (r.general, RB_GENERAL), (r.desert_fox, RB_DESERT_FOX),
+                          (r.jammer, RB_JAMMER), (r.red_banner, RB_RED_BANNER),
+                          (r.command_vehicle, RB_COMMAND_VEHICLE),
+                          (r.initiative_dice == 4, RB_BLACK_OPS), (r.medic, RB_MEDIC),
+                          (r.medevac, RB_MEDEVAC), (r.zombie, RB_ZOMBIE),
+                          (r.air_alert, RB_AIR_ALERT), (r.mindless, RB_MINDLESS),
+                          (r.blutkreuz, RB_BLUTKREUZ), (r.resurrection, RB_RESURRECTION),
+                          (r.follow_me, RB_FOLLOW_ME),
+                          (du.card.armour in ("I1", "I2"), RB_LIGHT_INF),
+                          (r.raid, RB_RAID), (r.quick_recovery, RB_QUICK_RECOVERY),
                           (r.march_cover, RB_MARCH_COVER)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits
-        m[x0 + u, X_SMOKE] = r.smoke_launchers
+        m[x0 + u, X_SMOKE] = r.smoke_launchers + r.smoke_grenades
+        m[x0 + u, X_WIRE] = -1
+    for i, (u, w, _carrier) in enumerate(lines):
+        if "wire-guided" in w.keywords:
+            m[int(m[0, H_WPN]) + i, W_WIRE] = 1
+            m[x0 + u, X_RULES] |= int(RB_WIRE)
+        if "artillery" in w.keywords:
+            m[int(m[0, H_WPN]) + i, W_ARTY] = 1
+            m[x0 + u, X_RULES] |= int(RB_ARTILLERY)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -127,6 +295,10 @@ def reset_rules(m, n):
         m[rx + u, ST_SMOKED] = 0
         m[rx + u, ST_FIRST] = 0
         m[rx + u, ST_DROP] = 0
+        m[rx + u, X_WIRE] = -1
+        m[rx + u, X_REACT] = 0
+        m[rx + u, X_ALERT] = 0
+        m[rx + u, X_BOOST] = 0
     rsc = m[0, H_SCR]
     for s in range(n):
         m[rsc + s, SC_SMOKE] = 0
@@ -223,6 +395,76 @@ def lay_smoke(m, bd, n, width, s, corner, last_turn):
         t = bd[9 * n, q]  # terrain row
         if t != BUILDING and t != BUILDING_OPENING and t != BUNKER:
             m[rsc + q, SC_SMOKE] = last_turn
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _group(m, w, t, cov, variant):
+    """The dice group row of line w on t (cover ``cov``; variant 0 Attack, 1 Sustained)."""
+    U = m[0, H_U]
+    wg = (m[0, H_GROUPS + 1] - m[0, H_GROUPS]) // (U * 4)
+    return m[0, H_GROUPS] + ((t * 2 + cov) * 2 + variant) * wg + w
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def wire_choice(m, u, total, val, commit):
+    """The value of u's plain Attack with its lines at the targets :func:`_offence` scored
+    (``val[w, 3]``, targets in weapon-state columns 6-7): ``total`` (every line together) or
+    one wire-guided line of one carrier fired alone, its value times 2 - p (L3345: misses
+    re-rolled, expected hits p -> p(2 - p)), whichever is larger. With ``commit`` the choice
+    is kept for the next Attack (``X_WIRE``: the line, -1 every line)."""
+    rx = m[0, H_XU] + u
+    if commit:
+        m[rx, X_WIRE] = -1
+    if (m[rx, X_RULES] & RB_WIRE) == 0:
+        return total
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    best = total
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        t = m[rws + w, 6]
+        if m[m[0, H_WPN] + w, W_WIRE] == 0 or t < 0 or _carriers(m, w) != 1:
+            continue
+        hit = m[_group(m, w, t, m[rws + w, 7], 0), G_HIT] & 7
+        p = ((hit & 1) + ((hit >> 1) & 1) + ((hit >> 2) & 1)) / 3.0
+        v = val[w, 3] * (2.0 - p)
+        if v > best:
+            best = v
+            if commit:
+                m[rx, X_WIRE] = w
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def wire_alone(m, u):
+    """Start of u's Attack action: when the policy chose to fire one wire-guided line alone
+    (``X_WIRE``), every other line stands down and that line's Attack group re-rolls its misses
+    (L3345); returns the group row changed (its re-roll mask to restore), -1 if none."""
+    rx = m[0, H_XU] + u
+    w = m[rx, X_WIRE]
+    m[rx, X_WIRE] = -1
+    if w < 0:
+        return -1
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    t = m[rws + w, WS_TGT]
+    if t < 0:
+        return -1
+    for v in range(m[ru, U_W0], m[ru, U_W1]):
+        if v != w:
+            m[rws + v, WS_TGT] = -1
+    g = _group(m, w, t, m[rws + w, 5], 0)  # WS_COV
+    m[rx, X_WIRE] = -2 - m[g, G_RR]  # the mask to restore, kept here until wire_done
+    m[g, G_RR] = m[g, G_HIT]
+    return g
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def wire_done(m, u, g):
+    """After the Attack: the group's own re-roll mask back (see :func:`wire_alone`)."""
+    rx = m[0, H_XU] + u
+    if g >= 0:
+        m[g, G_RR] = -2 - m[rx, X_WIRE]
+    m[rx, X_WIRE] = -1
 
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402

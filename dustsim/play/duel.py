@@ -490,7 +490,7 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
             | K.F_FIGHTING_SPIRIT * ur.fighting_spirit | K.F_LUCKY * ur.lucky
             | K.F_ASSASSIN * (ur.assassin and du.hero is None and card.kind == "hero")
             # smoke gives cover: nothing to gain for a unit placed in cover already
-            | K.F_SMOKE * (ur.smoke_launchers and not du.cover)
+            | K.F_SMOKE * ((ur.smoke_launchers or ur.smoke_grenades) and not du.cover)
             | K.F_AIRBORNE * ur.airborne | K.F_OFFICER * ur.officer | K.F_RADIO * ur.radio
             | K.F_GENERAL * ur.general | K.F_AIR_TRAFFIC * ur.air_traffic_control
             | K.F_AIRCRAFT * (card.kind == "aircraft")

@@ -332,6 +332,18 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(states[uid], destroyed=True, tokens=())
     elif action == "exit":  # off the board through its exit edge
         changed[uid] = replace(states[uid], square=None)
+    elif action == "special" and ev.get("special") == "heal" and ev.get("returned"):
+        t = states[ev["target"]]  # Get Up / Medevac return soldiers or a point (L3741, L3593)
+        n = int(ev["returned"])
+        changed[ev["target"]] = (replace(t, models=t.models + n) if t.models is not None
+                                 else replace(t, track=(t.track or 0) + n))
+    elif action == "special" and ev.get("special") == "repair" and ev.get("repaired"):
+        t = states[ev["target"]]  # Makeshift Repair returns damage points (L3763-3765)
+        if t.track is not None:
+            changed[ev["target"]] = replace(t, track=t.track + int(ev["repaired"]))
+    elif action == "special" and ev.get("special") in ("airborne", "spy") and \
+            ev.get("to") is not None:  # dropped anywhere (L3391), a Spy placed (L3657)
+        changed[uid] = replace(states[uid], square=ev["to"])
     elif action == "special" and ev.get("special") == "airborne" and ev.get("to") is not None:
         changed[uid] = replace(states[uid], square=ev["to"])  # dropped anywhere (L3391)
     elif action == "special" and ev.get("special") == "embarked":  # aboard (L526)

@@ -38,6 +38,25 @@ in with its Dozer Blade (``special`` ``dozer``) is in cover until it moves (L350
 
 Weapon ranges (the cards) are checked where the log lists each unit's weapon lines with
 their ranges and each attack its lines (``weapons``): every line fired reaches the target.
+
+Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
+
+* an attack fired for an Artillery Observer (``observer``: the observer's id; L3419-3425)
+  comes from the artillery unit's square (``from``) at its range, but its line of sight and
+  cover are the observer's: the observer is a friendly unit on the board whose ``observe``
+  special event of this turn named the artillery unit, the artillery unit activates then
+  (after that event, not before it in this turn) and fires only at the target the observer
+  sees (``los`` from the observer's square);
+* a ``Wire-guided`` attack (its ``rule``; L3343-3345) is a plain Attack of one weapon line;
+* a Makeshift Repair (``special`` ``repair``; L3759-3765) targets another friendly vehicle
+  within range 1 of the mechanic in its line of sight, rolls five dice and restores no more
+  points than its successes nor above the vehicle's damage track;
+* a Spy (``special`` ``spy``; L3655-3657) is placed only on a success of its dice, within
+  range 1 of an enemy unit;
+* an officer's Rally and Get Moving (``special`` ``rally`` / ``get-moving``; L3723-3731) name a
+  friendly unit within range 2, or any one when the officer has a radio (``units[].rules``
+  lists ``Radio``); Get Moving orders a unit that has activated (or reacted) this turn, and a
+  successful order is followed by that unit's activation (L3725-3727).
 """
 
 from __future__ import annotations
@@ -123,6 +142,11 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     smoke: dict[int, int] = {}  # square -> last turn of a smoke screen on it
     sizes = {u["id"]: u.get("footprint") or 1 for u in log["units"]}
     held: dict[Any, list[int]] = {}  # a Large/Huge vehicle's squares (its last move's)
+    called: dict[Any, tuple[Any, int]] = {}  # artillery unit -> (observer, turn)
+    tracks = {u["id"]: u.get("damage_track") for u in log["units"]}
+    radios = frozenset(u["id"] for u in log["units"] if "Radio" in (u.get("rules") or ()))
+    pending: tuple[int, Any] | None = None  # (event, unit) a successful Get Moving reactivates
+    activated: dict[Any, int] = {}  # unit -> the turn of its last activation
     aboard: dict[Any, Any] = {}  # passenger -> its vehicle (L522-530)
     dug: set = set()  # vehicles dug in with a Dozer Blade (L3503-3505)
     # aircraft that must Move first (L516): not a Helicopter (L3551-3553; units[].rules)
@@ -142,6 +166,56 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
+        if ev["action"] == "special" and ev.get("special") == "observe":
+            a = ev.get("target")
+            if sides.get(a) != ev["side"] or activated.get(a) == ev["turn"]:
+                raise DustsimError(f"replay log: event {i} (special): field 'target': an "
+                                   "Artillery Observer calls in only a friendly unit that has "
+                                   "not activated this turn (L3421)")
+            called[a] = (ev["unit"], ev["turn"])
+        if pending is not None and ev["action"] == "activate":
+            if ev["unit"] != pending[1]:
+                raise DustsimError(f"replay log: event {i} (activate): field 'unit': the unit "
+                                   f"ordered to get moving (event {pending[0]}) activates "
+                                   "next (L3725)")
+            pending = None
+        if ev["action"] == "special" and ev.get("special") in ("rally", "get-moving"):
+            t = ev.get("target")
+            a = [q for q in feet.of(ev["unit"]) if q is not None]
+            b = [q for q in feet.of(t) if q is not None] if t in sides else []
+            far = not a or not b or min(distance(board, x, y) for x in a for y in b) > 2
+            if sides.get(t) != ev["side"] or (far and ev["unit"] not in radios):
+                raise DustsimError(f"replay log: event {i} (special {ev['special']}): field "
+                                   "'target': an officer commands a friendly unit within "
+                                   "range 2, or anywhere with a radio (L3713-3731)")
+            if ev["special"] == "get-moving":
+                if activated.get(t) != ev["turn"]:
+                    raise DustsimError(f"replay log: event {i} (special get-moving): field "
+                                       "'target': only a unit that has activated this turn is "
+                                       "reactivated (L3725)")
+                if ev.get("hits"):
+                    pending = (i, t)
+        if ev["action"] in ("activate", "reaction"):  # a reaction spends its activation
+            activated[ev["unit"]] = ev["turn"]
+        if ev["action"] == "special" and ev.get("special") == "spy" and \
+                ev.get("to") is not None:
+            near = [q for v, st in states.items() if sides.get(v) != ev["side"]
+                    and st.square is not None and not st.destroyed for q in feet.of(v)]
+            if not ev.get("hits") or not any(distance(board, int(ev["to"]), q) <= 1
+                                             for q in near):
+                raise DustsimError(f"replay log: event {i} (special spy): field 'to': a Spy "
+                                   "is placed on a success, within range 1 of an enemy unit "
+                                   "(L3657)")
+        if ev["action"] == "special" and ev.get("special") == "repair":
+            _check_repair(i, ev, board, states, classes, sides, tracks, feet)
+        if ev["action"] in ("attack", "sustained") and ev.get("rule") == "Wire-guided" and (
+                ev["action"] != "attack" or len(ev.get("weapons") or ()) != 1):
+            raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'weapons': a "
+                               "wire-guided re-roll needs an Attack action with that one "
+                               "weapon and no other (L3345)")
+        if ev["action"] in ATTACKS and ev.get("observer") is not None:
+            _check_observed(i, ev, board, states, classes, weapons, wrecks, called, smoke, feet)
+            continue
         if ev["action"] in ATTACKS:
             screens = frozenset(q for q, t in smoke.items() if t >= ev["turn"])
             if feet.big(ev["unit"]) or feet.big(ev["target"]):
@@ -361,6 +435,72 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
     if ev.get("cover") is False and in_cover:
         raise DustsimError(f"{where}: field 'cover': false, but the target on "
                            f"{square_name(b, w)} is in cover (L680)")
+
+
+def _check_repair(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
+                  sides: Mapping, tracks: Mapping, feet: _Feet) -> None:
+    """A Makeshift Repair (L3759-3765): another friendly vehicle in range 1 and sight, five
+    dice, no more points back than successes, never above its track."""
+    where = f"replay log: event {i} (special repair)"
+    u, t = ev["unit"], ev.get("target")
+    if t == u or sides.get(t) != sides.get(u) or classes.get(t) != VEHICLE_CLASS:
+        raise DustsimError(f"{where}: field 'target': a mechanic repairs another friendly "
+                           "vehicle (L3589, L3763)")
+    a = [q for q in feet.of(u) if q is not None]
+    b = [q for q in feet.of(t) if q is not None]
+    if not a or not b or min(distance(board, x, y) for x in a for y in b) > 1:
+        raise DustsimError(f"{where}: field 'target': the vehicle is not within range 1 of "
+                           "the mechanic (L3763)")
+    dice = ev.get("dice")
+    if dice is not None and len(dice) != 5:
+        raise DustsimError(f"{where}: field 'dice': {len(dice)} dice, a repair rolls five "
+                           "(L3763)")
+    back, hits = int(ev.get("repaired") or 0), int(ev.get("hits") or 0)
+    st = states[t]
+    if back > hits or (st.track is not None and tracks.get(t) is not None
+                       and st.track + back > tracks[t]):
+        raise DustsimError(f"{where}: field 'repaired': {back} points back on {hits} "
+                           "successes, or above the damage track (L3765)")
+
+
+def _check_observed(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
+                    weapons: Mapping, wrecks: bool, called: Mapping, smoke: Mapping,
+                    feet: _Feet) -> None:
+    """An artillery attack fired for an Artillery Observer (L3419-3425): called in by that
+    observer this turn; range from the artillery's square (``from``) to the target's square
+    (``to``); the observer's line of sight to ``to`` not blocked and as logged."""
+    where = f"replay log: event {i} ({ev['action']})"
+    o = ev["observer"]
+    if called.get(ev["unit"]) != (o, ev["turn"]):
+        raise DustsimError(f"{where}: field 'observer': unit {o} did not call in unit "
+                           f"{ev['unit']}'s artillery this turn (L3421)")
+    w = board.width
+    a, b = int(ev["from"]), int(ev["to"])
+    d = distance(board, a, b)
+    if ev.get("range") is not None and ev["range"] != d:
+        raise DustsimError(f"{where}: field 'range': {ev['range']}, but the board's range "
+                           f"from {square_name(a, w)} to {square_name(b, w)} is {d} (L580-582)")
+    for line in ev.get("weapons") or ():
+        reach = weapons.get((ev["unit"], line))
+        if reach is not None and not reach[0] <= d <= reach[1]:
+            raise DustsimError(f"{where}: field 'weapons': line {line} ({reach[2]}) reaches "
+                               f"{reach[0]}-{reach[1]}, but the target is at range {d}")
+    s = states[o].square
+    if s is None:
+        raise DustsimError(f"{where}: field 'observer': the observer is not on the board")
+    if AIRCRAFT_CLASS in (classes[o], classes[ev["target"]]) and not (
+            board.in_building[s] or board.in_building[b]):
+        return  # aircraft see and are seen by everything not in a building (L655)
+    live, wrecked = _vehicle_squares(states, classes, wrecks, feet, skip=(o, ev["target"]))
+    screens = frozenset(q for q, t in smoke.items() if t >= ev["turn"])
+    los = _sight(board, s, b, live | wrecked | screens)
+    if los == LOS_BLOCKED:
+        raise DustsimError(f"{where}: field 'los': the observer on {square_name(s, w)} does "
+                           f"not see {square_name(b, w)} (L3423, L602-655)")
+    want = "cover" if los == LOS_COVER else "clear"
+    if ev.get("los") is not None and ev["los"] != want:
+        raise DustsimError(f"{where}: field 'los': {ev['los']!r}, but the observer's line from "
+                           f"{square_name(s, w)} to {square_name(b, w)} is {want!r} (L3423)")
 
 
 def _vehicle_squares(states: Mapping, classes: Mapping, wrecks: bool, feet: _Feet | None,

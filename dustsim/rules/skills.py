@@ -162,8 +162,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Assassin", S, P, "a lone Assassin hero sends its close-combat hits to a joined hero "
        "(engagement kernel)", "L3427-3429",
        gap="an Assassin joined to a squad (its lines fire with the squad's)"),
-    _r("Air Alert", S, A, "special action: friendly vehicles hit that aircraft on P,T; "
-       "battles take no special actions", "L3375-3377"),
+    _r("Air Alert", S, P, "special action, a die on P: friendly vehicles hit that aircraft on "
+       "P,T this turn (grid battles: play.battle_rules)", "L3375-3377",
+       gap="duels on a line (no special actions there)"),
     _r("Savage Animal", S, P, "hits on P,T with the named weapon "
        "(rules.attack.weapon_skills)", "L3635-3637",
        gap="a bare 'Savage Animal' that names no weapon"),
@@ -215,46 +216,80 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Smoke Launchers", S, P, "once per game a free smoke screen on itself when threatened: "
        "cover until the end of the next turn (engagement kernel); in grid battles the 2x2 "
        "screen also blocks sight through it (play.battle_rules)", "L3651-3653, L3226-3230"),
-    _r("Smoke Grenades", S, N, "smoke screen (ENLIST); " + _BOARD, "L3226-3230"),
-    _r("Black Ops", S, N, "four initiative dice", "L3441-3443"),
+    _r("Smoke Grenades", S, P, "its own text is in no seed: played as Smoke Launchers (a "
+       "decision, play.battle_rules): once per game a free smoke screen on itself when "
+       "threatened (engagement kernel; grid battles: the 2x2 screen)", "L3651-3653, L3226-3230",
+       gap="its ENLIST text (in no seed) beyond the Smoke Launchers reading"),
+    _r("Black Ops", S, P, "its side rolls four initiative dice while it is in play (grid "
+       "battles: play.battle_rules)", "L3441-3443",
+       gap="duels on a line (their initiative is a fair coin)"),
     _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
        "combat", "L3561-3563"),
     _r("Officer", S, P, "Rally and Get Moving You Bunch of Monkeys under the policy "
-       "orders=get-moving (engagement kernel)", "L3615-3617, L3711-3731",
+       "orders=get-moving (engagement kernel; grid battles: play.battle_rules, within range 2 "
+       "and sight or by radio)", "L3615-3617, L3711-3731",
        gap="Ammo Drop; losing the officer soldier (L3709)"),
     _r("Command Squad", S, P, "its officer's Rally and Get Moving, with a radio (engagement "
-       "kernel)", "L3469-3471, L3707-3765",
+       "kernel; grid battles: play.battle_rules)", "L3469-3471, L3707-3765",
        gap="Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _NO_TEXT + "; command actions"),
-    _r("Command Vehicle", S, N, "extra radio; re-roll failed command actions", "L3473-3475"),
-    _r("General", S, P, "its officer action (Get Moving) is free (engagement kernel)",
+    _r("Command Vehicle", S, P, "an officer with a radio whose failed command dice are "
+       "re-rolled (grid battles: play.battle_rules)", "L3473-3475",
+       gap="duels on a line, and the Command Squad, Medic or Mechanic mounted in it "
+           "(passengers are not played)"),
+    _r("General", S, P, "its officer actions are free (engagement kernel: Get Moving; grid "
+       "battles: Rally and Get Moving, play.battle_rules)",
        "L3535-3537", gap="two dice for the officer actions of the unit it joins"),
     _r("Tactician", S, N, _NO_TEXT),
-    _r("Get Moving You", S, N, "Get Moving You Bunch of Monkeys command action",
-       "L3723-3727"),
-    _r("Follow Me", S, N, "1/3 per friendly unit in range 2 to follow", "L3531-3533"),
-    _r("Red Banner", S, N, "three dice when Rallying", "L3627-3629"),
-    _r("Desert Fox", S, N, "units it reactivates gain At the Double", "L3499-3501"),
-    _r("Combat Medic", S, N, "medic command actions", "L3735-3757"),
-    _r("Medic", S, N, "medic command actions", "L3735-3757"),
-    _r("Mechanic", S, N, "Makeshift Repair command action", "L3587-3589, L3759-3765"),
-    _r("Mechanic Crew", S, N, "Makeshift Repair (ENLIST)", "L3759-3765"),
+    _r("Get Moving You", S, P, "names the officer's Get Moving You Bunch of Monkeys action "
+       "(its card is an Officer): played with the Officer skill (engagement kernel; grid "
+       "battles: play.battle_rules)", "L3723-3727"),
+    _r("Follow Me", S, P, "once per turn: each friendly infantry unit of armour 1-2 in range 2 "
+       "and sight moves 2 on a P (grid battles: play.battle_rules)", "L3531-3533",
+       gap="duels on a line"),
+    _r("Red Banner", S, P, "three dice per unit it Rallies (grid battles: play.battle_rules)",
+       "L3627-3629", gap="duels on a line (the engagement kernel rolls two)"),
+    _r("Desert Fox", S, P, "the unit its Get Moving reactivates gains At the Double for that "
+       "activation (grid battles: play.battle_rules)", "L3499-3501",
+       gap="duels on a line (the engagement kernel's Get Moving grants nothing more)"),
+    _r("Combat Medic", S, P, "Get Up, It Ain't That Bad as a Medic (its own text is in no seed: "
+       "our reading of the name; grid battles: play.battle_rules)", "L3735-3743",
+       gap="duels on a line, and Inject Stimulants (L3745-3757)"),
+    _r("Medic", S, P, "Get Up, It Ain't That Bad: a soldier or a damage point back on P or T "
+       "(grid battles: play.battle_rules)", "L3735-3743",
+       gap="duels on a line, and Inject Stimulants (L3745-3757)"),
+    _r("Mechanic", S, P, "Makeshift Repair: an adjacent friendly vehicle in sight gets a "
+       "point back per P on five dice (grid battles: play.battle_rules)",
+       "L3587-3589, L3759-3765",
+       gap="duels on a line (no squares there) and the repair of critical hits (L3090)"),
+    _r("Mechanic Crew", S, P, "Makeshift Repair as Mechanic (its ENLIST text is in no seed: "
+       "our reading of the name; grid battles: play.battle_rules)", "L3759-3765",
+       gap="duels on a line (no squares there) and whatever its ENLIST text adds"),
     _r("Mechanic + Engineer Vehicle", S, N, "repairs and engineering actions (ENLIST)",
        "L3759-3765, L3507-3509"),
     _r("Critical Repairs", S, N, _NO_TEXT),
-    _r("Medevac", S, N, "returns eliminated soldiers on 1/3 each", "L3591-3593"),
-    _r("Resurrection", S, N, "returns eliminated zombies on 1/3 each", "L3631-3633"),
-    _r("Artillery Observer", S, N, "fires friendly artillery through its own line of sight; "
-       + _BOARD, "L3419-3425"),
+    _r("Medevac", S, P, "returns eliminated soldiers of a squad within range 1 on 1/3 each "
+       "(grid battles: play.battle_rules)", "L3591-3593",
+       gap="duels on a line (no squares there)"),
+    _r("Resurrection", S, P, "returns eliminated Mindless Zombies within range 1 on 1/3 each "
+       "(grid battles: play.battle_rules)", "L3631-3633", gap="duels on a line"),
+    _r("Artillery Observer", S, P, "its Attack may be a friendly unactivated artillery unit's, "
+       "fired in that unit's range through the observer's line of sight (grid battles: "
+       "play.battle_rules)", "L3419-3425, L3218-3224",
+       gap="duels on a line (no squares there) and observed smoke shells"),
     _r("Air Traffic Control", S, P, "one action, a die on P: an activated friendly aircraft "
        "activates again (policy orders=get-moving)", "L3387-3389"),
-    _r("Jammer", S, N, "enemy radio actions and observed artillery re-roll successes",
-       "L3565-3567"),
+    _r("Jammer", S, P, "an enemy officer's radio Rally or Get Moving within range 6 re-rolls "
+       "its successes (grid battles: play.battle_rules)", "L3565-3567",
+       gap="duels on a line, and the re-roll of the successes of attacks an Artillery "
+           "Observer triggers (L3567)"),
     _r("Radar", S, P, "failed dice of an Attack or Sustained Attack on an aircraft re-rolled "
        "once (rules.attack: not on top of the sustained re-roll)",
        _BSD + "46d2-2b5b-abf1-b90a (Operation Kondor p. 112)"),
-    _r("Spy", S, N, "2 dice: one action per success", "L3655-3657"),
+    _r("Spy", S, P, "off the table until its two dice roll a P: placed within range 1 of an "
+       "enemy, one action per P (grid battles: play.battle_rules)", "L3655-3657",
+       gap="duels on a line (no squares there)"),
     _r("Execute", S, N, "removes a soldier of a Stunned unit in range 1", "L3511-3513"),
     _r("Passengers", S, P, "carries infantry a list puts aboard: not targetable, dismounts "
        "with a Move before its vehicle activates, one die per passenger when it is destroyed "
@@ -323,9 +358,11 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "reactivates a unit on the board", _BSD + "b24c-9323-2628-3003",
        gap="duels on a line (no squares there)"),
     _r("Vehicle Squadron", S, N, _NO_TEXT),
-    _r("Blutkreuz", S, N, "zombie move 3 / march 4 and Charge", "L3445-3447"),
+    _r("Blutkreuz", S, P, "Mindless Zombies within range 1 move 3, march 4 and Charge (grid "
+       "battles: play.battle_rules)", "L3445-3447", gap="duels on a line"),
     _r("Blutkreuz Traitor", S, N, _NO_TEXT),
-    _r("Mindless", S, N, "Mindless Zombie rules", "L3599-3601"),
+    _r("Mindless", S, P, "contests objectives, never holds them (grid battles: "
+       "play.battle_rules)", "L3599-3601", gap="duels on a line (no objectives there)"),
     _r("Quick Recovery", S, P, "no Nothing action after an Airborne drop, shared with a "
        "joined squad, not a vehicle (engagement kernel; grid battles: play.battle_kernel)",
        _BSD + "4a1d-986b-27ce-95ef (Operation Kondor p. 112)"),
@@ -415,8 +452,11 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                  "then Reload + Attack (engagement kernel)", "L3308-3312")),
     ("volley", _r("Volley", W, P, "policy volley=all: every box left in one attack, dice x "
                   "boxes (engagement kernel)", "L3337-3341")),
-    ("wire-guided", _r("Wire-guided", W, N, "fired alone in an Attack action, misses are "
-                       "re-rolled; battles fire every weapon together", "L3343-3345")),
+    ("wire-guided", _r("Wire-guided", W, P, "fired alone in an Attack action, misses are "
+                       "re-rolled: grid battles fire it alone when that is worth more than "
+                       "every line together (play.battle_rules)", "L3343-3345",
+                       gap="duels on a line and reactive Attacks (every weapon fires together "
+                           "there)")),
     ("smoke", _r("Smoke", W, N, "smoke screen instead of an attack; " + _BOARD,
                  "L3226-3230")),
     ("flame-burst", _r("Flame Burst", W, P, "no save of any kind; Suppression token "

@@ -71,7 +71,9 @@ class UnitRules:
     """Free smoke screens on itself per game (a free Launch Smoke special action, L3651-3653;
     smoke: L3226-3230): 1 with Smoke Launchers."""
     smoke_grenades: int = 0
-    """1: Smoke Grenades (ENLIST: a smoke screen; smoke L3226-3230)."""
+    """1: Smoke Grenades (ENLIST: a smoke screen; smoke L3226-3230). Its own text is in no
+    seed; decision: played as Smoke Launchers (L3651-3653), one free screen per game on the
+    unit itself (:mod:`dustsim.play.battle_rules`); shared with a joined hero."""
     reactive_range: int = 4
     """Range at which the unit may react to a triggering combination: 4 (L797), 6 with
     Advanced Reactive Fire (L3371-3373, shared); 0 for aircraft, which never react (L813)."""
@@ -122,7 +124,8 @@ class UnitRules:
     command_vehicle: int = 0
     """1: failed command-squad special actions are re-rolled (L3473-3475)."""
     medic: int = 0
-    """1: medic command actions (Get Up, Inject Stimulants; L3735-3757)."""
+    """1: medic command actions (Get Up, Inject Stimulants; L3735-3757): Medic, Combat Medic
+    (its own text is in no seed: read as a unit with a Medic)."""
     mechanic: int = 0
     """1: Makeshift Repair (L3587-3589, L3759-3765)."""
     artillery_observer: int = 0
@@ -165,6 +168,42 @@ class UnitRules:
     """1: a vehicle piloted by a hero with Crazy Jimmy (BattleScribe ``Allies.cat`` rule
     223b-ebcf-b2ba-a969): after its March Move it has a cover save until its next
     activation."""
+    spy: int = 0
+    """1: a Spy hero (L3655-3657): not placed at the start; when it activates off the table it
+    rolls two dice, is placed within range 1 of an enemy unit on any P and takes one action
+    per P, else only Nothing or Pass."""
+    desert_fox: int = 0
+    """1: a unit it reactivates with Get Moving You Bunch of Monkeys gains At the Double for
+    that activation (L3499-3501)."""
+    jammer: int = 0
+    """1: enemy units using a radio within range 6 re-roll their successful dice for those
+    actions; attacks triggered by an Artillery Observer re-roll their successes
+    (L3565-3567)."""
+    red_banner: int = 0
+    """1: three dice, not two, for each unit it Rallies (L3627-3629)."""
+    medevac: int = 0
+    """1: a Medevac vehicle: a special action returns eliminated soldiers of an infantry unit
+    within range 1, one die per soldier, each P one back (L3591-3593)."""
+    zombie: int = 0
+    """1: a Zombie unit (or one a Zombie hero joined): no Officer, Medic or Mechanic special
+    action may target it (L3703)."""
+    air_alert: int = 0
+    """1: a vehicle's Air Alert special action: one die on P and, for the rest of the turn,
+    friendly vehicles attacking that enemy aircraft hit on P and T (L3375-3377)."""
+    mindless: int = 0
+    """1: a Mindless Zombie unit: it may contest objectives but never take or hold them
+    (L3599-3601)."""
+    blutkreuz: int = 0
+    """1: carries a Blutkreuz: Mindless Zombie units within range 1 at the start of their
+    activation move 3, march 4 and gain Charge; not shared with a unit its hero joins
+    (L3445-3447)."""
+    resurrection: int = 0
+    """1: the Resurrection special action: a Mindless Zombie unit within range 1 rolls one
+    die per eliminated soldier, each P returns one (L3631-3633)."""
+    follow_me: int = 0
+    """1: the Follow Me special action, once per turn: each friendly infantry unit of armour
+    1-2 within range 2 and sight rolls a die and on P makes an immediate Move of 2
+    (L3531-3533)."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -176,8 +215,10 @@ N_FIELDS = len(FIELDS)
  R_REMOVAL_DICE, R_TOKEN_IMMUNE, R_CHEAT_DEATH, R_MUST_MOVE_FIRST, R_MOVEMENT, R_TRAIL_BLAZER,
  R_SQUARES, R_PASSENGERS, R_OFFICER, R_GENERAL, R_COMMAND_VEHICLE, R_MEDIC, R_MECHANIC,
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
- R_RADIO, R_DOZER_BLADE, R_RAID, R_QUICK_RECOVERY, R_NO_ORDERS, R_MARCH_COVER) = range(41)
-if FIELDS[R_MARCH_COVER] != "march_cover" or len(FIELDS) != R_MARCH_COVER + 1:
+ R_RADIO, R_DOZER_BLADE, R_RAID, R_QUICK_RECOVERY, R_NO_ORDERS, R_MARCH_COVER, R_SPY,
+ R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE, R_AIR_ALERT, R_MINDLESS,
+ R_BLUTKREUZ, R_RESURRECTION, R_FOLLOW_ME) = range(52)
+if FIELDS[R_FOLLOW_ME] != "follow_me" or len(FIELDS) != R_FOLLOW_ME + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -277,6 +318,17 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         quick_recovery=int("quick recovery" in shared and card.kind != "vehicle"),
         no_orders=int("lesser mythos creatures" in own),
         march_cover=int("crazy jimmy" in pil and card.kind == "vehicle"),
+        spy=int("spy" in own and card.kind == "hero"),
+        desert_fox=int("desert fox" in shared),
+        jammer=int("jammer" in shared),
+        red_banner=int("red banner" in shared),
+        medevac=int("medevac" in own and card.kind in ("vehicle", "aircraft")),
+        zombie=int("zombie" in shared),
+        air_alert=int("air alert" in own and card.kind == "vehicle"),
+        mindless=int("mindless" in own),
+        blutkreuz=int("blutkreuz" in shared),
+        resurrection=int("resurrection" in shared),
+        follow_me=int("follow me" in shared),
     )
 
 
