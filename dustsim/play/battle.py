@@ -800,7 +800,7 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
 #: rules the skills table marks ``played`` (by the line engine's engagement kernel) that the
 #: board's kernel does not play yet: a battle on the board names them in its notes
 NOT_ON_BOARD = frozenset({
-    "air traffic control", "lucky", "fighting spirit", "assassin",
+    "air traffic control",
 })  # the tempo, concealment and reaction rules are played on the board (play.battle_rules)
 
 

@@ -75,6 +75,7 @@ from dustsim.engines.kernel import (
     G_HIT,
     G_RR,
     S_MODELS,
+    S_POLICY,
     S_SINGLE,
     S_SUPP,
     S_TOKEN,
@@ -96,6 +97,9 @@ from dustsim.play.duel_kernel import (
     C_T,
     C_TIEBREAK,
     C_VOLLEY,
+    F_ASSASSIN,
+    F_FIGHTING_SPIRIT,
+    F_LUCKY,
     F_NO_ORDERS,
     G_KEEP_HIT,
     G_KEEP_RR,
@@ -116,9 +120,11 @@ from dustsim.play.duel_kernel import (
     R_CFG,
     ST_ACT,
     ST_HERO,
+    ST_LUCKY,
     ST_MODELS,
     ST_MOVED,
     ST_SINGLE,
+    ST_SPIRIT,
     ST_STUN,
     ST_TOK,
     T_SUPP,
@@ -141,6 +147,7 @@ from dustsim.play.duel_kernel import (
     W_AMMO,
     W_AREA,
     W_CC,
+    W_HERO,
     W_RELOAD,
     W_RMAX,
     W_RMIN,
@@ -1372,17 +1379,31 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         return pos, False
     rt = _target_spec(m, t, ON)
     p0 = pos
-    # Air Alert on the aircraft t this turn: its enemy's vehicles hit on P and T (L3377)
+    # Air Alert on the aircraft t this turn: its enemy's vehicles hit on P and T (L3377);
+    # u's per-game skills in use in this Attack action (_attack): Fighting Spirit hits on P
+    # and T (L3521), Lucky re-rolls the hero's misses (L3585)
     alert = m[m[0, H_XU] + t, BR.X_ALERT] == m[R_G, G_TURN] and _kind(m, u) == KIND_VEH
-    if alert:
+    spirit = m[rs + u, ST_SPIRIT] == 2
+    lucky = m[rs + u, ST_LUCKY] == 2
+    lone = m[ru + u, U_SQUAD] == 0
+    if alert or spirit or lucky:
         for w in range(w0, w1):
             m[rg + w, G_KEEP_HIT] = m[rg + w, G_HIT]
             m[rg + w, G_KEEP_RR] = m[rg + w, G_RR]
-            m[rg + w, G_HIT] |= m[R_CFG, C_T]
-            if m[rg + w, G_RR] != 0:
-                m[rg + w, G_RR] |= m[R_CFG, C_T]
+            if alert or spirit:
+                m[rg + w, G_HIT] |= m[R_CFG, C_T]
+                if m[rg + w, G_RR] != 0:
+                    m[rg + w, G_RR] |= m[R_CFG, C_T]
+            if lucky and m[rg + w, G_RR] == 0 and (lone or m[rwp + w, W_HERO] != 0):
+                m[rg + w, G_RR] = m[rg + w, G_HIT]
+    # Assassin (a lone hero): its close-combat hits go to the joined hero it names (L3429)
+    policy = m[rt, S_POLICY]
+    if cc and (m[ru + u, U_FLAGS] & F_ASSASSIN) != 0 and m[ru + t, U_SQUAD] != 0 and \
+            m[rs + t, ST_HERO] > 0:
+        m[rt, S_POLICY] = 3  # aimed-hero (dustsim.rules.attack.ALLOCATIONS)
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
-    if alert:
+    m[rt, S_POLICY] = policy
+    if alert or spirit or lucky:
         for w in range(w0, w1):
             m[rg + w, G_HIT] = m[rg + w, G_KEEP_HIT]
             m[rg + w, G_RR] = m[rg + w, G_KEEP_RR]
@@ -1450,6 +1471,14 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     w1 = m[ru, U_W1]
     fired_any = False
     BR.unhide(m, u)  # an Attack ends Camouflage (L3455)
+    # per-game skills come into use under the policy (the engagement kernel's): Fighting
+    # Spirit in the unit's first Attack action, Lucky in its first plain Attack (a Sustained
+    # Attack re-rolls misses already; L3521, L3585); spent when this Attack ends
+    rsu = m[0, H_ST] + u
+    if (m[ru, U_FLAGS] & F_FIGHTING_SPIRIT) != 0 and m[rsu, ST_SPIRIT] == 0:
+        m[rsu, ST_SPIRIT] = 2
+    if (m[ru, U_FLAGS] & F_LUCKY) != 0 and m[rsu, ST_LUCKY] == 0 and not sustained:
+        m[rsu, ST_LUCKY] = 2
     k0 = m[R_B, B_LOGN]
     g_wire = BR.wire_alone(m, u) if kind == A_ATTACK and not sustained else NONE
     width = m[R_B, B_WIDTH]
@@ -1492,6 +1521,10 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     BR.wire_done(m, u, g_wire)
     if g_wire >= 0:
         _why(m, log, u, k0, WHY_WIRE)
+    if m[rsu, ST_SPIRIT] == 2:
+        m[rsu, ST_SPIRIT] = 1
+    if m[rsu, ST_LUCKY] == 2:
+        m[rsu, ST_LUCKY] = 1
     return _bail(rng, buf, pos, scripted, m, bd, log)  # a destroyed transport (L530)
 
 
@@ -3483,6 +3516,8 @@ def _reset(m):
         m[rs + u, ST_GONE] = 0
         m[rs + u, ST_COVERED] = 0
         m[rs + u, ST_STUN] = 0
+        m[rs + u, ST_SPIRIT] = 0  # Fighting Spirit and Lucky unused (once per game)
+        m[rs + u, ST_LUCKY] = 0
     for w in range(m[0, H_W]):
         m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
         m[m[0, H_WS] + w, WS_LOADED] = 1

@@ -153,14 +153,15 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Expert", S, P, "hits on P,T with the named weapon (rules.attack.weapon_skills)",
        "L3515-3517", gap="a bare 'Expert' that names no weapon (nothing is guessed)"),
     _r("Fighting Spirit", S, P, "once per game, hits on P,T: spent in the unit's first Attack "
-       "action (engagement kernel)", "L3519-3521"),
+       "action (engagement and grid battle kernels)", "L3519-3521"),
     _r("Lucky", S, P, "once per game, the hero re-rolls its failed hit dice: used in its "
-       "first plain Attack (engagement kernel; the policy does not wait for a bad roll)",
+       "first plain Attack (engagement and grid battle kernels; the policy does not wait for "
+       "a bad roll)",
        "L3583-3585"),
     _r("Take Aim", S, P, "the hero's ranged weapons hit on P,T in a Sustained Attack "
        "(rules.attack.weapon_skills)", "L3683-3687"),
     _r("Assassin", S, P, "a lone Assassin hero sends its close-combat hits to a joined hero "
-       "(engagement kernel)", "L3427-3429",
+       "(engagement and grid battle kernels)", "L3427-3429",
        gap="an Assassin joined to a squad (its lines fire with the squad's)"),
     _r("Air Alert", S, P, "special action, a die on P: friendly vehicles hit that aircraft on "
        "P,T this turn (grid battles: play.battle_rules)", "L3375-3377",
@@ -279,7 +280,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "play.battle_rules)", "L3419-3425, L3218-3224",
        gap="duels on a line (no squares there) and observed smoke shells"),
     _r("Air Traffic Control", S, P, "one action, a die on P: an activated friendly aircraft "
-       "activates again (policy orders=get-moving)", "L3387-3389"),
+       "activates again (policy orders=get-moving; engagement kernel)", "L3387-3389",
+       gap="grid battles (the board's officers do not order aircraft)"),
     _r("Jammer", S, P, "an enemy officer's radio Rally or Get Moving within range 6 re-rolls "
        "its successes (grid battles: play.battle_rules)", "L3565-3567",
        gap="duels on a line, and the re-roll of the successes of attacks an Artillery "
