@@ -314,18 +314,19 @@ def test_known_unmodelled_skill_is_a_warning_naming_the_card(tmp_path, capsys):
         skill_warnings,
     )
 
-    cards, problems = _validate(tmp_path, skills='["Scout", "Passengers (12)", '
+    cards, problems = _validate(tmp_path, skills='["Scout", "Interrogate", '
                                                  '"Expert - Flamethrower", "Lucky"]')
     assert not problems and len(cards) == 1
     assert skill_base("Expert - Flamethrower") == "expert" and classify("Lucky") == "modelled"
     assert all(classify(s) == "modelled" for s in MODELLED)  # modelled wins over the table
     assert all(classify(s) != "unknown" for s in KNOWN_UNMODELLED)
     (w,) = skill_warnings(cards)
-    # the one table (dustsim.rules.skills, issue 23): battles play Scout and Lucky now
-    assert "unit 'X'" in w and "Passengers (12) [not played]" in w
+    # the one table (dustsim.rules.skills, issue 23): battles play Scout and Lucky now, not
+    # Interrogate (L3561-3563)
+    assert "unit 'X'" in w and "Interrogate [not played]" in w
     assert "Scout" not in w and "Lucky" not in w
     assert main(["validate", str(tmp_path / "u.toml"), "--warnings"]) == 0
-    assert "Passengers (12)" in capsys.readouterr().err
+    assert "Interrogate" in capsys.readouterr().err
 
 
 def test_deep_toml_nesting_is_a_problem_not_a_crash(tmp_path):
