@@ -68,7 +68,7 @@ ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "re
            "end-turn", "end", "exit", "special")
 # A_SPECIAL events' L_X (BK.SP_*; the transports' codes from 20: battle_carry)
 SPECIALS = ("", "camouflage", "smoke", "airborne", "psychic-scream", "area", "observe", "repair",
-            "spy", "rally", "get-moving", "heal", "air-alert", "follow-me")
+            "spy", "rally", "get-moving", "heal", "air-alert", "follow-me", "artillery")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -1141,14 +1141,17 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                       "within range 3, no line of sight, infantry or cover save: BattleScribe "
                       f"Dust_1947.gst rule 0a01-816f-3ce5-05f5): {ev['hits']} "
                       f"hit{'s' if ev['hits'] != 1 else ''}, {ev['damage']} damage.")
-    elif kind == "area":
+    elif kind in ("area", "artillery"):
         t = int(r[BK.L_TARGET])
         ev.update(target=t, cover=bool(r[BK.L_COVER]), hits=int(r[BK.L_HITS]),
                   damage=int(r[BK.L_DAMAGE]), casualties=int(r[BK.L_CAS]),
                   dice="".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]))
-        ev["text"] = (f"{uname}'s Large Ordnance strikes {names[t]} in the same 2 x 2 area as "
-                      "its target (like artillery, L3218-3224; BattleScribe Dust_1947.gst rule "
-                      f"5fce-2ac8-7580-9ecc): {ev['hits']} hit{'s' if ev['hits'] != 1 else ''}, "
+        what = (f"{uname}'s Large Ordnance strikes {names[t]} in the same 2 x 2 area as its "
+                "target (like artillery, L3218-3224; BattleScribe Dust_1947.gst rule "
+                "5fce-2ac8-7580-9ecc)" if kind == "area" else
+                f"{uname}'s artillery strikes {names[t]} in the Artillery Area, the 2 x 2 "
+                "squares around its target (every unit in it, friend or foe: L3218-3224)")
+        ev["text"] = (f"{what}: {ev['hits']} hit{'s' if ev['hits'] != 1 else ''}, "
                       f"{ev['damage']} damage.")
     elif kind == "smoke":
         c = int(r[BK.L_TO])

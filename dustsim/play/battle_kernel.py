@@ -289,6 +289,7 @@ SP_RALLY, SP_ORDER = np.int64(9), np.int64(10)
 SP_HEAL = np.int64(11)  # Get Up, It Ain't That Bad (L3741), Medevac (L3593), Resurrection
 SP_ALERT = np.int64(12)  # Air Alert (L3375-3377)
 SP_FOLLOW = np.int64(13)  # Follow Me (L3531-3533)
+SP_ARTY = np.int64(14)  # an artillery line's Artillery Area: another unit struck (L3218-3224)
 WHY_WIRE = np.int64(6)  # a wire-guided weapon fired alone, its misses re-rolled (L3345)
 WHY_OBSERVED = np.int64(7)  # artillery fired through an Artillery Observer's sight (L3419)
 NONE = np.int64(-1)
@@ -1497,18 +1498,24 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         bl = _left(m, t)
         bt = m[m[0, H_ST] + t, ST_TOK]
-        area = -1  # a Large Ordnance line that fires at t (W_AREA)
+        # the lines that fire at t and strike an area: Large Ordnance (W_AREA) and artillery
+        # (the 2 x 2 Artillery Area on a grid, every unit in it, L3218-3224); noted before the
+        # roll spends their ammunition
+        amask = 0
         for w in range(w0, w1):
-            if m[rws + w, WS_TGT] == t and m[rwp + w, W_SCREAM] == W_AREA and \
+            if m[rws + w, WS_TGT] == t and (m[rwp + w, W_SCREAM] == W_AREA
+                                            or m[rwp + w, BR.W_ARTY] != 0) and \
                     _fires_at(m, w, t, _gap(m, bd, u, t), OFF) > 0:
-                area = w
+                amask |= 1 << (w - w0)
         pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained,
                               moved, OFF, rr, kind)
         if fired:
             fired_any = True
             _hit(m, log, t, rr, bl, bt, u)
-            if area >= 0:
-                pos = _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, area, t, sustained)
+            for w in range(w0, w1):
+                if amask & (1 << (w - w0)):
+                    pos = _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t,
+                                sustained)
     for t in range(U):
         declared = False
         for w in range(w0, w1):
@@ -1530,12 +1537,14 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
-    """Large Ordnance (BattleScribe ``Dust_1947.gst`` rule 5fce-2ac8-7580-9ecc): line w, fired
-    at t, strikes four squares like artillery, the 2 x 2 block holding t's square (L3218-3224:
-    a separate attack on every unit in it, friend or foe). Decision (policy): of the blocks
-    holding t's square, the one with most other enemy units less friendly ones (the first in
-    row order on a tie). Each other unit in it takes its own Attack (Sustained with the
-    attack) of the line, with its own cover; each is one ``special`` event with its dice."""
+    """An artillery line (the Artillery Area on a grid, L3218-3224) or Large Ordnance
+    (BattleScribe ``Dust_1947.gst`` rule 5fce-2ac8-7580-9ecc: like artillery): line w, fired
+    at t, strikes four squares, the 2 x 2 block holding t's square (a separate attack on every
+    unit in it, friend or foe; the player picks the three other squares, L3222). Policy: of
+    the blocks holding t's square, the one with most other enemy units less friendly ones
+    (the first in row order on a tie). Each other unit in it takes its own Attack (Sustained
+    with the attack) of the line, with its own cover; each is one ``special`` event with its
+    dice."""
     U = m[0, H_U]
     n = m[R_B, B_N]
     width = m[R_B, B_WIDTH]
@@ -1614,7 +1623,7 @@ def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
         pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rres])
         k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), xs)
         if k >= 0:
-            log[k, L_X] = SP_AREA
+            log[k, L_X] = SP_AREA if m[m[0, H_WPN] + w, W_SCREAM] == W_AREA else SP_ARTY
             log[k, L_TARGET] = x
             log[k, L_D0] = p0
             log[k, L_D1] = pos

@@ -56,13 +56,13 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   fires over terrain, L3220, so the artillery unit's own sight does not matter); a Reload
   weapon reloads before a plain Attack if empty, else after it (L3425). Decisions: the
   artillery unit's activation is that attack (and the Reload) and nothing else ("finishes its
-  Activation", L3425); the target is a unit, not the 2x2 area (the area is the Artillery
-  rule's gap); a Large or Huge target is aimed at by its anchor square. Policy: an observer
-  on the board activates before the friendly artillery it may call in; it calls in the
-  artillery whose lines are worth most through its sight when that is worth more than its
-  own lines (scored from where it stands: the plans count it for an attack from its square,
-  and it is weighed again after a Move). The observer's ``special`` event names the
-  artillery unit; the artillery's attacks name the observer (``observer``).
+  Activation", L3425); the target is a unit; the 2 x 2 Artillery Area around it is struck as for
+  any artillery attack (the battle kernel's ``_area``, L3218-3224); a Large or Huge target is
+  aimed at by its anchor square. Policy: an observer on the board activates before the friendly
+  artillery it may call in; it calls in the artillery whose lines are worth most through its sight
+  when that is worth more than its own lines (scored from where it stands: the plans count it for
+  an attack from its square, and it is weighed again after a Move). The observer's ``special``
+  event names the artillery unit; the artillery's attacks name the observer (``observer``).
 * **Makeshift Repair** (Mechanic L3587-3589, Mechanic Crew; L3759-3765): a special action, one
   of the activation's actions: a friendly ground vehicle (not the mechanic itself, L3589)
   within range 1 and line of sight rolls five dice, each P returning one damage point, never

@@ -615,9 +615,11 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         w0 = int(units[u, K.U_W0])
         for t, ct in enumerate(compiled):
             if sides[t] == sides[u]:
-                if t != u:  # Psychic Scream hits friends too (rules.attack.is_psychic_scream)
+                # Psychic Scream, Large Ordnance and artillery areas hit friends too
+                # (rules.attack.is_psychic_scream; L3224: both enemy and ally)
+                if t != u:
                     for k, (w, _carrier, wrow, skills) in enumerate(cu.weapons):
-                        if wrow[-1]:
+                        if wrow[-1] or "artillery" in w.keywords:
                             rows, blast, dice, _unk = _weapon_vs(w, skills, ct.target, rs,
                                                                  rs_key)
                             for variant, row in enumerate(rows):

@@ -432,9 +432,13 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
     ("grenade", _r("Grenade", W, P, "infantry lose the cover save", "L3272-3274")),
     ("flame", _r("Flame", W, P, "no save; Suppression token", "L3244-3248",
                  gap="the template over every unit it covers (L3244-3246) " + _BOARD)),
-    ("artillery", _r("Artillery", W, P, "no infantry save in the open; minimum range",
-                     "L3218-3224",
-                     gap="the 2x2 area hitting every unit in it and indirect fire " + _BOARD)),
+    ("artillery", _r("Artillery", W, P, "no infantry save in the open; minimum range; grid "
+                     "battles: the 2 x 2 Artillery Area around the target, a separate attack "
+                     "on every other unit in it, friend or foe (play.battle_kernel._area; the "
+                     "policy picks the block with most enemies less friends); indirect fire "
+                     "through an Artillery Observer", "L3218-3224",
+                     gap="duels on a line (no squares there); a Target Point on an empty "
+                     "square (the grid aims at a unit); smoke shells")),
     ("sniper", _r("Sniper", W, P, "negates cover and infantry saves", "L3315-3319",
                   gap="the attacker's chosen casualty (L3317)")),
     ("reload", _r("Reload", W, P, "Loaded token; Reload + Attack", "L3304-3306")),
