@@ -887,6 +887,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                  default=0) for u in range(len(spec.names))}
     names = unit_labels_for(spec.names, spec.sides)
     events = []
+    aboard: dict[int, int] = {}  # passenger -> its vehicle, as the events say (L526-530)
     for k in range(n_ev):
         r = log[k]
         a = ACTIONS[int(r[BK.L_ACTION])]
@@ -942,6 +943,10 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                           f"{ev['weapon']}: "
                           f"{ev['hits']} hit{'s' if ev['hits'] != 1 else ''}, {ev['saves']} "
                           f"saved, {ev['damage']} damage.")
+            if u in aboard:  # side-mounted fire from its transport (L528)
+                ev["text"] = ev["text"].replace(f" at range {ev['range']}",
+                                                f" from aboard the {names[aboard[u]]} at "
+                                                f"range {ev['range']}", 1)
             if 0 < r[BK.L_X] < len(WHY):  # the rule it attacked under (battle_rules)
                 ev["rule"] = WHY[int(r[BK.L_X])].split(":")[0]
                 ev["text"] += f" ({WHY[int(r[BK.L_X])]})"
@@ -958,8 +963,13 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         elif a in ("token", "token-removed"):
             ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
             ev["square"] = int(r[BK.L_FROM])
-            ev["text"] = (f"{uname} loses its token." if ev["token"] == "none" else
-                          f"{uname} is now {ev['token'].replace('-', ' ')}.")
+            now = ev["token"].replace("-", " ")
+            if a == "token-removed":  # its removal roll (L741): one step down, or none left
+                ev["text"] = (f"{uname} loses its token." if ev["token"] == "none" else
+                              f"{uname} shakes off its Suppression: now {now}.")
+            else:
+                ev["text"] = (f"{uname} loses its token." if ev["token"] == "none" else
+                              f"{uname} is now {now}.")
         elif a == "destroyed":
             ev["square"] = int(r[BK.L_FROM])
             ev["text"] = f"{uname} is destroyed."
@@ -974,6 +984,10 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             ev["text"] = f"{uname} holds its position."
         elif a == "special":
             ev.update(_special(r, uname, board.width, names, faces, board.terrain))
+            if ev.get("special") == "embarked" and ev.get("target") is not None:
+                aboard[u] = ev["target"]
+            elif ev.get("special") in ("dismount", "placed"):
+                aboard.pop(u, None)
         elif a == "initiative":
             ev["first"] = SIDES[int(r[BK.L_X])]
             ev["text"] = (f"Side {ev['side']} wins the initiative; side {ev['first']} "
@@ -990,7 +1004,12 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             ev["winner"] = SIDES[int(r[BK.L_SIDE])] if 0 <= r[BK.L_SIDE] < 2 else "draw"
             ev["won_by"] = WON_BY[int(r[BK.L_X])]
             ev["side"] = None
-            ev["text"] = (f"The game ends: {ev['winner']} ({ev['won_by']})." if
+            how = {"objective": "on objectives", "annihilation": "by annihilation",
+                   "exit": "by leaving the board through its exit edge",
+                   "victory points": "on victory points",
+                   "default": "as the scenario rules when no other condition is met by the "
+                              "last turn"}.get(ev["won_by"], ev["won_by"])
+            ev["text"] = (f"The game ends: side {ev['winner']} wins {how}." if
                           ev["winner"] != "draw" else "The game ends in a draw.")
         events.append(ev)
     winner = int(out[3])
