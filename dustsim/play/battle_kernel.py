@@ -1536,6 +1536,23 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _line_dice(m, w, t, c):
+    """The dice line w rolls at t with c carriers: a blast line one die per blast icon per
+    miniature of t as it stands (L670-674), else its dice (the area and scream attacks)."""
+    rs = m[0, H_ST]
+    wt = m[0, H_WT] + w * m[0, H_U] + t
+    if m[wt, WT_BLAST] > 0:
+        if m[m[0, H_UNITS] + t, U_SQUAD] != 0:
+            mini = m[rs + t, ST_MODELS] + (1 if m[rs + t, ST_HERO] > 0 else 0)
+        elif m[m[0, H_UNITS] + t, U_SUPPORT] != 0:
+            mini = m[rs + t, ST_SINGLE]
+        else:
+            mini = 1
+        return m[wt, WT_BLAST] * mini * c
+    return m[wt, WT_DICE] * c
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
     """An artillery line (the Artillery Area on a grid, L3218-3224) or Large Ordnance
     (BattleScribe ``Dust_1947.gst`` rule 5fce-2ac8-7580-9ecc: like artillery): line w, fired
@@ -1600,17 +1617,7 @@ def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
             cov = 1 if los == 1 or m[rs + x, ST_COVERED] != 0 else 0
         else:
             cov = _in_cover(m, bd, x, xs, los)
-        wt = m[0, H_WT] + w * U + x
-        if m[wt, WT_BLAST] > 0:
-            if m[m[0, H_UNITS] + x, U_SQUAD] != 0:
-                mini = m[rs + x, ST_MODELS] + (1 if m[rs + x, ST_HERO] > 0 else 0)
-            elif m[m[0, H_UNITS] + x, U_SUPPORT] != 0:
-                mini = m[rs + x, ST_SINGLE]
-            else:
-                mini = 1
-            nd = m[wt, WT_BLAST] * mini * c
-        else:
-            nd = m[wt, WT_DICE] * c
+        nd = _line_dice(m, w, x, c)
         if nd <= 0:
             continue
         variant = 1 if sustained else 0
@@ -2536,17 +2543,7 @@ def _scream(rng, buf, pos, scripted, m, f, bd, log, u):
             continue
         if _gap(m, bd, u, t) > SCREAM_RANGE:
             continue
-        wt = m[0, H_WT] + w * U + t
-        if m[wt, WT_BLAST] > 0:
-            if m[m[0, H_UNITS] + t, U_SQUAD] != 0:
-                mini = m[rs + t, ST_MODELS] + (1 if m[rs + t, ST_HERO] > 0 else 0)
-            elif m[m[0, H_UNITS] + t, U_SUPPORT] != 0:
-                mini = m[rs + t, ST_SINGLE]
-            else:
-                mini = 1
-            nd = m[wt, WT_BLAST] * mini * c
-        else:
-            nd = m[wt, WT_DICE] * c
+        nd = _line_dice(m, w, t, c)
         if nd <= 0:
             continue
         rg = m[0, H_GROUPS] + (t * 2 * 2) * wg  # in the open (saves compiled away), Attack
