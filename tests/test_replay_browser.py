@@ -187,3 +187,19 @@ def test_a_large_vehicle_is_drawn_over_both_its_squares(page, tmp_path):
     assert page.locator("#board g.unit[data-unit='A1'] rect.footprint").count() == 0
     assert "i2+i1" in page.inner_text("#units")
     assert page.problems == []
+
+
+def test_a_special_action_is_named_in_the_step_tag(page, tmp_path):
+    """A special action's tag names it (it read 'undefined' for the grid's special events)."""
+    log = json.loads((Path(__file__).parent / "data" / "replay_firefight.json")
+                     .read_text(encoding="utf-8"))
+    log["events"][5:5] = [{"turn": 1, "side": "A", "unit": 0, "action": "special",
+                           "special": "psychic-scream", "square": 72, "target": 8, "hits": 1,
+                           "damage": 1, "casualties": 1, "text": "A scream."}]
+    path = write_replay(log, tmp_path / "special.html")
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready]")
+    page.click("#events li[data-step='6']")
+    _at(page, 6)
+    assert page.text_content("#step-tag") == "Special: psychic-scream"
+    assert not page.problems, page.problems
