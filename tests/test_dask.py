@@ -70,12 +70,16 @@ def test_dask_tables_equal_local(d47, chosen, local, cluster):
 
 
 def _dying_task(task, cards, engine, trials, seed, marker):
-    """Kills its worker process the first time it runs (a worker lost mid-sweep)."""
-    if not os.path.exists(marker):
-        with open(marker, "w") as fh:
-            fh.write(str(os.getpid()))
-        os._exit(1)
-    return run_task(task, cards, engine, trials, seed)
+    """Kills its worker process the first time it runs (a worker lost mid-sweep): one worker
+    only, the marker created atomically (two workers checking it at once both died once, and
+    the cluster lost every worker and the scattered cards with them)."""
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return run_task(task, cards, engine, trials, seed)
+    os.write(fd, str(os.getpid()).encode())
+    os.close(fd)
+    os._exit(1)
 
 
 def test_a_killed_worker_loses_no_result(d47, chosen, local, cluster, tmp_path):
