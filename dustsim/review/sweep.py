@@ -303,9 +303,13 @@ def dask_client(workers: int = 0, scheduler: str | None = None,
         stack.enter_context(dask.config.set(LOCAL_CLUSTER_CONFIG))  # scoped, restored at exit
         stack.enter_context(_workers_ignore_sigint())
         with _signals_deferred() as deferred:
+            # silence_logs=CRITICAL (50): the cluster's own log lines are Dask's internals (a
+            # worker directory already removed by its nanny at teardown logged an ERROR line
+            # after the one line a Ctrl-C prints); lost workers and failed tasks are reported
+            # by the runner itself, in one line (engines.dask_runner)
             cluster = stack.enter_context(LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True,
-                dashboard_address=":0", silence_logs=40, env={"DUSTSIM_THREADS": "1"}))
+                dashboard_address=":0", silence_logs=50, env={"DUSTSIM_THREADS": "1"}))
             client = stack.enter_context(Client(cluster))
         try:
             # Dask's logs go quiet the moment a signal lands (its event loop thread logs the
