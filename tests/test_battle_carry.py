@@ -12,9 +12,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from test_battle_rules import FACE, GUN, H, W, weapon  # one hand-built harness
 
 from dustsim.army.lists import parse_list_toml, passenger_spaces
-from dustsim.data.cards import COLUMNS, Card, Weapon, load_cards, parse_cell
+from dustsim.data.cards import Card, load_cards
 from dustsim.engines.rng import state
 from dustsim.errors import DustsimError
 from dustsim.play import battle as B
@@ -27,17 +28,6 @@ from dustsim.play.policies import get_policy
 from dustsim.review.replay import unit_states
 from dustsim.review.replay_rules import check_log_on_board
 from dustsim.rules.unit_rules import unit_rules
-
-FACE = {"P": 0, "T": 1, "S": 2}
-W, H = 8, 6
-
-
-def weapon(cells: dict, *, name="gun", range_="4"):
-    line = tuple(parse_cell(cells.get(c, "-")) for c in COLUMNS)
-    return Weapon(name=name, line=line, count=1, range=range_, keywords=(), ammo=None)
-
-
-GUN = weapon({"V1": "1/1", "I1": "1/1"})
 
 
 def truck(spaces=6):
