@@ -441,6 +441,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     from dustsim.play import duel_kernel as K
     from dustsim.play.board import WALKER
     from dustsim.rules.rulesets import get_ruleset
+    from dustsim.rules.unit_rules import improvised_weapons
 
     units_a = [replace(u, cover=False) for u in units_a]
     units_b = [replace(u, cover=False) for u in units_b]
@@ -537,6 +538,8 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                 if ("limited-ammo" in kw or w.ammo is not None) and w.ammo is None:
                     continue
                 wl.append((u, w, carrier))
+        # the improvised close-combat weapon, as the duel compiler adds it (L767-787)
+        wl.extend((u, w, carrier) for w, carrier, _h in improvised_weapons(du.card, du.hero))
     if len(wl) != W:  # the duel compiler's own list decides; keep names aligned with it
         raise DustsimError("internal: weapon lines out of step with the duel compiler")
     first: dict[int, int] = {}

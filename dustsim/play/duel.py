@@ -19,7 +19,9 @@ dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kern
   they Attack in every activation (1947 L516, L3551-3553).
 * Close combat needs adjacency (distance 1): ranged weapons first, then the close-combat
   weapons with the target's retaliation, casualties of both removed together (1947 L763-765).
-  The improvised close-combat weapon (1947 L767-773) is not given to units without one.
+  Dust 1947: a unit (squad with its joined hero) with no close-combat weapon on its cards
+  fights with the improvised weapon, 1/1 in every column, one die per soldier (L767-787; the
+  decision: :func:`dustsim.rules.unit_rules.improvised_weapons`), named "Improvised weapon".
 
 **Policies** (named, documented, chosen with :class:`DuelPolicy`):
 
@@ -121,7 +123,7 @@ from dustsim.rules.attack import (
 from dustsim.rules.dice import FaceSet, P
 from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION, get_ruleset
 from dustsim.rules.skills import unplayed_rules
-from dustsim.rules.unit_rules import unit_rules
+from dustsim.rules.unit_rules import improvised_weapons, unit_rules
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -529,6 +531,10 @@ def _compile_unit(du: DuelUnit, tg: Target, policy: DuelPolicy, ruleset: str, rs
                                          int("reload" in kw), int("set-up" in kw),
                                          int("burst" in kw), int("salvo" in kw),
                                          int("volley" in kw and ammo > 0), int(scream)),
+                            weapon_skills(carrier, w, None if is_hero else du.pilot)))
+    if ruleset == "dust-1947":  # the improvised close-combat weapon (L767-787: a decision)
+        for w, carrier, is_hero in improvised_weapons(card, du.hero):
+            weapons.append((w, carrier, (w.count, int(is_hero), 1, 1, 1, -1, 0, 0, 0, 0, 0, 0),
                             weapon_skills(carrier, w, None if is_hero else du.pilot)))
     row.setflags(write=False)
     return _Unit(row, tg, _tspec_row(tg, rs, rs_key), tuple(weapons), tuple(notes))

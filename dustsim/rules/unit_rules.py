@@ -22,10 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields
+from functools import lru_cache
 
 import numpy as np
 
-from dustsim.data.cards import Card
+from dustsim.data.cards import COLUMNS, Card, Weapon, parse_cell
 from dustsim.rules.skills import skill_base
 
 #: movement classes (codes = index), the board's ``move_cost`` columns (issue 22 contract:
@@ -339,3 +340,52 @@ def pack_unit_rules(rules: Sequence[UnitRules]) -> np.ndarray:
     for i, r in enumerate(rules):
         out[i] = astuple(r)
     return out
+
+
+#: the improvised close-combat weapon's name, as the event log names it (L767-773)
+IMPROVISED = "Improvised weapon"
+IMPROVISED_LINES = "003:L767-787"
+
+
+@lru_cache(maxsize=64)
+def _improvised(count: int) -> Weapon:
+    """The improvised weapon line carried by ``count`` soldiers: range C, 1/1 in all 14 armour
+    columns (the table of L769-773). One object per count (the duel compiler memoises on it)."""
+    cell = parse_cell("1/1")
+    return Weapon(name=IMPROVISED, line=(cell,) * len(COLUMNS), count=count, range="C",
+                  source=IMPROVISED_LINES)
+
+
+def improvised_weapons(card: Card, hero: Card | None = None
+                       ) -> tuple[tuple[Weapon, Card, bool], ...]:
+    """The improvised close-combat weapon lines (Dust 1947 L767-773) a unit fights with:
+    ``(weapon, carrier card, carried by the joined hero)``, added to the unit's weapon lines
+    where an army is compiled (:func:`dustsim.play.duel.compile_duel`, grid battles through it),
+    so the kernels, retaliation, the policies and the event log play them as any close-combat
+    line.
+
+    Every infantry and vehicle unit may attack in close combat with an improvised weapon rated
+    1/1 in every armour column (L767-773); aircraft are not infantry or vehicle units (none).
+    The seeds leave open (digest OPEN-21) whether it is one die per soldier or per unit and
+    whether it adds to a listed close-combat weapon. **Decision** (from the worked example,
+    L775-787: each unit "rolls for all of its soldiers", one die each, and B's three survivors
+    roll three): one die per soldier -- a squad's line is carried by each of its soldiers
+    (the kernels fire it with the soldiers left), a joined hero carries one, a vehicle, a lone
+    hero or a support weapon one (one model: the engines count a support weapon's line as
+    one carrier while it stands, L3679-3681) -- and only for a unit (the squad with its
+    joined hero) with no fielded close-combat (range C) weapon on its cards: a listed
+    close-combat weapon replaces it (L767: "regardless of the weapons listed" reads as
+    "even a unit without one"). Hits on the standard faces as any weapon (a 1/1 cell); close
+    combat has no cover or infantry save (L765)."""
+    if card.kind == "aircraft":
+        return ()
+    cards = [card] + ([hero] if hero is not None else [])
+    if any(w.close_combat for c in cards for w in c.weapons if not w.optional and w.count):
+        return ()
+    own = card.models if card.kind == "squad" else 1
+    out: list[tuple[Weapon, Card, bool]] = []
+    if own:
+        out.append((_improvised(int(own)), card, False))
+    if hero is not None:
+        out.append((_improvised(1), hero, True))
+    return tuple(out)
