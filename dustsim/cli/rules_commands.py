@@ -72,7 +72,7 @@ def cmd_skills(args) -> int:
     from dustsim.data.cards import load_cards
     from dustsim.data.names import did_you_mean
     from dustsim.errors import DustsimError
-    from dustsim.rules.skills import skills_table, unplayed_share
+    from dustsim.rules.skills import RULEBOOK_RULES, skills_table, unplayed_share
 
     cards = load_cards(_data_paths(args.data))
     eds = sorted({c.edition for c in cards})
@@ -85,8 +85,10 @@ def cmd_skills(args) -> int:
         rows = [r for r in rows if r["status"] == args.status]
     total = unplayed_share(cards, args.edition)
     if args.json:
-        json.dump({"edition": args.edition, "rules": rows, "total": total}, sys.stdout,
-                  indent=1)
+        book = [{"name": r.name, "kind": r.kind, "status": r.status, "reason": r.reason,
+                 "lines": r.lines} for r in RULEBOOK_RULES if args.edition == "dust-1947"]
+        json.dump({"edition": args.edition, "rules": rows, "total": total,
+                   "rulebook": book}, sys.stdout, indent=1)
         print()
         return 0
     for r in rows:
@@ -97,6 +99,8 @@ def cmd_skills(args) -> int:
         unknown = f", {len(r['ap_unknown'])} of unknown cost" if r["ap_unknown"] else ""
         print(f"  {len(r['cards'])} cards, {r['ap']:g} AP{unknown}: "
               + ", ".join(r["cards"][:8]) + (", ..." if len(r["cards"]) > 8 else ""))
+    for r in RULEBOOK_RULES if args.edition == "dust-1947" else ():  # on no card
+        print(f"{r.name} (rulebook, every unit): {r.status} -- {r.reason} [{r.lines}]")
     print(f"total ({args.edition}): {total['cards_unplayed']} of {total['cards']} cards "
           f"({total['share_cards']:.0%}) carrying {total['ap_unplayed']:g} of {total['ap']:g} "
           f"AP ({total['share_ap']:.1%}) have a rule that changes play and is not played in "

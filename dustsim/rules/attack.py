@@ -425,6 +425,9 @@ def compile_attack(
             squad_models_per_hit=rs.models_per_hit(max(damage, 1)) if not cell.auto_kill else 1,
             resilient_squad=squad_res and target.kind == "squad" and not dr_exempt,
             resilient_single=single_res and not dr_exempt,
+            # Flame (L3244-3248): no infantry or cover save (rulesets), Suppression at once;
+            # the Flame Template's shape is lost with the seeds' figures: every engine
+            # strikes the target unit only (the decision in rules.skills, named in notes)
             token=(TOKEN_NONE if close else TOKEN_SUPPRESS
                    if (kw & {"flame", "flame-burst"} or "and stay down" in sit.skills)
                    else TOKEN_STEP),

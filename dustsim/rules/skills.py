@@ -430,8 +430,13 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                    gap="engineering actions (L3351-3353)")),
     ("phaser", _r("Phaser", W, P, "no cover save", "L3292-3296")),
     ("grenade", _r("Grenade", W, P, "infantry lose the cover save", "L3272-3274")),
-    ("flame", _r("Flame", W, P, "no save; Suppression token", "L3244-3248",
-                 gap="the template over every unit it covers (L3244-3246) " + _BOARD)),
+    ("flame", _r("Flame", W, P, "no save; Suppression token (rules.attack). Decision: "
+                 "battles strike the target unit only, as any attack: the Flame Template "
+                 "(Dust 1947 Universal Template) whose squares it covers on a grid (L3248) "
+                 "is a figure lost from the seeds, so its shape is not played",
+                 "L3244-3248",
+                 gap="the Flame Template over the other units in its path, friends "
+                     "included (L3246-3248: its shape is in no seed)")),
     ("artillery", _r("Artillery", W, P, "no infantry save in the open; minimum range; grid "
                      "battles: the 2 x 2 Artillery Area around the target, a separate attack "
                      "on every other unit in it, friend or foe (play.battle_kernel._area; the "
@@ -488,6 +493,18 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                           "cancelled on P (rules.attack; the skill's row)",
                           _BSD + "aef5-44e8-7fd4-b9e6")),
 )}
+
+
+#: rules of the rulebook that no card names but every battle plays (issue 23), each with its
+#: decision where the seeds leave it open; ``dustsim skills`` lists them after the table
+RULEBOOK_RULES: tuple[Rule, ...] = (
+    _r("Improvised Close Combat Weapon", W, P, "every infantry and vehicle unit with no "
+       "close-combat weapon on its cards fights with one rated 1/1 in every column (the "
+       "event log's 'Improvised weapon'). Decision (digest OPEN-21): one die per soldier, "
+       "from the worked example (each unit rolls for all of its soldiers), and only for a "
+       "unit with no listed close-combat weapon (rules.unit_rules.improvised_weapons; duels "
+       "and grid battles)", "L767-787"),
+)
 
 
 def skill_rule(skill: str) -> Rule | None:
