@@ -118,7 +118,10 @@ def test_smoke_blocks_sight_through_it_gives_cover_inside_and_lifts_after_the_ne
 
 def test_smoke_launchers_screen_towards_the_threat_once_per_game():
     tank = unit("Tank", GUN, kind="vehicle", skills=("Smoke Launchers",), track=3)
-    g = Game(spec_on(BD.open_board(W, H), [tank], [unit("B", GUN)], policy="cautious"),
+    # B's knife (no dice against vehicles) stands in for its improvised weapon (L767), so
+    # its threat to the tank is its gun alone
+    knife = weapon({"I1": "1/1"}, name="knife", range_="C")
+    g = Game(spec_on(BD.open_board(W, H), [tank], [unit("B", GUN, knife)], policy="cautious"),
              [sq(1, 1), sq(5, 4)], faces="S" * 40)
     g.activate(0)
     ev = g.events()

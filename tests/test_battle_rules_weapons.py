@@ -425,7 +425,7 @@ def test_officer_events_pass_the_replay_checker():
     spec = B.compile_battle([DuelUnit(c) for c in side_a], [DuelUnit(c) for c in side_b],
                             setup, get_policy("advance"), attacker=0)
     obeyed = None
-    for seed in range(8):
+    for seed in range(20):  # the officers' close combat (L767) makes obeyed orders rarer
         log = B.event_log(spec, seed=seed)
         check_log_on_board(log)
         for i, e in enumerate(log["events"]):
