@@ -101,7 +101,9 @@ def test_replay_suppressed_unit_loses_an_action():
 def test_replay_reload_and_limited_ammo():
     rl = weapon({"V1": "1/1"}, keywords=("reload",))
     a = vehicle("A", rl, track=5)
-    b = vehicle("B", track=5)  # unarmed
+    # unarmed against A: its listed close-combat line (no dice against vehicles) replaces the
+    # improvised weapon every other unit fights with (1947 L767-773)
+    b = vehicle("B", weapon({"I1": "1/1"}, name="knife", range_="C"), track=5)
     spec = compile_duel([DuelUnit(a)], [DuelUnit(b)], distance=4, turns=2, policy=QUIET)
     # turn 1 Sustained (die + re-roll); turn 2 Reload + Attack (one die, no re-roll)
     assert replay_duel(spec, "SS" "S").left["B"] == 5
@@ -219,7 +221,9 @@ def test_invariants(all_cards):
     assert s["units"][0]["p_destroyed"] == pytest.approx(r.p_b_wins)
     assert r.turns_to_win("a").mean() <= 3
     # a side that cannot hurt the other never wins
-    unarmed = vehicle("Unarmed", armour="V4", track=6)
+    # (its knife cannot hurt vehicles and replaces the improvised weapon, 1947 L767-773)
+    unarmed = vehicle("Unarmed", weapon({"I1": "1/1"}, name="knife", range_="C"), armour="V4",
+                      track=6)
     r = duel([unarmed], [find_card(all_cards, "Pounder", "dust-1947")], trials=2_000)
     assert r.p_a_wins == 0.0
 

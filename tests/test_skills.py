@@ -103,7 +103,7 @@ def test_share_of_ap_not_played_is_counted_from_the_cards(cards):
     from dustsim.data.cards import Card
 
     a = Card(name="a", edition="dust-1947", kind="squad", armour="I2", ap=10,
-             skills=("Interrogate",))
+             skills=("Sealifter",))
     b = Card(name="b", edition="dust-1947", kind="squad", armour="I2", ap=30,
              skills=("Damage Resilient", "Mercenary"))
     c = Card(name="c", edition="dust-1947", kind="hero", armour="I2", ap=20,

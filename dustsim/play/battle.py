@@ -68,7 +68,8 @@ ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "re
            "end-turn", "end", "exit", "special")
 # A_SPECIAL events' L_X (BK.SP_*; the transports' codes from 20: battle_carry)
 SPECIALS = ("", "camouflage", "smoke", "airborne", "psychic-scream", "area", "observe", "repair",
-            "spy", "rally", "get-moving", "heal", "air-alert", "follow-me", "artillery")
+            "spy", "rally", "get-moving", "heal", "air-alert", "follow-me", "artillery",
+            "execute")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -79,7 +80,8 @@ WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-
        "b24c-9323-2628-3003)",
        "Wire-guided: its one wire-guided weapon fired alone, misses re-rolled (L3343-3345)",
        "Artillery Observer: its artillery fired at a target the observer sees, the line of "
-       "sight and cover from the observer's square (L3419-3425)")
+       "sight and cover from the observer's square (L3419-3425)",
+       "Naval Unit: a free Attack right after its March Move (L3607-3609)")
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
@@ -95,6 +97,10 @@ DECISIONS = (
     "'moving around corners' figure, pp. 19-20, is lost)",
     "in an exit scenario a unit leaves the board when it ends a Move on its exit edge",
     "close combat ignores cover (both sides roll against the open-ground saves)",
+    "the improvised close-combat weapon (L767-787): one 1/1 die per soldier, only for a unit "
+    "with no close-combat weapon on its cards (decision OPEN-21: rules.unit_rules)",
+    "flame weapons strike their target unit only: the Flame Template's shape is lost from "
+    "the seeds (L3244-3248; decision: rules.skills)",
 )
 
 
@@ -1088,6 +1094,11 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         ev["target"] = a
         ev["text"] = (f"{uname} calls in the artillery of {names[a]}, which activates and "
                       "fires at what the observer sees (Artillery Observer, L3419-3425).")
+    elif kind == "execute":
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]), "casualties": int(r[BK.L_CAS])})
+        ev["text"] = (f"{uname} executes a soldier of {names[t]}, which holds a Stunned token "
+                      "within range 1 (Execute, L3511-3513).")
     elif kind == "repair":
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),

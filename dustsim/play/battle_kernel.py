@@ -221,7 +221,8 @@ BAR_ENEMY, BAR_VEHICLE = 1, 2
 # the rules' columns (dustsim.play.battle_rules) must not collide with the kernel's
 if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
-) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT:
+) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT \
+        or BR.X_KIND_ != X_KIND:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
 if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL or (BC._R_B, BC._B_N) != (R_B, B_N):
     # the transports' block and the columns battle_carry reads
@@ -292,6 +293,8 @@ SP_FOLLOW = np.int64(13)  # Follow Me (L3531-3533)
 SP_ARTY = np.int64(14)  # an artillery line's Artillery Area: another unit struck (L3218-3224)
 WHY_WIRE = np.int64(6)  # a wire-guided weapon fired alone, its misses re-rolled (L3345)
 WHY_OBSERVED = np.int64(7)  # artillery fired through an Artillery Observer's sight (L3419)
+SP_EXECUTE = np.int64(15)  # the Execute special action (L3511-3513)
+WHY_NAVAL = np.int64(8)  # a Naval Unit's free Attack after its March Move (L3609)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -1524,7 +1527,9 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         if not declared or not _alive(m, t) or not _alive(m, u):
             continue
         sus = sustained and not fired_any  # one part of a Sustained Attack is sustained
+        vip = BR.vips(m, u, t)  # heroes and officers standing, for Interrogate (L3563)
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
+        BR.interrogate(m, u, t, vip)
     BR.wire_done(m, u, g_wire)
     if g_wire >= 0:
         _why(m, log, u, k0, WHY_WIRE)
@@ -1776,6 +1781,56 @@ def _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained,
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _execute_stunned(m, bd, log, u):
+    """The Execute special action (L3511-3513, :mod:`dustsim.play.battle_rules`): u eliminates
+    one soldier of an enemy infantry unit with a Stunned token within range 1 (the policy: the
+    unit with most soldiers and points at start; in a squad its joined hero first, else a
+    plain soldier; a lone hero is eliminated; a support weapon loses one crew, a damage
+    point). No dice; True when done (nothing when no such unit stands in range)."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    best = -1
+    bv = -1.0
+    for t in range(U):
+        if _side(m, t) == _side(m, u) or not _present(m, t) or not _alive(m, t):
+            continue
+        if _kind(m, t) != KIND_INF or _stun(m, t) == 0:
+            continue
+        if _gap(m, bd, u, t) > BR.EXECUTE_RANGE:
+            continue
+        v = float(m[ru + t, U_HERO] + m[ru + t, U_MODELS] + m[ru + t, U_SINGLE])
+        if v > bv:
+            best, bv = t, v
+    if best < 0:
+        return False
+    t = best
+    BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
+    _release(m, u)
+    vip = BR.vips(m, u, t)
+    before = _left(m, t)
+    if m[ru + t, U_SQUAD] != 0:
+        if m[rs + t, ST_HERO] > 0:
+            m[rs + t, ST_HERO] = 0  # its joined hero (L3513: "including a Hero")
+        else:
+            m[rs + t, ST_MODELS] -= 1
+    elif m[ru + t, U_SUPPORT] != 0:
+        m[rs + t, ST_SINGLE] -= 1  # one of its crew (one damage point, L3679-3681)
+    else:
+        m[rs + t, ST_SINGLE] = 0  # a lone hero
+    turn = m[R_G, G_TURN]
+    k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    if k >= 0:
+        log[k, L_X] = SP_EXECUTE
+        log[k, L_TARGET] = t
+        log[k, L_CAS] = before - _left(m, t)
+    if not _alive(m, t):
+        _log(m, log, turn, _side(m, t), t, A_DESTROYED, _sq(m, t), NONE)
+    BR.interrogate(m, u, t, vip)  # an Executed hero or officer (L3563)
+    return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
     """Makeshift Repair (L3759-3765, :mod:`dustsim.play.battle_rules`): u repairs the friendly
     ground vehicle within range 1 and sight (not itself, L3589) that has lost most damage
@@ -1834,6 +1889,10 @@ def _initiative_roll(rng, buf, pos, scripted, m):
                 ka = k0 + 1
             else:
                 kb = k0 + 1
+    if BR.interrogated(m, 0):  # Interrogate struck: four dice for the rest of the game (L3563)
+        ka = k0 + 1
+    if BR.interrogated(m, 1):
+        kb = k0 + 1
     if ka == kb or m[R_CFG, C_INIT] != 0:
         return _initiative(rng, buf, pos, scripted, m)
     pm = m[R_CFG, C_P]
@@ -2820,6 +2879,14 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
         pos, hit = _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val,
                                       OFF, WHY_MOVE_AND_FIRE)
         attacked = attacked or hit
+    if BR.has(m, u, BR.RB_NAVAL) and not attacked and _present(m, u):  # Naval Unit (L3609)
+        _occupy(m)
+        _line_values(m, f, u, val)
+        if _offence(m, f, bd, ls, lq, u, s, OFF, val) > 0.0:
+            k0 = m[R_B, B_LOGN]
+            pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON)
+            _why(m, log, u, k0, WHY_NAVAL)
+            attacked = True
     if not _alive(m, u):
         return pos
     if not attacked and BR.has(m, u, BR.RB_AT_THE_DOUBLE):
@@ -2895,6 +2962,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         pos, led = _follow_me(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val,
                               qb)
         if led:
+            actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_EXECUTE) and cur >= 0:  # Execute (L3513)
+        if _execute_stunned(m, bd, log, u):
             actions -= 1
     if actions >= 2 and BR.has(m, u, BR.RB_OFFICER) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
         pos, actions, ended = _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
@@ -3728,7 +3798,8 @@ def _wants_off(m, bd, u):
     t = BC.carrier(m, u)
     if t < 0 or not _present(m, t):
         return False
-    if m[m[0, H_ST] + t, ST_ACT] != 0 and not BC.assault(m, u):  # Air Assault: L3381
+    if m[m[0, H_ST] + t, ST_ACT] != 0 and not BC.assault(m, u) and \
+            not BR.has(m, t, BR.RB_ASSAULT_VEHICLE):  # Air Assault: L3381; Assault Vehicle
         return False
     s = _sq(m, t)
     rs = m[0, H_ST] + u

@@ -139,6 +139,26 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   played as Smoke Launchers (L3651-3653): once per game a free smoke screen on the unit's
   square and three adjacent squares forming a 2x2 (the same policy); a unit with both has
   one screen of each.
+* **Naval Unit** (L3607-3609): a free Attack action right after a March Move, from where it
+  ends, when one is worth something (after Charge's and Move and Fire's, not on top of them;
+  the plans do not count it when they choose the March). Not played: the water-only movement
+  and the wreck becoming water (scenario tables have water only as 110's river, L2822).
+* **Sealifter** (L3643-3645, L538-548): not played (the decision in the skills table: no list
+  boards a Sealifter and no scenario table has a sea).
+* **Interrogate** (L3561-3563): when a unit with it (or joined to it) eliminates an enemy hero
+  (joined or lone) or officer in a close combat it fights (attacking or retaliating), or by
+  Execute, its side rolls four initiative dice for the rest of the game (as Black Ops: most P,
+  ties by T). Decision: an officer squad's officer soldier is not told apart by the engines,
+  so the officer falls when its unit is destroyed.
+* **Execute** (L3511-3513): a special action, one of the activation's actions, taken first
+  after the token removal roll (the policy, as the medics'): an enemy infantry unit with a
+  Stunned token within range 1 loses one soldier, its joined hero first (L3513: "including a
+  Hero"); a lone hero is eliminated, a support weapon loses one crew (a damage point); the
+  unit with most soldiers and points is chosen. No dice.
+* **Assault Vehicle** (BattleScribe rule c697-cca3-4af2-fbc5, Operation Kondor p. 112): its
+  passengers may activate, and dismount, after the vehicle has activated
+  (:mod:`dustsim.play.battle_carry`'s policy: a passenger that wants off now is picked before
+  its vehicle, one that does not is picked last and dismounts then if it wants off).
 """
 
 from __future__ import annotations
@@ -151,7 +171,24 @@ import numpy as np
 from dustsim.engines.kernel import G_HIT, G_RR
 from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER, FOOT, JUMP
 from dustsim.play.duel_kernel import _carriers
-from dustsim.play.duel_layout import H_GROUPS, H_U, H_UNITS, H_WPN, H_WS, U_W0, U_W1, W_CC
+from dustsim.play.duel_layout import (  # Interrogate's heroes and officers (L3563)
+    H_GROUPS,
+    H_ST,
+    H_U,
+    H_UNITS,
+    H_WPN,
+    H_WS,
+    ST_HERO,
+    ST_MODELS,
+    ST_SINGLE,
+    U_HERO,
+    U_SIDE,
+    U_SQUAD,
+    U_SUPPORT,
+    U_W0,
+    U_W1,
+    W_CC,
+)
 
 # -- layout: columns the battle kernel leaves free (checked there) -------------------------------
 H_XU, H_SCR = 11, 12  # header slots of the unit-facts and square-scratch blocks
@@ -208,6 +245,16 @@ RB_SCOUT, RB_CHARGE, RB_FIRST_STRIKE, RB_MOVE_AND_FIRE, RB_AT_THE_DOUBLE, RB_TRA
 # the bits appended above
 RB_RAID, RB_QUICK_RECOVERY = np.int64(1 << 20), np.int64(1 << 21)
 RB_MARCH_COVER = np.int64(1 << 22)  # Crazy Jimmy piloting it (unit_rules.march_cover)
+# issue 23, last round (the `cc` helper's bits 23-27)
+RB_NAVAL = np.int64(1 << 23)  # Naval Unit: a free Attack after a March Move (L3607-3609)
+RB_INTERROGATE = np.int64(1 << 24)  # Interrogate (L3561-3563)
+RB_EXECUTE = np.int64(1 << 25)  # the Execute special action (L3511-3513)
+RB_ASSAULT_VEHICLE = np.int64(1 << 26)  # passengers may dismount after it activated
+#: game state kept in the rule bits: this unit's Interrogate has struck (its side rolls four
+#: initiative dice for the rest of the game, L3563); cleared by :func:`reset_rules`
+RB_INTERROGATED = np.int64(1 << 27)
+EXECUTE_RANGE = 1  # L3513
+X_KIND_ = 1  # the battle kernel's unit-facts column X_KIND (0 infantry; checked there)
 DROP_CLEAR = 2  # L3393: an Airborne unit lands not within range 2 of an objective
 CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
 #: rule bits -> names, listed per unit in the event log (``units[].rules``)
@@ -224,7 +271,9 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_AIR_ALERT, "Air Alert"), (RB_MINDLESS, "Mindless"),
               (RB_BLUTKREUZ, "Blutkreuz"), (RB_RESURRECTION, "Resurrection"),
               (RB_FOLLOW_ME, "Follow Me"), (RB_RAID, "Raid"),
-              (RB_QUICK_RECOVERY, "Quick Recovery"), (RB_MARCH_COVER, "Crazy Jimmy"))
+              (RB_QUICK_RECOVERY, "Quick Recovery"), (RB_MARCH_COVER, "Crazy Jimmy"),
+              (RB_NAVAL, "Naval Unit"), (RB_INTERROGATE, "Interrogate"),
+              (RB_EXECUTE, "Execute"), (RB_ASSAULT_VEHICLE, "Assault Vehicle"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -264,7 +313,9 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.follow_me, RB_FOLLOW_ME),
                           (du.card.armour in ("I1", "I2"), RB_LIGHT_INF),
                           (r.raid, RB_RAID), (r.quick_recovery, RB_QUICK_RECOVERY),
-                          (r.march_cover, RB_MARCH_COVER)):
+                          (r.march_cover, RB_MARCH_COVER), (r.naval_unit, RB_NAVAL),
+                          (r.interrogate, RB_INTERROGATE), (r.execute, RB_EXECUTE),
+                          (r.assault_vehicle, RB_ASSAULT_VEHICLE)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits
@@ -299,6 +350,7 @@ def reset_rules(m, n):
         m[rx + u, X_REACT] = 0
         m[rx + u, X_ALERT] = 0
         m[rx + u, X_BOOST] = 0
+        m[rx + u, X_RULES] &= ~RB_INTERROGATED
     rsc = m[0, H_SCR]
     for s in range(n):
         m[rsc + s, SC_SMOKE] = 0
@@ -465,6 +517,51 @@ def wire_done(m, u, g):
     if g >= 0:
         m[g, G_RR] = -2 - m[rx, X_WIRE]
     m[rx, X_WIRE] = -1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def vip(m, u):
+    """1 while unit u holds a hero or an officer that Interrogate counts (L3563): a joined
+    hero alive, or the unit standing when its card is a hero or an officer (Officer, Command
+    Squad...: the engines do not tell the officer soldier apart, so the officer falls with its
+    unit; decision)."""
+    r = m[0, H_ST] + u
+    if m[m[0, H_UNITS] + u, U_HERO] > 0 and m[r, ST_HERO] > 0:
+        return 1
+    if (m[m[0, H_XU] + u, X_RULES] & RB_OFFICER) != 0 or (
+            m[m[0, H_UNITS] + u, U_SQUAD] == 0 and m[m[0, H_UNITS] + u, U_SUPPORT] == 0
+            and m[m[0, H_XU] + u, X_KIND_] == 0):
+        return 1 if m[r, ST_MODELS] + m[r, ST_HERO] + m[r, ST_SINGLE] > 0 else 0
+    return 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def vips(m, u, t):
+    """Before a close combat of u and t: bit 0 u holds a hero or officer, bit 1 t does."""
+    return vip(m, u) | (vip(m, t) << 1)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def interrogate(m, u, t, before):
+    """After u and t fought (close combat, or u's Execute on t): a unit with Interrogate that
+    eliminated the other's hero or officer marks its side's four initiative dice (L3563)."""
+    x = m[0, H_XU]
+    if (before & 2) != 0 and vip(m, t) == 0 and (m[x + u, X_RULES] & RB_INTERROGATE) != 0:
+        m[x + u, X_RULES] |= RB_INTERROGATED
+    if (before & 1) != 0 and vip(m, u) == 0 and (m[x + t, X_RULES] & RB_INTERROGATE) != 0:
+        m[x + t, X_RULES] |= RB_INTERROGATED
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def interrogated(m, side):
+    """Side ``side`` rolls four initiative dice: one of its units' Interrogate has struck (for
+    the rest of the game, alive or not, L3563)."""
+    x = m[0, H_XU]
+    for u in range(m[0, H_U]):
+        if m[m[0, H_UNITS] + u, U_SIDE] == side and \
+                (m[x + u, X_RULES] & RB_INTERROGATED) != 0:
+            return True
+    return False
 
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402

@@ -351,7 +351,8 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
                                square=states[ev["target"]].square)
     elif action == "special" and ev.get("special") == "dismount" and ev.get("square") is not None:
         changed[uid] = replace(states[uid], square=ev["square"], aboard=None)  # off it (L528)
-    elif action == "special" and ev.get("special") in ("psychic-scream", "area", "artillery") and \
+    elif action == "special" and ev.get("special") in ("psychic-scream", "area", "artillery",
+                                                      "execute") and \
             ev.get("target") in states:  # an attack of its own on each unit struck
         t = states[ev["target"]]
         cas, dmg = ev.get("casualties") or 0, ev.get("damage") or 0

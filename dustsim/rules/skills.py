@@ -224,8 +224,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Black Ops", S, P, "its side rolls four initiative dice while it is in play (grid "
        "battles: play.battle_rules)", "L3441-3443",
        gap="duels on a line (their initiative is a fair coin)"),
-    _r("Interrogate", S, N, "four initiative dice after killing a hero or officer in close "
-       "combat", "L3561-3563"),
+    _r("Interrogate", S, P, "once the unit eliminates a hero or officer with a close-combat "
+       "weapon or an Execute, its side rolls four initiative dice for the rest of the game "
+       "(grid battles: play.battle_rules; an officer squad's officer falls with its unit, a "
+       "decision)", "L3561-3563", gap="duels on a line (their initiative is a fair coin)"),
     _r("Officer", S, P, "Rally and Get Moving You Bunch of Monkeys under the policy "
        "orders=get-moving (engagement kernel; grid battles: play.battle_rules, within range 2 "
        "and sight or by radio)", "L3615-3617, L3711-3731",
@@ -292,7 +294,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Spy", S, P, "off the table until its two dice roll a P: placed within range 1 of an "
        "enemy, one action per P (grid battles: play.battle_rules)", "L3655-3657",
        gap="duels on a line (no squares there)"),
-    _r("Execute", S, N, "removes a soldier of a Stunned unit in range 1", "L3511-3513"),
+    _r("Execute", S, P, "special action: eliminates a soldier (a joined hero first) of an "
+       "enemy infantry unit with a Stunned token within range 1 (grid battles: "
+       "play.battle_rules)", "L3511-3513", gap="duels on a line (no special actions there)"),
     _r("Passengers", S, P, "carries infantry a list puts aboard: not targetable, dismounts "
        "with a Move before its vehicle activates, one die per passenger when it is destroyed "
        "(grid battles: play.battle_carry)", "L3619-3621, L522-530",
@@ -304,9 +308,16 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "L3403-3405, L532-536", gap="duels on a line; picking a vehicle up during the game"),
     _r("Airmobile", S, X, "only lets an Airlifter carry it; the carrying is the Airlifter's "
        "rule (played on the grid)", "L3407-3409"),
-    _r("Sealifter", S, N, "carries units by sea", "L3643-3645, L538-548"),
+    _r("Sealifter", S, N, "carries units by sea. Decision: not played -- no list puts units "
+       "aboard a Sealifter (lists board Passengers and Airlifters only) and the scenarios' "
+       "tables have no sea or shore to land on (water only as scenario 110's river, L2822); "
+       "the LCM-46 plays as a Naval Unit with its weapons", "L3643-3645, L538-548"),
     _r("Trailer", S, N, _NO_TEXT + "; carrying"),
-    _r("Naval Unit", S, N, "free Attack after a March Move", "L3607-3609"),
+    _r("Naval Unit", S, P, "a free Attack right after its March Move, when worth something "
+       "(grid battles: play.battle_rules)", "L3607-3609",
+       gap="duels on a line; its water-only movement and its wreck becoming water (the "
+           "scenarios' tables have water only as scenario 110's river, L2822: it moves as "
+           "a vehicle of its class)"),
     _r("Amphibious", S, P, "moves through water and swamp as open ground (scenario 110's "
        "river, L2822; grid battles: its own movement tables, play.battle_carry)",
        "L3411-3413", gap="duels on a line (no terrain there)"),
@@ -340,9 +351,11 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "bunker L2678, a river L2822; tests/test_battle_carry.py checks the boards); the "
        "Dozer Blade's actions are that skill's row; clearing wrecks (L3059-3061) is any "
        "vehicle's", "L3507-3509, L3347-3357"),
-    _r("Assault Vehicle", S, N, "passengers activate after the vehicle has activated (grid "
-       "transports dismount before it: not played)",
-       _BSD + "c697-cca3-4af2-fbc5 (Operation Kondor p. 112)"),
+    _r("Assault Vehicle", S, P, "its passengers may activate and dismount after the vehicle "
+       "has activated (grid battles: play.battle_carry's policy picks a passenger that wants "
+       "off before its vehicle, one that does not after it, when it may still dismount)",
+       _BSD + "c697-cca3-4af2-fbc5 (Operation Kondor p. 112)",
+       gap="duels on a line (no passengers there)"),
     _r("Assault Shield", S, P, "a close-combat hit on the unit is cancelled on P, one die "
        "after any save (rules.attack; '[bloc]' is the P face, RULES.md section 1)",
        _BSD + "aef5-44e8-7fd4-b9e6; SSU.cat rule 3055ccf0-a891-fa26-f8d6-ff245a12999a",

@@ -205,6 +205,19 @@ class UnitRules:
     """1: the Follow Me special action, once per turn: each friendly infantry unit of armour
     1-2 within range 2 and sight rolls a die and on P makes an immediate Move of 2
     (L3531-3533)."""
+    naval_unit: int = 0
+    """1: Naval Unit: a free Attack action right after a March Move (L3607-3609)."""
+    interrogate: int = 0
+    """1: Interrogate (shared with a joined unit): once the unit eliminates a hero or an
+    officer with a close-combat weapon or an Execute, its side rolls four initiative dice for
+    the rest of the game (L3561-3563)."""
+    execute: int = 0
+    """1: Execute: a special action eliminating a soldier (a hero included) of a unit with a
+    Stunned token within range 1 (L3511-3513); shared."""
+    assault_vehicle: int = 0
+    """1: Assault Vehicle: its passengers may activate (and dismount) after the vehicle has
+    activated (BattleScribe Dust_1947.gst rule c697-cca3-4af2-fbc5, Operation Kondor
+    p. 112)."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -218,8 +231,9 @@ N_FIELDS = len(FIELDS)
  R_ARTILLERY_OBSERVER, R_FIGHTING_SPIRIT, R_LUCKY, R_ASSASSIN, R_AMPHIBIOUS, R_AIR_TRAFFIC_CONTROL,
  R_RADIO, R_DOZER_BLADE, R_RAID, R_QUICK_RECOVERY, R_NO_ORDERS, R_MARCH_COVER, R_SPY,
  R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE, R_AIR_ALERT, R_MINDLESS,
- R_BLUTKREUZ, R_RESURRECTION, R_FOLLOW_ME) = range(52)
-if FIELDS[R_FOLLOW_ME] != "follow_me" or len(FIELDS) != R_FOLLOW_ME + 1:
+ R_BLUTKREUZ, R_RESURRECTION, R_FOLLOW_ME, R_NAVAL_UNIT, R_INTERROGATE, R_EXECUTE,
+ R_ASSAULT_VEHICLE) = range(56)
+if FIELDS[R_ASSAULT_VEHICLE] != "assault_vehicle" or len(FIELDS) != R_ASSAULT_VEHICLE + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -330,6 +344,10 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         blutkreuz=int("blutkreuz" in shared),
         resurrection=int("resurrection" in shared),
         follow_me=int("follow me" in shared),
+        naval_unit=int("naval unit" in own),
+        interrogate=int("interrogate" in shared),
+        execute=int("execute" in shared),
+        assault_vehicle=int("assault vehicle" in own and card.kind in ("vehicle", "aircraft")),
     )
 
 
