@@ -133,3 +133,32 @@ def test_assault_vehicle_passengers_dismount_after_it_activated():
         assert bool(BK._wants_off(g.m, g.spec.bd, 1)) == may
         g.activate(1)
         assert ("dismount" in g.events()) == may
+
+
+def test_replay_checker_takes_an_execute_in_range_one_and_refuses_one_beyond():
+    import copy
+
+    import pytest
+
+    from dustsim.errors import DustsimError
+    from dustsim.review.replay_rules import check_log_on_board
+
+    spec = spec_on(BD.open_board(W, 6), [squad("A", 5, GUN)], [squad("B", 5, GUN)],
+                   policy="advance")
+    log = next(lg for lg in (B.event_log(spec, s) for s in range(6))
+               if any(e["action"] == "close-combat" for e in lg["events"]))
+    k = next(i for i, e in enumerate(log["events"]) if e["action"] == "close-combat")
+    e = log["events"][k]
+    ex = {"turn": e["turn"], "side": e["side"], "unit": e["unit"], "action": "special",
+          "special": "execute", "target": e["target"], "casualties": 1, "text": "execute"}
+    good = copy.deepcopy(log)
+    good["events"].insert(k, dict(ex))  # the two squads stand side by side there
+    check_log_on_board(good)
+    far = copy.deepcopy(log)  # at deployment, far apart
+    far["events"].insert(1, dict(ex, turn=log["events"][1]["turn"]))
+    with pytest.raises(DustsimError, match="within range 1"):
+        check_log_on_board(far)
+    friend = copy.deepcopy(log)
+    friend["events"].insert(k, dict(ex, target=e["unit"]))
+    with pytest.raises(DustsimError, match="enemy unit"):
+        check_log_on_board(friend)
