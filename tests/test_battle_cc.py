@@ -140,3 +140,17 @@ def test_duel_of_two_unarmed_heroes_matches_the_exact_odds():
     for got, se, want in ((r.p_a_wins, r.se("p_a_wins"), Fraction(302, 729)),
                           (r.p_b_wins, r.se("p_b_wins"), Fraction(188, 729))):
         assert abs(got - float(want)) < 5 * se, (got, float(want), se)
+
+
+def test_skills_lists_the_improvised_weapon_and_the_flame_decision(capsys):
+    import json
+
+    from dustsim.cli.shell import main
+
+    assert main(["skills", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    book = {r["name"]: r for r in d["rulebook"]}
+    imp = book["Improvised Close Combat Weapon"]
+    assert imp["status"] == "played" and imp["lines"] == "L767-787" and "OPEN-21" in imp["reason"]
+    flame = next(r for r in d["rules"] if r["name"] == "Flame")
+    assert "Decision" in flame["reason"] and "L3246-3248" in flame["gap"]
