@@ -108,7 +108,8 @@ def test_replay_reload_and_limited_ammo():
     # turn 1 Sustained (die + re-roll); turn 2 Reload + Attack (one die, no re-roll)
     assert replay_duel(spec, "SS" "S").left["B"] == 5
     one_box = weapon({"V1": "1/1"}, ammo=1)
-    spec = compile_duel([DuelUnit(vehicle("A", one_box, track=5))], [DuelUnit(b)],
+    knife = weapon({"I1": "1/1"}, name="knife", range_="C")  # no improvised weapon either
+    spec = compile_duel([DuelUnit(vehicle("A", one_box, knife, track=5))], [DuelUnit(b)],
                         distance=4, turns=3, policy=QUIET)
     assert replay_duel(spec, "SS").turn == 3  # turns 2-3: no ammo, no dice
 
@@ -165,12 +166,17 @@ def test_hero_joined_and_resilient_matches_exact(all_cards):
                 and not {"Loner", "Superhuman", "Super Human"} & set(c.skills))
     sq = next(c for c in all_cards if c.edition == "dust-1947" and c.kind == "squad"
               and c.armour == "I3" and c.models and c.move)
-    unit = join_hero(hero, sq, cover=True)
-    spec = compile_duel([DuelUnit(lg)], [unit], distance=2, turns=1, policy=QUIET)
-    n = 60_000
-    r = simulate_duel(spec, n, seed=5)
     from dataclasses import replace
 
+    unit = join_hero(hero, sq, cover=True)
+    # the grenadiers cannot fight back in close combat: a close-combat line that hurts
+    # nothing replaces their improvised weapon (1947 L767), so the unit's losses are their
+    # one Sustained Attack's
+    bare = weapon({}, name="bare hands", range_="C")
+    spec = compile_duel([DuelUnit(replace(lg, weapons=(*lg.weapons, bare)))], [unit],
+                        distance=2, turns=1, policy=QUIET)
+    n = 60_000
+    r = simulate_duel(spec, n, seed=5)
     from dustsim.data.skill_names import norm_skill
     from dustsim.engines.exact import evaluate
     from dustsim.rules.attack import TARGET_SKILLS, target_from_card

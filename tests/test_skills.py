@@ -60,8 +60,8 @@ def test_statuses_follow_the_code():
     # value reads the table (issue 23: Move and Fire was counted as played there)
     from dustsim.review.value import PLAYED_SKILLS
 
-    assert S.SKILL_RULES["interrogate"].status == "not played"
-    assert "interrogate" not in PLAYED_SKILLS and "damage resilient" in PLAYED_SKILLS
+    assert S.SKILL_RULES["sealifter"].status == "not played"
+    assert "sealifter" not in PLAYED_SKILLS and "damage resilient" in PLAYED_SKILLS
     assert ("move and fire" in PLAYED_SKILLS) == (S.SKILL_RULES["move and fire"].status
                                                    == "played")
     assert S.played_skill_names() == PLAYED_SKILLS

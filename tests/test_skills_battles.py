@@ -22,15 +22,22 @@ def weapon(cells: dict, *, name="gun", range_="4", keywords=(), ammo=None):
                   ammo=ammo)
 
 
+#: a close-combat line that hurts nothing: the faces below were derived for units without
+#: the improvised close-combat weapon (1947 L767-787), which a listed close-combat line
+#: replaces (rules.unit_rules.improvised_weapons; its own tests: test_battle_cc.py)
+BARE = Weapon(name="bare hands", line=tuple(parse_cell("-") for _ in COLUMNS), count=1,
+              range="C")
+
+
 def vehicle(name, *weapons, track=5, move=2, skills=()):
     return Card(name=name, edition="dust-1947", kind="vehicle", armour="V1", ap=10,
-                damage_track=track, move=move, march_move=2 * move, weapons=weapons,
+                damage_track=track, move=move, march_move=2 * move, weapons=(*weapons, BARE),
                 skills=skills)
 
 
 def hero(name, *weapons, track=2, move=2, skills=()):
     return Card(name=name, edition="dust-1947", kind="hero", armour="I1", ap=5,
-                damage_track=track, move=move, march_move=2 * move, weapons=weapons,
+                damage_track=track, move=move, march_move=2 * move, weapons=(*weapons, BARE),
                 skills=skills)
 
 
@@ -215,8 +222,8 @@ def test_infantry_ace_matches_exact():
 # -- tempo, reaction, concealment, close combat, per-game skills ----------------------------------
 def squad(name, models, *weapons, skills=()):
     return Card(name=name, edition="dust-1947", kind="squad", armour="I1", ap=6,
-                models=models, models_source="card", move=2, march_move=4, weapons=weapons,
-                skills=skills)
+                models=models, models_source="card", move=2, march_move=4,
+                weapons=(*weapons, BARE), skills=skills)
 
 
 FIST = weapon({"V1": "1/1"}, name="fist", range_="C")
@@ -335,7 +342,8 @@ def test_assassin_aims_close_combat_hits_at_the_joined_hero():
 def test_strongpoint_units_hold_their_fortification():
     def gun_team(name):
         return Card(name=name, edition="dust-1947", kind="support", armour="I1", ap=20,
-                    damage_track=4, move=0, march_move=0, skills=("Strong Point",))
+                    damage_track=4, move=0, march_move=0, skills=("Strong Point",),
+                    weapons=(BARE,))
 
     a = vehicle("A", weapon({"I1": "1/1"}))
     # Sustained: P hits; the infantry save S fails and is re-rolled in a strongpoint (L3132):
@@ -383,7 +391,7 @@ def test_airborne_drop_nothing_then_a_second_action_on_p_or_t():
 
 def test_officer_get_moving_reactivates_the_better_unit():
     cap = Card(name="Cap", edition="dust-1947", kind="hero", armour="I3", ap=5,
-               damage_track=2, move=2, march_move=4, skills=("Officer",))
+               damage_track=2, move=2, march_move=4, skills=("Officer",), weapons=(BARE,))
     g = vehicle("G", GUN)
     b = vehicle("B", track=5)
     spec = compile_duel([DuelUnit(g), DuelUnit(cap)], [DuelUnit(b)], distance=4, turns=1,
@@ -403,7 +411,8 @@ def test_officer_get_moving_reactivates_the_better_unit():
 def test_general_officer_action_is_free():
     def boss(skill):
         return Card(name="Cap", edition="dust-1947", kind="hero", armour="I1", ap=5,
-                    damage_track=2, move=2, march_move=4, skills=(skill,), weapons=(GUN,))
+                    damage_track=2, move=2, march_move=4, skills=(skill,),
+                    weapons=(GUN, BARE))
 
     g = vehicle("G", weapon({"V1": "3/1"}))
     b = vehicle("B", track=5)
