@@ -99,8 +99,6 @@ DECISIONS = (
     "close combat ignores cover (both sides roll against the open-ground saves)",
     "the improvised close-combat weapon (L767-787): one 1/1 die per soldier, only for a unit "
     "with no close-combat weapon on its cards (decision OPEN-21: rules.unit_rules)",
-    "flame weapons strike their target unit only: the Flame Template's shape is lost from "
-    "the seeds (L3244-3248; decision: rules.skills)",
 )
 
 
