@@ -256,10 +256,10 @@ def test_catalogue_rules_cite_the_catalogue_and_unplayed_ones_say_why():
         assert r.status == "played" and r.lines.startswith("BSD:"), name
     for name in ("radar", "assault shield", "mythos creature", "ace gunner", "raid",
                  "quick recovery", "lesser mythos creatures", "psychic scream",
-                 "crazy jimmy"):
+                 "crazy jimmy", "assault vehicle"):
         r = S.SKILL_RULES[name]
         assert r.status == "played" and r.lines.startswith("BSD:"), name
-    for name in ("devour", "possessed", "assault vehicle"):
+    for name in ("devour", "possessed"):
         r = S.SKILL_RULES[name]
         assert r.status == "not played" and r.lines.startswith("BSD:"), name
     assert S.WEAPON_RULES["large-ordnance"].status == "played"

@@ -159,7 +159,10 @@ def test_large_ordnance_strikes_the_2x2_area_of_its_target():
     # hit on P, the hero's save (P in the open, L686) fails on T: both destroyed
     bomb = weapon({"V1": "1/1", "I1": "1/1"}, name="bomb", range_="6")
     for kws, both in ((("large-ordnance",), True), ((), False)):
-        a = unit("A", replace(bomb, keywords=kws, ammo=2), kind="vehicle", track=5)
+        # (A's bare hands, a close-combat line that hurts nothing, replace its improvised
+        # weapon, L767: it fires from where it stands, as these faces were derived)
+        a = unit("A", replace(bomb, keywords=kws, ammo=2), weapon({}, name="bare", range_="C"),
+                 kind="vehicle", track=5)
         f = unit("F", GUN, track=1)
         b, c = unit("B", GUN, track=1), unit("C", GUN, track=1)
         g = Game(spec_on(BD.open_board(W, 6), [a, f], [b, c]),
