@@ -106,6 +106,24 @@ def test_execute_eliminates_a_soldier_of_a_stunned_unit_in_range_one():
         assert int(g.m[g.m[0, H_ST] + 1, ST_MODELS]) == left
 
 
+def test_execute_takes_a_joined_hero_first():
+    from dustsim.play.duel_kernel import ST_HERO
+    from dustsim.play.policies import get_policy
+
+    board = BD.open_board(W, 6)
+    setup = replace(B.scenario_setup("101", 0), board=board, boards=(board,), turns=2)
+    spec = B.compile_battle([DuelUnit(unit("Tina", GUN, skills=("Execute",)))],
+                            [DuelUnit(squad("Foe", 3, GUN), hero=unit("Cap", GUN, track=2))],
+                            setup, get_policy("advance"), attacker=0)
+    g = Game(spec, [sq(2, 2), sq(3, 2)], faces="S" * 40)
+    g.m[g.m[0, H_ST] + 1, ST_STUN] = 1
+    g.activate(0)
+    r = g.log[g.events().index("special")]
+    assert (int(r[BK.L_CAS]), int(r[BK.L_DAMAGE])) == (0, 2)  # the hero's two points
+    assert int(g.m[g.m[0, H_ST] + 1, ST_HERO]) == 0
+    assert int(g.m[g.m[0, H_ST] + 1, ST_MODELS]) == 3
+
+
 def test_execute_out_of_range_one_does_nothing_and_an_executed_officer_interrogates():
     tina = unit("Tina", GUN, skills=("Execute", "Interrogate"))
     g = Game(spec_on(BD.open_board(W, 6), [tina], [squad("Foe", 3, GUN)]),

@@ -1094,7 +1094,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                       "fires at what the observer sees (Artillery Observer, L3419-3425).")
     elif kind == "execute":
         t = int(r[BK.L_TARGET])
-        ev.update({"target": t, "to": int(r[BK.L_TO]), "casualties": int(r[BK.L_CAS])})
+        ev.update({"target": t, "to": int(r[BK.L_TO]), "casualties": int(r[BK.L_CAS]),
+                   "damage": int(r[BK.L_DAMAGE])})
         ev["text"] = (f"{uname} executes a soldier of {names[t]}, which holds a Stunned token "
                       "within range 1 (Execute, L3511-3513).")
     elif kind == "repair":

@@ -1808,22 +1808,28 @@ def _execute_stunned(m, bd, log, u):
     BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
     _release(m, u)
     vip = BR.vips(m, u, t)
-    before = _left(m, t)
+    cas = 0  # soldiers eliminated, and damage points (a hero's track, a support crew)
+    dmg = 0
     if m[ru + t, U_SQUAD] != 0:
         if m[rs + t, ST_HERO] > 0:
+            dmg = m[rs + t, ST_HERO]
             m[rs + t, ST_HERO] = 0  # its joined hero (L3513: "including a Hero")
         else:
+            cas = 1
             m[rs + t, ST_MODELS] -= 1
     elif m[ru + t, U_SUPPORT] != 0:
+        dmg = 1
         m[rs + t, ST_SINGLE] -= 1  # one of its crew (one damage point, L3679-3681)
     else:
+        dmg = m[rs + t, ST_SINGLE]
         m[rs + t, ST_SINGLE] = 0  # a lone hero
     turn = m[R_G, G_TURN]
     k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, t))
     if k >= 0:
         log[k, L_X] = SP_EXECUTE
         log[k, L_TARGET] = t
-        log[k, L_CAS] = before - _left(m, t)
+        log[k, L_CAS] = cas
+        log[k, L_DAMAGE] = dmg
     if not _alive(m, t):
         _log(m, log, turn, _side(m, t), t, A_DESTROYED, _sq(m, t), NONE)
     BR.interrogate(m, u, t, vip)  # an Executed hero or officer (L3563)

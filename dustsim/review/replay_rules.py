@@ -53,9 +53,10 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   points than its successes nor above the vehicle's damage track;
 * a Spy (``special`` ``spy``; L3655-3657) is placed only on a success of its dice, within
   range 1 of an enemy unit;
-* an Execute (``special`` ``execute``; L3511-3513) eliminates one soldier (``casualties``:
-  the points it takes, a joined hero's whole track) of an enemy unit standing within range 1
-  of the executioner (the Stunned token it needs is not in the log: not checked);
+* an Execute (``special`` ``execute``; L3511-3513) eliminates one soldier (``casualties``
+  1, or ``damage``: a hero's whole track, a support weapon's crew point) of an enemy unit
+  standing within range 1 of the executioner (the Stunned token it needs is not in the log:
+  not checked);
 * an officer's Rally and Get Moving (``special`` ``rally`` / ``get-moving``; L3723-3731) name a
   friendly unit within range 2, or any one when the officer has a radio (``units[].rules``
   lists ``Radio``); Get Moving orders a unit that has activated (or reacted) this turn, and a
@@ -215,7 +216,8 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             t = ev.get("target")
             if t not in states or sides.get(t) == ev["side"] or states[t].destroyed or \
                     min((distance(board, a, b) for a in feet.of(ev["unit"])
-                         for b in feet.of(t)), default=99) > 1 or not ev.get("casualties"):
+                         for b in feet.of(t)), default=99) > 1 or \
+                    (ev.get("casualties") or 0) + (ev.get("damage") or 0) < 1:
                 raise DustsimError(f"replay log: event {i} (special execute): field 'target': "
                                    "an Execute eliminates one soldier of an enemy unit within "
                                    "range 1 (L3511-3513)")
