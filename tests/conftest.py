@@ -103,3 +103,17 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def jit_kernels(monkeypatch):
+    """The kernels run by Numba's JIT in this test, not the ones compiled at install
+    (:mod:`dustsim.engines.aot`): for tests of compilation itself and of the two paths'
+    agreement."""
+    from dustsim.engines import aot
+
+    monkeypatch.setenv(aot.ENV, "0")
+    aot.reset()
+    yield
+    monkeypatch.undo()
+    aot.reset()

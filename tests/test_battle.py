@@ -116,7 +116,7 @@ def test_same_seed_same_numbers_for_any_thread_count(lists):
     assert not np.array_equal(r1.acc, r3.acc)
 
 
-def test_the_grid_kernel_compiles_each_function_once(lists):
+def test_the_grid_kernel_compiles_each_function_once(lists, jit_kernels):
     """Cold-compile guard (issue 26): after random and logged games every kernel function of
     the board is compiled for one signature at most (no literal or dtype copies), and the
     single-caller links of the turn loop are inlined, never compiled on their own."""

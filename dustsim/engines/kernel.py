@@ -25,6 +25,7 @@ import numba as nb
 import numpy as np
 
 from dustsim import DEFAULT_TRIALS
+from dustsim.engines.aot import entry, exported
 from dustsim.engines.distributions import Distribution
 from dustsim.engines.montecarlo import (  # noqa: F401 (the runner's former home)
     LONG_RUN_S,
@@ -237,6 +238,8 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     return pos
 
 
+@exported("void(u8[::1], i8, i8[:, ::1], i8[::1], i8[:, ::1], i8[:, ::1], i8[:, ::1], "
+          "i8[:, ::1], i8[:, ::1], i8[:, ::1], i8[:, ::1], i8[:, ::1])")
 @nb.njit(nogil=True, cache=True)
 def _run_chunk(rng, n_trials, specs, goff, groups, hist_hits, hist_uns, sums, hist_killed,
                hist_single, hist_dmg, hist_tok):
@@ -315,7 +318,7 @@ def _chunk_task(args):
     out = (np.zeros((B, HIT_BINS), np.int64), np.zeros((B, HIT_BINS), np.int64),
            np.zeros((B, 4), np.int64), np.zeros((B, D), np.int64), np.zeros((B, D), np.int64),
            np.zeros((B, D), np.int64), np.zeros((B, 3), np.int64))
-    _run_chunk(rng, n, packed.specs, packed.goff, packed.groups, *out)
+    entry(_run_chunk)(rng, n, packed.specs, packed.goff, packed.groups, *out)
     return out
 
 

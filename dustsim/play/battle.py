@@ -44,6 +44,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dustsim import BATTLE_TRIALS
+from dustsim.engines.aot import available as aot_available
+from dustsim.engines.aot import entry
 from dustsim.engines.montecarlo import mean_se, proportion
 from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
@@ -314,7 +316,7 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         bd[R["adj"] + cls * 8: R["adj"] + cls * 8 + 8] = _adjacency(
             board, board.move_cost[:, cls], cls == B.FLYING)
     for cls in range(B.N_MOVE_CLASSES):  # shortest paths with no unit on the board
-        BK.fill_static(bd, n, cls, BK.QL - 2)
+        entry(BK.fill_static)(bd, n, cls, BK.QL - 2)
     _amphibious_tables(board, bd, objs)
     ls = np.asarray(board.line_start, np.int64)
     lq = np.stack([np.asarray(board.line_squares, np.int64),
@@ -738,7 +740,7 @@ def simulate_battle(spec: BattleSpec, trials: int = BATTLE_TRIALS, seed: int = 0
         from dustsim.engines.jit import compiles_first
         from dustsim.play import battle_kernel as BK
 
-        if compiles_first(BK._play_battles):
+        if not aot_available() and compiles_first(BK._play_battles):
             import logging
 
             logging.getLogger("dustsim").warning(

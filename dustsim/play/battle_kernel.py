@@ -70,6 +70,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from dustsim.engines.aot import entry, exported
 from dustsim.engines.kernel import (
     G_DICE,
     G_HIT,
@@ -641,6 +642,7 @@ def _clear_around(m, bd, u, start, limit):
     return True
 
 
+@exported("void(i8[:, ::1], i8, i8, i8)")
 @nb.njit(cache=True)
 def fill_static(bd, n, cls, limit):
     """The board's static movement tables of class ``cls`` (no units): for each start square
@@ -4165,18 +4167,21 @@ def _run_battles(rng, n, m, f, bd, ls, lq, acc, curves) -> None:
     margins (AP B lost - AP A lost); curves[k]: AP lost
     by A (sum, sum sq), by B (sum, sum sq) at the end of turn k."""
     el, val, qb, curve = _scratch(m)
-    _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, np.zeros(1, np.uint8),
-                  np.zeros((1, NLOG), np.int64), np.zeros(1, np.int64), el, val, qb, curve)
+    entry(_play_battles)(rng, n, m, f, bd, ls, lq, acc, curves, np.zeros(1, np.uint8),
+                         np.zeros((1, NLOG), np.int64), np.zeros(1, np.int64), el, val, qb, curve)
 
 
 def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps) -> None:
     """One game with its event log (dice from ``faces``, read as scripted dice so every roll's
     faces are known); out: [events, path entries, faces used, winner, won_by, turns, attacker]."""
     el, val, qb, curve = _scratch(m)
-    _play_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps, el, val, qb, curve)
+    entry(_play_logged)(rng, faces, m, f, bd, ls, lq, log, plog, out, vps, el, val, qb, curve)
 
 
 # the kernels of the two entry points: one library each, the turn loop (_game) inlined
+@exported("void(u8[::1], i8, i8[:, ::1], f8[:, ::1], i8[:, ::1], i8[::1], i8[:, ::1], "
+          "f8[::1], f8[:, ::1], u1[::1], i8[:, ::1], i8[::1], i8[:, ::1], f8[:, ::1], "
+          "i8[::1], f8[:, ::1])")
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, buf, log, plog, el, val, qb, curve):
     T = m[R_B, B_TURNS]
@@ -4212,6 +4217,9 @@ def _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, buf, log, plog, el, val
             curves[k, 3] += b * b
 
 
+@exported("void(u8[::1], u1[::1], i8[:, ::1], f8[:, ::1], i8[:, ::1], i8[::1], i8[:, ::1], "
+          "i8[:, ::1], i8[::1], i8[::1], f8[::1], i8[:, ::1], f8[:, ::1], i8[::1], f8[:, "
+          "::1])")
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _play_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps, el, val, qb, curve):
     m[R_B, B_LOG] = 1

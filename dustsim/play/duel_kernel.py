@@ -28,6 +28,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from dustsim.engines.aot import entry, exported
 from dustsim.engines.kernel import (
     G_DICE,
     G_HIT,
@@ -170,6 +171,8 @@ G_KEEP_HIT, G_KEEP_RR = NCOL - 2, NCOL - 1  # dice group rows: masks saved while
 WT_DICE, WT_BLAST = range(2)  # a (weapon line, target) row: dice per carrier, blast dice
 
 
+@exported("i8[:, ::1](i8[:, ::1], i8[:, ::1], i8[:, ::1], i8[:, ::1], i8[:, :, :, ::1], "
+          "i8[:, ::1], i8[::1])")
 @nb.njit(nogil=True, cache=True)
 def _pack(units, wpn, gdice, gblast, groups, tspec, cfg):
     """The state matrix of one engagement (see ``NCOL``), built once per batch of duels.
@@ -1156,6 +1159,7 @@ GAME_COLUMNS = ("winner", "turn", "lost_a", "lost_b", "alive_a", "alive_b")
 G_LEFT = len(GAME_COLUMNS)
 
 
+@exported("void(u8[::1], i8, i8[:, ::1], f8[:, ::1], f8[::1], f8[:, ::1])")
 @nb.njit(nogil=True, cache=True)
 def play_games(rng, n, m, value, ap, games):
     """``n`` engagements from the packed state ``m`` (:func:`_pack`), one row of ``games`` per
@@ -1197,9 +1201,9 @@ def games(rng, n, spec_arrays, ap) -> np.ndarray:
     """:func:`play_games` on a spec's arrays (``units, weapons, gdice, gblast, groups, tspec,
     config, value``): the per-game records, ``float64[n, G_LEFT + U]``."""
     units, wpn, gdice, gblast, groups, tspec, cfg, value = spec_arrays
-    m = _pack(units, wpn, gdice, gblast, groups, tspec, cfg)
+    m = entry(_pack)(units, wpn, gdice, gblast, groups, tspec, cfg)
     out = np.zeros((n, G_LEFT + units.shape[0]), np.float64)
-    play_games(rng, n, m, value, ap, out)
+    entry(play_games)(rng, n, m, value, ap, out)
     return out
 
 
@@ -1219,6 +1223,35 @@ def _run_duel_scripted(rng, faces, units, wpn, gdice, gblast, groups, tspec, cfg
     out[1] = o[1]
     out[2] = min(pos, faces.shape[0])
     out[3] = 1 if pos > faces.shape[0] else 0
+
+
+@exported("i8[:, ::1](i8, i8, i8[:, :, ::1], i8[:, :, ::1], i8[::1], i8[:, :, ::1], "
+          "i8[:, :, ::1], i8[:, :, :, :, ::1], i8[:, :, ::1], i8[:, ::1])")
+@nb.njit(nogil=True, cache=True)
+def pack_pair(p, dist, units, wpn, nw, gdice, gblast, groups, tspec, cfg):
+    """The packed engagement state of pairing ``p`` of a stack of one-on-one engagements
+    (side A unit 0, side B unit 1) at starting distance ``dist`` (the value model's batches:
+    :mod:`dustsim.review.value`)."""
+    w = nw[p]
+    wp = max(w, 1)
+    c = cfg[p].copy()
+    c[C_DIST] = dist
+    return _pack(units[p], wpn[p, :w], gdice[p, :wp], gblast[p, :wp], groups[p, :wp],
+                 tspec[p], c)
+
+
+@exported("void(u8[::1], i8, i8[::1], i8[:, :, ::1], i8[:, :, ::1], i8[::1], i8[:, :, ::1], "
+          "i8[:, :, ::1], i8[:, :, :, :, ::1], i8[:, :, ::1], i8[:, ::1], f8[:, :, ::1], "
+          "f8[::1], f8[:, :, :, ::1])")
+@nb.njit(nogil=True, cache=True)
+def play_pairs(rng, n, dists, units, wpn, nw, gdice, gblast, groups, tspec, cfg, value, ap,
+               games):
+    """Every pairing p at every distance, ``n`` times, from one stream in that order;
+    games[p, d]: the per-game records of :func:`play_games`."""
+    for p in range(units.shape[0]):
+        for di in range(dists.shape[0]):
+            m = pack_pair(p, dists[di], units, wpn, nw, gdice, gblast, groups, tspec, cfg)
+            play_games(rng, n, m, value[p], ap, games[p, di])
 
 
 # one compiled version per argument type, not per integer constant (dustsim.engines.jit); the

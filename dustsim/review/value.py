@@ -339,36 +339,15 @@ RECORD_BYTES = 32 << 20
 
 
 def _kernel():
-    """The Numba batch runner (built on first use: importing this module stays light)."""
+    """The batch runner of :mod:`dustsim.play.duel_kernel` (imported on first use: importing
+    this module stays light), compiled at install where it was (:mod:`dustsim.engines.aot`)."""
     global _KERNEL
     if _KERNEL is not None:
         return _KERNEL
-    import numba as nb
-
+    from dustsim.engines.aot import entry
     from dustsim.play import duel_kernel as K
 
-    @nb.njit(nogil=True, cache=True)
-    def pack_pair(p, dist, units, wpn, nw, gdice, gblast, groups, tspec, cfg):
-        """The packed engagement state of pairing ``p`` (side A unit 0, side B unit 1) at
-        starting distance ``dist``."""
-        w = nw[p]
-        wp = max(w, 1)
-        c = cfg[p].copy()
-        c[K.C_DIST] = dist
-        return K.pack(units[p], wpn[p, :w], gdice[p, :wp], gblast[p, :wp], groups[p, :wp],
-                       tspec[p], c)
-
-    @nb.njit(nogil=True, cache=True)
-    def play_pairs(rng, n, dists, units, wpn, nw, gdice, gblast, groups, tspec, cfg, value,
-                   ap, games):
-        """Every pairing p at every distance, ``n`` times, from one stream in that order;
-        games[p, d]: the per-game records of :func:`dustsim.play.duel_kernel.play_games`."""
-        for p in range(units.shape[0]):
-            for di in range(dists.shape[0]):
-                m = pack_pair(p, dists[di], units, wpn, nw, gdice, gblast, groups, tspec, cfg)
-                K.play_games(rng, n, m, value[p], ap, games[p, di])
-
-    _KERNEL = (play_pairs, pack_pair, K.play_games, K.G_LEFT)
+    _KERNEL = (entry(K.play_pairs), entry(K.pack_pair), entry(K.play_games), K.G_LEFT)
     return _KERNEL
 
 

@@ -1,0 +1,110 @@
+"""The kernels compiled at install (``dustsim._kernels``, issue 26): used only when built from
+these sources and called with their types, and giving the numbers the JIT gives."""
+
+import os
+import types
+
+import numpy as np
+import pytest
+
+from dustsim.engines import aot
+from dustsim.play.battle import event_log, prepare, simulate_battle
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture
+def lists():
+    from pathlib import Path
+
+    from dustsim.army.lists import load_list
+
+    d = Path(__file__).resolve().parents[1] / "examples" / "lists"
+    return {p.stem: load_list(p) for p in d.glob("*.toml")}
+
+
+@pytest.mark.skipif(os.environ.get("CI") != "true", reason="CI installs from scratch")
+def test_a_fresh_install_compiled_the_kernels():
+    # .ci/run installs the project as the README says: its build compiles the entry kernels
+    # (setup.py); a build that silently fell back to the JIT fails here
+    aot.reset()
+    assert aot.available(), "dustsim._kernels missing or stale after a fresh install"
+    import importlib
+
+    mod = importlib.import_module(aot.MODULE)
+    for sym in ("dustsim__play__battle_kernel___play_battles",
+                "dustsim__play__battle_kernel___play_logged",
+                "dustsim__play__duel_kernel__play_games", "dustsim__play__duel_kernel__play_pairs",
+                "dustsim__engines__kernel___run_chunk"):
+        assert hasattr(mod, sym), sym
+
+
+class _Dispatcher:
+    """A Numba dispatcher stand-in (the JIT path): records its calls."""
+
+    py_func = types.SimpleNamespace(__module__="m", __name__="k")
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, *a):
+        self.calls.append(a)
+
+
+def _fake(monkeypatch, digest):
+    """An extension module stand-in built from sources of ``digest``, with one kernel
+    (symbol ``m__k``, signature ``void(i8[::1], i8)``) that records its calls."""
+    calls = []
+    disp = _Dispatcher()
+    mod = types.SimpleNamespace(source_digest=lambda: digest, m__k=lambda *a: calls.append(a))
+    monkeypatch.setattr(aot.importlib, "import_module", lambda name: mod)
+    monkeypatch.setitem(aot.REGISTRY, "m__k", (disp, "void(i8[::1], i8)"))
+    monkeypatch.delenv(aot.ENV, raising=False)
+    aot.reset()
+    return disp, calls
+
+
+def test_the_compiled_kernel_serves_only_current_sources_and_its_own_types(monkeypatch):
+    disp, calls = _fake(monkeypatch, aot.source_digest())
+    assert aot.available()
+    f = aot.entry(disp)
+    f(np.zeros(3, np.int64), 5)
+    assert len(calls) == 1 and disp.calls == []
+    # machine code compiled for these types would read others wrongly: the JIT gets them
+    f(np.zeros(3, np.int32), 5)
+    f(np.zeros((3, 2), np.int64)[:, 0], 5)  # not contiguous
+    f(np.zeros(3, np.int64))  # an argument short
+    assert len(calls) == 1 and len(disp.calls) == 3
+    aot.reset()
+
+
+def test_a_stale_or_disabled_extension_is_never_used(monkeypatch):
+    disp, _calls = _fake(monkeypatch, aot.source_digest() ^ 1)  # built from other sources
+    assert not aot.available()
+    assert aot.entry(disp) is disp
+    disp, _calls = _fake(monkeypatch, aot.source_digest())
+    monkeypatch.setenv(aot.ENV, "0")
+    aot.reset()
+    assert not aot.available()
+    assert aot.entry(disp) is disp
+    aot.reset()
+
+
+def test_compiled_and_jit_kernels_give_the_same_numbers(lists, monkeypatch):
+    aot.reset()
+    if not aot.available():
+        pytest.skip("dustsim._kernels not built here (CI builds it: see the test above)")
+    spec = prepare(lists["allies-rangers"], lists["axis-heavy-grenadiers"], seed=4, boards=2)
+    before = sum(aot.USED.values())
+    r_aot = simulate_battle(spec, 300, 7, threads=1)
+    log_aot = event_log(spec, 3)
+    assert sum(aot.USED.values()) > before  # the compiled kernels played them
+    monkeypatch.setenv(aot.ENV, "0")
+    aot.reset()
+    r_jit = simulate_battle(spec, 300, 7, threads=1)
+    log_jit = event_log(spec, 3)
+    np.testing.assert_array_equal(r_aot.acc, r_jit.acc)
+    np.testing.assert_array_equal(r_aot.curves, r_jit.curves)
+    assert log_aot == log_jit
+    monkeypatch.undo()
+    aot.reset()
