@@ -108,3 +108,31 @@ def test_compiled_and_jit_kernels_give_the_same_numbers(lists, monkeypatch):
     assert log_aot == log_jit
     monkeypatch.undo()
     aot.reset()
+
+
+def test_every_command_kernel_is_served_by_the_compiled_module(capsys):
+    """Signature drift guard: a kernel whose Python callers changed its argument types would
+    silently fall back to the JIT (slow first runs, no error): the battle, replay, duel and
+    attack entry kernels must each serve their command from the module."""
+    aot.reset()
+    if not aot.available():
+        pytest.skip("dustsim._kernels not built here (CI builds it)")
+    from pathlib import Path
+
+    from dustsim.cli.shell import main
+
+    lists = Path(__file__).resolve().parents[1] / "examples" / "lists"
+    before = dict(aot.USED)
+    for argv in (["list", "vs", str(lists / "allies-rangers.toml"),
+                  str(lists / "ssu-red-army.toml"), "--trials", "50", "--quiet"],
+                 ["duel", "--side-a", "Pounder", "--side-b", "Ludwig", "--trials", "50",
+                  "--quiet"],
+                 ["attack", "--unit", "Pounder", "--vs", "Ludwig", "--engine", "mc",
+                  "--trials", "2000"]):
+        assert main(argv) == 0
+    capsys.readouterr()
+    served = {k for k, v in aot.USED.items() if v > before.get(k, 0)}
+    assert {"dustsim__play__battle_kernel__fill_static",
+            "dustsim__play__battle_kernel___play_battles",
+            "dustsim__play__duel_kernel___pack", "dustsim__play__duel_kernel__play_games",
+            "dustsim__engines__kernel___run_chunk"} <= served
