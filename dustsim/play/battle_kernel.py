@@ -214,10 +214,10 @@ ST_COVERED = 12
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST, SC_WRECK = range(7)  # SC_WRECK: a wreck (L486)
-# what bars the moving unit on each square during one _reach (bit 1: an enemy, bit 2: a vehicle
-# other than the mover), read from SC_OCC once instead of at every step; the last column
+# what bars the moving unit on each square during one _reach (bits: entering it, passing its
+# corner, leaving it), read from SC_OCC once instead of at every step; the last column
 SC_BAR = NCOL - 1
-BAR_ENEMY, BAR_VEHICLE = 1, 2
+BAR_ENTER, BAR_CORNER, BAR_LEAVE = 1, 2, 4
 # the rules' columns (dustsim.play.battle_rules) must not collide with the kernel's
 if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
@@ -820,18 +820,20 @@ def _reach(m, bd, u, limit, qb):
             m[rsc + s, SC_P0] = bd[base + 2, s]
             m[rsc + s, SC_P1] = bd[base + 3, s]
         return
+    # what bars the mover on each square: bit 1 entering it (an enemy, unless Trail Blazer,
+    # L3695; for a vehicle a friendly vehicle, L463), 2 passing its corner (an enemy), 4
+    # leaving it (an enemy's square); nothing for aircraft
     for s in range(n):
         m[rsc + s, SC_C0] = INF
         m[rsc + s, SC_C1] = INF
-        if not fly:
-            o = m[rsc + s, SC_OCC]
-            bar = 0
-            if o > 0:
-                if m[ru + o - 1, U_SIDE] != side:
-                    bar = BAR_ENEMY
-                if o - 1 != u and m[rxu + o - 1, X_KIND] == KIND_VEH:
-                    bar |= BAR_VEHICLE
-            m[rsc + s, SC_BAR] = bar
+        bar = 0
+        o = m[rsc + s, SC_OCC]
+        if o > 0 and not fly:
+            if m[ru + o - 1, U_SIDE] != side:
+                bar = BAR_CORNER if tb else BAR_ENTER | BAR_CORNER | BAR_LEAVE
+            if veh and o - 1 != u and m[rxu + o - 1, X_KIND] == KIND_VEH:
+                bar |= BAR_ENTER
+        m[rsc + s, SC_BAR] = bar
     for c in range(limit + 1):
         qb[c] = -1
     qb[2 * QL - 1] = 0
@@ -851,6 +853,8 @@ def _reach(m, bd, u, limit, qb):
                     m[rsc + s, SC_C0] = c
                     m[rsc + s, SC_P0] = -2
                     _push(qb, s * 2, c)
+    top = 2 * QL + 2 * qb[2 * QL - 1]  # the next free entry of the buckets (as _push)
+    cap = qb.shape[0] - 1
     for level in range(limit + 1):
         e = qb[level]
         while e >= 0:
@@ -860,26 +864,38 @@ def _reach(m, bd, u, limit, qb):
             dflag = st & 1
             if m[rsc + s, SC_C0 + dflag] != level:
                 continue  # a stale entry: reached cheaper since
-            if not fly and not tb:  # Trail Blazer moves through enemies (L3695)
-                if m[rsc + s, SC_BAR] & BAR_ENEMY:
-                    continue  # never through an enemy
+            if dflag and m[rsc + s, SC_C0] < level:
+                # dominated: s was reached cheaper with no diagonal used, and every path on
+                # from here is cheaper from there (costs and the paths kept do not change)
+                continue
+            if m[rsc + s, SC_BAR] & BAR_LEAVE:
+                continue  # never through an enemy
             for d in range(8):
                 t = bd[r_adj + d, s]
-                if t < 0:
-                    continue
+                if t < 0 or m[rsc + t, SC_BAR] & BAR_ENTER:
+                    continue  # never into an enemy's square, nor a vehicle into a vehicle's
                 step = 1 if fly else bd[r_mc, t]
-                if not fly:
-                    bt = m[rsc + t, SC_BAR]
-                    if bt & BAR_ENEMY and not tb:
-                        continue  # never into an enemy's square
-                    if veh and bt & BAR_VEHICLE:
-                        continue  # vehicles never pass friendly vehicles (L463)
-                if d & 1 and not fly:  # nor past the corner of an enemy
-                    if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_ENEMY:
+                nd = dflag
+                if d & 1:  # nor past the corner of an enemy
+                    if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_CORNER:
                         continue
-                    if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_ENEMY:
+                    if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_CORNER:
                         continue
-                _relax(m, qb, rsc, s, t, d, dflag, level, step, limit)
+                    step += dflag  # further diagonals count two (L461)
+                    nd = 1
+                nc = level + step
+                if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
+                    m[rsc + t, SC_C0 + nd] = nc
+                    m[rsc + t, SC_P0 + nd] = s * 2 + dflag
+                    if top < cap:  # _push, its count kept here
+                        qb[top] = t * 2 + nd
+                        qb[top + 1] = -1
+                        if qb[nc] < 0:
+                            qb[nc] = top
+                        else:
+                            qb[qb[QL + nc] + 1] = top
+                        qb[QL + nc] = top
+                        top += 2
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1162,6 +1178,32 @@ def _ev(m, f, w, t, cov, carriers):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _ev2(m, f, w, t, carriers):
+    """(:func:`_ev` with t in the open, in cover): the same figures, computed together."""
+    U = m[0, H_U]
+    fr = F_UNITS + U + w * U + t
+    e0 = f[fr, 0] * carriers
+    e1 = f[fr, 1] * carriers
+    left = _left(m, t)
+    if left <= 0:
+        return 0.0, 0.0
+    rw = m[0, H_WT] + w * U + t
+    if m[rw, WT_BLAST] > 0:
+        start = m[m[0, H_XU] + t, X_START]
+        if start > 0:
+            e0 *= left / start
+            e1 *= left / start
+    r0 = e0 / left
+    if r0 > 1.0:
+        r0 = 1.0
+    r1 = e1 / left
+    if r1 > 1.0:
+        r1 = 1.0
+    ap = f[F_UNITS + t, 0]
+    return ap * r0, ap * r1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _line_values(m, f, u, val):
     """val[w, 4 + 2 t + cov]: the value of u's line w on enemy t (target in the open / in
     cover, :func:`_ev`) with its carriers, ammunition and load now, range aside; 0 where it
@@ -1177,8 +1219,7 @@ def _line_values(m, f, u, val):
             v0 = 0.0
             v1 = 0.0
             if able and m[m[0, H_UNITS] + t, U_SIDE] != side and _hurts(m, w, t):
-                v0 = _ev(m, f, w, t, ZERO, c)
-                v1 = _ev(m, f, w, t, ONE, c)
+                v0, v1 = _ev2(m, f, w, t, c)
             val[w, 4 + 2 * t] = v0
             val[w, 5 + 2 * t] = v1
 
@@ -1314,8 +1355,9 @@ def _threat_setup(m, f, u, el, val):
             if r > 1000:
                 r = 1000
             longest = r if r > longest else longest
-            val[k, 0] += _ev(m, f, w, u, ZERO, c)
-            val[k, 1] += _ev(m, f, w, u, ONE, c)
+            v0, v1 = _ev2(m, f, w, u, c)
+            val[k, 0] += v0
+            val[k, 1] += v1
         el[k, 2] = longest + m[re, U_MOVE] if longest >= 0 else -1
         mine = -1
         for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -3063,9 +3105,16 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 if val[w, j] > b:
                     b = val[w, j]
             o_cap += b
+    one = _foot(m, u) == 1
+    rsc = m[0, H_SCR]
     for s in range(n):
         c = _cost(m, s)
-        if c > limit or not _can_end(m, u, s) or s == cur or not BR.can_stand(m, bd, u, s, n):
+        if c > limit or s == cur:
+            continue
+        oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
+        if not ((oc == 0 or oc - 1 == u) if one else _can_end(m, u, s)):
+            continue
+        if not BR.can_stand(m, bd, u, s, n):
             continue
         p = _position(m, f, bd, u, s, el, val, lam)
         near = val[0, 2] <= 0.0  # some enemy within its longest range from s
