@@ -133,6 +133,7 @@ def test_every_command_kernel_is_served_by_the_compiled_module(capsys):
     capsys.readouterr()
     served = {k for k, v in aot.USED.items() if v > before.get(k, 0)}
     assert {"dustsim__play__battle_kernel__fill_static",
+            "dustsim__play__battle_kernel__fill_entry",
             "dustsim__play__battle_kernel___play_battles",
             "dustsim__play__duel_kernel___pack", "dustsim__play__duel_kernel__play_games",
             "dustsim__engines__kernel___run_chunk"} <= served

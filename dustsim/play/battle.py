@@ -317,6 +317,7 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             board, board.move_cost[:, cls], cls == B.FLYING)
     for cls in range(B.N_MOVE_CLASSES):  # shortest paths with no unit on the board
         entry(BK.fill_static)(bd, n, cls, BK.QL - 2)
+        entry(BK.fill_entry)(bd, n, cls, BK.QL - 2)
     _amphibious_tables(board, bd, objs)
     ls = np.asarray(board.line_start, np.int64)
     lq = np.stack([np.asarray(board.line_squares, np.int64),

@@ -215,10 +215,10 @@ ST_COVERED = 12
 WS_TGT, WS_COV = 4, 5  # declared target of a weapon line in this action, target in cover
 # square scratch (block H_SCR, n rows)
 SC_C0, SC_C1, SC_P0, SC_P1, SC_OCC, SC_LIST, SC_WRECK = range(7)  # SC_WRECK: a wreck (L486)
-# what bars the moving unit on each square during one _reach (bit 1: an enemy, bit 2: a vehicle
-# other than the mover), read from SC_OCC once instead of at every step; the last column
+# what bars the moving unit on each square during one _reach (bits: entering it, passing its
+# corner, leaving it), read from SC_OCC once instead of at every step; the last column
 SC_BAR = NCOL - 1
-BAR_ENEMY, BAR_VEHICLE = 1, 2
+BAR_ENTER, BAR_CORNER, BAR_LEAVE = 1, 2, 4
 # the rules' columns (dustsim.play.battle_rules) must not collide with the kernel's
 if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
         BR.X_RULES, BR.X_SMOKE, BR.ST_CAMO, BR.ST_SMOKED, BR.ST_FIRST, BR.ST_DROP
@@ -250,10 +250,23 @@ def bd_rows(n: int) -> dict:
     # cost rows and 4n static rows, with water and swamp as open ground
     amph = end + n
     block = 1 + 8 + n + 4 * n
+    # then the entry tables (:func:`fill_entry`): per movement class and deployment zone the
+    # 4 rows of a search from the zone with no unit on the board, and per zone one row of
+    # each square's range to its nearest zone square
+    entry = amph + len(BC.AMPHIBIOUS_CLASSES) * block
     return {"los": n, "pc": 2 * n, **{k: r + i for i, k in enumerate(names)},
             "adj": r + len(names), "static": r + len(names) + 7 * 8,
             "los_tall": end, "amph": amph, "amph_block": block,
-            "rows": amph + len(BC.AMPHIBIOUS_CLASSES) * block}
+            "entry": entry, "zdist": entry + 7 * 2 * 4, "rows": entry + 7 * 2 * 4 + 2}
+
+
+_N_AMPH = len(BC.AMPHIBIOUS_CLASSES)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _r_entry(n):
+    """First row of the entry tables (``bd_rows(n)["entry"]``; ``"zdist"`` 56 rows on)."""
+    return 38 * n + 84 + _N_AMPH * (9 + 5 * n)
 
 
 # event log (one int64 row per event; decoded by dustsim.play.battle)
@@ -613,10 +626,13 @@ def _corner_ok(m, bd, r_mc, side, q):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _clear_around(m, bd, u, start, limit):
-    """No unit within ``limit`` + 1 of ``start`` that could bar u's paths: an enemy (never
-    entered nor passed at a corner), or for a vehicle a friendly vehicle. Friendly units
-    elsewhere only bar ending on their square (checked by the callers)."""
+def _clear_around(m, bd, u, start, limit, base):
+    """No unit that could bar u's paths (an enemy: never entered nor passed at a corner; for
+    a vehicle a friendly vehicle) within ``limit`` + 1 of ``start`` (``bd`` row of ranges:
+    the start square's, or a deployment zone's ``zdist`` row), nor beside a square the
+    static search at ``bd`` rows ``base`` reaches for ``limit`` or less (the search never
+    looks at a square not beside one it expands, so it runs as if the board were empty).
+    Friendly units elsewhere only bar ending on their square (checked by the callers)."""
     ru = m[0, H_UNITS]
     rx = m[0, H_XU]
     side = m[ru + u, U_SIDE]
@@ -625,6 +641,8 @@ def _clear_around(m, bd, u, start, limit):
     veh = m[rx + u, X_KIND] == KIND_VEH
     if _foot(m, u) == 4:
         return False  # a Huge vehicle's 2 x 2 block: no static table (_reach_huge)
+    n = m[R_B, B_N]
+    r_nb = 9 * n + 11
     for v in range(m[0, H_U]):
         if v == u or not _present(m, v):
             continue
@@ -635,10 +653,16 @@ def _clear_around(m, bd, u, start, limit):
                 dv = bd[start, q]
         if dv > limit + 1:
             continue
-        if m[ru + v, U_SIDE] != side:
-            return False
-        if veh and m[rx + v, X_KIND] == KIND_VEH:
-            return False
+        if m[ru + v, U_SIDE] == side and not (veh and m[rx + v, X_KIND] == KIND_VEH):
+            continue
+        for k in range(_foot(m, v)):  # does the static search expand a square beside it?
+            q = _usq(m, v, k)
+            if q < 0:
+                continue
+            for d in range(9):
+                x = q if d == 8 else bd[r_nb + d, q]
+                if x >= 0 and (bd[base, x] <= limit or bd[base + 1, x] <= limit):
+                    return False
     return True
 
 
@@ -696,6 +720,67 @@ def fill_static_rows(bd, n, fly, r_mc, r_adj, r_st, limit):
                         _push(qb, t * 2 + nd, nc)
 
 
+@exported("void(i8[:, ::1], i8, i8, i8)")
+@nb.njit(cache=True)
+def fill_entry(bd, n, cls, limit):
+    """The board's entry tables of class ``cls`` (no units): per deployment zone z the rows
+    cost (no / one diagonal used) and parent state of :func:`_reach` entering from z, at
+    ``bd_rows(n)["entry"] + (cls * 2 + z) * 4``; and each square's range to zone z's nearest
+    square at ``bd_rows(n)["zdist"] + z``."""
+    fly = cls == FLYING
+    r_mc = 9 * n + 4 + cls
+    r_adj = 9 * n + 28 + cls * 8
+    qb = np.zeros(2 * QL + 40 * n, np.int64)
+    for z in range(2):
+        zone = 9 * n + 19 + z
+        rz = _r_entry(n) + 7 * 2 * 4 + z
+        for q in range(n):
+            best = 10_000
+            for s in range(n):
+                if bd[zone, s] != 0 and bd[s, q] < best:
+                    best = bd[s, q]
+            bd[rz, q] = best
+        r = _r_entry(n) + (cls * 2 + z) * 4
+        for s in range(n):
+            bd[r, s] = INF
+            bd[r + 1, s] = INF
+            bd[r + 2, s] = -1
+            bd[r + 3, s] = -1
+        for c in range(limit + 1):
+            qb[c] = -1
+        qb[2 * QL - 1] = 0
+        for s in range(n):  # as _reach seeds the zone (L2440)
+            if bd[zone, s] != 0:
+                c = bd[r_mc, s] if not fly else 1
+                if c <= limit:
+                    bd[r, s] = c
+                    bd[r + 2, s] = -2
+                    _push(qb, s * 2, c)
+        for level in range(limit + 1):
+            e = qb[level]
+            while e >= 0:
+                st = qb[e]
+                e = qb[e + 1]
+                s = st >> 1
+                dflag = st & 1
+                if bd[r + dflag, s] != level:
+                    continue
+                for d in range(8):
+                    t = bd[r_adj + d, s]
+                    if t < 0:
+                        continue
+                    step = 1 if fly else bd[r_mc, t]
+                    nd = dflag
+                    if d & 1:
+                        step += dflag
+                        nd = 1
+                    nc = level + step
+                    if nc <= limit and nc < bd[r + nd, t]:
+                        bd[r + nd, t] = nc
+                        bd[r + 2 + nd, t] = s * 2 + dflag
+                        _push(qb, t * 2 + nd, nc)
+
+
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _reach(m, bd, u, limit, qb):
     """Movement costs from u's square (or from its entry squares when off the board) to every
@@ -724,27 +809,37 @@ def _reach(m, bd, u, limit, qb):
         _reach_huge(m, bd, u, limit, qb)
         return
     start = m[m[0, H_ST] + u, ST_SQ]
-    if start >= 0 and _clear_around(m, bd, u, start, limit):
-        # no unit can bar or end a path within reach: the board's static table is exact
+    base = -1
+    r_d = 0
+    if start >= 0:
         base = BC.r_static(m, u) + start * 4
+        r_d = start
+    elif r_mc == 9 * n + 4 + cls:  # entering: the zone's table (an amphibious one has none)
+        z = 0 if side == m[R_G, G_ATT] else 1
+        base = _r_entry(n) + (cls * 2 + z) * 4
+        r_d = _r_entry(n) + 7 * 2 * 4 + z
+    if base >= 0 and _clear_around(m, bd, u, r_d, limit, base):
+        # no unit can bar or end a path within reach: the board's static table is exact
         for s in range(n):
             m[rsc + s, SC_C0] = bd[base, s]
             m[rsc + s, SC_C1] = bd[base + 1, s]
             m[rsc + s, SC_P0] = bd[base + 2, s]
             m[rsc + s, SC_P1] = bd[base + 3, s]
         return
+    # what bars the mover on each square: bit 1 entering it (an enemy, unless Trail Blazer,
+    # L3695; for a vehicle a friendly vehicle, L463), 2 passing its corner (an enemy), 4
+    # leaving it (an enemy's square); nothing for aircraft
     for s in range(n):
         m[rsc + s, SC_C0] = INF
         m[rsc + s, SC_C1] = INF
-        if not fly:
-            o = m[rsc + s, SC_OCC]
-            bar = 0
-            if o > 0:
-                if m[ru + o - 1, U_SIDE] != side:
-                    bar = BAR_ENEMY
-                if o - 1 != u and m[rxu + o - 1, X_KIND] == KIND_VEH:
-                    bar |= BAR_VEHICLE
-            m[rsc + s, SC_BAR] = bar
+        bar = 0
+        o = m[rsc + s, SC_OCC]
+        if o > 0 and not fly:
+            if m[ru + o - 1, U_SIDE] != side:
+                bar = BAR_CORNER if tb else BAR_ENTER | BAR_CORNER | BAR_LEAVE
+            if veh and o - 1 != u and m[rxu + o - 1, X_KIND] == KIND_VEH:
+                bar |= BAR_ENTER
+        m[rsc + s, SC_BAR] = bar
     for c in range(limit + 1):
         qb[c] = -1
     qb[2 * QL - 1] = 0
@@ -764,6 +859,8 @@ def _reach(m, bd, u, limit, qb):
                     m[rsc + s, SC_C0] = c
                     m[rsc + s, SC_P0] = -2
                     _push(qb, s * 2, c)
+    top = 2 * QL + 2 * qb[2 * QL - 1]  # the next free entry of the buckets (as _push)
+    cap = qb.shape[0] - 1
     for level in range(limit + 1):
         e = qb[level]
         while e >= 0:
@@ -773,26 +870,38 @@ def _reach(m, bd, u, limit, qb):
             dflag = st & 1
             if m[rsc + s, SC_C0 + dflag] != level:
                 continue  # a stale entry: reached cheaper since
-            if not fly and not tb:  # Trail Blazer moves through enemies (L3695)
-                if m[rsc + s, SC_BAR] & BAR_ENEMY:
-                    continue  # never through an enemy
+            if dflag and m[rsc + s, SC_C0] < level:
+                # dominated: s was reached cheaper with no diagonal used, and every path on
+                # from here is cheaper from there (costs and the paths kept do not change)
+                continue
+            if m[rsc + s, SC_BAR] & BAR_LEAVE:
+                continue  # never through an enemy
             for d in range(8):
                 t = bd[r_adj + d, s]
-                if t < 0:
-                    continue
+                if t < 0 or m[rsc + t, SC_BAR] & BAR_ENTER:
+                    continue  # never into an enemy's square, nor a vehicle into a vehicle's
                 step = 1 if fly else bd[r_mc, t]
-                if not fly:
-                    bt = m[rsc + t, SC_BAR]
-                    if bt & BAR_ENEMY and not tb:
-                        continue  # never into an enemy's square
-                    if veh and bt & BAR_VEHICLE:
-                        continue  # vehicles never pass friendly vehicles (L463)
-                if d & 1 and not fly:  # nor past the corner of an enemy
-                    if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_ENEMY:
+                nd = dflag
+                if d & 1:  # nor past the corner of an enemy
+                    if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_CORNER:
                         continue
-                    if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_ENEMY:
+                    if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_CORNER:
                         continue
-                _relax(m, qb, rsc, s, t, d, dflag, level, step, limit)
+                    step += dflag  # further diagonals count two (L461)
+                    nd = 1
+                nc = level + step
+                if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
+                    m[rsc + t, SC_C0 + nd] = nc
+                    m[rsc + t, SC_P0 + nd] = s * 2 + dflag
+                    if top < cap:  # _push, its count kept here
+                        qb[top] = t * 2 + nd
+                        qb[top + 1] = -1
+                        if qb[nc] < 0:
+                            qb[nc] = top
+                        else:
+                            qb[qb[QL + nc] + 1] = top
+                        qb[QL + nc] = top
+                        top += 2
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1075,6 +1184,32 @@ def _ev(m, f, w, t, cov, carriers):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _ev2(m, f, w, t, carriers):
+    """(:func:`_ev` with t in the open, in cover): the same figures, computed together."""
+    U = m[0, H_U]
+    fr = F_UNITS + U + w * U + t
+    e0 = f[fr, 0] * carriers
+    e1 = f[fr, 1] * carriers
+    left = _left(m, t)
+    if left <= 0:
+        return 0.0, 0.0
+    rw = m[0, H_WT] + w * U + t
+    if m[rw, WT_BLAST] > 0:
+        start = m[m[0, H_XU] + t, X_START]
+        if start > 0:
+            e0 *= left / start
+            e1 *= left / start
+    r0 = e0 / left
+    if r0 > 1.0:
+        r0 = 1.0
+    r1 = e1 / left
+    if r1 > 1.0:
+        r1 = 1.0
+    ap = f[F_UNITS + t, 0]
+    return ap * r0, ap * r1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _line_values(m, f, u, val):
     """val[w, 4 + 2 t + cov]: the value of u's line w on enemy t (target in the open / in
     cover, :func:`_ev`) with its carriers, ammunition and load now, range aside; 0 where it
@@ -1090,8 +1225,7 @@ def _line_values(m, f, u, val):
             v0 = 0.0
             v1 = 0.0
             if able and m[m[0, H_UNITS] + t, U_SIDE] != side and _hurts(m, w, t):
-                v0 = _ev(m, f, w, t, ZERO, c)
-                v1 = _ev(m, f, w, t, ONE, c)
+                v0, v1 = _ev2(m, f, w, t, c)
             val[w, 4 + 2 * t] = v0
             val[w, 5 + 2 * t] = v1
 
@@ -1159,13 +1293,14 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         d = bd[s, ts]
         if BR.hidden(m, t, d):
             continue  # camouflaged: not from range 3 or more (L3455)
-        inreach = False
+        inreach = False  # a line in range whose value on t could beat its best so far
         for w in range(w0, w1):
-            if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX] and _hurts(m, w, t):
+            if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX] and (
+                    val[w, 4 + 2 * t] > val[w, 3] or val[w, 5 + 2 * t] > val[w, 3]):
                 inreach = True
                 break
         if not inreach:
-            continue
+            continue  # no line would take t: its sight is not needed
         los = _sight(m, bd, ls, lq, s, ts, u, t)
         if los == 2:
             continue
@@ -1226,8 +1361,9 @@ def _threat_setup(m, f, u, el, val):
             if r > 1000:
                 r = 1000
             longest = r if r > longest else longest
-            val[k, 0] += _ev(m, f, w, u, ZERO, c)
-            val[k, 1] += _ev(m, f, w, u, ONE, c)
+            v0, v1 = _ev2(m, f, w, u, c)
+            val[k, 0] += v0
+            val[k, 1] += v1
         el[k, 2] = longest + m[re, U_MOVE] if longest >= 0 else -1
         mine = -1
         for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -3036,9 +3172,28 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 sc = (off_here if suppressed else sust * off_here) + here
                 if sc > best:
                     best, plan = sc, (5 if suppressed else 1)
+    # an upper bound of _offence from any square (each line at its best target anywhere):
+    # a square where even that cannot beat the best plan so far is not scored (the same plan,
+    # fewer sight lines); not with the free Attacks and wire-guided choices, valued apart
+    o_cap = -1.0
+    if not (scout or maf or charge or BR.has(m, u, BR.RB_WIRE)):
+        o_cap = 0.0
+        for w in range(m[ru, U_W0], m[ru, U_W1]):
+            b = 0.0
+            for j in range(4, 4 + 2 * m[0, H_U]):
+                if val[w, j] > b:
+                    b = val[w, j]
+            o_cap += b
+    one = _foot(m, u) == 1
+    rsc = m[0, H_SCR]
     for s in range(n):
         c = _cost(m, s)
-        if c > limit or not _can_end(m, u, s) or s == cur or not BR.can_stand(m, bd, u, s, n):
+        if c > limit or s == cur:
+            continue
+        oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
+        if not ((oc == 0 or oc - 1 == u) if one else _can_end(m, u, s)):
+            continue
+        if not BR.can_stand(m, bd, u, s, n):
             continue
         p = _position(m, f, bd, u, s, el, val, lam)
         near = val[0, 2] <= 0.0  # some enemy within its longest range from s
@@ -3049,7 +3204,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                     best, plan, plan_sq = p, 6, s
                 continue
             o = 0.0
-            if val[0, 2] <= 0.0:  # some enemy within its longest range from s
+            if val[0, 2] <= 0.0 and (o_cap < 0.0 or o_cap + p > best):  # an enemy in range
                 o = _offence(m, f, bd, ls, lq, u, s, OFF, val)
                 o_s = o
             if o > 0.0 and o + p > best:
