@@ -124,7 +124,8 @@ def _orders_game(faces, grants, officer_skills=("Officer",), far=False):
     other = replace(unit("Other", GUN), ap=12)
     spec = spec_with([leader, squad, other], [unit("E", GUN)], grants)
     target_sq = sq(7, 5) if far else sq(1, 1)
-    g = Game(spec, [sq(0, 0), target_sq, sq(7, 0), sq(3, 1)], faces=faces)
+    enemy_sq = sq(5, 4) if far else sq(3, 1)  # within the squad's range and Move: it can strike
+    g = Game(spec, [sq(0, 0), target_sq, sq(7, 0), enemy_sq], faces=faces)
     rs = g.m[0, H_ST]
     g.m[rs + 1, ST_ACT] = 1  # the squad has activated this turn (L3725)
     return g
@@ -229,7 +230,8 @@ def test_breakthrough_free_attack_on_P_after_a_march(face, attacks):
     assert len(hits) == int(attacks)
     if attacks:
         assert hits[0][BK.L_X] == BP.WHY_BREAKTHROUGH and hits[0][BK.L_TARGET] == 1
-        assert hits[0][BK.L_D1] - hits[0][BK.L_D0] == 1  # GUN: one die at V1/I1
+        # GUN: one die at I1, its P a hit, then the hero's save die (L672, L686)
+        assert hits[0][BK.L_HITS] == 1 and hits[0][BK.L_D1] - hits[0][BK.L_D0] == 2
 
 
 def test_no_breakthrough_die_when_nothing_is_in_reach():
@@ -239,3 +241,61 @@ def test_no_breakthrough_die_when_nothing_is_in_reach():
     pos, attacked = BK._breakthrough(g.rng, g.buf, np.int64(0), BK.ON, g.m, spec.f, spec.bd,
                                      spec.ls, spec.lq, g.log, np.int64(0), g.val)
     assert not attacked and pos == 0 and special_rows(g, BP.SP_BREAKTHROUGH) == []
+
+
+def test_mission_tactics_policy_orders_a_squad_worth_half_the_officer():
+    # 2 faces of 3 (L1459) against one (L3725): a squad worth more than half the officer's AP
+    # is worth ordering under Mission Tactics (6 x 2 > 10 x 1), not without (6 < 10)
+    leader = replace(unit("Leader", GUN, skills=("Officer",)), ap=10)
+    squad = replace(unit("Squad", GUN), ap=6)
+    for mission, orders in ((True, True), (False, False)):
+        grants = [grant("Mission Tactics", (0, "sure-order"), (1, "ordered"))] if mission else []
+        spec = spec_with([leader, squad], [unit("E", GUN)], grants)
+        g = Game(spec, [sq(0, 0), sq(1, 1), sq(3, 1)], faces="P" + "S" * 60)
+        g.m[g.m[0, H_ST] + 1, ST_ACT] = 1
+        g.activate(0)
+        assert bool(_order_events(g)) == orders
+
+
+# -- Go Get 'Em Girls! (L2171-2175) and Implacable Advance (L2092-2096) ---------------------------
+@pytest.mark.parametrize("face, brave", [("P", True), ("T", True), ("S", False)])
+def test_go_get_em_girls_brave_on_P_or_T_for_the_removal_roll(face, brave):
+    # Suppressed; the removal dice read P S P: Brave's three dice hold two successes, every
+    # token goes; two dice hold one, a step down to Under Fire (L741)
+    spec = spec_with([unit("Merc", GUN)], [unit("E", GUN)], [grant("Go Get 'Em Girls!",
+                                                                   (0, "go-girls"))])
+    g = Game(spec, [sq(0, 0), sq(7, 5)], faces=face + "PSP" + "S" * 40)
+    g.m[g.m[0, H_ST] + 0, BK.ST_TOK] = 2
+    g.activate(0)
+    (ev,) = special_rows(g, BP.SP_GIRLS)
+    assert ev[BK.L_HITS] == int(brave) and ev[BK.L_D1] - ev[BK.L_D0] == 1
+    k = g.m[BK.R_B, BK.B_LOGN]
+    (tok,) = [g.log[i, BK.L_TOKEN] for i in range(k) if g.log[i, BK.L_ACTION] ==
+              BK.A_TOKEN_REMOVED]
+    assert tok == (0 if brave else 1)
+    assert g.m[g.m[0, H_UNITS] + 0, BK.U_SUPP_DICE] == 2  # Brave for that activation only
+
+
+def test_go_get_em_girls_no_roll_without_a_token():
+    spec = spec_with([unit("Merc", GUN)], [unit("E", GUN)], [grant("Go Get 'Em Girls!",
+                                                                   (0, "go-girls"))])
+    g = Game(spec, [sq(0, 0), sq(7, 5)], faces="P" * 40)
+    g.activate(0)
+    assert special_rows(g, BP.SP_GIRLS) == []
+
+
+@pytest.mark.parametrize("implacable", [True, False])
+def test_implacable_advance_suppressed_moves_then_attacks(implacable):
+    grants = [grant("Implacable Advance", (0, "implacable"))] if implacable else []
+    spec = spec_with([unit("Steel", GUN)], [unit("E", GUN)], grants)
+    # suppressed, its removal roll fails (S S); from column 0 the enemy at column 6 is out of
+    # the gun's range 4, a Move of 2 brings it in
+    g = Game(spec, [sq(0, 2), sq(6, 2)], faces="SS" + "P" + "S" * 40)
+    g.m[g.m[0, H_ST] + 0, BK.ST_TOK] = 2
+    g.activate(0)
+    k = g.m[BK.R_B, BK.B_LOGN]
+    acts = [int(g.log[i, BK.L_ACTION]) for i in range(k) if g.log[i, BK.L_UNIT] == 0]
+    assert BK.A_MOVE in acts and BK.A_MARCH not in acts and BK.A_SUSTAINED not in acts
+    assert (BK.A_ATTACK in acts) == implacable  # Move instead of Nothing, then Attack (L2096)
+    if implacable:
+        assert acts.index(BK.A_MOVE) < acts.index(BK.A_ATTACK)

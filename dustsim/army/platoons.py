@@ -459,7 +459,9 @@ def advantages(platoons: list[Platoon]) -> pd.DataFrame:
 # Barking Dog cards and the Rattler (L1053); open-topped M3 walkers the "(Light)" ones
 # (L1325); M1 walkers Wildfire and Bushmaster (L1379); the IS-5/IS-48 tanks the chart's
 # Iosef, Karl and Lavrentiy (no IUS-203 card is bundled; L1878); KV-47A/B/C the chart's
-# Koshka-platoon walkers Nadya and Natasha (L1850); an ape unit a Gorilla card (L1566).
+# Koshka-platoon walkers Nadya and Natasha (L1850); an ape unit a Gorilla card (L1566); a
+# Steel Guard squad a squad card named Steel Guard (L2096); a Mercenary unit a card of the
+# Mercenaries bloc or with the Mercenary skill (L2175).
 _M3 = ("mickey", "hot dog", "pounder", "cobra", "barking dog", "rattler")
 
 
@@ -515,6 +517,11 @@ def _grant_roles(advantage: str, card: Card, leader: bool) -> tuple[str, ...]:
         return ("breakthrough",) if _has(card, "iosef", "karl", "lavrentiy") else ()
     if a == "Vigilant":
         return ("vigilant",)
+    if a == "Implacable Advance":
+        return ("implacable",) if _has(card, "steel guard") and card.kind == "squad" else ()
+    if a == "Go Get 'Em Girls!":
+        merc = "mercenar" in (card.bloc or "").lower() or _skill(card, "mercenary")
+        return ("go-girls",) if merc else ()
     if a == "Surprise Strike":
         ok = "spetsnaz" in (card.faction or "").lower() or _has(card, "spetsnaz", "(tsh)")
         return ("first-double",) if ok else ()

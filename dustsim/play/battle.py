@@ -1226,7 +1226,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
 
 
 #: the platoon advantages' special codes (battle_platoon.SPECIALS)
-PLATOON_SPECIALS = (27, 28)
+PLATOON_SPECIALS = (27, 28, 29)
 #: a granted skill's role -> the rule name its events carry (battle_platoon.ROLES)
 _GRANTED = {"scout": "Scout", "charge": "Charge", "first-double": "At the Double",
             "airborne": "airborne"}
@@ -1265,6 +1265,12 @@ def _platoon_special(r: np.ndarray, uname: str, names, faces: np.ndarray) -> dic
                          if ev["hits"] > 0 else "the order fails")
                       + f" (Get Moving You Bunch of Monkeys, L3723-3727; platoon advantage: "
                       f"{adv}, {rule.lines}).")
+    elif kind == "go-get-em-girls":
+        ev["advantage"] = "Go Get 'Em Girls!"
+        ev["text"] = (f"{uname} rolls {dice}: " + ("Brave for this activation, three dice to "
+                                                    "remove its token" if ev["hits"] else
+                                                    "no Brave this time")
+                      + " (platoon advantage: Go Get 'Em Girls!, L2171-2175).")
     else:
         ev["advantage"] = "Breakthrough"
         ev["text"] = (f"{uname} rolls {dice} after its March Move: "

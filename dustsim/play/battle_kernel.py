@@ -141,6 +141,7 @@ from dustsim.play.duel_kernel import (
     U_SIDE,
     U_SINGLE,
     U_SQUAD,
+    U_SUPP_DICE,
     U_SUPPORT,
     U_THIRD,
     U_W0,
@@ -2064,7 +2065,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
         return pos, actions, False
     g = -1
     gv = f[F_UNITS + u, 0]
-    gw = 0.0  # the best AP x faces (Mission Tactics: 2 faces on its platoon's units, L1459)
+    gw = 0.0  # the best AP x faces (Mission Tactics: 2 faces on its platoon's units, L1459;
+    # with one face, P, this is the officer policy of battle_rules: more AP than the officer)
     for t in range(U):
         if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] == 0:
             continue
@@ -2078,7 +2080,7 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
             continue
         mk, _c = BP.order_faces(m, u, t, m[R_CFG, C_P], m[R_CFG, C_T])
         wt = f[F_UNITS + t, 0] * ((mk & 1) + ((mk >> 1) & 1) + ((mk >> 2) & 1))
-        if f[F_UNITS + t, 0] > gv and wt > gw:
+        if wt > gv and wt > gw:  # its AP x its chance in thirds beats the officer's AP
             g, gw = t, wt
     if g < 0:
         return pos, actions, False
@@ -2964,7 +2966,21 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     cur = m[rs, ST_SQ]
     _log(m, log, turn, side, u, A_ACTIVATE, cur, NONE)
     tok = m[rs, ST_TOK]
+    dice = m[ru, U_SUPP_DICE]
+    if BR.has(m, u, BP.RB_PA_GIRLS) and tok != 0 and m[R_CFG, C_SUPP] != 0 and \
+            dice < BP.GIRLS_DICE:  # Go Get 'Em Girls!: Brave on P or T (L2175)
+        p0 = pos
+        brave, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], ONE)
+        k = _log(m, log, turn, side, u, A_SPECIAL, cur, cur)
+        if k >= 0:
+            log[k, L_X] = BP.SP_GIRLS
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = brave
+        if brave > 0:
+            m[ru, U_SUPP_DICE] = BP.GIRLS_DICE
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
+    m[ru, U_SUPP_DICE] = dice
     if m[rs, ST_TOK] != tok:
         k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, cur, NONE)
         if k >= 0:
@@ -3012,7 +3028,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if ended:
             return pos
     if actions >= 2 and cur >= 0 and m[R_CFG, C_ORDERS] != 0 and (
-            BR.has(m, u, BP.RB_PA_WALKER_ORDER) or BR.has(m, u, BP.RB_PA_APE_ORDER)):
+            BR.has(m, u, BP.RB_PA_ACTION_ORDER)):
         pos, tried, ordered = _pa_order(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
                                         OFF)  # a platoon advantage's order (L1053, L1566)
         if ordered:
@@ -3049,6 +3065,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     maf = BR.has(m, u, BR.RB_MOVE_AND_FIRE) and not suppressed
     charge = BR.has(m, u, BR.RB_CHARGE) and not suppressed and BR.has_cc_line(m, u)
     bt = BR.has(m, u, BP.RB_PA_BREAKTHROUGH) and not suppressed  # Breakthrough (L1878)
+    # Implacable Advance: Suppressed, a Move instead of Nothing, then an Attack (L2096)
+    implacable = suppressed and BR.has(m, u, BP.RB_PA_IMPLACABLE) and stun == 0
     if onboard:
         here = _position(m, f, bd, u, cur, el, val, lam)
         # an aircraft's first action is a Move or March Move (L516; a Helicopter hovers,
@@ -3088,14 +3106,16 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             if suppressed:
                 if p > best:
                     best, plan, plan_sq = p, 6, s
-                continue
+                if not implacable:
+                    continue
             o = 0.0
             if val[0, 2] <= 0.0:  # some enemy within its longest range from s
                 o = _offence(m, f, bd, ls, lq, u, s, OFF, val)
                 o_s = o
             if o > 0.0 and o + p > best:
                 best, plan, plan_sq = o + p, 2, s
-            if onboard and not air and off_here > 0.0 and off_here + p > best:
+            if onboard and not air and off_here > 0.0 and off_here + p > best and \
+                    not suppressed:
                 best, plan, plan_sq = off_here + p, 3, s
             if maf and near and o > 0.0:  # a free Move, then a ranged Sustained Attack
                 o2 = BR.class_total(m, u, val, OFF)  # o's ranged lines

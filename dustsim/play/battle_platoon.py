@@ -19,7 +19,9 @@ and every required unit, L950-958); the army layer decides that and which units 
   scenario draws attacker and defender (a Fortified Platoon, L1949).
 * ``ordered``: a unit its platoon's leader (or walker) may order with the advantage below.
 * ``sure-order`` (Mission Tactics, L1459): the leader's Get Moving You Bunch of Monkeys on an
-  ``ordered`` unit of its platoon succeeds on P or T (2/3) instead of P (L3725).
+  ``ordered`` unit of its platoon succeeds on P or T (2/3) instead of P (L3725). Policy: the
+  officer's (orders a unit worth more AP than itself at one face in three) weighted by the
+  chance: a unit whose AP times its successful faces beats the officer's AP, the best such.
 * ``third-order`` (Blitzkrieg Tactics, L1431, L1696): after its two actions, the leader may
   take a third action, Get Moving on an ``ordered`` unit of its platoon (within range 2 and
   sight, or anywhere with a radio, L3713-3725), every activation. Decision: taken after the
@@ -33,6 +35,12 @@ and every required unit, L950-958); the army layer decides that and which units 
   makes a free Attack. Policy: it rolls when an Attack from where it stands is worth
   something.
 * ``first-double`` (Surprise Strike, L2122): At the Double in the unit's first activation.
+* ``implacable`` (Implacable Advance, L2092-2096): a Suppressed unit may Move instead of its
+  Nothing action, then Attack (never a March Move nor a Sustained Attack): the suppressed
+  plans gain Move + Attack.
+* ``go-girls`` (Go Get 'Em Girls!, L2171-2175): at the start of its activation the unit rolls
+  one die, on P or T (the digest's two faces, 2/3) it has Brave for that activation. Policy:
+  it rolls when it has a token to remove (Brave's only effect is the removal roll, L741).
 
 Every order follows the officer policy of :mod:`dustsim.play.battle_rules` (an already
 activated unit worth more AP than the one ordering, that can strike; a free third action needs
@@ -57,19 +65,25 @@ X_PA_CODE = 21  # unit facts: the advantage code (PA_*) of its orders, 0 none
 RB_PA_ORDERED = np.int64(1 << 28)  # role ``ordered``
 RB_PA_SURE_ORDER = np.int64(1 << 29)  # role ``sure-order`` (Mission Tactics, L1459)
 RB_PA_THIRD_ORDER = np.int64(1 << 30)  # role ``third-order`` (Blitzkrieg Tactics, L1431)
-RB_PA_WALKER_ORDER = np.int64(1 << 31)  # role ``walker-order`` (Grab Them by the Nose, L1053)
+# roles ``walker-order`` (Grab Them by the Nose, L1053: anywhere) and ``ape-order`` (Primal
+# Instinct, L1566: range 2 and sight): Get Moving for one action, the range by X_PA_CODE
+RB_PA_ACTION_ORDER = np.int64(1 << 31)
 RB_PA_BREAKTHROUGH = np.int64(1 << 32)  # role ``breakthrough`` (L1878)
 RB_PA_FIRST_DOUBLE = np.int64(1 << 33)  # role ``first-double`` (Surprise Strike, L2122)
-RB_PA_APE_ORDER = np.int64(1 << 34)  # role ``ape-order`` (Primal Instinct, L1566)
+RB_PA_IMPLACABLE = np.int64(1 << 34)  # role ``implacable`` (Implacable Advance, L2096)
+RB_PA_GIRLS = np.int64(1 << 35)  # role ``go-girls`` (Go Get 'Em Girls!, L2175)
 SP_PA_ORDER = np.int64(27)  # an advantage's Get Moving (log L_TOKEN: PA code + 8 x Desert Fox)
 SP_BREAKTHROUGH = np.int64(28)  # Breakthrough's die after a March Move
+SP_GIRLS = np.int64(29)  # Go Get 'Em Girls!' die at the start of an activation
 WHY_BREAKTHROUGH = np.int64(10)  # the free Attack it gives
 # advantage codes of the orders (X_PA_CODE, the log's L_TOKEN % 8)
 PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
+GIRLS_DICE = 3  # Brave's removal dice (unit_rules.removal_dice)
 PA_NAMES = {PA_MISSION: "Mission Tactics", PA_BLITZ: "Blitzkrieg Tactics",
             PA_GRAB: "Grab Them by the Nose", PA_APES: "Primal Instinct"}
 #: the advantage special events' names (play.battle event log)
-SPECIALS = {int(SP_PA_ORDER): "get-moving", int(SP_BREAKTHROUGH): "breakthrough"}
+SPECIALS = {int(SP_PA_ORDER): "get-moving", int(SP_BREAKTHROUGH): "breakthrough",
+            int(SP_GIRLS): "go-get-em-girls"}
 #: why an attack was taken (event ``rule`` and text)
 WHY = {int(WHY_BREAKTHROUGH): "Breakthrough: a free Attack after its March Move on its die "
        "(platoon advantage, L1874-1878)"}
@@ -111,12 +125,15 @@ ROLES = {
     "ape-order": "Get Moving (one action) on its platoon's ordered apes in range 2 and sight",
     "breakthrough": "a die after a March Move: on P a free Attack",
     "first-double": "At the Double in its first activation",
+    "implacable": "Suppressed: Move instead of Nothing, then an Attack",
+    "go-girls": "a die at activation: on P or T Brave for that activation",
 }
 _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARGE,
          "ordered": RB_PA_ORDERED, "sure-order": RB_PA_SURE_ORDER,
-         "third-order": RB_PA_THIRD_ORDER, "walker-order": RB_PA_WALKER_ORDER,
-         "ape-order": RB_PA_APE_ORDER, "breakthrough": RB_PA_BREAKTHROUGH,
-         "first-double": RB_PA_FIRST_DOUBLE}
+         "third-order": RB_PA_THIRD_ORDER, "walker-order": RB_PA_ACTION_ORDER,
+         "ape-order": RB_PA_ACTION_ORDER, "breakthrough": RB_PA_BREAKTHROUGH,
+         "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
+         "go-girls": RB_PA_GIRLS}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
           "ape-order": PA_APES}
 
@@ -176,14 +193,14 @@ ADVANTAGES = dict((
     _r("Night Witches", "L2037-2041", "not played", "", _WHILE),
     _r("Wave Attack", "L2063-2065", "not played", "",
        "soldiers returning on a die as they fall need a hook in casualty removal"),
-    _r("Implacable Advance", "L2092-2096", "not played", "",
-       "a Suppressed unit's Move before its action is not in the suppressed plans"),
+    _r("Implacable Advance", "L2092-2096", "played",
+       "Suppressed Steel Guard squads may Move instead of Nothing, then Attack"),
     _r("Surprise Strike", "L2118-2122", "partly played",
        "Spetsnaz units and KV-47 (TSh) walkers gain At the Double in their first activation",
        f"the activation arriving from reserve: {_NO_RESERVES}"),
     _r("Strike Unseen", "L2145-2149", "not played", "", _WHILE),
-    _r("Go Get 'Em Girls!", "L2171-2175", "not played", "",
-       "a Brave roll at the start of each activation is not in the token removal step"),
+    _r("Go Get 'Em Girls!", "L2171-2175", "played",
+       "Mercenary units roll at activation: on P or T Brave for that activation"),
     _r("Dig In Girls!", "L2197-2201", "not played", "",
        "Defensive Tactics near Tanya and a forced enemy re-roll need hooks the kernel lacks"),
 ))

@@ -62,7 +62,7 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   of the same advantage, anywhere under Grab Them by the Nose (L1053), and succeeds on P
   (on P or T under Mission Tactics, L1459); Breakthrough's die (``special``
   ``breakthrough``) follows the unit's March Move, and a ``Breakthrough`` attack follows its
-  successful die (L1878).
+  successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175).
 """
 
 from __future__ import annotations
@@ -263,6 +263,11 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
         if ev.get("hits") != sum(1 for c in ev.get("dice") or "" if c in ok):
             raise DustsimError(f"{where}: field 'hits': the order's die succeeds on "
                                f"{' or '.join(ok)} (L3725{', L1459' if len(ok) > 1 else ''})")
+    elif ev.get("special") == "go-get-em-girls":
+        if len(ev.get("dice") or "") != 1 or ev.get("hits") != sum(
+                1 for c in ev.get("dice") or "" if c in "PT"):
+            raise DustsimError(f"{where}: field 'hits': Go Get 'Em Girls! rolls one die, Brave "
+                               "on P or T (L2175)")
     elif ev.get("special") == "breakthrough":
         if prev is None or prev["action"] != "march" or len(ev.get("dice") or "") != 1 or \
                 ev.get("hits") != (ev.get("dice") or "").count("P"):
