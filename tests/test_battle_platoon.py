@@ -299,3 +299,67 @@ def test_implacable_advance_suppressed_moves_then_attacks(implacable):
     assert (BK.A_ATTACK in acts) == implacable  # Move instead of Nothing, then Attack (L2096)
     if implacable:
         assert acts.index(BK.A_MOVE) < acts.index(BK.A_ATTACK)
+
+
+# -- grants lasting while a hero is in play (Strike Unseen L2149, Fanatical Loyalty L1532,
+# Tight Quarters L1794) -------------------------------------------------------------------------
+def test_grants_last_while_the_platoons_hero_is_in_play_and_return_next_game():
+    from dustsim.play.duel_kernel import ST_MODELS, ST_SINGLE
+
+    camo = unit("Camo", GUN, skills=("Camouflage",))  # its card's own Camouflage stays
+    spec = spec_with([unit("Roza", GUN), unit("Squad", GUN), camo, unit("Other", GUN)],
+                     [unit("E", GUN)],
+                     [grant("Strike Unseen", (0, "holds"), (1, "camouflage-while"),
+                            (2, "camouflage-while")),
+                      grant("Fanatical Loyalty", (3, "no-tokens-while"))])
+    m = spec.m.copy()
+    BK._reset(m)
+    x, ru, rs = m[0, BK.H_XU], m[0, H_UNITS], m[0, H_ST]
+    assert BK.BR.has(m, 1, BK.BR.RB_CAMOUFLAGE) and m[x + 1, BK.BR.ST_CAMO] == 1
+    BP.lapse_while(m)
+    assert BK.BR.has(m, 1, BK.BR.RB_CAMOUFLAGE)  # Roza in play: it lasts
+    assert m[ru + 3, BK.U_IMMUNE] == 0  # no Sigrid in that platoon: it lapses at once
+    m[rs + 0, ST_MODELS] = 0
+    m[rs + 0, ST_SINGLE] = 0  # Roza destroyed
+    BP.lapse_while(m)
+    assert not BK.BR.has(m, 1, BK.BR.RB_CAMOUFLAGE) and m[x + 1, BK.BR.ST_CAMO] == 0
+    assert BK.BR.has(m, 2, BK.BR.RB_CAMOUFLAGE)  # printed on its card
+    BK._reset(m)  # the next game: Roza back, the grant with her
+    assert BK.BR.has(m, 1, BK.BR.RB_CAMOUFLAGE) and m[x + 1, BK.BR.ST_CAMO] == 1
+
+
+def test_fanatical_loyalty_no_tokens_while_sigrid_is_in_play():
+    from dustsim.play.duel_kernel import ST_MODELS, ST_SINGLE
+
+    spec = spec_with([unit("Sigrid", GUN), unit("Laser", GUN)], [unit("E", GUN)],
+                     [grant("Fanatical Loyalty", (0, "holds"), (1, "no-tokens-while"))])
+    m = spec.m.copy()
+    BK._reset(m)
+    ru, rs = m[0, H_UNITS], m[0, H_ST]
+    assert m[ru + 1, BK.U_IMMUNE] == 1
+    m[rs + 0, ST_MODELS] = 0
+    m[rs + 0, ST_SINGLE] = 0
+    BP.lapse_while(m)
+    assert m[ru + 1, BK.U_IMMUNE] == 0
+
+
+def _grants_of(text):
+    from dustsim.data.cards import load_cards
+
+    cards = load_cards()
+    return battle_grants(parse_list_toml('name = "x"\npoints = 75\n' + text, cards, "x.toml"),
+                         cards)
+
+
+def test_a_lasting_grant_needs_its_hero_in_the_platoon():
+    (g,) = _grants_of('[[platoon]]\nid = "r"\nchart = "Spetsnaz Battlegroup Roza Platoon"\n'
+                      '[[unit]]\ncard = "Roza"\nplatoon = "r"\n'
+                      '[[unit]]\ncard = "Spetsnaz Assault Squad"\nplatoon = "r"\n'
+                      '[[unit]]\ncard = "Natasha (TSH)"\nplatoon = "r"\n')
+    assert g.advantage == "Strike Unseen"
+    assert (0, "holds") in g.roles and (1, "camouflage-while") in g.roles
+    assert not any(i == 2 for i, _ in g.roles)  # the walker is no Spetsnaz infantry (L2149)
+    (g,) = _grants_of('[[platoon]]\nid = "b"\nchart = "Blutkreuz Korps Platoon"\n'
+                      '[[unit]]\ncard = "Laser Grenadier Command Squad"\nplatoon = "b"\n'
+                      + '[[unit]]\ncard = "Laser Grenadier Squad"\nplatoon = "b"\n' * 3)
+    assert g.advantage == "Fanatical Loyalty" and g.roles == ()  # no Sigrid: nothing lasts

@@ -474,10 +474,24 @@ def _skill(card: Card, name: str) -> bool:
     return any(str(x).lower().startswith(name) for x in card.skills)
 
 
-def _grant_roles(advantage: str, card: Card, leader: bool) -> tuple[str, ...]:
+_HOLDS = {"Fanatical Loyalty": "sigrid", "Tight Quarters": "christoph",
+          "Strike Unseen": "roza"}  # the hero whose presence a lasting grant needs
+
+
+def _grant_roles(advantage: str, card: Card, leader: bool,
+                 cards: tuple[Card, ...] = ()) -> tuple[str, ...]:
     """The roles (dustsim.play.battle_platoon.ROLES) ``advantage`` gives a unit of its
-    complete platoon whose card is ``card`` (``leader``: the platoon's command unit)."""
+    complete platoon whose card is ``card`` (``leader``: the platoon's command unit;
+    ``cards``: the unit's cards, a joined hero or pilot included)."""
     a = advantage
+    hero = _HOLDS.get(a)
+    holds = ("holds",) if hero and any(c.name.lower().startswith(hero) for c in cards) else ()
+    if a == "Fanatical Loyalty":
+        return holds + (("no-tokens-while",) if _has(card, "laser grenadier") else ())
+    if a == "Strike Unseen":
+        ok = "spetsnaz" in (card.faction or "").lower() and card.kind in ("squad", "hero",
+                                                                           "support")
+        return holds + (("camouflage-while",) if ok else ())
     if a == "Rangers Lead the Way":
         return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
     if a == "Grab Them by the Nose":
@@ -509,7 +523,8 @@ def _grant_roles(advantage: str, card: Card, leader: bool) -> tuple[str, ...]:
     if a == "BRAINSSSS!":
         return ("charge",) if _skill(card, "mindless") else ()
     if a == "Tight Quarters":
-        return ("scout",) if "afrika" in (card.faction or "").lower() else ()
+        ndak = "afrika" in (card.faction or "").lower()
+        return holds + (("scout", "trail-blazer-while") if ndak else ())
     if a == "Airborne Assault":
         return ("airborne",) if _has(card, "nadya", "natasha", "koshka") and \
             card.kind == "vehicle" else ()
@@ -552,8 +567,10 @@ def battle_grants(lst, cards: list[Card] | None = None, charts=None) -> tuple:
                 continue
             leader = not leader_done and command in (u.name, u.card.name)
             leader_done = leader_done or leader
-            for role in _grant_roles(st.advantage, u.card, leader):
+            for role in _grant_roles(st.advantage, u.card, leader, u.cards):
                 roles.append((i, role))
+        if st.advantage in _HOLDS and not any(r == "holds" for _i, r in roles):
+            roles = [(i, r) for i, r in roles if not r.endswith("-while")]  # no such hero
         out.append(Grant(st.advantage, lines, f"{lst.name}: platoon {st.id!r} ({st.chart})",
                          tuple(roles)))
     return tuple(out)

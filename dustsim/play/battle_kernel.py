@@ -2572,6 +2572,7 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     """An activation of u: its actions (:func:`_actions`), then the free Launch Smoke
     special action where the policy takes it (:func:`_smoke`)."""
     rx = m[0, H_XU] + u
+    BP.lapse_while(m)  # a platoon's hero gone: its lasting grants lapse (L1532, L1794, L2149)
     if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
         pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     elif BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
@@ -3672,6 +3673,7 @@ def _reset(m):
     for c in range(NCOL):
         m[R_G, c] = 0
     BR.reset_rules(m, m[R_B, B_N])
+    BP.reset_while(m)  # platoon advantages' grants lasting while a hero is in play
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
     BC.reset_carry(m)  # passengers aboard (L526)

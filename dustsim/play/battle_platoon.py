@@ -38,6 +38,12 @@ and every required unit, L950-958); the army layer decides that and which units 
 * ``implacable`` (Implacable Advance, L2092-2096): a Suppressed unit may Move instead of its
   Nothing action, then Attack (never a March Move nor a Sustained Attack): the suppressed
   plans gain Move + Attack.
+* ``camouflage-while``, ``trail-blazer-while``, ``no-tokens-while``: Camouflage (Strike
+  Unseen, L2149), Trail Blazer (Tight Quarters, L1794), never Under Fire nor Suppressed
+  (Fanatical Loyalty, L1532) as long as the platoon's ``holds`` unit (the hero the text
+  names, its command unit) is in play. Decision: the grant lapses at the start of the first
+  activation after that unit is destroyed or has left (checked at every activation start);
+  a unit whose card has the rule keeps it.
 * ``go-girls`` (Go Get 'Em Girls!, L2171-2175): at the start of its activation the unit rolls
   one die, on P or T (the digest's two faces, 2/3) it has Brave for that activation. Policy:
   it rolls when it has a token to remove (Brave's only effect is the removal roll, L741).
@@ -57,11 +63,14 @@ import numba as nb
 import numpy as np
 
 from dustsim.play import battle_rules as BR
+from dustsim.play.duel_kernel import _alive
 from dustsim.play.duel_layout import H_UNITS, U_IMMUNE, U_REACT_MASK, U_SUPP_DICE
 
 # -- layout (the platoon helper's slots: RB bits 28-35, X cols 20-21, SP 27-31, WHY 10-12) --------
 X_PLATOON = 20  # unit facts: 1 + the number of its complete platoon in the battle, 0 none
-X_PA_CODE = 21  # unit facts: the advantage code (PA_*) of its orders, 0 none
+X_PA_CODE = 21  # unit facts: the advantage code (PA_*) of its orders; HOLDS for the unit a
+# platoon's grants last with; WHILE + a mask (WHILE_*) of the grants that last while it is in
+# play (lapsed in this game: X_PLATOON negative)
 RB_PA_ORDERED = np.int64(1 << 28)  # role ``ordered``
 RB_PA_SURE_ORDER = np.int64(1 << 29)  # role ``sure-order`` (Mission Tactics, L1459)
 RB_PA_THIRD_ORDER = np.int64(1 << 30)  # role ``third-order`` (Blitzkrieg Tactics, L1431)
@@ -78,6 +87,8 @@ SP_GIRLS = np.int64(29)  # Go Get 'Em Girls!' die at the start of an activation
 WHY_BREAKTHROUGH = np.int64(10)  # the free Attack it gives
 # advantage codes of the orders (X_PA_CODE, the log's L_TOKEN % 8)
 PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
+HOLDS, WHILE = 8, 16
+WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
 GIRLS_DICE = 3  # Brave's removal dice (unit_rules.removal_dice)
 PA_NAMES = {PA_MISSION: "Mission Tactics", PA_BLITZ: "Blitzkrieg Tactics",
             PA_GRAB: "Grab Them by the Nose", PA_APES: "Primal Instinct"}
@@ -127,7 +138,14 @@ ROLES = {
     "first-double": "At the Double in its first activation",
     "implacable": "Suppressed: Move instead of Nothing, then an Attack",
     "go-girls": "a die at activation: on P or T Brave for that activation",
+    "camouflage-while": "Camouflage while its platoon's hero is in play",
+    "trail-blazer-while": "Trail Blazer while its platoon's hero is in play",
+    "no-tokens-while": "never Under Fire nor Suppressed while its platoon's hero is in play",
+    "holds": "the hero its platoon's lasting grants depend on",
 }
+_WHILE_ROLES = {"camouflage-while": (WHILE_CAMO, BR.RB_CAMOUFLAGE),
+                "trail-blazer-while": (WHILE_TRAIL, BR.RB_TRAIL_BLAZER),
+                "no-tokens-while": (WHILE_IMMUNE, 0)}
 _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARGE,
          "ordered": RB_PA_ORDERED, "sure-order": RB_PA_SURE_ORDER,
          "third-order": RB_PA_THIRD_ORDER, "walker-order": RB_PA_ACTION_ORDER,
@@ -138,7 +156,7 @@ _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_
           "ape-order": PA_APES}
 
 _NO_RESERVES = "reserves are not played on the grid"
-_WHILE = "a grant lasting while a hero is in play is not tracked by the kernel"
+_WHILE = "And Stay Down is compiled into the attack groups, not a flag a grant can set"
 
 
 def _r(name, lines, status, played="", why_not=""):
@@ -171,7 +189,8 @@ ADVANTAGES = dict((
        "the platoon leader's Get Moving on its grenadier units as a third action"),
     _r("Mission Tactics", "L1455-1459", "played",
        "the platoon leader's Get Moving on its Heavy Grenadier units succeeds on P or T"),
-    _r("Fanatical Loyalty", "L1528-1532", "not played", "", _WHILE),
+    _r("Fanatical Loyalty", "L1528-1532", "played",
+       "while Sigrid is in play, Laser and Heavy Laser Grenadiers take no tokens"),
     _r("Primal Instinct", "L1554-1566", "partly played", "Markus' Get Moving on his apes",
        "no Suppression during a Charge: reactions do not know the move was a Charge"),
     _r("BRAINSSSS!", "L1630-1634", "partly played", "Mindless Zombie units gain Charge",
@@ -180,8 +199,8 @@ ADVANTAGES = dict((
        "tokens on units not attacked, within range 3 of the target, need a hook the kernel lacks"),
     _r("Mounted Assault", "L1766-1770", "not played", "",
        "close-combat dice per passenger are not compiled into the walker's lines"),
-    _r("Tight Quarters", "L1790-1794", "partly played", "NDAK units gain Scout",
-       f"Trail Blazer while Christoph lives: {_WHILE}"),
+    _r("Tight Quarters", "L1790-1794", "played",
+       "NDAK units gain Scout, and Trail Blazer while Christoph is in play"),
     _r("Pack Hunters", "L1817-1821", "not played", "",
        "a reaction by another walker than the one triggered is not in the reaction step"),
     _r("Airborne Assault", "L1844-1850", "played",
@@ -198,7 +217,8 @@ ADVANTAGES = dict((
     _r("Surprise Strike", "L2118-2122", "partly played",
        "Spetsnaz units and KV-47 (TSh) walkers gain At the Double in their first activation",
        f"the activation arriving from reserve: {_NO_RESERVES}"),
-    _r("Strike Unseen", "L2145-2149", "not played", "", _WHILE),
+    _r("Strike Unseen", "L2145-2149", "played",
+       "while Roza is in play, Spetsnaz infantry gain Camouflage"),
     _r("Go Get 'Em Girls!", "L2171-2175", "played",
        "Mercenary units roll at activation: on P or T Brave for that activation"),
     _r("Dig In Girls!", "L2197-2201", "not played", "",
@@ -248,6 +268,67 @@ def fill_advantage_facts(m: np.ndarray, grants_by_unit: Sequence[Sequence[tuple[
                 m[ru + u, U_IMMUNE] = 1
             elif role == "vigilant":
                 m[ru + u, U_REACT_MASK] |= PS.mask
+            elif role == "holds":
+                m[x0 + u, X_PA_CODE] = HOLDS
+            elif role in _WHILE_ROLES:
+                mask, bit = _WHILE_ROLES[role]
+                had = (bit and m[x0 + u, BR.X_RULES] & int(bit)) or (
+                    not bit and m[ru + u, U_IMMUNE])
+                if not had and m[x0 + u, X_PA_CODE] != HOLDS:  # its card's own rule stays
+                    m[x0 + u, X_PA_CODE] = WHILE | (int(m[x0 + u, X_PA_CODE]) & 7) | mask
+                    if bit:  # in force from the start (reset_while gives it each game)
+                        m[x0 + u, BR.X_RULES] |= int(bit)
+                    else:
+                        m[ru + u, U_IMMUNE] = 1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _grant_while(m, u, on):
+    """Give (``on``) or take unit u's lasting grants (X_PA_CODE's WHILE mask)."""
+    x = m[0, BR.H_XU] + u
+    mask = m[x, X_PA_CODE] & 7
+    for bit_mask, bit in ((WHILE_CAMO, BR.RB_CAMOUFLAGE), (WHILE_TRAIL, BR.RB_TRAIL_BLAZER)):
+        if (mask & bit_mask) != 0:
+            if on:
+                m[x, BR.X_RULES] |= bit
+            else:
+                m[x, BR.X_RULES] &= ~bit
+                if bit == BR.RB_CAMOUFLAGE:
+                    m[x, BR.ST_CAMO] = 0
+    if (mask & WHILE_IMMUNE) != 0:
+        m[m[0, H_UNITS] + u, U_IMMUNE] = 1 if on else 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def reset_while(m):
+    """Start of a game: every lasting grant in force (camouflaged from the start, L3457)."""
+    x0 = m[0, BR.H_XU]
+    for u in range(m[0, 0]):
+        if m[x0 + u, X_PA_CODE] >= WHILE:
+            if m[x0 + u, X_PLATOON] < 0:
+                m[x0 + u, X_PLATOON] = -m[x0 + u, X_PLATOON]
+            _grant_while(m, u, True)
+            if (m[x0 + u, X_PA_CODE] & WHILE_CAMO) != 0:
+                m[x0 + u, BR.ST_CAMO] = 1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def lapse_while(m):
+    """The lasting grants of every unit whose platoon's ``holds`` unit is no longer in play
+    (destroyed) lapse for the rest of the game."""
+    x0 = m[0, BR.H_XU]
+    U = m[0, 0]
+    for u in range(U):
+        if m[x0 + u, X_PA_CODE] < WHILE or m[x0 + u, X_PLATOON] <= 0:
+            continue
+        held = False
+        for h in range(U):
+            if m[x0 + h, X_PA_CODE] == HOLDS and m[x0 + h, X_PLATOON] == m[x0 + u, X_PLATOON] \
+                    and _alive(m, h):
+                held = True
+        if not held:
+            _grant_while(m, u, False)
+            m[x0 + u, X_PLATOON] = -m[x0 + u, X_PLATOON]
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
