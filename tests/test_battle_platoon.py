@@ -363,3 +363,49 @@ def test_a_lasting_grant_needs_its_hero_in_the_platoon():
                       '[[unit]]\ncard = "Laser Grenadier Command Squad"\nplatoon = "b"\n'
                       + '[[unit]]\ncard = "Laser Grenadier Squad"\nplatoon = "b"\n' * 3)
     assert g.advantage == "Fanatical Loyalty" and g.roles == ()  # no Sigrid: nothing lasts
+
+
+# -- the event log and the replay checker ----------------------------------------------------------
+def test_event_logs_name_the_advantages_and_the_replay_checker_holds_them_to_their_lines():
+    from dustsim.errors import DustsimError
+    from dustsim.review.replay_rules import check_log_on_board
+
+    a, b = _example("axis-heavy-grenadiers.toml"), _example("allies-rangers.toml")
+    found = None
+    for seed in range(12):
+        log = B.event_log(B.prepare(a, b, scenario="101", seed=seed), seed)
+        check_log_on_board(log)  # every advantage event obeys its lines
+        orders = [i for i, e in enumerate(log["events"]) if e.get("advantage") ==
+                  "Mission Tactics"]
+        if orders and any(e.get("rule") == "Scout" and e.get("advantage") for e in
+                          log["events"]):
+            found = (log, orders[0])
+            break
+    assert found is not None
+    log, i = found
+    assert log["units"][0]["advantages"] == ["Mission Tactics"]
+    ev = log["events"][i]
+    assert ev["special"] == "get-moving" and "platoon advantage: Mission Tactics" in ev["text"]
+    bad = {**log, "events": list(log["events"])}
+    bad["events"][i] = {**ev, "hits": 1 - ev["hits"]}  # a T that failed, a P that succeeded
+    with pytest.raises(DustsimError, match="P or T"):
+        check_log_on_board(bad)
+    bad["events"][i] = {**ev, "unit": 3}  # Ludwig: no unit of the platoon
+    with pytest.raises(DustsimError, match="complete platoon"):
+        check_log_on_board(bad)
+
+
+@pytest.mark.parametrize("face, gains", [("P", True), ("T", False), ("S", False)])
+def test_mobile_warfare_move_and_fire_on_P_for_that_activation(face, gains):
+    walker = unit("Ludwig", GUN, kind="vehicle", track=3)
+    spec = spec_with([walker], [unit("E", GUN)], [grant("Mobile Warfare", (0, "mobile"))])
+    g = Game(spec, [sq(0, 0), sq(7, 5)], faces=face + "S" * 40)
+    g.activate(0)
+    (ev,) = special_rows(g, BP.SP_MOBILE)
+    assert ev[BK.L_D0] == 0 and ev[BK.L_D1] == 1 and ev[BK.L_HITS] == int(gains)
+    assert g.events()[0] == "activate"  # the roll comes at the start of its activation
+    assert BK.BR.has(g.m, 0, BK.BR.RB_MOVE_AND_FIRE) == gains
+    g.buf[:] = FACE["S"]  # its next activation: a failed roll takes it away again
+    g.m[g.m[0, H_ST] + 0, ST_ACT] = 0
+    g.activate(0)
+    assert not BK.BR.has(g.m, 0, BK.BR.RB_MOVE_AND_FIRE)

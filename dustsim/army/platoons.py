@@ -463,6 +463,11 @@ def advantages(platoons: list[Platoon]) -> pd.DataFrame:
 # Steel Guard squad a squad card named Steel Guard (L2096); a Mercenary unit a card of the
 # Mercenaries bloc or with the Mercenary skill (L2175).
 _M3 = ("mickey", "hot dog", "pounder", "cobra", "barking dog", "rattler")
+# Mobile Warfare's walkers (L1405): the Axis cards whose DUST ENLIST subtitle is a
+# Panzerkampfläufer II, the IV-D or a Schützenpanzerläufer VI (units.jsonl), tropical
+# versions included
+_MOBILE_WALKERS = ("luther", "ludwig", "lothar", "loth", "loki", "lohengrin", "jagdluther",
+                   "sturmluther", "stummel", "prinzluther")
 
 
 def _has(card: Card, *words: str, without: tuple[str, ...] = ()) -> bool:
@@ -532,6 +537,10 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return ("breakthrough",) if _has(card, "iosef", "karl", "lavrentiy") else ()
     if a == "Vigilant":
         return ("vigilant",)
+    if a == "Mobile Warfare":
+        ok = (card.kind == "vehicle" and _has(card, *_MOBILE_WALKERS, without=("königs",))) or \
+            _has(card, "sturmgrenadier recon")
+        return ("mobile",) if ok and not _skill(card, "move and fire") else ()
     if a == "Implacable Advance":
         return ("implacable",) if _has(card, "steel guard") and card.kind == "squad" else ()
     if a == "Go Get 'Em Girls!":

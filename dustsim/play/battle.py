@@ -1048,6 +1048,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                               "last turn"}.get(ev["won_by"], ev["won_by"])
             ev["text"] = (f"The game ends: side {ev['winner']} wins {how}." if
                           ev["winner"] != "draw" else "The game ends in a draw.")
+        _advantage_acts(ev, spec, u)
         events.append(ev)
     winner = int(out[3])
     zone = (0, 1) if int(out[6]) == 0 else (1, 0)  # side -> board zone
@@ -1226,7 +1227,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
 
 
 #: the platoon advantages' special codes (battle_platoon.SPECIALS)
-PLATOON_SPECIALS = (27, 28, 29)
+PLATOON_SPECIALS = (27, 28, 29, 30)
 #: a granted skill's role -> the rule name its events carry (battle_platoon.ROLES)
 _GRANTED = {"scout": "Scout", "charge": "Charge", "first-double": "At the Double",
             "airborne": "airborne"}
@@ -1241,6 +1242,21 @@ def _granted(ev: dict, spec: BattleSpec, u: int | None) -> None:
         if _GRANTED.get(role) == rule:
             ev["advantage"] = adv
             ev["text"] = ev["text"].rstrip(".") + f" (platoon advantage: {adv})."
+            return
+
+
+def _advantage_acts(ev: dict, spec: BattleSpec, u: int | None) -> None:
+    """Name the platoon advantage behind a reaction (Vigilant's faces, L1947) or a token
+    removal roll (Brave's three dice: Semper Fi L1325, Unflappable L1379)."""
+    if u is None or u >= len(spec.advantages) or "advantage" in ev:
+        return
+    for adv, role in spec.advantages[u]:
+        if (ev["action"] == "reaction" and role == "vigilant") or (
+                ev["action"] == "token-removed" and role == "brave"):
+            what = ("reactive dice on P and S" if role == "vigilant" else
+                    "Brave: three removal dice")
+            ev["advantage"] = adv
+            ev["text"] = ev["text"].rstrip(".") + f" ({what}; platoon advantage: {adv})."
             return
 
 
@@ -1265,6 +1281,11 @@ def _platoon_special(r: np.ndarray, uname: str, names, faces: np.ndarray) -> dic
                          if ev["hits"] > 0 else "the order fails")
                       + f" (Get Moving You Bunch of Monkeys, L3723-3727; platoon advantage: "
                       f"{adv}, {rule.lines}).")
+    elif kind == "mobile-warfare":
+        ev["advantage"] = "Mobile Warfare"
+        ev["text"] = (f"{uname} rolls {dice}: " + ("Move and Fire for this activation" if
+                                                    ev["hits"] else "no Move and Fire this time")
+                      + " (platoon advantage: Mobile Warfare, L1401-1405).")
     elif kind == "go-get-em-girls":
         ev["advantage"] = "Go Get 'Em Girls!"
         ev["text"] = (f"{uname} rolls {dice}: " + ("Brave for this activation, three dice to "

@@ -2982,6 +2982,18 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             m[ru, U_SUPP_DICE] = BP.GIRLS_DICE
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
     m[ru, U_SUPP_DICE] = dice
+    if m[m[0, H_XU] + u, BP.X_PA_CODE] == BP.PA_MOBILE:  # Mobile Warfare (L1405)
+        m[m[0, H_XU] + u, BR.X_RULES] &= ~BR.RB_MOVE_AND_FIRE  # the last activation's
+        p0 = pos
+        mw, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
+        k = _log(m, log, turn, side, u, A_SPECIAL, cur, cur)
+        if k >= 0:
+            log[k, L_X] = BP.SP_MOBILE
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = mw
+        if mw > 0:
+            m[m[0, H_XU] + u, BR.X_RULES] |= BR.RB_MOVE_AND_FIRE
     if m[rs, ST_TOK] != tok:
         k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, cur, NONE)
         if k >= 0:

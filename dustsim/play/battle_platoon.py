@@ -44,6 +44,8 @@ and every required unit, L950-958); the army layer decides that and which units 
   names, its command unit) is in play. Decision: the grant lapses at the start of the first
   activation after that unit is destroyed or has left (checked at every activation start);
   a unit whose card has the rule keeps it.
+* ``mobile`` (Mobile Warfare, L1401-1405): at the start of each activation the unit rolls one
+  die; on P it has Move and Fire for that activation (the roll is free: always taken).
 * ``go-girls`` (Go Get 'Em Girls!, L2171-2175): at the start of its activation the unit rolls
   one die, on P or T (the digest's two faces, 2/3) it has Brave for that activation. Policy:
   it rolls when it has a token to remove (Brave's only effect is the removal roll, L741).
@@ -84,9 +86,11 @@ RB_PA_GIRLS = np.int64(1 << 35)  # role ``go-girls`` (Go Get 'Em Girls!, L2175)
 SP_PA_ORDER = np.int64(27)  # an advantage's Get Moving (log L_TOKEN: PA code + 8 x Desert Fox)
 SP_BREAKTHROUGH = np.int64(28)  # Breakthrough's die after a March Move
 SP_GIRLS = np.int64(29)  # Go Get 'Em Girls!' die at the start of an activation
+SP_MOBILE = np.int64(30)  # Mobile Warfare's die at the start of an activation
 WHY_BREAKTHROUGH = np.int64(10)  # the free Attack it gives
 # advantage codes of the orders (X_PA_CODE, the log's L_TOKEN % 8)
 PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
+PA_MOBILE = 5  # role ``mobile`` (X_PA_CODE: Mobile Warfare's units, no orders in its platoon)
 HOLDS, WHILE = 8, 16
 WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
 GIRLS_DICE = 3  # Brave's removal dice (unit_rules.removal_dice)
@@ -94,7 +98,7 @@ PA_NAMES = {PA_MISSION: "Mission Tactics", PA_BLITZ: "Blitzkrieg Tactics",
             PA_GRAB: "Grab Them by the Nose", PA_APES: "Primal Instinct"}
 #: the advantage special events' names (play.battle event log)
 SPECIALS = {int(SP_PA_ORDER): "get-moving", int(SP_BREAKTHROUGH): "breakthrough",
-            int(SP_GIRLS): "go-get-em-girls"}
+            int(SP_GIRLS): "go-get-em-girls", int(SP_MOBILE): "mobile-warfare"}
 #: why an attack was taken (event ``rule`` and text)
 WHY = {int(WHY_BREAKTHROUGH): "Breakthrough: a free Attack after its March Move on its die "
        "(platoon advantage, L1874-1878)"}
@@ -138,6 +142,7 @@ ROLES = {
     "first-double": "At the Double in its first activation",
     "implacable": "Suppressed: Move instead of Nothing, then an Attack",
     "go-girls": "a die at activation: on P or T Brave for that activation",
+    "mobile": "a die at activation: on P Move and Fire for that activation",
     "camouflage-while": "Camouflage while its platoon's hero is in play",
     "trail-blazer-while": "Trail Blazer while its platoon's hero is in play",
     "no-tokens-while": "never Under Fire nor Suppressed while its platoon's hero is in play",
@@ -153,7 +158,7 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
          "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
          "go-girls": RB_PA_GIRLS}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
-          "ape-order": PA_APES}
+          "ape-order": PA_APES, "mobile": PA_MOBILE}
 
 _NO_RESERVES = "reserves are not played on the grid"
 _WHILE = "And Stay Down is compiled into the attack groups, not a flag a grant can set"
@@ -183,8 +188,9 @@ ADVANTAGES = dict((
        "an escort activating right after its walker is not in the activation order"),
     _r("Unflappable", "L1375-1381", "played",
        "USMC units and M1 walkers gain Brave; units that already had Brave take no tokens"),
-    _r("Mobile Warfare", "L1401-1405", "not played", "",
-       "the walker families it names (PzKL II, IV-D, SPzL VI) are not identified on the cards"),
+    _r("Mobile Warfare", "L1401-1405", "played",
+       "PzKL II, IV-D and SPzL VI walkers and Sturmgrenadier Recon Squads roll at activation: "
+       "on P Move and Fire"),
     _r("Blitzkrieg Tactics", "L1427-1431, L1692-1696", "played",
        "the platoon leader's Get Moving on its grenadier units as a third action"),
     _r("Mission Tactics", "L1455-1459", "played",

@@ -263,6 +263,10 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
         if ev.get("hits") != sum(1 for c in ev.get("dice") or "" if c in ok):
             raise DustsimError(f"{where}: field 'hits': the order's die succeeds on "
                                f"{' or '.join(ok)} (L3725{', L1459' if len(ok) > 1 else ''})")
+    elif ev.get("special") == "mobile-warfare":
+        if len(ev.get("dice") or "") != 1 or ev.get("hits") != (ev.get("dice") or "").count("P"):
+            raise DustsimError(f"{where}: field 'hits': Mobile Warfare rolls one die, Move and "
+                               "Fire on P (L1405)")
     elif ev.get("special") == "go-get-em-girls":
         if len(ev.get("dice") or "") != 1 or ev.get("hits") != sum(
                 1 for c in ev.get("dice") or "" if c in "PT"):
