@@ -916,6 +916,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                  default=0) for u in range(len(spec.names))}
     names = unit_labels_for(spec.names, spec.sides)
     events = []
+    tokens: dict[int, str] = {}  # unit -> its token as the events say (Implacable Advance)
     aboard: dict[int, int] = {}  # passenger -> its vehicle, as the events say (L526-530)
     for k in range(n_ev):
         r = log[k]
@@ -1019,7 +1020,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             ev["text"] = f"{uname} holds its position."
         elif a == "special":
             ev.update(_special(r, uname, board.width, names, faces, board.terrain))
-            if ev.get("special") == "airborne":
+            if ev.get("special") in ("airborne", "camouflage"):
                 _granted(ev, spec, u)
             if ev.get("special") == "embarked" and ev.get("target") is not None:
                 aboard[u] = ev["target"]
@@ -1048,7 +1049,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                               "last turn"}.get(ev["won_by"], ev["won_by"])
             ev["text"] = (f"The game ends: side {ev['winner']} wins {how}." if
                           ev["winner"] != "draw" else "The game ends in a draw.")
-        _advantage_acts(ev, spec, u)
+        _advantage_acts(ev, spec, u, tokens)
         events.append(ev)
     winner = int(out[3])
     zone = (0, 1) if int(out[6]) == 0 else (1, 0)  # side -> board zone
@@ -1230,7 +1231,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
 PLATOON_SPECIALS = (27, 28, 29, 30)
 #: a granted skill's role -> the rule name its events carry (battle_platoon.ROLES)
 _GRANTED = {"scout": "Scout", "charge": "Charge", "first-double": "At the Double",
-            "airborne": "airborne"}
+            "airborne": "airborne", "camouflage-while": "camouflage", "mobile": "Move and Fire"}
 
 
 def _granted(ev: dict, spec: BattleSpec, u: int | None) -> None:
@@ -1245,16 +1246,24 @@ def _granted(ev: dict, spec: BattleSpec, u: int | None) -> None:
             return
 
 
-def _advantage_acts(ev: dict, spec: BattleSpec, u: int | None) -> None:
-    """Name the platoon advantage behind a reaction (Vigilant's faces, L1947) or a token
-    removal roll (Brave's three dice: Semper Fi L1325, Unflappable L1379)."""
+def _advantage_acts(ev: dict, spec: BattleSpec, u: int | None, tokens: dict) -> None:
+    """Name the platoon advantage behind a reaction (Vigilant's faces, L1947), a token
+    removal roll (Brave's three dice: Semper Fi L1325, Unflappable L1379) or a Suppressed
+    unit's Move (Implacable Advance, L2096; ``tokens``: each unit's token so far)."""
+    if ev["action"] in ("token", "token-removed") and u is not None:
+        tokens[u] = ev.get("token", "none")
+    elif "target" in ev and (ev["action"] in ("attack", "sustained", "close-combat")
+                             or ev.get("special") == "rally"):
+        tokens[ev["target"]] = ev.get("token", "none")
     if u is None or u >= len(spec.advantages) or "advantage" in ev:
         return
     for adv, role in spec.advantages[u]:
         if (ev["action"] == "reaction" and role == "vigilant") or (
-                ev["action"] == "token-removed" and role == "brave"):
-            what = ("reactive dice on P and S" if role == "vigilant" else
-                    "Brave: three removal dice")
+                ev["action"] == "token-removed" and role == "brave") or (
+                ev["action"] == "move" and role == "implacable" and
+                tokens.get(u) == "suppressed"):
+            what = {"vigilant": "reactive dice on P and S", "brave": "Brave: three removal "
+                    "dice", "implacable": "a Move instead of Nothing while Suppressed"}[role]
             ev["advantage"] = adv
             ev["text"] = ev["text"].rstrip(".") + f" ({what}; platoon advantage: {adv})."
             return
