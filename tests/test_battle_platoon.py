@@ -390,7 +390,9 @@ def test_event_logs_name_the_advantages_and_the_replay_checker_holds_them_to_the
     bad["events"][i] = {**ev, "hits": 1 - ev["hits"]}  # a T that failed, a P that succeeded
     with pytest.raises(DustsimError, match="P or T"):
         check_log_on_board(bad)
-    bad["events"][i] = {**ev, "unit": 3}  # Ludwig: no unit of the platoon
+    bad["events"][i] = ev
+    bad["units"] = [{k: v for k, v in u.items() if k != "advantages"} if u["id"] == ev["unit"]
+                    else u for u in log["units"]]  # its unit earned no advantage
     with pytest.raises(DustsimError, match="complete platoon"):
         check_log_on_board(bad)
 
