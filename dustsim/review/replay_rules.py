@@ -277,8 +277,9 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
                 ev.get("hits") != (ev.get("dice") or "").count("P"):
             raise DustsimError(f"{where}: field 'dice': Breakthrough rolls one die, on P, "
                                "right after the tank's March Move (L1878)")
-    elif ev.get("rule") == "Breakthrough" and not (
-            prev is not None and prev.get("special") == "breakthrough" and prev.get("hits")):
+    elif ev.get("rule") == "Breakthrough" and not (prev is not None and (
+            (prev.get("special") == "breakthrough" and prev.get("hits"))
+            or prev.get("rule") == "Breakthrough")):  # its lines' other targets
         raise DustsimError(f"{where}: field 'rule': a Breakthrough attack follows a "
                            "successful Breakthrough die (L1878)")
 
