@@ -129,7 +129,7 @@ def test_list_vs_notes_name_exactly_the_unplayed_rules_of_the_example_lists(card
     assert S.note_rule_names(spec.notes) == expected
     assert expected  # the example lists carry rules battles leave (partly) unplayed
     platoons = [n for n in spec.notes if n.startswith("platoon advantage not played")]
-    assert len(platoons) == len(a.platoons) + len(b.platoons) == 2
+    assert len(platoons) == len(a.advantages) + len(b.advantages) == 2  # both complete
 
 
 def test_cli_skills_json_and_bad_edition(capsys):

@@ -143,6 +143,9 @@ class ArmyList:
     bloc: str = ""
     file: str = ""
     unresolved: tuple[str, ...] = ()
+    advantages: tuple = ()
+    """The platoon advantages it earned, as battles take them (complete platoons only,
+    L950-958; :func:`dustsim.army.platoons.battle_grants`, set by :func:`load_list`)."""
 
     @property
     def ap(self) -> float:
@@ -445,8 +448,18 @@ def load_list(path: str | Path, cards: list[Card] | None = None, *,
         if points:
             lst = ArmyList(lst.name, float(points), lst.units, lst.platoons, lst.bloc,
                            lst.file, lst.unresolved)
+        return _with_advantages(lst, cards)
+    return _with_advantages(list_from_roster(path, cards, points=points, catalogues=catalogues),
+                            cards)
+
+
+def _with_advantages(lst: ArmyList, cards: list[Card]) -> ArmyList:
+    """``lst`` with the platoon advantages its complete platoons earn (battles play them)."""
+    if not lst.platoons:
         return lst
-    return list_from_roster(path, cards, points=points, catalogues=catalogues)
+    from dustsim.army.platoons import battle_grants
+
+    return replace(lst, advantages=battle_grants(lst, cards))
 
 
 def require_resolved(lst: ArmyList) -> ArmyList:

@@ -425,21 +425,164 @@ ADVANTAGE_MODELS = {
 
 
 def advantages(platoons: list[Platoon]) -> pd.DataFrame:
-    """Every platoon advantage: modelled (and how) or not modelled."""
+    """Every platoon advantage: modelled (and how) or not modelled in the value model, and
+    what grid battles play of it (``battles``: played, partly played, not played, or "" for
+    a chart without an advantage; ``battles_why_not``: the part left out and why;
+    :data:`dustsim.play.battle_platoon.ADVANTAGES`)."""
+    from dustsim.play.battle_platoon import status
+
     rows = []
     for p in platoons:
         m = ADVANTAGE_MODELS.get(p.advantage_model or "")
+        b = status(p.advantage) if p.advantage else None
         rows.append({"platoon": p.name, "bloc": p.bloc, "advantage": p.advantage,
                      "lines": p.advantage_lines, "rule": p.advantage_text,
                      "modelled": m is not None, "model": m[1] if m else
                      "advantage not modelled" + ("" if p.advantage else
                                                  " (not named in the DUST ENLIST extract)"),
+                     "battles": b.status if b else "",
+                     "battles_why_not": b.why_not if b else "",
                      "origin": p.origin,
                      "buildable": p.buildable,
                      "why_not_buildable": "" if p.buildable else
                      "unit boxes lost in the rulebook conversion"})
     return pd.DataFrame(rows)
 
+
+
+# ---------------------------------------------------------------------------- in battles
+# Which units of a complete platoon each advantage names, and in which role (the role's
+# meaning, and what battles play of each advantage: dustsim.play.battle_platoon). Units are
+# told by their card's name (or faction) as the text names them; a joined hero or pilot
+# does not change the unit's kind. Decisions: a "Ranger unit" is a card named Ranger (not
+# Heavy Ranger; L1139); the M3 walkers are the chart's Mickey, Hot Dog, Pounder, Cobra and
+# Barking Dog cards and the Rattler (L1053); open-topped M3 walkers the "(Light)" ones
+# (L1325); M1 walkers Wildfire and Bushmaster (L1379); the IS-5/IS-48 tanks the chart's
+# Iosef, Karl and Lavrentiy (no IUS-203 card is bundled; L1878); KV-47A/B/C the chart's
+# Koshka-platoon walkers Nadya and Natasha (L1850); an ape unit a Gorilla card (L1566); a
+# Steel Guard squad a squad card named Steel Guard (L2096); a Mercenary unit a card of the
+# Mercenaries bloc or with the Mercenary skill (L2175).
+_M3 = ("mickey", "hot dog", "pounder", "cobra", "barking dog", "rattler")
+# Mobile Warfare's walkers (L1405): the Axis cards whose DUST ENLIST subtitle is a
+# Panzerkampfläufer II, the IV-D or a Schützenpanzerläufer VI (units.jsonl), tropical
+# versions included
+_MOBILE_WALKERS = ("luther", "ludwig", "lothar", "loth", "loki", "lohengrin", "jagdluther",
+                   "sturmluther", "stummel", "prinzluther")
+
+
+def _has(card: Card, *words: str, without: tuple[str, ...] = ()) -> bool:
+    n = card.name.lower()
+    return any(w in n for w in words) and not any(w in n for w in without)
+
+
+def _skill(card: Card, name: str) -> bool:
+    return any(str(x).lower().startswith(name) for x in card.skills)
+
+
+_HOLDS = {"Fanatical Loyalty": "sigrid", "Tight Quarters": "christoph",
+          "Strike Unseen": "roza"}  # the hero whose presence a lasting grant needs
+
+
+def _grant_roles(advantage: str, card: Card, leader: bool,
+                 cards: tuple[Card, ...] = ()) -> tuple[str, ...]:
+    """The roles (dustsim.play.battle_platoon.ROLES) ``advantage`` gives a unit of its
+    complete platoon whose card is ``card`` (``leader``: the platoon's command unit;
+    ``cards``: the unit's cards, a joined hero or pilot included)."""
+    a = advantage
+    hero = _HOLDS.get(a)
+    holds = ("holds",) if hero and any(c.name.lower().startswith(hero) for c in cards) else ()
+    if a == "Fanatical Loyalty":
+        return holds + (("no-tokens-while",) if _has(card, "laser grenadier") else ())
+    if a == "Strike Unseen":
+        ok = "spetsnaz" in (card.faction or "").lower() and card.kind in ("squad", "hero",
+                                                                           "support")
+        return holds + (("camouflage-while",) if ok else ())
+    if a == "Rangers Lead the Way":
+        return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
+    if a == "Grab Them by the Nose":
+        return ("walker-order", "ordered") if card.kind == "vehicle" and _has(card, *_M3) else ()
+    if a == "Air Drop":
+        return ("airborne",) if _has(card, "heavy commando") else ()
+    if a == "Semper Fi":
+        usmc = "usmc" in (card.faction or "").lower() or _has(card, "usmc")
+        return ("brave",) if usmc or _has(card, "mickey (light)", "barking dog (light)") else ()
+    if a == "Unflappable":
+        usmc = "usmc" in (card.faction or "").lower() or _has(card, "usmc")
+        if not (usmc or _has(card, "wildfire", "bushmaster")):
+            return ()
+        return ("brave", "no-tokens") if _skill(card, "brave") else ("brave",)
+    if a == "Mission Tactics":
+        return ("sure-order",) if leader else (
+            ("ordered",) if _has(card, "heavy grenadier") else ())
+    if a == "Blitzkrieg Tactics":
+        if leader:
+            return ("third-order",)
+        ok = _has(card, "sturmgrenadier", without=("heavy grenadier",)) or (
+            _has(card, "heavy grenadier") or (_has(card, "grenadier") and "afrika" in
+                                              (card.faction or "").lower()))
+        return ("ordered",) if ok else ()
+    if a == "Primal Instinct":
+        if leader and _has(card, "markus"):
+            return ("ape-order",)
+        return ("ordered",) if _has(card, "gorilla") else ()
+    if a == "BRAINSSSS!":
+        return ("charge",) if _skill(card, "mindless") else ()
+    if a == "Tight Quarters":
+        ndak = "afrika" in (card.faction or "").lower()
+        return holds + (("scout", "trail-blazer-while") if ndak else ())
+    if a == "Airborne Assault":
+        return ("airborne",) if _has(card, "nadya", "natasha", "koshka") and \
+            card.kind == "vehicle" else ()
+    if a == "Breakthrough":
+        return ("breakthrough",) if _has(card, "iosef", "karl", "lavrentiy") else ()
+    if a == "Vigilant":
+        return ("vigilant",)
+    if a == "Mobile Warfare":
+        ok = (card.kind == "vehicle" and _has(card, *_MOBILE_WALKERS, without=("königs",))) or \
+            _has(card, "sturmgrenadier recon")
+        return ("mobile",) if ok and not _skill(card, "move and fire") else ()
+    if a == "Implacable Advance":
+        return ("implacable",) if _has(card, "steel guard") and card.kind == "squad" else ()
+    if a == "Go Get 'Em Girls!":
+        merc = "mercenar" in (card.bloc or "").lower() or _skill(card, "mercenary")
+        return ("go-girls",) if merc else ()
+    if a == "Surprise Strike":
+        ok = "spetsnaz" in (card.faction or "").lower() or _has(card, "spetsnaz", "(tsh)")
+        return ("first-double",) if ok else ()
+    return ()
+
+
+def battle_grants(lst, cards: list[Card] | None = None, charts=None) -> tuple:
+    """The platoon advantages a list earns, as battles take them: one
+    :class:`dustsim.play.battle_platoon.Grant` per complete platoon (its command unit and
+    every required unit fielded, L950-958; :func:`dustsim.army.lists.check`) whose chart names
+    an advantage, with the roles its text gives the units in or supporting it."""
+    from dustsim.army.lists import check
+    from dustsim.play.battle_platoon import Grant
+
+    c = check(lst, cards, platoons=charts)
+    by_chart = {p.name: p for p in (charts if charts is not None else load_platoons())}
+    out = []
+    for st in c.platoons:
+        if not st.advantage_active or not st.advantage:
+            continue
+        chart = by_chart.get(st.chart)
+        lines = chart.advantage_lines if chart else ""
+        command = next((name for role, name in st.filled if role == "command"), None)
+        roles = []
+        leader_done = False
+        for i, u in enumerate(lst.units):
+            if u.platoon != st.id:
+                continue
+            leader = not leader_done and command in (u.name, u.card.name)
+            leader_done = leader_done or leader
+            for role in _grant_roles(st.advantage, u.card, leader, u.cards):
+                roles.append((i, role))
+        if st.advantage in _HOLDS and not any(r == "holds" for _i, r in roles):
+            roles = [(i, r) for i, r in roles if not r.endswith("-while")]  # no such hero
+        out.append(Grant(st.advantage, lines, f"{lst.name}: platoon {st.id!r} ({st.chart})",
+                         tuple(roles)))
+    return tuple(out)
 
 # ---------------------------------------------------------------------------- building
 

@@ -629,7 +629,7 @@ def cmd_platoons(args) -> int:
         return 0
     if args.advantages:
         show(advantages(pls)[["platoon", "advantage", "lines", "modelled", "model",
-                              "origin", "buildable"]])
+                              "battles", "battles_why_not", "origin", "buildable"]])
         return 0
     if args.differences:
         from dustsim.army.platoons import chart_differences

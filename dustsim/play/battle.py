@@ -38,6 +38,7 @@ for any thread count. The logged game (``replay``) draws its faces from
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -437,12 +438,16 @@ class BattleSpec:
     list_names: tuple[str, str] = ("A", "B")
     cards: tuple = field(default=(), repr=False)
     tables: tuple = field(default=(), repr=False)  # (bd, ls, lq, objectives) per board
+    advantages: tuple = ()  # per unit: ((advantage, role), ...) its lists' platoons grant it
 
 
 def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                    attacker: int | None = None, options: dict | None = None,
-                   list_names: tuple[str, str] = ("A", "B")) -> BattleSpec:
-    """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario."""
+                   list_names: tuple[str, str] = ("A", "B"),
+                   grants: tuple[Sequence, Sequence] = ((), ())) -> BattleSpec:
+    """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario;
+    ``grants``: each side's platoon advantages (:class:`dustsim.play.battle_platoon.Grant`,
+    unit indices within the side)."""
     from dustsim.play import battle_carry as BC
     from dustsim.play import battle_kernel as BK
     from dustsim.play import duel_kernel as K
@@ -578,6 +583,16 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     from dustsim.play.battle_rules import fill_rule_facts
 
     fill_rule_facts(m, all_units, wl)  # tempo, concealment, reaction, movement flags (issue 23)
+    from dustsim.play import battle_platoon as BP
+
+    by_unit: list[list] = [[] for _ in all_units]  # platoon advantages (L950-958)
+    num = 0
+    for side_grants, off in ((grants[0], 0), (grants[1], len(units_a))):
+        for g in side_grants:
+            num += 1
+            for i, role in g.roles:
+                by_unit[off + i].append((num, g.advantage, role))
+    BP.fill_advantage_facts(m, by_unit)
     # passengers aboard (L522-530), movement tables (amphibious: L3411-3413)
     BC.fill_carry_facts(m, all_units, len(units_a), n, classes)
     bd, ls, lq = _board_matrix(board)
@@ -587,6 +602,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             raise DustsimError("internal: a call's boards differ in size")
         tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
+    notes += BP.notes(tuple(grants[0]) + tuple(grants[1]))
     if BC.any_passengers(m):
         notes += BC.CARRY_NOTES
     if any(footprint(du) > 1 for du in all_units):
@@ -598,7 +614,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         classes=tuple(classes), m=m, f=f, bd=bd, ls=ls, lq=lq, weapon_names=tuple(wnames),
         weapon_units=tuple(wunits), weapon_ranges=tuple(wranges), setup=setup, policy=policy,
         units=tuple(all_units), notes=tuple(dict.fromkeys(notes)), list_names=list_names,
-        tables=tuple(tables))
+        tables=tuple(tables), advantages=tuple(tuple((a, r) for _n, a, r in x) for x in by_unit))
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -798,13 +814,23 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
     ua, na = _side_units(list_a, "A")
     ub, nb_ = _side_units(list_b, "B")
     att = None if attacker is None else (0 if attacker.upper() == "A" else 1)
+    grants = (tuple(getattr(list_a, "advantages", ()) or ()),
+              tuple(getattr(list_b, "advantages", ()) or ()))
+    fort = [any(g.advantage == "Vigilant" for g in gs) for gs in grants]
+    if att is None and fort[0] != fort[1]:  # a Fortified Platoon always defends (L1949)
+        att = 1 if fort[0] else 0
     try:
-        spec = compile_battle(ua, ub, setup, pol, att, options, (na, nb_))
+        spec = compile_battle(ua, ub, setup, pol, att, options, (na, nb_), grants)
     except DustsimError as exc:
         file = getattr(list_a, "file", None) or getattr(list_b, "file", None)
         raise DustsimError(exc.message, file=exc.file or file, unit=exc.unit,
                            field=exc.field) from None
-    return replace(spec, notes=tuple(dict.fromkeys(spec.notes + _unplayed(ua + ub))))
+    fortified = ()
+    if attacker is None and fort[0] != fort[1]:
+        fortified = (f"{(na, nb_)[0 if fort[0] else 1]} defends in every game: its Vigilant "
+                     "platoon is a Fortified Platoon (L1947-1949)",)
+    return replace(spec, notes=tuple(dict.fromkeys(spec.notes + fortified
+                                                   + _unplayed(ua + ub))))
 
 
 #: rules the skills table marks ``played`` (by the line engine's engagement kernel) that the
@@ -856,6 +882,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     faces are known."""
     from dustsim.engines.rng import state
     from dustsim.play import battle_kernel as BK
+    from dustsim.play import battle_platoon as BP
     from dustsim.play.battle_carry import carry_rule_names
     from dustsim.play.battle_rules import rule_names
 
@@ -893,10 +920,13 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         size = int(spec.m[spec.m[0, BK.H_XU] + u, BK.X_FOOT])
         if size > 1:  # a Large/Huge vehicle: its moves carry all its squares (FOOTPRINT)
             units[-1]["footprint"] = size
+        if u < len(spec.advantages) and spec.advantages[u]:  # platoon advantages (L950-958)
+            units[-1]["advantages"] = list(dict.fromkeys(a for a, _r in spec.advantages[u]))
     w0 = {u: min([i for i in range(len(spec.weapon_units)) if spec.weapon_units[i] == u],
                  default=0) for u in range(len(spec.names))}
     names = unit_labels_for(spec.names, spec.sides)
     events = []
+    tokens: dict[int, str] = {}  # unit -> its token as the events say (Implacable Advance)
     aboard: dict[int, int] = {}  # passenger -> its vehicle, as the events say (L526-530)
     for k in range(n_ev):
         r = log[k]
@@ -934,6 +964,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             if 0 < r[BK.L_TARGET] < len(WHY):  # the rule it moved under (battle_rules)
                 ev["rule"] = WHY[int(r[BK.L_TARGET])].split(":")[0]
                 ev["text"] = ev["text"][:-1] + f" ({WHY[int(r[BK.L_TARGET])]})."
+                _granted(ev, spec, u)
         elif a in ("attack", "sustained", "close-combat"):
             t = int(r[BK.L_TARGET])
             mask = int(r[BK.L_WMASK])
@@ -960,6 +991,11 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             if 0 < r[BK.L_X] < len(WHY):  # the rule it attacked under (battle_rules)
                 ev["rule"] = WHY[int(r[BK.L_X])].split(":")[0]
                 ev["text"] += f" ({WHY[int(r[BK.L_X])]})"
+                _granted(ev, spec, u)
+            elif int(r[BK.L_X]) in BP.WHY:  # a platoon advantage's attack (battle_platoon)
+                ev["rule"] = BP.WHY[int(r[BK.L_X])].split(":")[0]
+                ev["advantage"] = ev["rule"]
+                ev["text"] += f" ({BP.WHY[int(r[BK.L_X])]})"
             if r[BK.L_X] == BK.WHY_OBSERVED:  # the observer (kept in the row's L_P0)
                 ev["observer"] = int(r[BK.L_P0])
                 ev["text"] = ev["text"].replace("the observer", names[ev["observer"]], 1)
@@ -994,6 +1030,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             ev["text"] = f"{uname} holds its position."
         elif a == "special":
             ev.update(_special(r, uname, board.width, names, faces, board.terrain))
+            if ev.get("special") in ("airborne", "camouflage"):
+                _granted(ev, spec, u)
             if ev.get("special") == "embarked" and ev.get("target") is not None:
                 aboard[u] = ev["target"]
             elif ev.get("special") in ("dismount", "placed"):
@@ -1021,6 +1059,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                               "last turn"}.get(ev["won_by"], ev["won_by"])
             ev["text"] = (f"The game ends: side {ev['winner']} wins {how}." if
                           ev["winner"] != "draw" else "The game ends in a draw.")
+        _advantage_acts(ev, spec, u, tokens)
         events.append(ev)
     winner = int(out[3])
     zone = (0, 1) if int(out[6]) == 0 else (1, 0)  # side -> board zone
@@ -1075,6 +1114,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER
 
     SMOKE_PROOF = (BUILDING, BUILDING_OPENING, BUNKER)
+    if int(r[BK.L_X]) in PLATOON_SPECIALS:  # platoon advantages (battle_platoon)
+        return _platoon_special(r, uname, names, faces)
     if int(r[BK.L_X]) >= len(SPECIALS):  # transports (battle_carry)
         return _carry_special(r, uname, width, names, faces)
     kind = SPECIALS[int(r[BK.L_X])]
@@ -1199,6 +1240,88 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         where = ", ".join(square_name(q, width) for q in ev["smoke"])
         ev["text"] = (f"{uname} launches smoke on squares {where} to screen itself from "
                       f"{names[t]} before the enemy moves (Smoke Launchers, L3651).")
+    return ev
+
+
+#: the platoon advantages' special codes (battle_platoon.SPECIALS)
+PLATOON_SPECIALS = (27, 28, 29, 30)
+#: a granted skill's role -> the rule name its events carry (battle_platoon.ROLES)
+_GRANTED = {"scout": "Scout", "charge": "Charge", "first-double": "At the Double",
+            "airborne": "airborne", "camouflage-while": "camouflage", "mobile": "Move and Fire"}
+
+
+def _granted(ev: dict, spec: BattleSpec, u: int | None) -> None:
+    """Name the platoon advantage that gave unit u the rule an event acted under."""
+    if u is None or u >= len(spec.advantages):
+        return
+    rule = ev.get("rule") or ev.get("special")
+    for adv, role in spec.advantages[u]:
+        if _GRANTED.get(role) == rule:
+            ev["advantage"] = adv
+            ev["text"] = ev["text"].rstrip(".") + f" (platoon advantage: {adv})."
+            return
+
+
+def _advantage_acts(ev: dict, spec: BattleSpec, u: int | None, tokens: dict) -> None:
+    """Name the platoon advantage behind a reaction (Vigilant's faces, L1947), a token
+    removal roll (Brave's three dice: Semper Fi L1325, Unflappable L1379) or a Suppressed
+    unit's Move (Implacable Advance, L2096; ``tokens``: each unit's token so far)."""
+    if ev["action"] in ("token", "token-removed") and u is not None:
+        tokens[u] = ev.get("token", "none")
+    elif "target" in ev and (ev["action"] in ("attack", "sustained", "close-combat")
+                             or ev.get("special") == "rally"):
+        tokens[ev["target"]] = ev.get("token", "none")
+    if u is None or u >= len(spec.advantages) or "advantage" in ev:
+        return
+    for adv, role in spec.advantages[u]:
+        if (ev["action"] == "reaction" and role == "vigilant") or (
+                ev["action"] == "token-removed" and role == "brave") or (
+                ev["action"] == "move" and role == "implacable" and
+                tokens.get(u) == "suppressed"):
+            what = {"vigilant": "reactive dice on P and S", "brave": "Brave: three removal "
+                    "dice", "implacable": "a Move instead of Nothing while Suppressed"}[role]
+            ev["advantage"] = adv
+            ev["text"] = ev["text"].rstrip(".") + f" ({what}; platoon advantage: {adv})."
+            return
+
+
+def _platoon_special(r: np.ndarray, uname: str, names, faces: np.ndarray) -> dict:
+    """The fields of a platoon advantage's special event (battle_platoon): an order
+    (``get-moving`` naming its ``advantage``) or Breakthrough's die."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import battle_platoon as BP
+
+    kind = BP.SPECIALS[int(r[BK.L_X])]
+    dice = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+    ev: dict = {"special": kind, "square": int(r[BK.L_FROM]), "dice": dice,
+                "hits": int(r[BK.L_HITS])}
+    if kind == "get-moving":
+        t = int(r[BK.L_TARGET])
+        adv = BP.PA_NAMES[int(r[BK.L_TOKEN]) % 8]
+        rule = BP.ADVANTAGES[adv]
+        fox = " with At the Double (Desert Fox, L3501)" if r[BK.L_TOKEN] >= 8 else ""
+        ev.update({"target": t, "to": int(r[BK.L_TO]), "advantage": adv})
+        ev["text"] = (f"{uname} orders {names[t]} to get moving ({dice}): "
+                      + (f"{names[t]} activates again{fox}; {uname}'s activation ends"
+                         if ev["hits"] > 0 else "the order fails")
+                      + f" (Get Moving You Bunch of Monkeys, L3723-3727; platoon advantage: "
+                      f"{adv}, {rule.lines}).")
+    elif kind == "mobile-warfare":
+        ev["advantage"] = "Mobile Warfare"
+        ev["text"] = (f"{uname} rolls {dice}: " + ("Move and Fire for this activation" if
+                                                    ev["hits"] else "no Move and Fire this time")
+                      + " (platoon advantage: Mobile Warfare, L1401-1405).")
+    elif kind == "go-get-em-girls":
+        ev["advantage"] = "Go Get 'Em Girls!"
+        ev["text"] = (f"{uname} rolls {dice}: " + ("Brave for this activation, three dice to "
+                                                    "remove its token" if ev["hits"] else
+                                                    "no Brave this time")
+                      + " (platoon advantage: Go Get 'Em Girls!, L2171-2175).")
+    else:
+        ev["advantage"] = "Breakthrough"
+        ev["text"] = (f"{uname} rolls {dice} after its March Move: "
+                      + ("a free Attack" if ev["hits"] > 0 else "no free Attack")
+                      + " (platoon advantage: Breakthrough, L1874-1878).")
     return ev
 
 

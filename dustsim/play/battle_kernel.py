@@ -85,6 +85,7 @@ from dustsim.engines.kernel import (
 )
 from dustsim.engines.rng import next_u64, uniform
 from dustsim.play import battle_carry as BC
+from dustsim.play import battle_platoon as BP
 from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
     C_INIT,
@@ -141,6 +142,7 @@ from dustsim.play.duel_kernel import (
     U_SIDE,
     U_SINGLE,
     U_SQUAD,
+    U_SUPP_DICE,
     U_SUPPORT,
     U_THIRD,
     U_W0,
@@ -2184,13 +2186,20 @@ def _command_roll(rng, buf, pos, scripted, m, k, jam, again):
     """k command dice on P; ``jam``: the successes are re-rolled and count only if they
     succeed again (Jammer, L3567); ``again``: the failed dice are re-rolled once (Command
     Vehicle, L3475), jammed as well. Returns (successes, pos)."""
-    s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], k)
+    return _command_roll_on(rng, buf, pos, scripted, m, k, jam, again, m[R_CFG, C_P])
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _command_roll_on(rng, buf, pos, scripted, m, k, jam, again, mask):
+    """:func:`_command_roll` with the dice succeeding on the faces of ``mask`` (P, or P and T
+    under Mission Tactics, :mod:`dustsim.play.battle_platoon`)."""
+    s, pos = _count(rng, buf, pos, scripted, mask, k)
     if jam and s > 0:
-        s, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], s)
+        s, pos = _count(rng, buf, pos, scripted, mask, s)
     if again and s < k:
-        s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], k - s)
+        s2, pos = _count(rng, buf, pos, scripted, mask, k - s)
         if jam and s2 > 0:
-            s2, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], s2)
+            s2, pos = _count(rng, buf, pos, scripted, mask, s2)
         s += s2
     return s, pos
 
@@ -2259,6 +2268,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
         return pos, actions, False
     g = -1
     gv = f[F_UNITS + u, 0]
+    gw = 0.0  # the best AP x faces (Mission Tactics: 2 faces on its platoon's units, L1459;
+    # with one face, P, this is the officer policy of battle_rules: more AP than the officer)
     for t in range(U):
         if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] == 0:
             continue
@@ -2270,23 +2281,27 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
             continue
         if not radio and not _in_reach(m, bd, ls, lq, u, t):
             continue
-        if f[F_UNITS + t, 0] > gv:
-            g, gv = t, f[F_UNITS + t, 0]
+        mk, _c = BP.order_faces(m, u, t, m[R_CFG, C_P], m[R_CFG, C_T])
+        wt = f[F_UNITS + t, 0] * ((mk & 1) + ((mk >> 1) & 1) + ((mk >> 2) & 1))
+        if wt > gv and wt > gw:  # its AP x its chance in thirds beats the officer's AP
+            g, gw = t, wt
     if g < 0:
         return pos, actions, False
     jam = not _in_reach(m, bd, ls, lq, u, g) and _jammed(m, bd, u)
     _release(m, u)
     BR.unhide(m, u)
     p0 = pos
-    got, pos = _command_roll(rng, buf, pos, scripted, m, ONE, jam, cv)
+    mk, code = BP.order_faces(m, u, g, m[R_CFG, C_P], m[R_CFG, C_T])
+    got, pos = _command_roll_on(rng, buf, pos, scripted, m, ONE, jam, cv, mk)
     k = _log(m, log, turn, side, u, A_SPECIAL, su, _sq(m, g))
     if k >= 0:
-        log[k, L_X] = SP_ORDER
+        log[k, L_X] = SP_ORDER if code == 0 else BP.SP_PA_ORDER
         log[k, L_TARGET] = g
         log[k, L_D0] = p0
         log[k, L_D1] = pos
         log[k, L_HITS] = got
-        log[k, L_TOKEN] = 1 if BR.has(m, u, BR.RB_DESERT_FOX) else 0
+        log[k, L_TOKEN] = (1 if BR.has(m, u, BR.RB_DESERT_FOX) else 0) * (8 if code else 1) \
+            + code
     if got > 0:  # its activation ends; g is reactivated at once (L3725-3727)
         m[m[0, H_XU] + g, BR.X_REACT] = turn
         m[R_G, BR.G_NEXT] = g + 1
@@ -2295,6 +2310,90 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
     if not free:
         actions -= 1
     return pos, actions, False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _pa_order(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, free):
+    """A platoon advantage's Get Moving (:mod:`dustsim.play.battle_platoon`): Blitzkrieg
+    Tactics' third action (``free``; range 2 and sight, or anywhere with a radio, L1431),
+    Grab Them by the Nose's order (anywhere, L1053) or Markus' (range 2 and sight, L1566), on
+    an ``ordered`` unit of u's platoon that has activated this turn; one die on P (P or T
+    under Mission Tactics). The officer policy: the unit worth most AP that can strike, worth
+    more than u unless the action is free. Returns (pos, tried, ordered)."""
+    U = m[0, H_U]
+    rs = m[0, H_ST]
+    xu = m[0, H_XU]
+    turn = m[R_G, G_TURN]
+    side = _side(m, u)
+    code = m[xu + u, BP.X_PA_CODE]
+    anywhere = code == BP.PA_GRAB or (code == BP.PA_BLITZ and BR.has(m, u, BR.RB_RADIO))
+    g = -1
+    gv = -1.0 if free else f[F_UNITS + u, 0]
+    for t in range(U):
+        if t == u or _side(m, t) != side or not _present(m, t) or m[rs + t, ST_ACT] == 0:
+            continue
+        if not BR.has(m, t, BP.RB_PA_ORDERED) or not BP.same_platoon(m, u, t):
+            continue
+        if m[xu + t, BR.X_REACT] == turn or _kind(m, t) == KIND_AIR:
+            continue
+        if BR.has(m, t, BR.RB_ZOMBIE) or (m[m[0, H_UNITS] + t, U_FLAGS] & F_NO_ORDERS) != 0:
+            continue
+        if _stun(m, t) >= 2 or m[rs + t, ST_GONE] != 0 or not _strikes(m, bd, t):
+            continue
+        if not anywhere and not _in_reach(m, bd, ls, lq, u, t):
+            continue
+        if f[F_UNITS + t, 0] > gv:
+            g, gv = t, f[F_UNITS + t, 0]
+    if g < 0:
+        return pos, False, False
+    jam = not _in_reach(m, bd, ls, lq, u, g) and _jammed(m, bd, u)
+    _release(m, u)
+    BR.unhide(m, u)
+    mk, _c = BP.order_faces(m, u, g, m[R_CFG, C_P], m[R_CFG, C_T])
+    p0 = pos
+    got, pos = _command_roll_on(rng, buf, pos, scripted, m, ONE, jam,
+                                BR.has(m, u, BR.RB_COMMAND_VEHICLE), mk)
+    fox = BR.has(m, u, BR.RB_DESERT_FOX)
+    k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), _sq(m, g))
+    if k >= 0:
+        log[k, L_X] = BP.SP_PA_ORDER
+        log[k, L_TARGET] = g
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+        log[k, L_TOKEN] = code + (8 if fox else 0)
+    if got > 0:  # g activates again at once; u's activation ends (L3725-3727)
+        m[xu + g, BR.X_REACT] = turn
+        m[R_G, BR.G_NEXT] = g + 1
+        m[R_G, BR.G_FOX] = 1 if fox else 0
+        return pos, True, True
+    return pos, True, False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _breakthrough(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val):
+    """Breakthrough (L1874-1878; :mod:`dustsim.play.battle_platoon`): after u's March Move one
+    die, on P a free Attack from where it stands; rolled when that Attack is worth something.
+    Returns (pos, attacked)."""
+    s = _sq(m, u)
+    _occupy(m)
+    _line_values(m, f, u, val)
+    if s < 0 or _offence(m, f, bd, ls, lq, u, s, OFF, val) <= 0.0:
+        return pos, False
+    p0 = pos
+    got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
+    k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_SPECIAL, s, s)
+    if k >= 0:
+        log[k, L_X] = BP.SP_BREAKTHROUGH
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+    if got == 0:
+        return pos, False
+    k0 = m[R_B, B_LOGN]
+    pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON)
+    _why(m, log, u, k0, BP.WHY_BREAKTHROUGH)
+    return pos, True
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -2676,6 +2775,7 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     """An activation of u: its actions (:func:`_actions`), then the free Launch Smoke
     special action where the policy takes it (:func:`_smoke`)."""
     rx = m[0, H_XU] + u
+    BP.lapse_while(m)  # a platoon's hero gone: its lasting grants lapse (L1532, L1794, L2149)
     if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
         pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     elif BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
@@ -2684,11 +2784,20 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
         pos = _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     else:
         _blutkreuz(m, bd, u)  # Move 3, March 4 and Charge near a Blutkreuz (L3447)
+        dbl = BR.has(m, u, BP.RB_PA_FIRST_DOUBLE) and m[rx, BR.ST_FIRST] == 0 and \
+            not BR.has(m, u, BR.RB_AT_THE_DOUBLE)  # Surprise Strike (L2122)
+        if dbl:
+            m[rx, BR.X_RULES] |= BR.RB_AT_THE_DOUBLE
         pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
+        if dbl:
+            m[rx, BR.X_RULES] &= ~BR.RB_AT_THE_DOUBLE
         _blutkreuz_end(m, u)
     m[rx, BR.ST_FIRST] = 1
     if m[rx, BR.X_SMOKE] > m[rx, BR.ST_SMOKED] and _present(m, u):
         _smoke(m, f, bd, log, u, el, val)
+    if m[R_G, BR.G_NEXT] == 0 and BR.has(m, u, BP.RB_PA_THIRD_ORDER) and _present(m, u) and \
+            _stun(m, u) < 2 and m[R_CFG, C_ORDERS] != 0:  # Blitzkrieg Tactics (L1431)
+        pos, _t, _o = _pa_order(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, ON)
     if m[R_G, BR.G_NEXT] > 0:  # Get Moving: the ordered unit activates again now (L3725)
         g = m[R_G, BR.G_NEXT] - 1
         m[R_G, BR.G_NEXT] = 0
@@ -3014,6 +3123,10 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
     the Double (L3431) (decision: one free kind after a March); then a Scout's further action
     on its first March of the game (L3641): an Attack when worth something, else a Move."""
     attacked = False
+    if BR.has(m, u, BP.RB_PA_BREAKTHROUGH):  # a die, on P a free Attack (L1878)
+        pos, attacked = _breakthrough(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val)
+        if not _alive(m, u):
+            return pos
     s = _sq(m, u)
     if BR.has(m, u, BR.RB_CHARGE) and BR.has_cc_line(m, u):
         pos, hit = _free_class_attack(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, s, val,
@@ -3065,7 +3178,33 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     cur = m[rs, ST_SQ]
     _log(m, log, turn, side, u, A_ACTIVATE, cur, NONE)
     tok = m[rs, ST_TOK]
+    dice = m[ru, U_SUPP_DICE]
+    if BR.has(m, u, BP.RB_PA_GIRLS) and tok != 0 and m[R_CFG, C_SUPP] != 0 and \
+            dice < BP.GIRLS_DICE:  # Go Get 'Em Girls!: Brave on P or T (L2175)
+        p0 = pos
+        brave, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], ONE)
+        k = _log(m, log, turn, side, u, A_SPECIAL, cur, cur)
+        if k >= 0:
+            log[k, L_X] = BP.SP_GIRLS
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = brave
+        if brave > 0:
+            m[ru, U_SUPP_DICE] = BP.GIRLS_DICE
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
+    m[ru, U_SUPP_DICE] = dice
+    if m[m[0, H_XU] + u, BP.X_PA_CODE] == BP.PA_MOBILE:  # Mobile Warfare (L1405)
+        m[m[0, H_XU] + u, BR.X_RULES] &= ~BR.RB_MOVE_AND_FIRE  # the last activation's
+        p0 = pos
+        mw, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
+        k = _log(m, log, turn, side, u, A_SPECIAL, cur, cur)
+        if k >= 0:
+            log[k, L_X] = BP.SP_MOBILE
+            log[k, L_D0] = p0
+            log[k, L_D1] = pos
+            log[k, L_HITS] = mw
+        if mw > 0:
+            m[m[0, H_XU] + u, BR.X_RULES] |= BR.RB_MOVE_AND_FIRE
     if m[rs, ST_TOK] != tok:
         k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, cur, NONE)
         if k >= 0:
@@ -3115,6 +3254,14 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                                        actions)  # Rally, Get Moving (L3711-3731)
         if ended:
             return pos
+    if actions >= 2 and cur >= 0 and m[R_CFG, C_ORDERS] != 0 and (
+            BR.has(m, u, BP.RB_PA_ACTION_ORDER)):
+        pos, tried, ordered = _pa_order(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
+                                        OFF)  # a platoon advantage's order (L1053, L1566)
+        if ordered:
+            return pos
+        if tried:
+            actions -= 1
     three = actions == 3
     suppressed = actions == 1  # one action left: Attack or Move
     m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745
@@ -3144,6 +3291,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     scout = BR.has(m, u, BR.RB_SCOUT) and m[m[0, H_XU] + u, BR.ST_FIRST] == 0 and not suppressed
     maf = BR.has(m, u, BR.RB_MOVE_AND_FIRE) and not suppressed
     charge = BR.has(m, u, BR.RB_CHARGE) and not suppressed and BR.has_cc_line(m, u)
+    bt = BR.has(m, u, BP.RB_PA_BREAKTHROUGH) and not suppressed  # Breakthrough (L1878)
+    # Implacable Advance: Suppressed, a Move instead of Nothing, then an Attack (L2096)
+    implacable = suppressed and BR.has(m, u, BP.RB_PA_IMPLACABLE) and stun == 0
     if onboard:
         here = _position(m, f, bd, u, cur, el, val, lam)
         # an aircraft's first action is a Move or March Move (L516; a Helicopter hovers,
@@ -3202,14 +3352,16 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             if suppressed:
                 if p > best:
                     best, plan, plan_sq = p, 6, s
-                continue
+                if not implacable:
+                    continue
             o = 0.0
             if val[0, 2] <= 0.0 and (o_cap < 0.0 or o_cap + p > best):  # an enemy in range
                 o = _offence(m, f, bd, ls, lq, u, s, OFF, val)
                 o_s = o
             if o > 0.0 and o + p > best:
                 best, plan, plan_sq = o + p, 2, s
-            if onboard and not air and off_here > 0.0 and off_here + p > best:
+            if onboard and not air and off_here > 0.0 and off_here + p > best and \
+                    not suppressed:
                 best, plan, plan_sq = off_here + p, 3, s
             if maf and near and o > 0.0:  # a free Move, then a ranged Sustained Attack
                 o2 = BR.class_total(m, u, val, OFF)  # o's ranged lines
@@ -3217,7 +3369,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                     best, plan, plan_sq = sust * o2 + p, 10, s
         if not suppressed and p > best:
             best, plan, plan_sq = p, 4, s
-        if near and (scout or maf or charge):
+        if near and (scout or maf or charge or bt):
             o3 = o_s if o_s >= 0.0 else _offence(m, f, bd, ls, lq, u, s, OFF, val)
             if scout and o3 > 0.0 and o3 + p > best:  # March (one action), then an Attack
                 best, plan, plan_sq = o3 + p, 9, s
@@ -3226,6 +3378,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 o4 += BR.class_total(m, u, val, ON)
             if maf:
                 o4 += BR.class_total(m, u, val, OFF)
+            if bt:  # its free Attack on one die in three
+                o4 += o3 / 3.0
             if o4 > 0.0 and o4 + p > best:
                 best, plan, plan_sq = o4 + p, 11, s
     if plan == 1 and BC.dozer(m, u) and not BC.dug_in(m, u) and bd[9 * n + 2, cur] == 0 \
@@ -3764,6 +3918,7 @@ def _reset(m):
     for c in range(NCOL):
         m[R_G, c] = 0
     BR.reset_rules(m, m[R_B, B_N])
+    BP.reset_while(m)  # platoon advantages' grants lasting while a hero is in play
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
     BC.reset_carry(m)  # passengers aboard (L526)

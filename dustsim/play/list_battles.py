@@ -82,9 +82,12 @@ def compile_lists(a: Army, b: Army, *, distance: int = DEFAULT_DISTANCE,
         field = None if exc.field in sides else exc.field
         raise DustsimError(exc.message, file=exc.file or which.file, unit=exc.unit,
                            field=field) from None
-    # platoon advantages (L950-958) are not played in battles: named, never dropped silently
-    extra = tuple(f"platoon advantage not played in battles: {lst.name}: platoon {p.id!r} "
-                  f"({p.chart}; L950-958)" for lst in (a, b) for p in lst.platoons)
+    # the platoon advantages the lists earned (complete platoons, L950-958;
+    # dustsim.army.platoons.battle_grants) are played on the grid
+    # (dustsim.play.battle_platoon), not on the line: named, never dropped silently
+    extra = tuple(f"platoon advantage not played in battles on the line (grid battles, "
+                  f"--scenario, play it): {g.platoon}: {g.advantage} ({g.lines})"
+                  for lst in (a, b) for g in (getattr(lst, "advantages", ()) or ()))
     return replace(spec, notes=spec.notes + extra) if extra else spec
 
 

@@ -60,7 +60,13 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
 * an officer's Rally and Get Moving (``special`` ``rally`` / ``get-moving``; L3723-3731) name a
   friendly unit within range 2, or any one when the officer has a radio (``units[].rules``
   lists ``Radio``); Get Moving orders a unit that has activated (or reacted) this turn, and a
-  successful order is followed by that unit's activation (L3725-3727).
+  successful order is followed by that unit's activation (L3725-3727);
+* a platoon advantage acting (``advantage``; :mod:`dustsim.play.battle_platoon`) is one the
+  unit's complete platoon earned (``units[].advantages``): an order under one names a target
+  of the same advantage, anywhere under Grab Them by the Nose (L1053), and succeeds on P
+  (on P or T under Mission Tactics, L1459); Breakthrough's die (``special``
+  ``breakthrough``) follows the unit's March Move, and a ``Breakthrough`` attack follows its
+  successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175).
 """
 
 from __future__ import annotations
@@ -157,7 +163,10 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     fliers = frozenset(u["id"] for u in log["units"] if u.get("kind") == "aircraft"
                        and "rules" in u and "Helicopter" not in (u.get("rules") or ()))
     first: set = set()  # fliers activated that have not yet taken an action
+    advs = {u["id"]: frozenset(u.get("advantages") or ()) for u in log["units"]}
+    last: dict[Any, Mapping] = {}  # unit -> its last event (Breakthrough's order)
     for i, ev, states in walk(log):
+        _check_advantage(i, ev, advs, last)
         # a unit aboard a vehicle stands nowhere on the board but where it fires from (L530)
         hidden = {k: replace(v, square=None) for k, v in states.items()
                   if v.aboard is not None and k != ev.get("unit")}
@@ -188,6 +197,8 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             a = [q for q in feet.of(ev["unit"]) if q is not None]
             b = [q for q in feet.of(t) if q is not None] if t in sides else []
             far = not a or not b or min(distance(board, x, y) for x in a for y in b) > 2
+            if ev.get("advantage") == "Grab Them by the Nose":  # cockpit radios (L1053)
+                far = False
             if sides.get(t) != ev["side"] or (far and ev["unit"] not in radios):
                 raise DustsimError(f"replay log: event {i} (special {ev['special']}): field "
                                    "'target': an officer commands a friendly unit within "
@@ -241,6 +252,49 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                         amphibious)
             if sizes[ev["unit"]] > 1 and ev.get("squares"):
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
+
+
+def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
+    """A platoon advantage acting (module docstring; L950-958 and the advantage's lines)."""
+    u = ev.get("unit")
+    adv = ev.get("advantage")
+    prev = last.get(u)
+    if u is not None and ev["action"] not in ("token", "token-removed", "destroyed"):
+        last[u] = ev
+    if adv is None:
+        return
+    where = f"replay log: event {i} ({ev['action']}"
+    where += f" {ev['special']})" if ev.get("special") else ")"
+    if adv not in advs.get(u, ()):
+        raise DustsimError(f"{where}: field 'advantage': {adv} acts only for a unit of the "
+                           "complete platoon that earned it (L950-958)")
+    if ev.get("special") == "get-moving":
+        if adv not in advs.get(ev.get("target"), ()):
+            raise DustsimError(f"{where}: field 'target': {adv} orders a unit of the same "
+                               "platoon")
+        ok = "PT" if adv == "Mission Tactics" else "P"
+        if ev.get("hits") != sum(1 for c in ev.get("dice") or "" if c in ok):
+            raise DustsimError(f"{where}: field 'hits': the order's die succeeds on "
+                               f"{' or '.join(ok)} (L3725{', L1459' if len(ok) > 1 else ''})")
+    elif ev.get("special") == "mobile-warfare":
+        if len(ev.get("dice") or "") != 1 or ev.get("hits") != (ev.get("dice") or "").count("P"):
+            raise DustsimError(f"{where}: field 'hits': Mobile Warfare rolls one die, Move and "
+                               "Fire on P (L1405)")
+    elif ev.get("special") == "go-get-em-girls":
+        if len(ev.get("dice") or "") != 1 or ev.get("hits") != sum(
+                1 for c in ev.get("dice") or "" if c in "PT"):
+            raise DustsimError(f"{where}: field 'hits': Go Get 'Em Girls! rolls one die, Brave "
+                               "on P or T (L2175)")
+    elif ev.get("special") == "breakthrough":
+        if prev is None or prev["action"] != "march" or len(ev.get("dice") or "") != 1 or \
+                ev.get("hits") != (ev.get("dice") or "").count("P"):
+            raise DustsimError(f"{where}: field 'dice': Breakthrough rolls one die, on P, "
+                               "right after the tank's March Move (L1878)")
+    elif ev.get("rule") == "Breakthrough" and not (prev is not None and (
+            (prev.get("special") == "breakthrough" and prev.get("hits"))
+            or prev.get("rule") == "Breakthrough")):  # its lines' other targets
+        raise DustsimError(f"{where}: field 'rule': a Breakthrough attack follows a "
+                           "successful Breakthrough die (L1878)")
 
 
 def _check_flier(i: int, ev: Mapping, fliers: frozenset, first: set) -> None:

@@ -1,0 +1,361 @@
+"""Platoon advantages in grid battles (issue 23; 1947 L950-958): what each of the 30 advantages
+does on the board, the flags the battle kernel reads for it, and the one table of what battles
+play (:data:`ADVANTAGES`, shown by ``dustsim platoons --advantages`` and named in the notes).
+
+A list earns its platoon's advantage only when it fields the whole platoon (the command unit
+and every required unit, L950-958); the army layer decides that and which units the text names
+(:func:`dustsim.army.platoons.battle_grants`) and passes them in as plain data
+(:class:`Grant`: per unit of the list its *roles*). The meaning of each role lives here
+(:data:`ROLES`), written into the kernel's unit facts by :func:`fill_advantage_facts`:
+
+* ``scout``, ``airborne``, ``charge``: the unit gains that skill (the kernel's own rule bits of
+  :mod:`dustsim.play.battle_rules`; Rangers Lead the Way L1139, Tight Quarters L1794, Air Drop
+  L1219, Airborne Assault L1850 is Airborne's drop word for word, BRAINSSSS! L1634).
+* ``brave``: three dice for its token removal roll (Semper Fi L1325, Unflappable L1379).
+* ``no-tokens``: never Under Fire nor Suppressed (Unflappable, a unit that already had Brave,
+  L1381).
+* ``vigilant``: its reactive dice succeed on P and S (Vigilant L1947; the digest groups the two
+  faces with Advanced Reactive Fire's, L3373: a decision); the list always defends where the
+  scenario draws attacker and defender (a Fortified Platoon, L1949).
+* ``ordered``: a unit its platoon's leader (or walker) may order with the advantage below.
+* ``sure-order`` (Mission Tactics, L1459): the leader's Get Moving You Bunch of Monkeys on an
+  ``ordered`` unit of its platoon succeeds on P or T (2/3) instead of P (L3725). Policy: the
+  officer's (orders a unit worth more AP than itself at one face in three) weighted by the
+  chance: a unit whose AP times its successful faces beats the officer's AP, the best such.
+* ``third-order`` (Blitzkrieg Tactics, L1431, L1696): after its two actions, the leader may
+  take a third action, Get Moving on an ``ordered`` unit of its platoon (within range 2 and
+  sight, or anywhere with a radio, L3713-3725), every activation. Decision: taken after the
+  other actions (a success ends the activation, L3727), by a leader on the board that is not
+  grappled, whether or not it has the Officer skill (the text grants it to the Platoon Leader).
+* ``walker-order`` (Grab Them by the Nose, L1053): the walker may use Get Moving (one action)
+  on another ``ordered`` walker of its platoon anywhere on the board (cockpit radios).
+* ``ape-order`` (Primal Instinct, L1566): Markus may use Get Moving (one action) on an
+  ``ordered`` ape unit of his platoon within range 2 and sight.
+* ``breakthrough`` (Breakthrough, L1878): after a March Move the tank rolls one die; on P it
+  makes a free Attack. Policy: it rolls when an Attack from where it stands is worth
+  something.
+* ``first-double`` (Surprise Strike, L2122): At the Double in the unit's first activation.
+* ``implacable`` (Implacable Advance, L2092-2096): a Suppressed unit may Move instead of its
+  Nothing action, then Attack (never a March Move nor a Sustained Attack): the suppressed
+  plans gain Move + Attack.
+* ``camouflage-while``, ``trail-blazer-while``, ``no-tokens-while``: Camouflage (Strike
+  Unseen, L2149), Trail Blazer (Tight Quarters, L1794), never Under Fire nor Suppressed
+  (Fanatical Loyalty, L1532) as long as the platoon's ``holds`` unit (the hero the text
+  names, its command unit) is in play. Decision: the grant lapses at the start of the first
+  activation after that unit is destroyed or has left (checked at every activation start);
+  a unit whose card has the rule keeps it.
+* ``mobile`` (Mobile Warfare, L1401-1405): at the start of each activation the unit rolls one
+  die; on P it has Move and Fire for that activation (the roll is free: always taken).
+* ``go-girls`` (Go Get 'Em Girls!, L2171-2175): at the start of its activation the unit rolls
+  one die, on P or T (the digest's two faces, 2/3) it has Brave for that activation. Policy:
+  it rolls when it has a token to remove (Brave's only effect is the removal roll, L741).
+
+Every order follows the officer policy of :mod:`dustsim.play.battle_rules` (an already
+activated unit worth more AP than the one ordering, that can strike; a free third action needs
+no such threshold). Events: a ``get-moving`` special with ``advantage`` naming it; a
+``breakthrough`` special with its die, then the free Attack with rule ``Breakthrough``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from dustsim.play import battle_rules as BR
+from dustsim.play.duel_kernel import _alive
+from dustsim.play.duel_layout import H_UNITS, U_IMMUNE, U_REACT_MASK, U_SUPP_DICE
+
+# -- layout (the platoon helper's slots: RB bits 28-35, X cols 20-21, SP 27-31, WHY 10-12) --------
+X_PLATOON = 20  # unit facts: 1 + the number of its complete platoon in the battle, 0 none
+X_PA_CODE = 21  # unit facts: the advantage code (PA_*) of its orders; HOLDS for the unit a
+# platoon's grants last with; WHILE + a mask (WHILE_*) of the grants that last while it is in
+# play (lapsed in this game: X_PLATOON negative)
+RB_PA_ORDERED = np.int64(1 << 28)  # role ``ordered``
+RB_PA_SURE_ORDER = np.int64(1 << 29)  # role ``sure-order`` (Mission Tactics, L1459)
+RB_PA_THIRD_ORDER = np.int64(1 << 30)  # role ``third-order`` (Blitzkrieg Tactics, L1431)
+# roles ``walker-order`` (Grab Them by the Nose, L1053: anywhere) and ``ape-order`` (Primal
+# Instinct, L1566: range 2 and sight): Get Moving for one action, the range by X_PA_CODE
+RB_PA_ACTION_ORDER = np.int64(1 << 31)
+RB_PA_BREAKTHROUGH = np.int64(1 << 32)  # role ``breakthrough`` (L1878)
+RB_PA_FIRST_DOUBLE = np.int64(1 << 33)  # role ``first-double`` (Surprise Strike, L2122)
+RB_PA_IMPLACABLE = np.int64(1 << 34)  # role ``implacable`` (Implacable Advance, L2096)
+RB_PA_GIRLS = np.int64(1 << 35)  # role ``go-girls`` (Go Get 'Em Girls!, L2175)
+SP_PA_ORDER = np.int64(27)  # an advantage's Get Moving (log L_TOKEN: PA code + 8 x Desert Fox)
+SP_BREAKTHROUGH = np.int64(28)  # Breakthrough's die after a March Move
+SP_GIRLS = np.int64(29)  # Go Get 'Em Girls!' die at the start of an activation
+SP_MOBILE = np.int64(30)  # Mobile Warfare's die at the start of an activation
+WHY_BREAKTHROUGH = np.int64(10)  # the free Attack it gives
+# advantage codes of the orders (X_PA_CODE, the log's L_TOKEN % 8)
+PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
+PA_MOBILE = 5  # role ``mobile`` (X_PA_CODE: Mobile Warfare's units, no orders in its platoon)
+HOLDS, WHILE = 8, 16
+WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
+GIRLS_DICE = 3  # Brave's removal dice (unit_rules.removal_dice)
+PA_NAMES = {PA_MISSION: "Mission Tactics", PA_BLITZ: "Blitzkrieg Tactics",
+            PA_GRAB: "Grab Them by the Nose", PA_APES: "Primal Instinct"}
+#: the advantage special events' names (play.battle event log)
+SPECIALS = {int(SP_PA_ORDER): "get-moving", int(SP_BREAKTHROUGH): "breakthrough",
+            int(SP_GIRLS): "go-get-em-girls", int(SP_MOBILE): "mobile-warfare"}
+#: why an attack was taken (event ``rule`` and text)
+WHY = {int(WHY_BREAKTHROUGH): "Breakthrough: a free Attack after its March Move on its die "
+       "(platoon advantage, L1874-1878)"}
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A complete platoon's advantage as a list hands it to a battle: its name and lines, the
+    platoon (``"<list>: platoon '<id>' (<chart>)"``), and ``roles``: (unit index in the list,
+    role) for each unit the text names (:data:`ROLES`)."""
+
+    advantage: str
+    lines: str
+    platoon: str
+    roles: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class AdvantageRule:
+    """What grid battles play of one advantage: ``status`` (``played``, ``partly played``,
+    ``not played``), ``played`` (what, by roles), ``why_not`` (the part left out and why)."""
+
+    name: str
+    lines: str
+    status: str
+    played: str = ""
+    why_not: str = ""
+
+
+#: role -> what it does in the kernel (module docstring)
+ROLES = {
+    "scout": "gains Scout (L3639-3641)", "airborne": "gains Airborne (L3391-3393)",
+    "charge": "gains Charge (L3459-3461)", "brave": "three token removal dice (Brave, L741)",
+    "no-tokens": "never Under Fire nor Suppressed", "vigilant": "reactive dice on P and S",
+    "ordered": "may be ordered by its platoon's advantage",
+    "sure-order": "its Get Moving on its platoon's ordered units succeeds on P or T",
+    "third-order": "a third action each activation: Get Moving on its platoon's ordered units",
+    "walker-order": "Get Moving (one action) on its platoon's ordered walkers, anywhere",
+    "ape-order": "Get Moving (one action) on its platoon's ordered apes in range 2 and sight",
+    "breakthrough": "a die after a March Move: on P a free Attack",
+    "first-double": "At the Double in its first activation",
+    "implacable": "Suppressed: Move instead of Nothing, then an Attack",
+    "go-girls": "a die at activation: on P or T Brave for that activation",
+    "mobile": "a die at activation: on P Move and Fire for that activation",
+    "camouflage-while": "Camouflage while its platoon's hero is in play",
+    "trail-blazer-while": "Trail Blazer while its platoon's hero is in play",
+    "no-tokens-while": "never Under Fire nor Suppressed while its platoon's hero is in play",
+    "holds": "the hero its platoon's lasting grants depend on",
+}
+_WHILE_ROLES = {"camouflage-while": (WHILE_CAMO, BR.RB_CAMOUFLAGE),
+                "trail-blazer-while": (WHILE_TRAIL, BR.RB_TRAIL_BLAZER),
+                "no-tokens-while": (WHILE_IMMUNE, 0)}
+_BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARGE,
+         "ordered": RB_PA_ORDERED, "sure-order": RB_PA_SURE_ORDER,
+         "third-order": RB_PA_THIRD_ORDER, "walker-order": RB_PA_ACTION_ORDER,
+         "ape-order": RB_PA_ACTION_ORDER, "breakthrough": RB_PA_BREAKTHROUGH,
+         "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
+         "go-girls": RB_PA_GIRLS}
+_CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
+          "ape-order": PA_APES, "mobile": PA_MOBILE}
+
+_NO_RESERVES = "reserves are not played on the grid"
+_WHILE = "And Stay Down is compiled into the attack groups, not a flag a grant can set"
+
+
+def _r(name, lines, status, played="", why_not=""):
+    return name, AdvantageRule(name, lines, status, played, why_not)
+
+
+#: the one table: every advantage of the 30 charts, what battles play of it
+ADVANTAGES = dict((
+    _r("Rangers Lead the Way", "L1135-1139", "partly played",
+       "Ranger (not Heavy Ranger) units gain Scout", f"the extra reserve die: {_NO_RESERVES}"),
+    _r("Grab Them by the Nose", "L1049-1053", "played",
+       "an M3 walker's Get Moving on another M3 walker of the platoon, anywhere"),
+    _r("Lightning Strike", "L1165-1169", "not played", "",
+       "infantry saves on two faces in turn 1 need per-turn save tables the attack groups lack; "
+       + _NO_RESERVES),
+    _r("Knockout", "L1191-1195", "not played", "",
+       "an activation forced out of turn after a close-combat hit is not in the activation order"),
+    _r("Air Drop", "L1217-1219", "played", "Heavy Commando units gain Airborne"),
+    _r("Seek, Strike, Destroy", "L1245-1251", "not played", "",
+       "the Move Stimulants token is defined nowhere in the seeds (digest OPEN-25)"),
+    _r("Semper Fi", "L1321-1325", "played",
+       "USMC units and open-topped M3 walkers gain Brave (three removal dice)"),
+    _r("Close Cooperation", "L1349-1353", "not played", "",
+       "an escort activating right after its walker is not in the activation order"),
+    _r("Unflappable", "L1375-1381", "played",
+       "USMC units and M1 walkers gain Brave; units that already had Brave take no tokens"),
+    _r("Mobile Warfare", "L1401-1405", "played",
+       "PzKL II, IV-D and SPzL VI walkers and Sturmgrenadier Recon Squads roll at activation: "
+       "on P Move and Fire"),
+    _r("Blitzkrieg Tactics", "L1427-1431, L1692-1696", "played",
+       "the platoon leader's Get Moving on its grenadier units as a third action"),
+    _r("Mission Tactics", "L1455-1459", "played",
+       "the platoon leader's Get Moving on its Heavy Grenadier units succeeds on P or T"),
+    _r("Fanatical Loyalty", "L1528-1532", "played",
+       "while Sigrid is in play, Laser and Heavy Laser Grenadiers take no tokens"),
+    _r("Primal Instinct", "L1554-1566", "partly played", "Markus' Get Moving on his apes",
+       "no Suppression during a Charge: reactions do not know the move was a Charge"),
+    _r("BRAINSSSS!", "L1630-1634", "partly played", "Mindless Zombie units gain Charge",
+       "the forced Attack on friendly non-zombies: the policy never attacks friends"),
+    _r("Inflect Terror", "L1657-1659", "not played", "",
+       "tokens on units not attacked, within range 3 of the target, need a hook the kernel lacks"),
+    _r("Mounted Assault", "L1766-1770", "not played", "",
+       "close-combat dice per passenger are not compiled into the walker's lines"),
+    _r("Tight Quarters", "L1790-1794", "played",
+       "NDAK units gain Scout, and Trail Blazer while Christoph is in play"),
+    _r("Pack Hunters", "L1817-1821", "not played", "",
+       "a reaction by another walker than the one triggered is not in the reaction step"),
+    _r("Airborne Assault", "L1844-1850", "played",
+       "KV-47A/B/C walkers drop as Airborne units do (the same text, L3391-3393)"),
+    _r("Breakthrough", "L1874-1878", "played",
+       "IS-5/IS-48 tanks roll a die after a March Move: on P a free Attack"),
+    _r("Vigilant", "L1943-1949", "played",
+       "reactive dice succeed on P and S; the list defends where roles are drawn"),
+    _r("Night Witches", "L2037-2041", "not played", "", _WHILE),
+    _r("Wave Attack", "L2063-2065", "not played", "",
+       "soldiers returning on a die as they fall need a hook in casualty removal"),
+    _r("Implacable Advance", "L2092-2096", "played",
+       "Suppressed Steel Guard squads may Move instead of Nothing, then Attack"),
+    _r("Surprise Strike", "L2118-2122", "partly played",
+       "Spetsnaz units and KV-47 (TSh) walkers gain At the Double in their first activation",
+       f"the activation arriving from reserve: {_NO_RESERVES}"),
+    _r("Strike Unseen", "L2145-2149", "played",
+       "while Roza is in play, Spetsnaz infantry gain Camouflage"),
+    _r("Go Get 'Em Girls!", "L2171-2175", "played",
+       "Mercenary units roll at activation: on P or T Brave for that activation"),
+    _r("Dig In Girls!", "L2197-2201", "not played", "",
+       "Defensive Tactics near Tanya and a forced enemy re-roll need hooks the kernel lacks"),
+))
+
+
+def status(advantage: str) -> AdvantageRule | None:
+    """What battles play of ``advantage`` (None: no such advantage; the charts without one)."""
+    return ADVANTAGES.get(advantage)
+
+
+def notes(grants: Sequence[Grant]) -> tuple[str, ...]:
+    """A battle's notes on the advantages its lists earned: each one not played, or played in
+    part, with why (one phrase)."""
+    out = []
+    for g in grants:
+        r = ADVANTAGES.get(g.advantage)
+        if r is None or r.status == "played":
+            continue
+        what = "not played" if r.status == "not played" else "partly played"
+        out.append(f"platoon advantage {what} in battles: {g.platoon}: {g.advantage} "
+                   f"({r.lines}): {r.why_not}")
+    return tuple(out)
+
+
+def fill_advantage_facts(m: np.ndarray, grants_by_unit: Sequence[Sequence[tuple[int, str, str]]]
+                         ) -> None:
+    """Write each unit's advantage roles into the kernel matrix: ``grants_by_unit[u]`` holds
+    (platoon number, advantage, role) for unit u (:data:`ROLES`)."""
+    from dustsim.rules.dice import PS
+
+    x0 = int(m[0, BR.H_XU])
+    ru = int(m[0, H_UNITS])
+    for u, roles in enumerate(grants_by_unit):
+        for num, _adv, role in roles:
+            if role not in ROLES:
+                raise ValueError(f"unknown platoon advantage role {role!r}")
+            m[x0 + u, X_PLATOON] = num
+            if role in _BITS:
+                m[x0 + u, BR.X_RULES] |= int(_BITS[role])
+            if role in _CODES:
+                m[x0 + u, X_PA_CODE] = _CODES[role]
+            if role == "brave":
+                m[ru + u, U_SUPP_DICE] = max(int(m[ru + u, U_SUPP_DICE]), 3)
+            elif role == "no-tokens":
+                m[ru + u, U_IMMUNE] = 1
+            elif role == "vigilant":
+                m[ru + u, U_REACT_MASK] |= PS.mask
+            elif role == "holds":
+                m[x0 + u, X_PA_CODE] = HOLDS
+            elif role in _WHILE_ROLES:
+                mask, bit = _WHILE_ROLES[role]
+                had = (bit and m[x0 + u, BR.X_RULES] & int(bit)) or (
+                    not bit and m[ru + u, U_IMMUNE])
+                if not had and m[x0 + u, X_PA_CODE] != HOLDS:  # its card's own rule stays
+                    m[x0 + u, X_PA_CODE] = WHILE | (int(m[x0 + u, X_PA_CODE]) & 7) | mask
+                    if bit:  # in force from the start (reset_while gives it each game)
+                        m[x0 + u, BR.X_RULES] |= int(bit)
+                    else:
+                        m[ru + u, U_IMMUNE] = 1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _grant_while(m, u, on):
+    """Give (``on``) or take unit u's lasting grants (X_PA_CODE's WHILE mask)."""
+    x = m[0, BR.H_XU] + u
+    mask = m[x, X_PA_CODE] & 7
+    for bit_mask, bit in ((WHILE_CAMO, BR.RB_CAMOUFLAGE), (WHILE_TRAIL, BR.RB_TRAIL_BLAZER)):
+        if (mask & bit_mask) != 0:
+            if on:
+                m[x, BR.X_RULES] |= bit
+            else:
+                m[x, BR.X_RULES] &= ~bit
+                if bit == BR.RB_CAMOUFLAGE:
+                    m[x, BR.ST_CAMO] = 0
+    if (mask & WHILE_IMMUNE) != 0:
+        m[m[0, H_UNITS] + u, U_IMMUNE] = 1 if on else 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def reset_while(m):
+    """Start of a game: every lasting grant in force (camouflaged from the start, L3457)."""
+    x0 = m[0, BR.H_XU]
+    for u in range(m[0, 0]):
+        if m[x0 + u, X_PA_CODE] >= WHILE:
+            if m[x0 + u, X_PLATOON] < 0:
+                m[x0 + u, X_PLATOON] = -m[x0 + u, X_PLATOON]
+            _grant_while(m, u, True)
+            if (m[x0 + u, X_PA_CODE] & WHILE_CAMO) != 0:
+                m[x0 + u, BR.ST_CAMO] = 1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def lapse_while(m):
+    """The lasting grants of every unit whose platoon's ``holds`` unit is no longer in play
+    (destroyed) lapse for the rest of the game."""
+    x0 = m[0, BR.H_XU]
+    U = m[0, 0]
+    for u in range(U):
+        if m[x0 + u, X_PA_CODE] < WHILE or m[x0 + u, X_PLATOON] <= 0:
+            continue
+        held = False
+        for h in range(U):
+            if m[x0 + h, X_PA_CODE] == HOLDS and m[x0 + h, X_PLATOON] == m[x0 + u, X_PLATOON] \
+                    and _alive(m, h):
+                held = True
+        if not held:
+            _grant_while(m, u, False)
+            m[x0 + u, X_PLATOON] = -m[x0 + u, X_PLATOON]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def same_platoon(m, u, t):
+    """u and t belong to the same complete platoon."""
+    x = m[0, BR.H_XU]
+    return m[x + u, X_PLATOON] > 0 and m[x + u, X_PLATOON] == m[x + t, X_PLATOON]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def order_faces(m, u, t, p_mask, t_mask):
+    """The faces on which u's Get Moving on t succeeds: P (L3725), or P and T under Mission
+    Tactics (L1459) for an ``ordered`` unit of u's platoon; and the advantage code acting
+    (0 none)."""
+    x = m[0, BR.H_XU]
+    if (m[x + u, BR.X_RULES] & RB_PA_SURE_ORDER) != 0 and \
+            (m[x + t, BR.X_RULES] & RB_PA_ORDERED) != 0 and same_platoon(m, u, t):
+        return p_mask | t_mask, PA_MISSION
+    return p_mask, 0
+
+
+from dustsim.engines.jit import one_version_per_type  # noqa: E402
+
+one_version_per_type(globals())
