@@ -688,14 +688,29 @@ def pair_log_ratios(eng: pd.DataFrame, eps: float = EPS) -> pd.DataFrame:
         "unit": g["unit"].to_numpy(), "opponent": g["opponent"].to_numpy(), "ma": ma,
         "mb": mb, "va": va, "vb": vb,
         "cab": covariance(g["s_lost_both"].to_numpy(float), sa, sb, n), "k": 1.0})
+    d["n"] = n
     a = d.groupby(["unit", "opponent"], sort=False).sum()
     k = a["k"]
-    da, db = a["ma"] / k + eps, a["mb"] / k + eps  # da: the card's own losses
-    var = (a["vb"] / k**2) / db**2 + (a["va"] / k**2) / da**2 - 2 * (a["cab"] / k**2) / (
-        da * db)
+    fa, fb = a["ma"] / k, a["mb"] / k  # fa: the card's own mean lost fraction
+    # attrition rates (step 3): -log(1 - f), f clipped at 1 - 1/(2 x games played)
+    top = 1.0 - 0.5 / a["n"]
+    ra, rb = attrition_rate(fa.clip(upper=top)), attrition_rate(fb.clip(upper=top))
+    ga, gb = 1.0 / (1.0 - fa.clip(upper=top)), 1.0 / (1.0 - fb.clip(upper=top))  # dr/df
+    da, db = ra + eps, rb + eps
+    var = ((gb / db) ** 2 * a["vb"] + (ga / da) ** 2 * a["va"]
+           - 2 * ga * gb * a["cab"] / (da * db)) / k**2
     out = pd.DataFrame({"y": np.log(db / da), "y_se": np.sqrt(var.clip(lower=0)),
-                        "d_unit": a["mb"] / k, "d_opp": a["ma"] / k})
+                        "d_unit": fb, "d_opp": fa})
     return out.reset_index()
+
+
+def attrition_rate(f):
+    """The attrition rate behind a mean lost fraction ``f`` of an engagement of fixed length:
+    ``-log(1 - f)`` (exponential attrition: a unit losing a share ``r`` of what is left per
+    unit of time has lost ``1 - exp(-r)``). Unlike the fraction it does not saturate at 1:
+    a card that destroys its opponents in one turn instead of three keeps a larger figure
+    (issue 24's saturation at the top); for small losses it is the fraction itself."""
+    return -np.log1p(-np.asarray(f, float))
 
 
 def strengths(eng: pd.DataFrame, field_: tuple[Opponent, ...],
@@ -948,6 +963,12 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         cmd = tab["battle_command"] & tab["strength"].notna()
         tab.loc[cmd, "mainly_unmodelled"] = ""
         tab["judged"] = tab["judged"] | (cmd & (tab["ap"].fillna(0) > 0) & ~tab["partial"])
+    # step 5b: a card that plays but whose main role is not played is judged on what it
+    # plays, the role named; its fair cost is a lower bound (``lower_bound``)
+    tab["lower_bound"] = (tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
+                          & ~tab["partial"] & (tab["mainly_unmodelled"] != "")
+                          & ~tab["mainly_unmodelled"].str.contains(NO_WEAPON, regex=False))
+    tab["judged"] = tab["judged"] | tab["lower_bound"]
     if mapping is None and tab["in_fit"].sum() >= 5:
         mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
                               tab.loc[tab["in_fit"], "ap"], seed=st.seed)
@@ -974,12 +995,14 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     tab["valued_by"] = np.where(tab["strength"].notna(), "engagements", "")
     if "battle_value" not in tab:
         return tab, scales
-    from dustsim.review.battle_value import V_MIN, unplayed_main_roles
+    from dustsim.review.battle_value import V_MIN, must_join, unplayed_main_roles
 
     by = {c.name: c for c in cards}
     main = tab["mainly_unmodelled"] if "mainly_unmodelled" in tab else pd.Series("", tab.index)
     tab["battle_command"] = [bool(m) and u in by and not unplayed_main_roles(by[u])
                              for u, m in zip(tab["unit"], main, strict=True)]
+    joins = np.array([u in by and must_join(by[u]) for u in tab["unit"]], bool)
+    tab["battle_command"] = tab["battle_command"].to_numpy(bool) | joins
     v = pd.to_numeric(tab["battle_value"], errors="coerce")
 
     ok_v = (v > V_MIN) & (v > pd.to_numeric(tab["battle_value_se"], errors="coerce").fillna(0))
@@ -1003,7 +1026,8 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
                                   ze_se.fillna(zb_se))
     tab["valued_by"] = np.where(two, "engagements and battles", np.where(
         ze.notna(), "engagements", np.where(zb.notna(), np.where(
-            cmd, "battles (its command role)", "battles"), "")))
+            joins, "battles (joined to a unit)", np.where(
+                cmd, "battles (its command role)", "battles")), "")))
     return tab, scales
 
 
@@ -1083,8 +1107,9 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
                 joined = f", joined to {r.battle_joined}" if r.battle_joined else ""
                 bits.append(f"in battles it adds {bvv:+.1f} ± {r.battle_value_se:.1f} VP to "
                             f"{r.battle_pairings} armies of its bloc{joined}")
-            if r.verdict in ("over-costed", "under-costed", "in band"):
-                bits.append(f"worth {r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
+            if r.verdict in ("over-costed", "under-costed", "in band", "lower bound"):
+                bits.append(f"worth {'at least ' if getattr(r, 'lower_bound', False) else ''}"
+                            f"{r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
                             f"against {r.ap:g} printed: {r.verdict}")
         elif isinstance(r.why, str) and r.why:
             bits.append(f"Not played: {r.why}")
@@ -1092,9 +1117,17 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
             bits.append(f"the price list charges {r.consistency_ap:.1f} AP "
                         f"({r.consistency_low:.0f}-{r.consistency_high:.0f}) for cards like it"
                         f" ({r.consistency_peers})")
-        if r.mainly_unmodelled:
+        if r.mainly_unmodelled and getattr(r, "lower_bound", False):
+            bits.append(f"judged on what it plays: its {r.mainly_unmodelled} is not played, "
+                        "so its fair cost is a lower bound (under-costed or a lower bound, "
+                        "never over-costed)")
+        elif r.mainly_unmodelled:
             bits.append(f"its worth lies mainly in {r.mainly_unmodelled}, which the "
                         "engagements do not play")
+        elif getattr(r, "valued_by", "") == "battles (joined to a unit)":
+            bits.append("valued from the battles alone, joined to a unit of its armour as it "
+                        "must be (1947 L3477-3479; alone it would not be a legal unit); "
+                        f"named: {r.not_modelled}")
         elif getattr(r, "valued_by", "") == "battles (its command role)":
             bits.append("valued from the battles alone, where its Rally and Get Moving "
                         "command the other units (one on one it has nobody to command); "
@@ -1166,8 +1199,13 @@ def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
                        np.where(ap < tab["fair_low"], "under-costed", "in band"))
     verdict = np.where(tab["fair_ap"].isna(), "no value", verdict)
     verdict = np.where(tab["partial"] & tab["fair_ap"].notna(), "partial data", verdict)
-    verdict = np.where((tab["mainly_unmodelled"] != "") & tab["fair_ap"].notna(),
+    floor = (tab["lower_bound"].fillna(False).astype(bool) if "lower_bound" in tab
+             else pd.Series(False, tab.index))
+    verdict = np.where((tab["mainly_unmodelled"] != "") & tab["fair_ap"].notna() & ~floor,
                        "not judged", verdict)
+    # a lower bound (step 5b) shows a card under-costed, never over-costed or in band
+    verdict = np.where(floor & tab["fair_ap"].notna() & (verdict != "under-costed"),
+                       "lower bound", verdict)
     verdict = np.where(tab["fair_ap"].notna() & ~(tab["ap"].fillna(0) > 0), "no cost",
                        verdict)
     tab["verdict"] = verdict
