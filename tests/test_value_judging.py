@@ -74,3 +74,31 @@ def test_a_lower_bound_is_never_over_costed():
     assert t.at[0, "verdict"] == "lower bound"
     assert V._apply(_tiny(True, 5.0), m).at[0, "verdict"] == "under-costed"  # 5 < 9.5
     assert V._apply(_tiny(False, 20.0), m).at[0, "verdict"] == "not judged"
+
+
+def test_zombie_gorilla_and_steel_guard_heroes_join_only_their_kind(d47):
+    """L3703: only a Zombie hero joins a Zombie unit, and it joins no other (likewise
+    Gorilla L3541, Steel Guard L3661)."""
+    zombies = find_card(d47, "Zombie Grenadier Squad")
+    plain = next(c for c in d47 if c.kind == "squad" and c.armour == zombies.armour
+                 and not set(map(str.lower, c.skills)) & set(B.OWN_KIND_JOIN) and c.ap)
+    officer, zombie_hero = find_card(d47, "Florentine"), find_card(d47, "Frank Von Stein")
+    assert "zombie" in map(str.lower, zombies.skills)
+    assert not B.may_join_kind(officer, zombies) and B.may_join_kind(officer, plain)
+    assert B.may_join_kind(zombie_hero, zombies) and not B.may_join_kind(zombie_hero, plain)
+    host = (B.ListUnit(zombies), B.ListUnit(plain))
+    army, to = B._with_card(host, officer)
+    assert to == plain.name and army[1].hero == officer and army[0].hero is None
+
+
+def test_the_report_says_a_lower_bound_in_words():
+    from dustsim.review.report import finding, verdict_sentence
+
+    s = verdict_sentence({"verdict": "lower bound", "ap": 8, "fair_ap": 5.0,
+                          "mainly_unmodelled": "transport (Passengers)"})
+    assert s.startswith("lower bound: judged on what it plays, worth at least 5")
+    assert "transport (Passengers) is not played" in s
+    fp = pd.DataFrame({"unit": ["A", "B"], "ap": [10.0, 8.0], "fair_ap": [10.0, 5.0],
+                       "fair_low": [8.0, 4.0], "fair_high": [12.0, 6.0],
+                       "verdict": ["in band", "lower bound"]})
+    assert "1 more are judged on what they play" in finding(fp)["text"]

@@ -13,7 +13,9 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
 2. **Battles with and without** (:func:`battle_values`). A card joins each host army of its
    bloc (a mercenary: of every bloc, the same number of hosts): a squad, vehicle, support
    weapon or aircraft as one more unit; a hero joined to the army's first squad of its armour
-   it may join (1947 L932-934), a hero with a pilot skill piloting the army's first vehicle
+   it may join (1947 L932-934; a Zombie, Gorilla or Steel Guard hero only a squad of its kind
+   and no other hero such a squad, L3541, L3661, L3703: :func:`may_join_kind`), a hero with
+   a pilot skill piloting the army's first vehicle
    it may pilot (L936-948), else alone. Army plus card plays the opponent, and so does the
    army alone, :data:`GAMES` games each, on the list-battle engine
    (:mod:`dustsim.play.list_battles`: :data:`~dustsim.play.list_battles.DEFAULT_DISTANCE` squares,
@@ -38,6 +40,16 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
    Spearman by ~0.02 (48 x 12 at 100 AP: 0.766 / 0.577; 16 x 96: 0.756 / 0.548). Cost:
    136 s of CPU at 100 AP against 63 s at 50 (one thread; ~95 % of it compiling each army
    with the card, not playing), so the battles stay off in the default report.
+3c. **Attrition rates, not VP** (issue 24's saturation; :func:`worth`). The VP an army wins
+   are capped by the opponent's AP: a card that lifts its army from destroying 80 % of the
+   opponent to 95 % adds few VP though it changes the battle most. So a pairing's worth is
+   the change in the attrition rate its army inflicts, ``P x -log(1 - VP / P)`` with ``P``
+   the opponent's AP (the share clipped at ``1 - 1/(2 x games)``), minus the change in the
+   rate it suffers on its own other units (their AP as ``P``): in AP, equal to the VP margin
+   where neither pool is near exhausted (``battle_vp`` keeps the plain VP margin).
+   A Commissar (1947 L3477-3479: it must join an infantry unit of its armour) joins the
+   army's first squad it may join as one more model with its weapons and skills
+   (:func:`joined_card`); it is never drawn as a unit of its own.
 4. **Fair AP**: the only fitted map, one power law ``log AP = a + b log v`` for the whole
    edition (reduced major axis over the cards with ``v`` above :data:`V_MIN` and above its
    own standard error, and a cost): it does not saturate (any ``v`` maps to a cost, large
@@ -73,8 +85,8 @@ from dustsim.errors import DustsimError
 BUDGET = 100.0  # AP of each host army and opponent (module docstring: why 100, measured)
 HOSTS = 32
 GAMES = 24
-VERSION = 4  # of how a card joins a host army (2: pilots pilot, 3: commissars join) and of its
-#: worth (4: attrition rates, step 3c); in every row's settings key
+VERSION = 5  # of how a card joins a host army (2: pilots pilot, 3: commissars join, 5: Zombie,
+#: Gorilla and Steel Guard joins) and of its worth (4: attrition rates); in every row's settings key
 V_MIN = 0.05  # VP: a card adding less than this is "no measurable effect"
 #: main roles (:func:`dustsim.review.value.main_roles`) the list battles play: an officer's
 #: Rally and Get Moving of *other* units (the duel kernel's ``_rally``, 1947 L3729-3731;
@@ -119,8 +131,23 @@ def _may_join(member: Card, unit: Card) -> bool:
     """An infantry squad of the member's armour without a member of its kind yet (one
     Commissar per unit, L3477-3479)."""
     return (unit.kind == "squad" and not must_join(unit) and unit.armour == member.armour
+            and may_join_kind(member, unit)
             and not any(" ".join(s.strip().lower().split()) == "commissar"
                         for s in unit.skills))
+
+
+#: kinds of unit only a hero of the same kind joins, and whose heroes join only them
+#: (Gorilla L3541, Steel Guard L3661, Zombie L3703)
+OWN_KIND_JOIN = ("gorilla", "steel guard", "zombie")
+
+
+def may_join_kind(hero: Card, squad: Card) -> bool:
+    """Whether ``hero`` may join ``squad`` as far as Gorilla, Steel Guard and Zombie go: only
+    a hero of the kind joins a unit of the kind, and it joins no other (L3541, L3661,
+    L3703)."""
+    hs = {" ".join(x.strip().lower().split()) for x in hero.skills}
+    ss = {" ".join(x.strip().lower().split()) for x in squad.skills}
+    return all((k in hs) == (k in ss) for k in OWN_KIND_JOIN)
 
 
 def _may_pilot(hero: Card, vehicle: Card) -> bool:
@@ -253,7 +280,8 @@ def _with_card(host: tuple[ListUnit, ...], card: Card) -> tuple[tuple[ListUnit, 
             if u.hero is None and u.pilot is None and _may_pilot(card, u.card):
                 return (*host[:i], replace(u, pilot=card), *host[i + 1:]), u.card.name
         for i, u in enumerate(host):
-            if u.hero is None and u.pilot is None and u.card.kind == "squad":
+            if (u.hero is None and u.pilot is None and u.card.kind == "squad"
+                    and may_join_kind(card, u.card)):
                 try:
                     join_hero(card, u.card)
                 except DustsimError:

@@ -33,11 +33,15 @@ mapping in step 4).
    Lanchester's square law a unit of firepower ``a`` and health ``h`` is worth ``a x h`` per
    unit squared; over a short engagement ``D_XO / D_OX`` estimates
    ``(a_X h_X) / (a_O h_O)``, saturating when one side is wiped out. So
-   ``y_XO = log((D_XO + EPS) / (D_OX + EPS))`` (``EPS`` = :data:`EPS` keeps a card that cannot
-   be hurt, or cannot hurt, finite) and the **strength** of X is the field-weighted mean of
-   ``y_XO + s_O`` over the representatives it could play, where ``s_O`` is O's own strength
-   against the field (normalised so that the field's weighted mean strength is 0; with every
-   pairing played the ``s_O`` terms cancel). It is a log ratio: +0.7 means the card trades
+   ``y_XO = log((r(D_XO) + EPS) / (r(D_OX) + EPS))`` with ``r(D) = -log(1 - D)`` the attrition
+   rate behind a lost fraction (:func:`attrition_rate`; issue 24: a fraction saturates at 1,
+   so a card that wipes its opponent out in one turn scored like one that needs four; ``D``
+   clipped at ``1 - 1/(2 x games)``; for small losses ``r(D) = D``) and ``EPS`` =
+   :data:`EPS` keeping a card that cannot be hurt, or cannot hurt, finite, and the
+   **strength** of X is the field-weighted mean of ``y_XO + s_O`` over the representatives it
+   could play, where ``s_O`` is O's own strength against the field (normalised so that the
+   field's weighted mean strength is 0; with every pairing played the ``s_O`` terms
+   cancel). It is a log ratio: +0.7 means the card trades
    about twice as well as the field, at one unit each. Monte Carlo error: the delta method on
    the per-distance means (``strength_se``).
 3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`; off by
@@ -90,6 +94,17 @@ mapping in step 4).
    such cards are kept out of the verdicts and of the fit, and listed as such
    (``mainly_unmodelled``), as are cards with no weapon of their own that have an unmodelled
    rule (all their worth is in it). Platoon advantages are never part of a card's figure.
+
+5b. **Judged on what it plays** (issue 24: every card the engine can play is judged). A card
+   with a main role the engagements and battles do not play that still plays (it has a
+   weapon of its own; a transport, an Artillery Observer, a Mechanic, a pilot hero alone, a
+   Spy, ...) is judged on what it plays, the role named, and its fair cost is a **lower
+   bound** (``lower_bound``): its verdict is *under-costed* where even that bound is above the
+   printed cost's band, else *lower bound* (never *over-costed* or *in band*: the unplayed
+   role may be worth the difference). Lower bounds stay out of the fit and out of the worst
+   per AP. A card that must join a unit (a Commissar, 1947 L3477-3479) is valued from the
+   battles alone, joined to a squad of its armour (``battle_value.joined_card``): alone it is
+   not a legal unit, so its one-on-one engagements are not used.
 
 6. **The second lens** (:mod:`dustsim.review.consistency`): a cross-validated statistical model
    of the printed cost from the card's own numbers and skills (out of fold: a card's own
