@@ -1046,7 +1046,8 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     return tab, scales
 
 
-BATTLE_COLUMNS = ("battle_value", "battle_value_se", "battle_pairings", "battle_joined",
+BATTLE_COLUMNS = ("battle_value", "battle_value_se", "battle_vp", "battle_pairings",
+                  "battle_joined",
                   "battle_why", "battle_fair_ap", "battle_fair_low", "battle_fair_high",
                   "battle_verdict")
 
@@ -1120,8 +1121,10 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
             bvv = getattr(r, "battle_value", math.nan)
             if isinstance(bvv, float) and np.isfinite(bvv):
                 joined = f", joined to {r.battle_joined}" if r.battle_joined else ""
-                bits.append(f"in battles it adds {bvv:+.1f} ± {r.battle_value_se:.1f} VP to "
-                            f"{r.battle_pairings} armies of its bloc{joined}")
+                vp = getattr(r, "battle_vp", math.nan)
+                vp = f" ({vp:+.1f} VP)" if isinstance(vp, float) and np.isfinite(vp) else ""
+                bits.append(f"in battles it adds {bvv:+.1f} ± {r.battle_value_se:.1f} AP of "
+                            f"attrition{vp} to {r.battle_pairings} armies of its bloc{joined}")
             if r.verdict in ("over-costed", "under-costed", "in band", "lower bound"):
                 bits.append(f"worth {'at least ' if getattr(r, 'lower_bound', False) else ''}"
                             f"{r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
