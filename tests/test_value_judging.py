@@ -102,3 +102,15 @@ def test_the_report_says_a_lower_bound_in_words():
                        "fair_low": [8.0, 4.0], "fair_high": [12.0, 6.0],
                        "verdict": ["in band", "lower bound"]})
     assert "1 more are judged on what they play" in finding(fp)["text"]
+
+
+def test_a_commissar_plays_its_engagements_joined(d47):
+    """In the one-on-one engagements too a Commissar is part of a squad of its bloc and
+    armour (L3477-3479): the squad with one more model and the Commissar's weapon lines."""
+    com = find_card(d47, "NKVD Political Commisar Machine Gunner")
+    host = V.join_host(com, d47)
+    assert host is not None and host.bloc == com.bloc and host.armour == com.armour
+    assert B._may_join(com, host)
+    side = V._side(com, host)
+    assert side.card.models == host.models + 1
+    assert side.card.weapons[-len(com.weapons):] == com.weapons

@@ -104,7 +104,9 @@ mapping in step 4).
    role may be worth the difference). Lower bounds stay out of the fit and out of the worst
    per AP. A card that must join a unit (a Commissar, 1947 L3477-3479) is valued from the
    battles alone, joined to a squad of its armour (``battle_value.joined_card``): alone it is
-   not a legal unit, so its one-on-one engagements are not used.
+   not a legal unit. Its engagements are played joined too (:func:`join_host`: the median
+   squad of its bloc and armour it may join), and without battles its fair cost is the
+   joined unit's less the squad's, as for a joined hero.
 
 6. **The second lens** (:mod:`dustsim.review.consistency`): a cross-validated statistical model
    of the printed cost from the card's own numbers and skills (out of fold: a card's own
@@ -510,11 +512,34 @@ def host_squads(cards: Iterable[Card]) -> dict[str, str]:
     return out
 
 
+_JOIN_HOSTS: dict[tuple, Card | None] = {}
+
+
+def join_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
+    """The squad a card that must join a unit (a Commissar, L3477-3479) joins in its
+    engagements: the median-AP playable squad of its bloc and armour it may join whose value
+    is modelled (lower median, ties by name); None if there is none."""
+    from dustsim.review.battle_value import _may_join
+
+    cards = list(edition_cards)
+    key = (card.name, card.armour, tuple(sorted(fingerprint(c) for c in cards
+                                                if c.armour == card.armour)))
+    if key not in _JOIN_HOSTS:
+        pool = sorted((c for c in cards if c.ap and c.bloc == card.bloc
+                       and _may_join(card, c) and not main_roles(c)
+                       and why_unplayable(c) is None), key=lambda c: (c.ap, c.name))
+        _JOIN_HOSTS[key] = pool[(len(pool) - 1) // 2] if pool else None
+    return _JOIN_HOSTS[key]
+
+
 def _side(card: Card, host: Card | None, cover: bool = False):
     """The unit the card plays as: joined to its host squad when it is a hero that can join."""
     from dustsim.play.duel import DuelUnit, join_hero
+    from dustsim.review.battle_value import joined_card, must_join
 
     cover = cover and card.armour_type == "I"
+    if host is not None and must_join(card):  # a Commissar plays as part of its unit
+        return DuelUnit(joined_card(host, card), cover=cover)
     if host is not None and card.kind == "hero" and host.name != card.name:
         try:
             return join_hero(card, host, cover=cover)
@@ -573,7 +598,11 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
     if hosts is None:
         hosts = host_squads(edition_cards) if st.join_heroes else {}
 
+    from dustsim.review.battle_value import must_join
+
     def host_of(card: Card) -> Card | None:
+        if must_join(card):  # always joined (step 5b): the median squad it may join
+            return join_host(card, edition_cards)
         h = by_name.get(hosts.get(card.armour or "", ""))
         return h if h is not None and _side(card, h).hero is not None else None
 
@@ -1034,7 +1063,12 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     ze, zb = (e - me) / se_, (lb - mb) / sb
     ze_se, zb_se = e_se / se_, lb_se / sb
     cmd = tab["battle_command"].to_numpy(bool)
+    # a card that must join a unit keeps its joined engagement (host subtracted in _apply)
+    # only where the battles did not measure it
+    cmd = cmd & ~(joins & zb.isna().to_numpy())
     ze, ze_se = ze.mask(cmd), ze_se.mask(cmd)
+    if "host" in tab:  # valued from the battles: its marginal worth, nothing to subtract
+        tab.loc[joins & zb.notna().to_numpy(), "host"] = ""
     two = ze.notna() & zb.notna()
     tab["strength"] = np.where(two, (ze + zb) / 2, ze.fillna(zb))
     tab["strength_se"] = np.where(two, np.sqrt(ze_se**2 + zb_se.fillna(0) ** 2) / 2,
