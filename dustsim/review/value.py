@@ -1354,6 +1354,8 @@ def verdict_tables(model: ValueModel, n: int = 10,
             [*cols, "residual"]],
         "under_costed": judged[judged["verdict"] == "under-costed"].nsmallest(n, "residual")[
             [*cols, "residual"]],
+        "lower_bound": t[t["verdict"] == "lower bound"][
+            ["unit", "kind", "ap", "fair_ap", "fair_low", "fair_high", "mainly_unmodelled"]],
         "not_judged": t[t["verdict"] == "not judged"][
             ["unit", "kind", "ap", "fair_ap", "mainly_unmodelled", "not_modelled"]],
         "no_value": t[t["verdict"] == "no value"][["unit", "kind", "ap", "why"]],
@@ -1416,12 +1418,13 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
                      ["role", "main", "cards", "examples"], 60))
     titles = {"best_per_ap": "Best value per AP", "worst_per_ap": "Worst value per AP",
               "over_costed": "Most over-costed", "under_costed": "Most under-costed",
+              "lower_bound": "Lower bounds: judged on what they play, a main role not played",
               "not_judged": "Not judged: value mainly in roles not modelled",
               "no_value": "No value: cannot play"}
     for key, df in verdict_tables(model, units=names).items():
         parts.append(f"<h3>{_h.escape(titles[key])} ({len(df)})</h3>"
                      + table_html(df, list(df.columns), 10 if key not in (
-                         "not_judged", "no_value") else 200))
+                         "lower_bound", "not_judged", "no_value") else 200))
     return "\n".join(parts)
 
 
