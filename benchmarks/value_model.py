@@ -38,7 +38,7 @@ def _row(name, fair, ap, n_priced, cpu):
     hi = np.median(r[ap[ok] > 40]) if (ap[ok] > 40).any() else float("nan")
     lo = np.median(r[(ap[ok] >= 2) & (ap[ok] <= 3)]) if ((ap[ok] >= 2) & (ap[ok] <= 3)).any() \
         else float("nan")
-    print(f"  {name:17s} n {q['n']:4d} ({q['n'] / n_priced:5.1%} judged)  Spearman "
+    print(f"  {name:20s} n {q['n']:4d} ({q['n'] / n_priced:5.1%} judged)  Spearman "
           f"{q['spearman']:.3f}  log R² {q['log_r2']:.3f}  fair/printed >40 AP {hi:.2f}, "
           f"2-3 AP {lo:.2f}  [{cpu:.1f} s CPU]")
 
@@ -132,6 +132,10 @@ def main() -> None:
     jn = t[t["judged"]]
     _row("new model", jn["fair_ap"].to_numpy(float), jn["ap"].to_numpy(float), n_priced,
          cpu_new)
+    if "lower_bound" in jn:
+        jf = jn[~jn["lower_bound"].astype(bool)]
+        _row("  (not lower bounds)", jf["fair_ap"].to_numpy(float), jf["ap"].to_numpy(float),
+             n_priced, 0.0)
     jb = t[t["battle_verdict"].isin(("over-costed", "under-costed", "in band"))]
     _row("battles alone", jb["battle_fair_ap"].to_numpy(float), jb["ap"].to_numpy(float),
          n_priced, 0.0)
@@ -150,8 +154,9 @@ def main() -> None:
     _row("heuristic", m.fair(np.log(hs[ok])), j["ap"].to_numpy(float)[ok], n_priced, 0.0)
 
     jn = jn.assign(per_ap=jn["fair_ap"] / jn["ap"])
-    for title, rows in (("best per AP (new model)", jn.nlargest(10, "per_ap")),
-                        ("worst per AP (new model)", jn.nsmallest(10, "per_ap"))):
+    sure = jn[jn["verdict"] != "lower bound"]  # a lower bound cannot rank a card among the worst
+    for title, rows in (("best per AP (new model)", sure.nlargest(10, "per_ap")),
+                        ("worst per AP (new model)", sure.nsmallest(10, "per_ap"))):
         print(f"  {title}:")
         for u, r in rows.iterrows():
             print(f"    {u} ({r['kind']}, {r['armour']}, {r['ap']:g} AP): fair "

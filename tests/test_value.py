@@ -128,8 +128,14 @@ def test_model_table_and_verdicts(small_model):
     vm, cards = small_model
     t = vm.table
     assert len(t) == len(cards) and vm.mapping is not None and vm.mapping.b > 0
-    judged = t[t["verdict"].isin(("over-costed", "under-costed", "in band"))]
+    judged = t[t["verdict"].isin(("over-costed", "under-costed", "in band"))
+               & ~t["lower_bound"]]
     assert (judged["mainly_unmodelled"] == "").all()
+    # a card whose main role is not played is judged on what it plays: a lower bound, never
+    # over-costed or in band (value.py step 5b)
+    lower = t[t["lower_bound"]]
+    assert (lower["mainly_unmodelled"] != "").all()
+    assert lower["verdict"].isin(("under-costed", "lower bound")).all()
     nj = t[t["verdict"] == "not judged"]
     assert (nj["mainly_unmodelled"] != "").all()
     assert not t.loc[t["mainly_unmodelled"] != "", "in_fit"].any()

@@ -13,7 +13,9 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
 2. **Battles with and without** (:func:`battle_values`). A card joins each host army of its
    bloc (a mercenary: of every bloc, the same number of hosts): a squad, vehicle, support
    weapon or aircraft as one more unit; a hero joined to the army's first squad of its armour
-   it may join (1947 L932-934), a hero with a pilot skill piloting the army's first vehicle
+   it may join (1947 L932-934; a Zombie, Gorilla or Steel Guard hero only a squad of its kind
+   and no other hero such a squad, L3541, L3661, L3703: :func:`may_join_kind`), a hero with
+   a pilot skill piloting the army's first vehicle
    it may pilot (L936-948), else alone. Army plus card plays the opponent, and so does the
    army alone, :data:`GAMES` games each, on the list-battle engine
    (:mod:`dustsim.play.list_battles`: :data:`~dustsim.play.list_battles.DEFAULT_DISTANCE` squares,
@@ -38,6 +40,16 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
    Spearman by ~0.02 (48 x 12 at 100 AP: 0.766 / 0.577; 16 x 96: 0.756 / 0.548). Cost:
    136 s of CPU at 100 AP against 63 s at 50 (one thread; ~95 % of it compiling each army
    with the card, not playing), so the battles stay off in the default report.
+3c. **Attrition rates, not VP** (issue 24's saturation; :func:`worth`). The VP an army wins
+   are capped by the opponent's AP: a card that lifts its army from destroying 80 % of the
+   opponent to 95 % adds few VP though it changes the battle most. So a pairing's worth is
+   the change in the attrition rate its army inflicts, ``P x -log(1 - VP / P)`` with ``P``
+   the opponent's AP (the share clipped at ``1 - 1/(2 x games)``), minus the change in the
+   rate it suffers on its own other units (their AP as ``P``): in AP, equal to the VP margin
+   where neither pool is near exhausted (``battle_vp`` keeps the plain VP margin).
+   A Commissar (1947 L3477-3479: it must join an infantry unit of its armour) joins the
+   army's first squad it may join as one more model with its weapons and skills
+   (:func:`joined_card`); it is never drawn as a unit of its own.
 4. **Fair AP**: the only fitted map, one power law ``log AP = a + b log v`` for the whole
    edition (reduced major axis over the cards with ``v`` above :data:`V_MIN` and above its
    own standard error, and a cost): it does not saturate (any ``v`` maps to a cost, large
@@ -73,7 +85,8 @@ from dustsim.errors import DustsimError
 BUDGET = 100.0  # AP of each host army and opponent (module docstring: why 100, measured)
 HOSTS = 32
 GAMES = 24
-VERSION = 2  # of how a card joins a host army (2: pilots pilot); in every row's settings key
+VERSION = 5  # of how a card joins a host army (2: pilots pilot, 3: commissars join, 5: Zombie,
+#: Gorilla and Steel Guard joins) and of its worth (4: attrition rates); in every row's settings key
 V_MIN = 0.05  # VP: a card adding less than this is "no measurable effect"
 #: main roles (:func:`dustsim.review.value.main_roles`) the list battles play: an officer's
 #: Rally and Get Moving of *other* units (the duel kernel's ``_rally``, 1947 L3729-3731;
@@ -94,6 +107,47 @@ def unplayed_main_roles(card: Card) -> tuple[str, ...]:
     from dustsim.review.value import main_roles
 
     return tuple(r for r in main_roles(card) if r not in BATTLE_PLAYED_ROLES)
+
+
+def must_join(card: Card) -> bool:
+    """A non-hero card that must join an infantry unit of its armour at the start of the
+    game (a Commissar, 1947 L3477-3479): never a unit of its own in an army."""
+    return card.kind != "hero" and any(" ".join(s.strip().lower().split()) == "commissar"
+                                       for s in card.skills)
+
+
+def joined_card(unit: Card, member: Card) -> Card:
+    """The unit ``member`` (a :func:`must_join` card) joins, as one card: its models, weapon
+    lines (the member's keep their own dice and carriers), skills and cost added to the
+    unit's ("becoming part of the Unit", L3477)."""
+    skills = unit.skills + tuple(s for s in member.skills if s not in unit.skills)
+    return replace(unit, name=f"{unit.name} + {member.name}",
+                   models=(unit.models or 0) + (member.models or 1),
+                   weapons=unit.weapons + member.weapons, skills=skills,
+                   ap=(unit.ap or 0) + (member.ap or 0))
+
+
+def _may_join(member: Card, unit: Card) -> bool:
+    """An infantry squad of the member's armour without a member of its kind yet (one
+    Commissar per unit, L3477-3479)."""
+    return (unit.kind == "squad" and not must_join(unit) and unit.armour == member.armour
+            and may_join_kind(member, unit)
+            and not any(" ".join(s.strip().lower().split()) == "commissar"
+                        for s in unit.skills))
+
+
+#: kinds of unit only a hero of the same kind joins, and whose heroes join only them
+#: (Gorilla L3541, Steel Guard L3661, Zombie L3703)
+OWN_KIND_JOIN = ("gorilla", "steel guard", "zombie")
+
+
+def may_join_kind(hero: Card, squad: Card) -> bool:
+    """Whether ``hero`` may join ``squad`` as far as Gorilla, Steel Guard and Zombie go: only
+    a hero of the kind joins a unit of the kind, and it joins no other (L3541, L3661,
+    L3703)."""
+    hs = {" ".join(x.strip().lower().split()) for x in hero.skills}
+    ss = {" ".join(x.strip().lower().split()) for x in squad.skills}
+    return all((k in hs) == (k in ss) for k in OWN_KIND_JOIN)
 
 
 def _may_pilot(hero: Card, vehicle: Card) -> bool:
@@ -125,7 +179,8 @@ def _playable(card: Card) -> bool:
     from dustsim.review.value import main_roles, why_unplayable
 
     if card not in _PLAYABLE:
-        _PLAYABLE[card] = bool(card.ap) and why_unplayable(card) is None and not main_roles(card)
+        _PLAYABLE[card] = (bool(card.ap) and why_unplayable(card) is None
+                           and not main_roles(card) and not must_join(card))
     return _PLAYABLE[card]
 
 
@@ -215,12 +270,18 @@ def _with_card(host: tuple[ListUnit, ...], card: Card) -> tuple[tuple[ListUnit, 
     """The host army with the card added, and how it was added."""
     from dustsim.play.duel import join_hero
 
+    if must_join(card):  # a Commissar joins the first squad it may (L3477-3479)
+        for i, u in enumerate(host):
+            if u.pilot is None and _may_join(card, u.card):
+                return (*host[:i], replace(u, card=joined_card(u.card, card)),
+                        *host[i + 1:]), u.card.name
     if card.kind == "hero":
         for i, u in enumerate(host):  # a pilot pilots the first vehicle it may (L936-948)
             if u.hero is None and u.pilot is None and _may_pilot(card, u.card):
                 return (*host[:i], replace(u, pilot=card), *host[i + 1:]), u.card.name
         for i, u in enumerate(host):
-            if u.hero is None and u.pilot is None and u.card.kind == "squad":
+            if (u.hero is None and u.pilot is None and u.card.kind == "squad"
+                    and may_join_kind(card, u.card)):
                 try:
                     join_hero(card, u.card)
                 except DustsimError:
@@ -230,7 +291,7 @@ def _with_card(host: tuple[ListUnit, ...], card: Card) -> tuple[tuple[ListUnit, 
 
 
 def _play_pair(a: tuple[ListUnit, ...], b: tuple[ListUnit, ...], games: int, seed: int,
-               adjust: tuple[str, float] | None = None) -> tuple[float, float]:
+               adjust: tuple[str, float] | None = None) -> Outcome:
     """Mean and variance of one pairing's VP margin for side A: VP won (the AP of B's units
     destroyed) minus the AP of A's own units destroyed, A's unit ``adjust[0]`` (the card
     under test, or the squad a hero joined) weighted ``adjust[1]`` instead of its AP. The
@@ -250,7 +311,50 @@ def _play_pair(a: tuple[ListUnit, ...], b: tuple[ListUnit, ...], games: int, see
     spec = replace(spec, ap=w)
     t = play_stream(spec, games, np.random.SeedSequence(seed))  # one stream, this thread
     s = t.sum("lost_b") - t.sum("lost_a")
-    return float(s / games), float(variance(s, t.product("margin"), games))
+    sides = np.asarray(spec.sides)
+    pools = (float(w[sides == 1].sum()), float(w[sides == 0].sum()))
+    return Outcome(float(s / games), float(variance(s, t.product("margin"), games)),
+                   float(t.sum("lost_b") / games), float(t.sum("lost_a") / games), *pools,
+                   games)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One pairing's means: the VP margin (and its variance), the VP won and the host's own
+    VP lost, out of the opponent's and the host's pools of AP (the most either can lose)."""
+
+    margin: float
+    var: float
+    won: float
+    lost: float
+    pool_won: float
+    pool_lost: float
+    games: int
+
+    def __getitem__(self, i: int) -> float:  # (margin, variance), as before
+        return (self.margin, self.var)[i]
+
+
+def _rate_vp(vp: float, pool: float, games: int) -> float:
+    """VP taken out of a pool of AP as an attrition rate in AP (step 3c):
+    ``pool x -log(1 - vp / pool)``, the share clipped at ``1 - 1 / (2 x games)``. The VP one
+    army can win is capped by what the other has; the rate behind it is not."""
+    from dustsim.review.value import attrition_rate
+
+    if pool <= 0:
+        return 0.0
+    f = min(max(vp / pool, 0.0), 1.0 - 0.5 / games)
+    return float(pool * attrition_rate(f))
+
+
+def worth(with_: Outcome, without: Outcome) -> float:
+    """The card's worth in one pairing (step 3c): the change in the attrition rate its army
+    inflicts minus the change in the rate it suffers, each in AP of its pool (the VP margin
+    where neither pool is near exhausted)."""
+    return ((_rate_vp(with_.won, with_.pool_won, with_.games)
+             - _rate_vp(without.won, without.pool_won, without.games))
+            - (_rate_vp(with_.lost, with_.pool_lost, with_.games)
+               - _rate_vp(without.lost, without.pool_lost, without.games)))
 
 
 def _unit_name(u: ListUnit) -> str:
@@ -295,7 +399,7 @@ def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
     if previous is not None and len(previous) and "battle_fp" in previous:
         ok = (previous["battle_contexts"] == ckey) & (previous["battle_settings"] == skey)
         reuse = {r["unit"]: r for r in previous[ok].to_dict("records")}
-    base: dict[int, float] = {}
+    base: dict[int, Outcome] = {}
     rows = []
     wanted = set(only) if only is not None else None
     todo = [c for c in cards if wanted is None or c.name in wanted]
@@ -317,6 +421,7 @@ def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
         if mine is None and ctx:  # mercenaries (and blocs without a chart): every bloc's
             mine = tuple(c for b in sorted(ctx) for c in ctx[b][:max(1, hosts // len(ctx))])
         row = {"unit": card.name, "battle_value": np.nan, "battle_value_se": np.nan,
+               "battle_vp": np.nan,
                "battle_pairings": 0, "battle_joined": "", "battle_why": "",
                "battle_fp": fp, "battle_contexts": ckey, "battle_settings": skey}
         if w is not None or not mine:
@@ -325,24 +430,29 @@ def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
             if bar is not None:
                 bar.update(1)
             continue
-        d, joined = [], []
+        d, joined, vp = [], [], []
         for c in mine:
             try:
                 if c.seed not in base:
-                    base[c.seed] = _play_pair(c.host, c.opponent, games, c.seed)[0]
+                    base[c.seed] = _play_pair(c.host, c.opponent, games, c.seed)
                 army, to = _with_card(c.host, card)
-                if to:  # the joined unit loses only the squad's own AP
+                if to and must_join(card):  # the unit it joined loses only its own AP
+                    i = next(i for i, u in enumerate(army) if u is not c.host[i])
+                    adjust = (_unit_name(army[i]), c.host[i].ap)
+                    joined.append(to)
+                elif to:  # the joined unit loses only the squad's own AP
                     u = next(u for u in army if card in (u.hero, u.pilot))
                     adjust = (_unit_name(u), u.card_ap)
                     joined.append(to)
                 else:
                     adjust = (_unit_name(army[-1]), 0.0)
-                m, _v = _play_pair(army, c.opponent, games, c.seed, adjust)
+                got = _play_pair(army, c.opponent, games, c.seed, adjust)
             except DustsimError as exc:
                 d = []
                 row["battle_why"] = f"cannot play: {exc.message}"
                 break
-            d.append(m - base[c.seed])
+            d.append(worth(got, base[c.seed]))
+            vp.append(got.margin - base[c.seed].margin)
         if bar is not None:
             bar.update(1)
         if d:
@@ -351,6 +461,7 @@ def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
             row["battle_value_se"] = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 \
                 else np.nan
             row["battle_pairings"] = len(d)
+            row["battle_vp"] = float(np.mean(vp))  # the plain VP margin it adds
             if joined:
                 top = max(set(joined), key=lambda n: (joined.count(n), n))
                 row["battle_joined"] = (f"{top}" + (f" ({len(joined)} of {len(d)} armies)"

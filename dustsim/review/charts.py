@@ -321,7 +321,8 @@ def fair_points_scatter(fair: pd.DataFrame, label: int = 6, title: str = "",
             ax.set_xscale("log")
             ax.set_yscale("log")
         if "fair_high" in d and len(d):  # the bands reach beyond the points
-            ax.set_xlim(min(d["fair_low"].min(), d["ap"].min()) * 0.9,
+            low = d["fair_low"].where(d["fair_low"] > 0)  # a band reaching 0: not on a log axis
+            ax.set_xlim(np.nanmin([low.min(), d["ap"].where(d["ap"] > 0).min()]) * 0.9,
                         max(d["fair_high"].max(), d["ap"].max()) * 1.1)
         from matplotlib.ticker import FuncFormatter
 

@@ -612,6 +612,12 @@ def verdict_sentence(row: dict) -> str:
                 f"({_ap(low)} AP)")
     if v == "in band":
         return f"in band: its printed {_ap(ap)} AP lies inside the band"
+    if v == "lower bound":
+        roles = _text(row.get("mainly_unmodelled"))
+        return (f"lower bound: judged on what it plays, worth at least {_ap(row.get('fair_ap'))}"
+                f" AP against its printed {_ap(ap)} AP"
+                + (f"; its {roles} is not played and may be worth the difference" if roles
+                   else ""))
     if v == "not judged":
         roles = _text(row.get("mainly_unmodelled")) or _text(row.get("not_modelled"))
         return ("not judged: its value lies mainly in roles the engagements do not play"
@@ -660,6 +666,9 @@ def finding(fp: pd.DataFrame | None, slugs: dict[str, str] | None = None) -> dic
              f"{counts.get('over-costed', 0):,} over-costed and "
              f"{counts.get('in band', 0):,} in band (printed cost inside the 90 % band of the "
              "suggested cost)."]
+    if counts.get("lower bound", 0):
+        parts.append(f" {int(counts['lower bound']):,} more are judged on what they play, "
+                     "their main role not played: their suggested cost is a lower bound.")
     rest = {k: int(counts.get(k, 0)) for k in ("not judged", "partial data", "no value",
                                                "no cost") if counts.get(k, 0)}
     if rest:

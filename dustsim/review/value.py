@@ -33,11 +33,15 @@ mapping in step 4).
    Lanchester's square law a unit of firepower ``a`` and health ``h`` is worth ``a x h`` per
    unit squared; over a short engagement ``D_XO / D_OX`` estimates
    ``(a_X h_X) / (a_O h_O)``, saturating when one side is wiped out. So
-   ``y_XO = log((D_XO + EPS) / (D_OX + EPS))`` (``EPS`` = :data:`EPS` keeps a card that cannot
-   be hurt, or cannot hurt, finite) and the **strength** of X is the field-weighted mean of
-   ``y_XO + s_O`` over the representatives it could play, where ``s_O`` is O's own strength
-   against the field (normalised so that the field's weighted mean strength is 0; with every
-   pairing played the ``s_O`` terms cancel). It is a log ratio: +0.7 means the card trades
+   ``y_XO = log((r(D_XO) + EPS) / (r(D_OX) + EPS))`` with ``r(D) = -log(1 - D)`` the attrition
+   rate behind a lost fraction (:func:`attrition_rate`; issue 24: a fraction saturates at 1,
+   so a card that wipes its opponent out in one turn scored like one that needs four; ``D``
+   clipped at ``1 - 1/(2 x games)``; for small losses ``r(D) = D``) and ``EPS`` =
+   :data:`EPS` keeping a card that cannot be hurt, or cannot hurt, finite, and the
+   **strength** of X is the field-weighted mean of ``y_XO + s_O`` over the representatives it
+   could play, where ``s_O`` is O's own strength against the field (normalised so that the
+   field's weighted mean strength is 0; with every pairing played the ``s_O`` terms
+   cancel). It is a log ratio: +0.7 means the card trades
    about twice as well as the field, at one unit each. Monte Carlo error: the delta method on
    the per-distance means (``strength_se``).
 3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`; off by
@@ -90,6 +94,19 @@ mapping in step 4).
    such cards are kept out of the verdicts and of the fit, and listed as such
    (``mainly_unmodelled``), as are cards with no weapon of their own that have an unmodelled
    rule (all their worth is in it). Platoon advantages are never part of a card's figure.
+
+5b. **Judged on what it plays** (issue 24: every card the engine can play is judged). A card
+   with a main role the engagements and battles do not play that still plays (it has a
+   weapon of its own; a transport, an Artillery Observer, a Mechanic, a pilot hero alone, a
+   Spy, ...) is judged on what it plays, the role named, and its fair cost is a **lower
+   bound** (``lower_bound``): its verdict is *under-costed* where even that bound is above the
+   printed cost's band, else *lower bound* (never *over-costed* or *in band*: the unplayed
+   role may be worth the difference). Lower bounds stay out of the fit and out of the worst
+   per AP. A card that must join a unit (a Commissar, 1947 L3477-3479) is valued from the
+   battles alone, joined to a squad of its armour (``battle_value.joined_card``): alone it is
+   not a legal unit. Its engagements are played joined too (:func:`join_host`: the median
+   squad of its bloc and armour it may join), and without battles its fair cost is the
+   joined unit's less the squad's, as for a joined hero.
 
 6. **The second lens** (:mod:`dustsim.review.consistency`): a cross-validated statistical model
    of the printed cost from the card's own numbers and skills (out of fold: a card's own
@@ -474,11 +491,34 @@ def host_squads(cards: Iterable[Card]) -> dict[str, str]:
     return out
 
 
+_JOIN_HOSTS: dict[tuple, Card | None] = {}
+
+
+def join_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
+    """The squad a card that must join a unit (a Commissar, L3477-3479) joins in its
+    engagements: the median-AP playable squad of its bloc and armour it may join whose value
+    is modelled (lower median, ties by name); None if there is none."""
+    from dustsim.review.battle_value import _may_join
+
+    cards = list(edition_cards)
+    key = (card.name, card.armour, tuple(sorted(fingerprint(c) for c in cards
+                                                if c.armour == card.armour)))
+    if key not in _JOIN_HOSTS:
+        pool = sorted((c for c in cards if c.ap and c.bloc == card.bloc
+                       and _may_join(card, c) and not main_roles(c)
+                       and why_unplayable(c) is None), key=lambda c: (c.ap, c.name))
+        _JOIN_HOSTS[key] = pool[(len(pool) - 1) // 2] if pool else None
+    return _JOIN_HOSTS[key]
+
+
 def _side(card: Card, host: Card | None, cover: bool = False):
     """The unit the card plays as: joined to its host squad when it is a hero that can join."""
     from dustsim.play.duel import DuelUnit, join_hero
+    from dustsim.review.battle_value import joined_card, must_join
 
     cover = cover and card.armour_type == "I"
+    if host is not None and must_join(card):  # a Commissar plays as part of its unit
+        return DuelUnit(joined_card(host, card), cover=cover)
     if host is not None and card.kind == "hero" and host.name != card.name:
         try:
             return join_hero(card, host, cover=cover)
@@ -537,7 +577,11 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
     if hosts is None:
         hosts = host_squads(edition_cards) if st.join_heroes else {}
 
+    from dustsim.review.battle_value import must_join
+
     def host_of(card: Card) -> Card | None:
+        if must_join(card):  # always joined (step 5b): the median squad it may join
+            return join_host(card, edition_cards)
         h = by_name.get(hosts.get(card.armour or "", ""))
         return h if h is not None and _side(card, h).hero is not None else None
 
@@ -667,14 +711,29 @@ def pair_log_ratios(eng: pd.DataFrame, eps: float = EPS) -> pd.DataFrame:
         "unit": g["unit"].to_numpy(), "opponent": g["opponent"].to_numpy(), "ma": ma,
         "mb": mb, "va": va, "vb": vb,
         "cab": covariance(g["s_lost_both"].to_numpy(float), sa, sb, n), "k": 1.0})
+    d["n"] = n
     a = d.groupby(["unit", "opponent"], sort=False).sum()
     k = a["k"]
-    da, db = a["ma"] / k + eps, a["mb"] / k + eps  # da: the card's own losses
-    var = (a["vb"] / k**2) / db**2 + (a["va"] / k**2) / da**2 - 2 * (a["cab"] / k**2) / (
-        da * db)
+    fa, fb = a["ma"] / k, a["mb"] / k  # fa: the card's own mean lost fraction
+    # attrition rates (step 3): -log(1 - f), f clipped at 1 - 1/(2 x games played)
+    top = 1.0 - 0.5 / a["n"]
+    ra, rb = attrition_rate(fa.clip(upper=top)), attrition_rate(fb.clip(upper=top))
+    ga, gb = 1.0 / (1.0 - fa.clip(upper=top)), 1.0 / (1.0 - fb.clip(upper=top))  # dr/df
+    da, db = ra + eps, rb + eps
+    var = ((gb / db) ** 2 * a["vb"] + (ga / da) ** 2 * a["va"]
+           - 2 * ga * gb * a["cab"] / (da * db)) / k**2
     out = pd.DataFrame({"y": np.log(db / da), "y_se": np.sqrt(var.clip(lower=0)),
-                        "d_unit": a["mb"] / k, "d_opp": a["ma"] / k})
+                        "d_unit": fb, "d_opp": fa})
     return out.reset_index()
+
+
+def attrition_rate(f):
+    """The attrition rate behind a mean lost fraction ``f`` of an engagement of fixed length:
+    ``-log(1 - f)`` (exponential attrition: a unit losing a share ``r`` of what is left per
+    unit of time has lost ``1 - exp(-r)``). Unlike the fraction it does not saturate at 1:
+    a card that destroys its opponents in one turn instead of three keeps a larger figure
+    (issue 24's saturation at the top); for small losses it is the fraction itself."""
+    return -np.log1p(-np.asarray(f, float))
 
 
 def strengths(eng: pd.DataFrame, field_: tuple[Opponent, ...],
@@ -927,6 +986,12 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         cmd = tab["battle_command"] & tab["strength"].notna()
         tab.loc[cmd, "mainly_unmodelled"] = ""
         tab["judged"] = tab["judged"] | (cmd & (tab["ap"].fillna(0) > 0) & ~tab["partial"])
+    # step 5b: a card that plays but whose main role is not played is judged on what it
+    # plays, the role named; its fair cost is a lower bound (``lower_bound``)
+    tab["lower_bound"] = (tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
+                          & ~tab["partial"] & (tab["mainly_unmodelled"] != "")
+                          & ~tab["mainly_unmodelled"].str.contains(NO_WEAPON, regex=False))
+    tab["judged"] = tab["judged"] | tab["lower_bound"]
     if mapping is None and tab["in_fit"].sum() >= 5:
         mapping = fit_mapping(tab.loc[tab["in_fit"], "strength"],
                               tab.loc[tab["in_fit"], "ap"], seed=st.seed)
@@ -953,12 +1018,14 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     tab["valued_by"] = np.where(tab["strength"].notna(), "engagements", "")
     if "battle_value" not in tab:
         return tab, scales
-    from dustsim.review.battle_value import V_MIN, unplayed_main_roles
+    from dustsim.review.battle_value import V_MIN, must_join, unplayed_main_roles
 
     by = {c.name: c for c in cards}
     main = tab["mainly_unmodelled"] if "mainly_unmodelled" in tab else pd.Series("", tab.index)
     tab["battle_command"] = [bool(m) and u in by and not unplayed_main_roles(by[u])
                              for u, m in zip(tab["unit"], main, strict=True)]
+    joins = np.array([u in by and must_join(by[u]) for u in tab["unit"]], bool)
+    tab["battle_command"] = tab["battle_command"].to_numpy(bool) | joins
     v = pd.to_numeric(tab["battle_value"], errors="coerce")
 
     ok_v = (v > V_MIN) & (v > pd.to_numeric(tab["battle_value_se"], errors="coerce").fillna(0))
@@ -975,18 +1042,25 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     ze, zb = (e - me) / se_, (lb - mb) / sb
     ze_se, zb_se = e_se / se_, lb_se / sb
     cmd = tab["battle_command"].to_numpy(bool)
+    # a card that must join a unit keeps its joined engagement (host subtracted in _apply)
+    # only where the battles did not measure it
+    cmd = cmd & ~(joins & zb.isna().to_numpy())
     ze, ze_se = ze.mask(cmd), ze_se.mask(cmd)
+    if "host" in tab:  # valued from the battles: its marginal worth, nothing to subtract
+        tab.loc[joins & zb.notna().to_numpy(), "host"] = ""
     two = ze.notna() & zb.notna()
     tab["strength"] = np.where(two, (ze + zb) / 2, ze.fillna(zb))
     tab["strength_se"] = np.where(two, np.sqrt(ze_se**2 + zb_se.fillna(0) ** 2) / 2,
                                   ze_se.fillna(zb_se))
     tab["valued_by"] = np.where(two, "engagements and battles", np.where(
         ze.notna(), "engagements", np.where(zb.notna(), np.where(
-            cmd, "battles (its command role)", "battles"), "")))
+            joins, "battles (joined to a unit)", np.where(
+                cmd, "battles (its command role)", "battles")), "")))
     return tab, scales
 
 
-BATTLE_COLUMNS = ("battle_value", "battle_value_se", "battle_pairings", "battle_joined",
+BATTLE_COLUMNS = ("battle_value", "battle_value_se", "battle_vp", "battle_pairings",
+                  "battle_joined",
                   "battle_why", "battle_fair_ap", "battle_fair_low", "battle_fair_high",
                   "battle_verdict")
 
@@ -1060,10 +1134,13 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
             bvv = getattr(r, "battle_value", math.nan)
             if isinstance(bvv, float) and np.isfinite(bvv):
                 joined = f", joined to {r.battle_joined}" if r.battle_joined else ""
-                bits.append(f"in battles it adds {bvv:+.1f} ± {r.battle_value_se:.1f} VP to "
-                            f"{r.battle_pairings} armies of its bloc{joined}")
-            if r.verdict in ("over-costed", "under-costed", "in band"):
-                bits.append(f"worth {r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
+                vp = getattr(r, "battle_vp", math.nan)
+                vp = f" ({vp:+.1f} VP)" if isinstance(vp, float) and np.isfinite(vp) else ""
+                bits.append(f"in battles it adds {bvv:+.1f} ± {r.battle_value_se:.1f} AP of "
+                            f"attrition{vp} to {r.battle_pairings} armies of its bloc{joined}")
+            if r.verdict in ("over-costed", "under-costed", "in band", "lower bound"):
+                bits.append(f"worth {'at least ' if getattr(r, 'lower_bound', False) else ''}"
+                            f"{r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
                             f"against {r.ap:g} printed: {r.verdict}")
         elif isinstance(r.why, str) and r.why:
             bits.append(f"Not played: {r.why}")
@@ -1071,9 +1148,17 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
             bits.append(f"the price list charges {r.consistency_ap:.1f} AP "
                         f"({r.consistency_low:.0f}-{r.consistency_high:.0f}) for cards like it"
                         f" ({r.consistency_peers})")
-        if r.mainly_unmodelled:
+        if r.mainly_unmodelled and getattr(r, "lower_bound", False):
+            bits.append(f"judged on what it plays: its {r.mainly_unmodelled} is not played, "
+                        "so its fair cost is a lower bound (under-costed or a lower bound, "
+                        "never over-costed)")
+        elif r.mainly_unmodelled:
             bits.append(f"its worth lies mainly in {r.mainly_unmodelled}, which the "
                         "engagements do not play")
+        elif getattr(r, "valued_by", "") == "battles (joined to a unit)":
+            bits.append("valued from the battles alone, joined to a unit of its armour as it "
+                        "must be (1947 L3477-3479; alone it would not be a legal unit); "
+                        f"named: {r.not_modelled}")
         elif getattr(r, "valued_by", "") == "battles (its command role)":
             bits.append("valued from the battles alone, where its Rally and Get Moving "
                         "command the other units (one on one it has nobody to command); "
@@ -1145,8 +1230,13 @@ def _apply(tab: pd.DataFrame, mapping: Mapping | None) -> pd.DataFrame:
                        np.where(ap < tab["fair_low"], "under-costed", "in band"))
     verdict = np.where(tab["fair_ap"].isna(), "no value", verdict)
     verdict = np.where(tab["partial"] & tab["fair_ap"].notna(), "partial data", verdict)
-    verdict = np.where((tab["mainly_unmodelled"] != "") & tab["fair_ap"].notna(),
+    floor = (tab["lower_bound"].fillna(False).astype(bool) if "lower_bound" in tab
+             else pd.Series(False, tab.index))
+    verdict = np.where((tab["mainly_unmodelled"] != "") & tab["fair_ap"].notna() & ~floor,
                        "not judged", verdict)
+    # a lower bound (step 5b) shows a card under-costed, never over-costed or in band
+    verdict = np.where(floor & tab["fair_ap"].notna() & (verdict != "under-costed"),
+                       "lower bound", verdict)
     verdict = np.where(tab["fair_ap"].notna() & ~(tab["ap"].fillna(0) > 0), "no cost",
                        verdict)
     tab["verdict"] = verdict
@@ -1243,6 +1333,8 @@ def verdict_tables(model: ValueModel, n: int = 10,
             [*cols, "residual"]],
         "under_costed": judged[judged["verdict"] == "under-costed"].nsmallest(n, "residual")[
             [*cols, "residual"]],
+        "lower_bound": t[t["verdict"] == "lower bound"][
+            ["unit", "kind", "ap", "fair_ap", "fair_low", "fair_high", "mainly_unmodelled"]],
         "not_judged": t[t["verdict"] == "not judged"][
             ["unit", "kind", "ap", "fair_ap", "mainly_unmodelled", "not_modelled"]],
         "no_value": t[t["verdict"] == "no value"][["unit", "kind", "ap", "why"]],
@@ -1305,12 +1397,13 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
                      ["role", "main", "cards", "examples"], 60))
     titles = {"best_per_ap": "Best value per AP", "worst_per_ap": "Worst value per AP",
               "over_costed": "Most over-costed", "under_costed": "Most under-costed",
+              "lower_bound": "Lower bounds: judged on what they play, a main role not played",
               "not_judged": "Not judged: value mainly in roles not modelled",
               "no_value": "No value: cannot play"}
     for key, df in verdict_tables(model, units=names).items():
         parts.append(f"<h3>{_h.escape(titles[key])} ({len(df)})</h3>"
                      + table_html(df, list(df.columns), 10 if key not in (
-                         "not_judged", "no_value") else 200))
+                         "lower_bound", "not_judged", "no_value") else 200))
     return "\n".join(parts)
 
 
