@@ -643,9 +643,9 @@ def _evidence(row: dict) -> str:
 
 def _excess(fp: pd.DataFrame) -> pd.Series:
     """How far (log AP) the printed cost lies outside the band: > 0 for a verdict."""
-    ap = fp["ap"].astype(float)
-    over = np.log(ap / fp["fair_high"].astype(float))
-    under = np.log(fp["fair_low"].astype(float) / ap)
+    ap = fp["ap"].astype(float).where(lambda a: a > 0)  # a 0 AP card or band: no log
+    over = np.log(ap / fp["fair_high"].astype(float).where(lambda a: a > 0))
+    under = np.log(fp["fair_low"].astype(float).where(lambda a: a > 0) / ap)
     return pd.Series(np.where(fp["verdict"] == "over-costed", over,
                               np.where(fp["verdict"] == "under-costed", under, np.nan)),
                      index=fp.index)
