@@ -668,6 +668,37 @@ def _clear_around(m, bd, u, start, limit, base):
     return True
 
 
+@nb.njit(cache=True)
+def _expand(bd, qb, r, r_mc, r_adj, fly, limit):
+    """Dial's search over cost buckets from the states already pushed on ``qb``: the rows
+    ``r``/``r + 1`` (cost with no / one diagonal used) and ``r + 2``/``r + 3`` (parent state)
+    of the board's static tables, no unit on the board (:func:`fill_static_rows`,
+    :func:`fill_entry`; :func:`_reach` runs its own with the units)."""
+    for level in range(limit + 1):
+        e = qb[level]
+        while e >= 0:
+            st = qb[e]
+            e = qb[e + 1]
+            s = st >> 1
+            dflag = st & 1
+            if bd[r + dflag, s] != level:
+                continue
+            for d in range(8):
+                t = bd[r_adj + d, s]
+                if t < 0:
+                    continue
+                step = 1 if fly else bd[r_mc, t]
+                nd = dflag
+                if d & 1:
+                    step += dflag
+                    nd = 1
+                nc = level + step
+                if nc <= limit and nc < bd[r + nd, t]:
+                    bd[r + nd, t] = nc
+                    bd[r + 2 + nd, t] = s * 2 + dflag
+                    _push(qb, t * 2 + nd, nc)
+
+
 @exported("void(i8[:, ::1], i8, i8, i8)")
 @nb.njit(cache=True)
 def fill_static(bd, n, cls, limit):
@@ -697,29 +728,7 @@ def fill_static_rows(bd, n, fly, r_mc, r_adj, r_st, limit):
         qb[2 * QL - 1] = 0
         bd[r, s0] = 0
         _push(qb, s0 * 2, 0)
-        for level in range(limit + 1):
-            e = qb[level]
-            while e >= 0:
-                st = qb[e]
-                e = qb[e + 1]
-                s = st >> 1
-                dflag = st & 1
-                if bd[r + dflag, s] != level:
-                    continue
-                for d in range(8):
-                    t = bd[r_adj + d, s]
-                    if t < 0:
-                        continue
-                    step = 1 if fly else bd[r_mc, t]
-                    nd = dflag
-                    if d & 1:
-                        step += dflag
-                        nd = 1
-                    nc = level + step
-                    if nc <= limit and nc < bd[r + nd, t]:
-                        bd[r + nd, t] = nc
-                        bd[r + 2 + nd, t] = s * 2 + dflag
-                        _push(qb, t * 2 + nd, nc)
+        _expand(bd, qb, r, r_mc, r_adj, fly, limit)
 
 
 @exported("void(i8[:, ::1], i8, i8, i8)")
@@ -758,29 +767,7 @@ def fill_entry(bd, n, cls, limit):
                     bd[r, s] = c
                     bd[r + 2, s] = -2
                     _push(qb, s * 2, c)
-        for level in range(limit + 1):
-            e = qb[level]
-            while e >= 0:
-                st = qb[e]
-                e = qb[e + 1]
-                s = st >> 1
-                dflag = st & 1
-                if bd[r + dflag, s] != level:
-                    continue
-                for d in range(8):
-                    t = bd[r_adj + d, s]
-                    if t < 0:
-                        continue
-                    step = 1 if fly else bd[r_mc, t]
-                    nd = dflag
-                    if d & 1:
-                        step += dflag
-                        nd = 1
-                    nc = level + step
-                    if nc <= limit and nc < bd[r + nd, t]:
-                        bd[r + nd, t] = nc
-                        bd[r + 2 + nd, t] = s * 2 + dflag
-                        _push(qb, t * 2 + nd, nc)
+        _expand(bd, qb, r, r_mc, r_adj, fly, limit)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
