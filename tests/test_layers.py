@@ -10,11 +10,12 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "dustsim"
 
 #: the layers, lowest first; a module may import its own layer and the ones before it.
-#: ``api`` (the Python API) and ``bench`` sit on the review layer; the command line is the
-#: shell over all of them, and ``python -m dustsim`` over that.
+#: ``api`` (the Python API), ``bench`` and ``aot_build`` (it imports every kernel) sit on the
+#: review layer; the command line is the shell over all of them, and ``python -m dustsim``
+#: over that.
 LAYERS = ("data", "rules", "engines", "play", "army", "review", "api", "cli", "__main__")
 #: top-level modules that form a layer with others
-GROUPS = {"bench": "api"}
+GROUPS = {"bench": "api", "aot_build": "api"}
 #: base utilities, importable from anywhere; they import nothing of dustsim's layers
 BASE = ("errors", "limits", "io")
 

@@ -314,7 +314,7 @@ def test_known_unmodelled_skill_is_a_warning_naming_the_card(tmp_path, capsys):
         skill_warnings,
     )
 
-    cards, problems = _validate(tmp_path, skills='["Scout", "Interrogate", '
+    cards, problems = _validate(tmp_path, skills='["Scout", "Sealifter", '
                                                  '"Expert - Flamethrower", "Lucky"]')
     assert not problems and len(cards) == 1
     assert skill_base("Expert - Flamethrower") == "expert" and classify("Lucky") == "modelled"
@@ -322,11 +322,11 @@ def test_known_unmodelled_skill_is_a_warning_naming_the_card(tmp_path, capsys):
     assert all(classify(s) != "unknown" for s in KNOWN_UNMODELLED)
     (w,) = skill_warnings(cards)
     # the one table (dustsim.rules.skills, issue 23): battles play Scout and Lucky now, not
-    # Interrogate (L3561-3563)
-    assert "unit 'X'" in w and "Interrogate [not played]" in w
+    # Sealifter (L3643-3645: no scenario has a sea)
+    assert "unit 'X'" in w and "Sealifter [not played]" in w
     assert "Scout" not in w and "Lucky" not in w
     assert main(["validate", str(tmp_path / "u.toml"), "--warnings"]) == 0
-    assert "Interrogate" in capsys.readouterr().err
+    assert "Sealifter" in capsys.readouterr().err
 
 
 def test_deep_toml_nesting_is_a_problem_not_a_crash(tmp_path):

@@ -1095,10 +1095,15 @@ def _with_consistency(tab: pd.DataFrame, edition_cards: list[Card], seed: int) -
     except DustsimError:  # too few priced cards for a cross-validated lens
         lens = pd.DataFrame(columns=["unit", *CONSISTENCY_COLUMNS])
     tab = tab.merge(lens[["unit", *CONSISTENCY_COLUMNS]], on="unit", how="left")
-    ap = tab["ap"]
-    cv = np.where(ap > tab["consistency_high"], "over-costed",
-                  np.where(ap < tab["consistency_low"], "under-costed", "in band"))
-    cv = np.where(tab["consistency_ap"].isna() | ap.isna(), "", cv)
+    ap = pd.to_numeric(tab["ap"], errors="coerce").to_numpy(float)
+    hi = pd.to_numeric(tab["consistency_high"], errors="coerce").to_numpy(float)
+    lo = pd.to_numeric(tab["consistency_low"], errors="coerce").to_numpy(float)
+    known = ~(tab["consistency_ap"].isna().to_numpy() | np.isnan(ap) | np.isnan(hi)
+              | np.isnan(lo))
+    cv = np.full(len(tab), "", dtype=object)  # no lens (too few priced cards): no verdict
+    k = np.flatnonzero(known)
+    cv[k] = np.where(ap[k] > hi[k], "over-costed",
+                     np.where(ap[k] < lo[k], "under-costed", "in band"))
     tab["consistency_verdict"] = cv
     play = tab["verdict"]
     judged = play.isin(("over-costed", "under-costed", "in band"))
