@@ -72,7 +72,7 @@ ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "re
 # A_SPECIAL events' L_X (BK.SP_*; the transports' codes from 20: battle_carry)
 SPECIALS = ("", "camouflage", "smoke", "airborne", "psychic-scream", "area", "observe", "repair",
             "spy", "rally", "get-moving", "heal", "air-alert", "follow-me", "artillery",
-            "execute")
+            "execute", "ammo-drop")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -1189,6 +1189,14 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                          "Resurrection, L3631-3633"}.get(ev["rule"],
                                                          "Get Up, It Ain't That Bad, L3739-3743")
                       + ").")
+    elif kind == "ammo-drop":
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]),
+                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "hits": int(r[BK.L_HITS])})
+        ev["text"] = (f"{uname} calls an ammo drop for {names[t]} ({ev['dice']}): "
+                      + ("its Limited Ammo weapons are full again" if ev["hits"] > 0 else
+                         "the drop fails") + " (Ammo Drop, L3717-3721).")
     elif kind in ("rally", "get-moving"):
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),

@@ -310,6 +310,7 @@ SP_ARTY = np.int64(14)  # an artillery line's Artillery Area: another unit struc
 WHY_WIRE = np.int64(6)  # a wire-guided weapon fired alone, its misses re-rolled (L3345)
 WHY_OBSERVED = np.int64(7)  # artillery fired through an Artillery Observer's sight (L3419)
 SP_EXECUTE = np.int64(15)  # the Execute special action (L3511-3513)
+SP_AMMO_DROP = np.int64(16)  # an officer's Ammo Drop (L3717-3721)
 WHY_NAVAL = np.int64(8)  # a Naval Unit's free Attack after its March Move (L3609)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
@@ -2192,10 +2193,66 @@ def _command_roll_on(rng, buf, pos, scripted, m, k, jam, again, mask):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _ammo_drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, radio, cv):
+    """An officer's Ammo Drop (L3717-3721): one die on P or T (the digest's 2/3: two symbols
+    of the lost text, as Get Up's, L3741) refills every Limited Ammo line of a friendly
+    ground unit within range 2 and sight (anywhere by radio, jammed as its orders are). The
+    policy: the unit of most AP with a Limited Ammo line run dry (a Psychic Scream's one use
+    is no ammunition). Returns (pos, done)."""
+    U = m[0, H_U]
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    rwp = m[0, H_WPN]
+    rws = m[0, H_WS]
+    side = _side(m, u)
+    best = -1
+    bv = -1.0
+    for t in range(U):
+        if _side(m, t) != side or not _present(m, t) or not _alive(m, t):
+            continue
+        if _kind(m, t) == KIND_AIR or m[rs + t, ST_GONE] != 0:
+            continue  # a ground unit (L3719)
+        if BR.has(m, t, BR.RB_ZOMBIE) or (m[ru + t, U_FLAGS] & F_NO_ORDERS) != 0:
+            continue  # no command special action on a Zombie (L3703) nor a Lesser Mythos
+        dry = False
+        for w in range(m[ru + t, U_W0], m[ru + t, U_W1]):
+            if m[rwp + w, W_AMMO] > 0 and m[rwp + w, W_SCREAM] == 0 and \
+                    m[rws + w, WS_AMMO] == 0:
+                dry = True
+        if not dry or f[F_UNITS + t, 0] <= bv:
+            continue
+        if t != u and not radio and not _in_reach(m, bd, ls, lq, u, t):
+            continue
+        best, bv = t, f[F_UNITS + t, 0]
+    if best < 0:
+        return pos, False
+    t = best
+    jam = t != u and not _in_reach(m, bd, ls, lq, u, t) and _jammed(m, bd, u)
+    _release(m, u)
+    BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
+    p0 = pos
+    got, pos = _command_roll_on(rng, buf, pos, scripted, m, ONE, jam, cv,
+                                m[R_CFG, C_P] | m[R_CFG, C_T])
+    if got > 0:
+        for w in range(m[ru + t, U_W0], m[ru + t, U_W1]):
+            if m[rwp + w, W_AMMO] > 0 and m[rwp + w, W_SCREAM] == 0:
+                m[rws + w, WS_AMMO] = m[rwp + w, W_AMMO]  # a full supply (L3719)
+    k = _log(m, log, m[R_G, G_TURN], side, u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    if k >= 0:
+        log[k, L_X] = SP_AMMO_DROP
+        log[k, L_TARGET] = t
+        log[k, L_D0] = p0
+        log[k, L_D1] = pos
+        log[k, L_HITS] = got
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
     """An officer's command actions under the policy (:mod:`dustsim.play.battle_rules`):
-    Rally (L3729-3731), then Get Moving You Bunch of Monkeys (L3723-3727), each one action
-    (a General's first one is free, L3537). Returns (pos, actions left, the activation ended)."""
+    Rally (L3729-3731), then Ammo Drop (:func:`_ammo_drop`, L3717-3721), then Get Moving You
+    Bunch of Monkeys (L3723-3727), each one action (a General's first one is free, L3537).
+    Returns (pos, actions left, the activation ended)."""
     U = m[0, H_U]
     rs = m[0, H_ST]
     turn = m[R_G, G_TURN]
@@ -2253,6 +2310,14 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
             actions -= 1
     if actions < 2:
         return pos, actions, False
+    pos, dropped = _ammo_drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, radio, cv)
+    if dropped:  # Ammo Drop (L3717-3721): one action, a General's first one free (L3537)
+        if free:
+            free = False
+        else:
+            actions -= 1
+        if actions < 2:
+            return pos, actions, False
     g = -1
     gv = f[F_UNITS + u, 0]
     gw = 0.0  # the best AP x faces (Mission Tactics: 2 faces on its platoon's units, L1459;

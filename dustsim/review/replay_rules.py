@@ -57,7 +57,8 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   1, or ``damage``: a hero's whole track, a support weapon's crew point) of an enemy unit
   standing within range 1 of the executioner (the Stunned token it needs is not in the log:
   not checked);
-* an officer's Rally and Get Moving (``special`` ``rally`` / ``get-moving``; L3723-3731) name a
+* an officer's Rally, Get Moving and Ammo Drop (``special`` ``rally`` / ``get-moving`` /
+  ``ammo-drop``; L3717-3731) name a
   friendly unit within range 2, or any one when the officer has a radio (``units[].rules``
   lists ``Radio``); Get Moving orders a unit that has activated (or reacted) this turn, and a
   successful order is followed by that unit's activation (L3725-3727);
@@ -192,7 +193,8 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                                    f"ordered to get moving (event {pending[0]}) activates "
                                    "next (L3725)")
             pending = None
-        if ev["action"] == "special" and ev.get("special") in ("rally", "get-moving"):
+        if ev["action"] == "special" and ev.get("special") in ("rally", "get-moving",
+                                                                 "ammo-drop"):
             t = ev.get("target")
             a = [q for q in feet.of(ev["unit"]) if q is not None]
             b = [q for q in feet.of(t) if q is not None] if t in sides else []

@@ -229,12 +229,14 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "(grid battles: play.battle_rules; an officer squad's officer falls with its unit, a "
        "decision)", "L3561-3563", gap="duels on a line (their initiative is a fair coin)"),
     _r("Officer", S, P, "Rally and Get Moving You Bunch of Monkeys under the policy "
-       "orders=get-moving (engagement kernel; grid battles: play.battle_rules, within range 2 "
-       "and sight or by radio)", "L3615-3617, L3711-3731",
-       gap="Ammo Drop; losing the officer soldier (L3709)"),
+       "orders=get-moving (engagement kernel; grid battles: play.battle_rules, and Ammo Drop "
+       "for a unit whose Limited Ammo ran dry, within range 2 and sight or by radio)",
+       "L3615-3617, L3711-3731",
+       gap="Ammo Drop in duels on a line; losing the officer soldier (L3709)"),
     _r("Command Squad", S, P, "its officer's Rally and Get Moving, with a radio (engagement "
-       "kernel; grid battles: play.battle_rules)", "L3469-3471, L3707-3765",
-       gap="Ammo Drop, the medic's and mechanic's actions; losing those soldiers"),
+       "kernel; grid battles: play.battle_rules, and Ammo Drop)", "L3469-3471, L3707-3765",
+       gap="Ammo Drop in duels on a line, the medic's and mechanic's actions; losing those "
+       "soldiers"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _NO_TEXT + "; command actions"),
     _r("Command Vehicle", S, P, "an officer with a radio whose failed command dice are "
