@@ -352,6 +352,22 @@ def _log(m, log, turn, side, unit, action, frm, to):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _log_special(m, log, turn, side, u, frm, to, code, target, d0, d1, hits):
+    """A special action's event row (``A_SPECIAL``, when logging): which one (``code``, an
+    ``SP_*``), its target unit, the faces it rolled (``d0`` to ``d1`` of the dice buffer) and
+    its successes, -1 where it has none. Returns the row (-1: not logging) for the columns
+    some actions add (damage, casualties, token)."""
+    k = _log(m, log, turn, side, u, A_SPECIAL, frm, to)
+    if k >= 0:
+        log[k, L_X] = code
+        log[k, L_TARGET] = target
+        log[k, L_D0] = d0
+        log[k, L_D1] = d1
+        log[k, L_HITS] = hits
+    return k
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _side(m, u):
     return m[m[0, H_UNITS] + u, U_SIDE]
 
@@ -1761,13 +1777,9 @@ def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
         bt = m[rs + x, ST_TOK]
         p0 = pos
         pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rres])
-        k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), xs)
+        code = SP_AREA if m[m[0, H_WPN] + w, W_SCREAM] == W_AREA else SP_ARTY
+        k = _log_special(m, log, turn, side, u, _sq(m, u), xs, code, x, p0, pos, m[rres, 0])
         if k >= 0:
-            log[k, L_X] = SP_AREA if m[m[0, H_WPN] + w, W_SCREAM] == W_AREA else SP_ARTY
-            log[k, L_TARGET] = x
-            log[k, L_D0] = p0
-            log[k, L_D1] = pos
-            log[k, L_HITS] = m[rres, 0]
             log[k, L_DAMAGE] = m[rres, 2] + m[rres, 3]
             log[k, L_CAS] = m[rres, 2]
             log[k, L_COVER] = cov
@@ -1851,10 +1863,8 @@ def _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, o, sustained, kind)
     rws = m[0, H_WS]
     rwp = m[0, H_WPN]
     BR.unhide(m, o)  # the observer's Attack action (L3455)
-    k = _log(m, log, turn, _side(m, o), o, A_SPECIAL, _sq(m, o), _sq(m, a))
-    if k >= 0:
-        log[k, L_X] = SP_OBSERVE
-        log[k, L_TARGET] = a
+    k = _log_special(m, log, turn, _side(m, o), o, _sq(m, o), _sq(m, a),
+                     SP_OBSERVE, a, NONE, NONE, NONE)
     m[rs, ST_ACT] = 1
     m[m[0, H_XU] + a, BR.ST_FIRST] = 1
     _log(m, log, turn, _side(m, a), a, A_ACTIVATE, _sq(m, a), NONE)
@@ -1952,10 +1962,9 @@ def _execute_stunned(m, bd, log, u):
         dmg = m[rs + t, ST_SINGLE]
         m[rs + t, ST_SINGLE] = 0  # a lone hero
     turn = m[R_G, G_TURN]
-    k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    k = _log_special(m, log, turn, _side(m, u), u, _sq(m, u), _sq(m, t),
+                     SP_EXECUTE, t, NONE, NONE, NONE)
     if k >= 0:
-        log[k, L_X] = SP_EXECUTE
-        log[k, L_TARGET] = t
         log[k, L_CAS] = cas
         log[k, L_DAMAGE] = dmg
     if not _alive(m, t):
@@ -1998,13 +2007,9 @@ def _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
     back = m[ru + t, U_SINGLE] - m[rs + t, ST_SINGLE]
     back = s if s < back else back
     m[rs + t, ST_SINGLE] += back
-    k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    k = _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, _sq(m, u), _sq(m, t),
+                     SP_REPAIR, t, p0, pos, s)
     if k >= 0:
-        log[k, L_X] = SP_REPAIR
-        log[k, L_TARGET] = t
-        log[k, L_D0] = p0
-        log[k, L_D1] = pos
-        log[k, L_HITS] = s
         log[k, L_DAMAGE] = back
     return pos, True
 
@@ -2237,13 +2242,8 @@ def _ammo_drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, radio, cv):
         for w in range(m[ru + t, U_W0], m[ru + t, U_W1]):
             if m[rwp + w, W_AMMO] > 0 and m[rwp + w, W_SCREAM] == 0:
                 m[rws + w, WS_AMMO] = m[rwp + w, W_AMMO]  # a full supply (L3719)
-    k = _log(m, log, m[R_G, G_TURN], side, u, A_SPECIAL, _sq(m, u), _sq(m, t))
-    if k >= 0:
-        log[k, L_X] = SP_AMMO_DROP
-        log[k, L_TARGET] = t
-        log[k, L_D0] = p0
-        log[k, L_D1] = pos
-        log[k, L_HITS] = got
+    _log_special(m, log, m[R_G, G_TURN], side, u, _sq(m, u), _sq(m, t),
+                 SP_AMMO_DROP, t, p0, pos, got)
     return pos, True
 
 
@@ -2296,13 +2296,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
                 m[rs + t, ST_STUN] = 0
             elif got == 1 and m[rs + t, ST_TOK] > 0:
                 m[rs + t, ST_TOK] -= 1
-            k = _log(m, log, turn, side, u, A_SPECIAL, su, _sq(m, t))
+            k = _log_special(m, log, turn, side, u, su, _sq(m, t), SP_RALLY, t, p0, pos, got)
             if k >= 0:
-                log[k, L_X] = SP_RALLY
-                log[k, L_TARGET] = t
-                log[k, L_D0] = p0
-                log[k, L_D1] = pos
-                log[k, L_HITS] = got
                 log[k, L_TOKEN] = m[rs + t, ST_TOK]
         if free:
             free = False  # one free officer action per activation (L3537)
@@ -2406,13 +2401,8 @@ def _pa_order(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, free):
     got, pos = _command_roll_on(rng, buf, pos, scripted, m, ONE, jam,
                                 BR.has(m, u, BR.RB_COMMAND_VEHICLE), mk)
     fox = BR.has(m, u, BR.RB_DESERT_FOX)
-    k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), _sq(m, g))
+    k = _log_special(m, log, turn, side, u, _sq(m, u), _sq(m, g), BP.SP_PA_ORDER, g, p0, pos, got)
     if k >= 0:
-        log[k, L_X] = BP.SP_PA_ORDER
-        log[k, L_TARGET] = g
-        log[k, L_D0] = p0
-        log[k, L_D1] = pos
-        log[k, L_HITS] = got
         log[k, L_TOKEN] = code + (8 if fox else 0)
     if got > 0:  # g activates again at once; u's activation ends (L3725-3727)
         m[xu + g, BR.X_REACT] = turn
@@ -2434,12 +2424,8 @@ def _breakthrough(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val):
         return pos, False
     p0 = pos
     got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
-    k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_SPECIAL, s, s)
-    if k >= 0:
-        log[k, L_X] = BP.SP_BREAKTHROUGH
-        log[k, L_D0] = p0
-        log[k, L_D1] = pos
-        log[k, L_HITS] = got
+    _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, s, s,
+                 BP.SP_BREAKTHROUGH, NONE, p0, pos, got)
     if got == 0:
         return pos, False
     k0 = m[R_B, B_LOGN]
@@ -2497,13 +2483,9 @@ def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, mode):
         m[rs + t, ST_MODELS] += back
     else:
         m[rs + t, ST_SINGLE] += back
-    k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_SPECIAL, _sq(m, u), _sq(m, t))
+    k = _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, _sq(m, u), _sq(m, t),
+                     SP_HEAL, t, p0, pos, got)
     if k >= 0:
-        log[k, L_X] = SP_HEAL
-        log[k, L_TARGET] = t
-        log[k, L_D0] = p0
-        log[k, L_D1] = pos
-        log[k, L_HITS] = got
         log[k, L_DAMAGE] = back
         log[k, L_TOKEN] = mode
     return pos, True
@@ -2547,13 +2529,7 @@ def _air_alert(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
     got, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
     if got > 0:
         m[m[0, H_XU] + t, BR.X_ALERT] = turn
-    k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), _sq(m, t))
-    if k >= 0:
-        log[k, L_X] = SP_ALERT
-        log[k, L_TARGET] = t
-        log[k, L_D0] = p0
-        log[k, L_D1] = pos
-        log[k, L_HITS] = got
+    _log_special(m, log, turn, side, u, _sq(m, u), _sq(m, t), SP_ALERT, t, p0, pos, got)
     return pos, True
 
 
@@ -2917,13 +2893,9 @@ def _scream(rng, buf, pos, scripted, m, f, bd, log, u):
         bt = m[rs + t, ST_TOK]
         p0 = pos
         pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rr])
-        k = _log(m, log, turn, side, u, A_SPECIAL, _sq(m, u), _sq(m, t))
+        k = _log_special(m, log, turn, side, u, _sq(m, u), _sq(m, t),
+                         SP_SCREAM, t, p0, pos, m[rr, 0])
         if k >= 0:
-            log[k, L_X] = SP_SCREAM
-            log[k, L_TARGET] = t
-            log[k, L_D0] = p0
-            log[k, L_D1] = pos
-            log[k, L_HITS] = m[rr, 0]
             log[k, L_DAMAGE] = m[rr, 2] + m[rr, 3]
             log[k, L_CAS] = m[rr, 2]
         _hit(m, log, t, rr, bl, bt, u)
@@ -2972,9 +2944,7 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     m[rs, ST_SQ] = bs
     m[rsc + bs, SC_OCC] = u + 1
     m[rx, BR.ST_DROP] = turn
-    k = _log(m, log, turn, side, u, A_SPECIAL, bs, bs)
-    if k >= 0:
-        log[k, L_X] = SP_AIRBORNE
+    k = _log_special(m, log, turn, side, u, bs, bs, SP_AIRBORNE, NONE, NONE, NONE, NONE)
     if BR.has(m, u, BR.RB_QUICK_RECOVERY):
         # Quick Recovery (BattleScribe Dust_1947.gst 4a1d-986b-27ce-95ef): no Nothing action
         # after the drop; policy: a Sustained Attack when worth something, else a Move
@@ -3041,12 +3011,7 @@ def _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
                                                                     OFF, val)
             if sc > best:
                 best, bs = sc, s
-    k = _log(m, log, turn, side, u, A_SPECIAL, bs, bs)
-    if k >= 0:
-        log[k, L_X] = SP_SPY
-        log[k, L_D0] = p0
-        log[k, L_D1] = pos
-        log[k, L_HITS] = got
+    _log_special(m, log, turn, side, u, bs, bs, SP_SPY, NONE, p0, pos, got)
     if bs < 0:  # not placed: Nothing (L3657)
         _log(m, log, turn, side, u, A_NOTHING, NONE, NONE)
         return pos
@@ -3092,10 +3057,8 @@ def _smoke(m, f, bd, log, u, el, val):
     turn = m[R_G, G_TURN]
     BR.lay_smoke(m, bd, n, width, s, corner, turn + 1)
     m[m[0, H_XU] + u, BR.ST_SMOKED] += 1
-    k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, s, corner)
-    if k >= 0:
-        log[k, L_X] = SP_SMOKE
-        log[k, L_TARGET] = el[best, 0]
+    _log_special(m, log, turn, _side(m, u), u, s, corner,
+                 SP_SMOKE, el[best, 0], NONE, NONE, NONE)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -3235,12 +3198,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             dice < BP.GIRLS_DICE:  # Go Get 'Em Girls!: Brave on P or T (L2175)
         p0 = pos
         brave, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P] | m[R_CFG, C_T], ONE)
-        k = _log(m, log, turn, side, u, A_SPECIAL, cur, cur)
-        if k >= 0:
-            log[k, L_X] = BP.SP_GIRLS
-            log[k, L_D0] = p0
-            log[k, L_D1] = pos
-            log[k, L_HITS] = brave
+        k = _log_special(m, log, turn, side, u, cur, cur, BP.SP_GIRLS, NONE, p0, pos, brave)
         if brave > 0:
             m[ru, U_SUPP_DICE] = BP.GIRLS_DICE
     pos = _removal_roll(rng, buf, pos, scripted, m, u)
@@ -3249,12 +3207,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         m[m[0, H_XU] + u, BR.X_RULES] &= ~BR.RB_MOVE_AND_FIRE  # the last activation's
         p0 = pos
         mw, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], ONE)
-        k = _log(m, log, turn, side, u, A_SPECIAL, cur, cur)
-        if k >= 0:
-            log[k, L_X] = BP.SP_MOBILE
-            log[k, L_D0] = p0
-            log[k, L_D1] = pos
-            log[k, L_HITS] = mw
+        k = _log_special(m, log, turn, side, u, cur, cur, BP.SP_MOBILE, NONE, p0, pos, mw)
         if mw > 0:
             m[m[0, H_XU] + u, BR.X_RULES] |= BR.RB_MOVE_AND_FIRE
     if m[rs, ST_TOK] != tok:
@@ -3446,9 +3399,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     if plan == 0:
         if onboard and BR.has(m, u, BR.RB_CAMOUFLAGE) and m[m[0, H_XU] + u, BR.ST_CAMO] == 0:
             m[m[0, H_XU] + u, BR.ST_CAMO] = 1  # Camouflage special action, not Nothing (L3453)
-            k = _log(m, log, turn, side, u, A_SPECIAL, cur, cur)
-            if k >= 0:
-                log[k, L_X] = SP_CAMOUFLAGE
+            k = _log_special(m, log, turn, side, u, cur, cur, SP_CAMOUFLAGE, NONE, NONE, NONE, NONE)
             return pos
         _log(m, log, turn, side, u, A_NOTHING, cur, cur)
         m[R_G, G_NOCC] = 0
@@ -3478,9 +3429,8 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         return _bury(rng, buf, pos, scripted, m, bd, log, u)
     if plan == 13:  # dig in (the Dozer special action, L3505), then an Attack
         BC.dig(m, u, 1)
-        k = _log(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, A_SPECIAL, cur, cur)
-        if k >= 0:
-            log[k, L_X] = SP_DOZER
+        _log_special(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, cur, cur,
+                     SP_DOZER, NONE, NONE, NONE, NONE)
         plan = 5
     if plan == 1 or plan == 5 or plan == 7:
         if plan == 7:
@@ -3555,9 +3505,8 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] == 0 and m[m[0, H_XU] + u, BR.ST_CAMO] == 0:
             m[m[0, H_XU] + u, BR.ST_CAMO] = 1
-            k = _log(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, A_SPECIAL, plan_sq, plan_sq)
-            if k >= 0:
-                log[k, L_X] = SP_CAMOUFLAGE
+            _log_special(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, plan_sq, plan_sq,
+                         SP_CAMOUFLAGE, NONE, NONE, NONE, NONE)
         return pos
     if plan == 10:  # Move and Fire: a free Move, then a ranged Sustained Attack (L3603)
         k0 = m[R_B, B_LOGN]
@@ -4244,12 +4193,7 @@ def _bury(rng, buf, pos, scripted, m, bd, log, u):
     p0 = pos
     d, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], 1)
     BR.unhide(m, u)
-    k = _log(m, log, turn, _side(m, u), u, A_SPECIAL, _sq(m, u), q)
-    if k >= 0:
-        log[k, L_X] = SP_BURY
-        log[k, L_D0] = p0
-        log[k, L_D1] = pos
-        log[k, L_HITS] = d
+    _log_special(m, log, turn, _side(m, u), u, _sq(m, u), q, SP_BURY, NONE, p0, pos, d)
     if d == 0:
         return pos
     kind = bd[9 * n, q]
@@ -4315,10 +4259,7 @@ def _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
                 log[k, L_TOKEN] = m[rs, ST_TOK]
         suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
         m[rs, ST_SQ] = s
-        k = _log(m, log, turn, side, u, A_SPECIAL, s, s)
-        if k >= 0:
-            log[k, L_X] = SP_DISMOUNT
-            log[k, L_TARGET] = t
+        k = _log_special(m, log, turn, side, u, s, s, SP_DISMOUNT, t, NONE, NONE, NONE)
         BC.leave(m, u)
         if _step_off(m, f, bd, log, plog, u, el, val, qb):
             if suppressed:
@@ -4339,10 +4280,7 @@ def _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
         pos, fired = _fire_aboard(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, t, val)
         if fired:
             return pos
-    k = _log(m, log, turn, side, u, A_SPECIAL, s, s)
-    if k >= 0:
-        log[k, L_X] = SP_ABOARD
-        log[k, L_TARGET] = t
+    k = _log_special(m, log, turn, side, u, s, s, SP_ABOARD, t, NONE, NONE, NONE)
     return pos
 
 
@@ -4357,13 +4295,7 @@ def _unlift(rng, buf, pos, scripted, m, bd, log, t, v):
     p0 = pos
     d, pos = _count(rng, buf, pos, scripted, mask, m[rs, ST_SINGLE])
     s = _sq(m, t)
-    k = _log(m, log, turn, _side(m, t), v, A_SPECIAL, s, NONE)
-    if k >= 0:
-        log[k, L_X] = SP_BAIL
-        log[k, L_TARGET] = t
-        log[k, L_D0] = p0
-        log[k, L_D1] = pos
-        log[k, L_HITS] = d
+    k = _log_special(m, log, turn, _side(m, t), v, s, NONE, SP_BAIL, t, p0, pos, d)
     m[rs, ST_SINGLE] -= d if d < m[rs, ST_SINGLE] else m[rs, ST_SINGLE]
     BC.leave(m, v)
     _occupy(m)
@@ -4378,10 +4310,8 @@ def _unlift(rng, buf, pos, scripted, m, bd, log, t, v):
     m[rs, ST_ACT] = 1
     if m[m[0, H_UNITS] + v, U_IMMUNE] == 0:
         m[rs, ST_TOK] = 2
-    k = _log(m, log, turn, _side(m, v), v, A_SPECIAL, s, s)
+    k = _log_special(m, log, turn, _side(m, v), v, s, s, SP_PLACED, t, NONE, NONE, NONE)
     if k >= 0:
-        log[k, L_X] = SP_PLACED
-        log[k, L_TARGET] = t
         log[k, L_TOKEN] = m[rs, ST_TOK]
     return pos
 
@@ -4427,13 +4357,7 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
         p0 = pos
         d, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], npass)
         s = _sq(m, t)
-        k = _log(m, log, turn, _side(m, t), first, A_SPECIAL, s, NONE)
-        if k >= 0:
-            log[k, L_X] = SP_BAIL
-            log[k, L_TARGET] = t
-            log[k, L_D0] = p0
-            log[k, L_D1] = pos
-            log[k, L_HITS] = d
+        k = _log_special(m, log, turn, _side(m, t), first, s, NONE, SP_BAIL, t, p0, pos, d)
         for step in range(3):  # heroes that survive a point, soldiers, the rest
             while d > 0:
                 best = -1
@@ -4501,10 +4425,8 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
             m[r, ST_ACT] = 1
             if m[ru0 + v, U_IMMUNE] == 0:
                 m[r, ST_TOK] = 2
-            k = _log(m, log, turn, _side(m, v), v, A_SPECIAL, s, bq)
+            k = _log_special(m, log, turn, _side(m, v), v, s, bq, SP_PLACED, t, NONE, NONE, NONE)
             if k >= 0:
-                log[k, L_X] = SP_PLACED
-                log[k, L_TARGET] = t
                 log[k, L_TOKEN] = m[r, ST_TOK]
                 # what it has left after the bail-out roll: soldiers, or damage points
                 log[k, L_HITS] = m[r, ST_MODELS] if m[ru0 + v, U_SQUAD] != 0 else m[r, ST_SINGLE]
