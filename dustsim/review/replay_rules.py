@@ -457,6 +457,19 @@ def _sight(board: Board, a: int, b: int, blockers: frozenset) -> int:
     return line_of_sight(board, a, b, blockers, tall=True) if los == LOS_BLOCKED else los
 
 
+def _check_range(where: str, ev: Mapping, d: int, weapons: Mapping, pair: str) -> None:
+    """An attack's logged range is the board's (``d``, L580-582) and each line it fired
+    reaches it (the weapon's minimum and maximum range)."""
+    if ev.get("range") is not None and ev["range"] != d:
+        raise DustsimError(f"{where}: field 'range': {ev['range']}, but the board's range "
+                           f"{pair} is {d} (L580-582)")
+    for line in ev.get("weapons") or ():
+        reach = weapons.get((ev["unit"], line))
+        if reach is not None and not reach[0] <= d <= reach[1]:
+            raise DustsimError(f"{where}: field 'weapons': line {line} ({reach[2]}) reaches "
+                               f"{reach[0]}-{reach[1]}, but the target is at range {d} {pair}")
+
+
 def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: Mapping,
                   weapons: Mapping, wrecks: bool, screens: frozenset = frozenset(),
                   feet: _Feet | None = None) -> None:
@@ -470,14 +483,7 @@ def _check_attack(i: int, ev: Mapping, board: Board, states: Mapping, classes: M
             raise DustsimError(f"{where}: field 'range': close combat {pair} is not between "
                                f"adjacent squares (range {d}, L761)")
         return
-    if ev.get("range") is not None and ev["range"] != d:
-        raise DustsimError(f"{where}: field 'range': {ev['range']}, but the board's range "
-                           f"{pair} is {d} (L580-582)")
-    for line in ev.get("weapons") or ():
-        reach = weapons.get((ev["unit"], line))
-        if reach is not None and not reach[0] <= d <= reach[1]:
-            raise DustsimError(f"{where}: field 'weapons': line {line} ({reach[2]}) reaches "
-                               f"{reach[0]}-{reach[1]}, but the target is at range {d} {pair}")
+    _check_range(where, ev, d, weapons, pair)
     ca, cb = classes[ev["unit"]], classes[ev["target"]]
     if AIRCRAFT_CLASS in (ca, cb) and not (board.in_building[a] or board.in_building[b]):
         return  # aircraft see and are seen by everything not in a building (L655)
@@ -546,14 +552,7 @@ def _check_observed(i: int, ev: Mapping, board: Board, states: Mapping, classes:
     w = board.width
     a, b = int(ev["from"]), int(ev["to"])
     d = distance(board, a, b)
-    if ev.get("range") is not None and ev["range"] != d:
-        raise DustsimError(f"{where}: field 'range': {ev['range']}, but the board's range "
-                           f"from {square_name(a, w)} to {square_name(b, w)} is {d} (L580-582)")
-    for line in ev.get("weapons") or ():
-        reach = weapons.get((ev["unit"], line))
-        if reach is not None and not reach[0] <= d <= reach[1]:
-            raise DustsimError(f"{where}: field 'weapons': line {line} ({reach[2]}) reaches "
-                               f"{reach[0]}-{reach[1]}, but the target is at range {d}")
+    _check_range(where, ev, d, weapons, f"from {square_name(a, w)} to {square_name(b, w)}")
     s = states[o].square
     if s is None:
         raise DustsimError(f"{where}: field 'observer': the observer is not on the board")
