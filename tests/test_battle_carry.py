@@ -8,6 +8,7 @@ taking one point (L530, the digest's table: 1/3); Damage Resilient cancels a poi
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import numpy as np
@@ -273,6 +274,17 @@ def test_a_full_transport_is_refused():
 
 
 # -- the event log ---------------------------------------------------------------------------------
+@functools.cache
+def hanomag_against_pounder():
+    """A squad aboard a Hanomag against a lone Pounder on 101 (the Hanomag falls on turn 1)."""
+    cards = load_cards()
+    a = parse_list_toml(LIST.format(card="Heavy Grenadier Assault Squad", ride="Hanomag"),
+                        cards, "a.toml")
+    b = parse_list_toml('name = "b"\npoints = 75\n[[unit]]\ncard = "Pounder"\n', cards,
+                        "b.toml")
+    return B.prepare(a, b, scenario="101", seed=0)
+
+
 def test_battle_logs_with_passengers_obey_the_replay_rules():
     cards = load_cards()
     a = parse_list_toml(LIST.format(card="Heavy Grenadier Assault Squad", ride="Hanomag")
@@ -293,12 +305,7 @@ def test_battle_logs_with_passengers_obey_the_replay_rules():
 
 
 def test_the_replay_checker_refuses_a_unit_aboard_moving_or_being_attacked():
-    cards = load_cards()
-    a = parse_list_toml(LIST.format(card="Heavy Grenadier Assault Squad", ride="Hanomag"),
-                        cards, "a.toml")
-    b = parse_list_toml('name = "b"\npoints = 75\n[[unit]]\ncard = "Pounder"\n', cards,
-                        "b.toml")
-    spec = B.prepare(a, b, scenario="101", seed=0)
+    spec = hanomag_against_pounder()
     log = B.event_log(spec, seed=1)  # the squad stays aboard on turn 1 (a fixed game)
     ev = log["events"]
     check_log_on_board(log, spec.setup.board)
@@ -539,12 +546,7 @@ def test_a_buried_bunker_spares_an_aircraft_above_it():
 
 
 def test_the_replay_checker_holds_a_bail_out_to_range_1_of_the_wreck():
-    cards = load_cards()
-    a = parse_list_toml(LIST.format(card="Heavy Grenadier Assault Squad", ride="Hanomag"),
-                        cards, "a.toml")
-    b = parse_list_toml('name = "b"\npoints = 75\n[[unit]]\ncard = "Pounder"\n', cards,
-                        "b.toml")
-    spec = B.prepare(a, b, scenario="101", seed=0)
+    spec = hanomag_against_pounder()
     log = B.event_log(spec, seed=0)  # the Hanomag is destroyed on turn 1, the squad bails out
     ev = log["events"]
     i = next(k for k, e in enumerate(ev) if e.get("special") == "placed")
