@@ -884,7 +884,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     from dustsim.play import battle_kernel as BK
     from dustsim.play import battle_platoon as BP
     from dustsim.play.battle_carry import carry_rule_names
-    from dustsim.play.battle_rules import rule_names
+    from dustsim.play.battle_rules import aim_fields, line_roles, rule_names
 
     ss = np.random.SeedSequence([seed, 1947])
     g = np.random.Generator(np.random.PCG64(ss))
@@ -914,7 +914,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
             "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
             "weapons": [{"line": i, "name": spec.weapon_names[i],
-                         "range": list(spec.weapon_ranges[i])}
+                         "range": list(spec.weapon_ranges[i]), **line_roles(spec.m, i)}
                         for i in range(len(spec.weapon_names)) if spec.weapon_units[i] == u],
         })
         size = int(spec.m[spec.m[0, BK.H_XU] + u, BK.X_FOOT])
@@ -996,6 +996,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 ev["rule"] = BP.WHY[int(r[BK.L_X])].split(":")[0]
                 ev["advantage"] = ev["rule"]
                 ev["text"] += f" ({BP.WHY[int(r[BK.L_X])]})"
+            if r[BK.L_PN] > 0:  # a Sniper's named miniature, a Spotter's choice
+                ev.update(aim_fields(int(r[BK.L_PN]), names[t], spec.weapon_names, ev))
             if r[BK.L_X] == BK.WHY_OBSERVED:  # the observer (kept in the row's L_P0)
                 ev["observer"] = int(r[BK.L_P0])
                 ev["text"] = ev["text"].replace("the observer", names[ev["observer"]], 1)

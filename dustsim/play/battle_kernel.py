@@ -1549,8 +1549,16 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
     if cc and (m[ru + u, U_FLAGS] & F_ASSASSIN) != 0 and m[ru + t, U_SQUAD] != 0 and \
             m[rs + t, ST_HERO] > 0:
         m[rt, S_POLICY] = 3  # aimed-hero (dustsim.rules.attack.ALLOCATIONS)
+    # Sniper: its lines' hits go to the miniature the policy names (battle_rules, L3317)
+    aim = BR.pick_aim(m, u, t, rg, w0, w1) if not cc else BR.AIM_NONE
+    if aim != BR.AIM_NONE:
+        BR.aim_lines(m, rg, w0, w1, aim, True)
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
     m[rt, S_POLICY] = policy
+    if aim != BR.AIM_NONE:
+        BR.aim_lines(m, rg, w0, w1, aim, False)
+        if BR.aimed(m, t, aim, rr):
+            aim |= BR.AIM_FELL
     if alert or spirit or lucky:
         for w in range(w0, w1):
             m[rg + w, G_HIT] = m[rg + w, G_KEEP_HIT]
@@ -1569,6 +1577,11 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         log[k, L_DAMAGE] = m[rr, 2] + m[rr, 3]
         log[k, L_CAS] = m[rr, 2]
         log[k, L_TOKEN] = m[rr, 4]
+        spot = m[m[0, H_XU] + u, BR.X_SPOT]  # a Spotter squad's choice (battle_rules.spot)
+        if spot != 0 and (mask & BR.sniper_mask(m, u)) != 0:
+            aim |= BR.SPOT_SPOTS if spot == 1 else BR.SPOT_FIRES
+        if aim != 0:  # attack rows keep no path: the aim and the spotter's choice
+            log[k, L_PN] = aim
     return pos, True
 
 
@@ -1629,6 +1642,7 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         m[rsu, ST_LUCKY] = 2
     k0 = m[R_B, B_LOGN]
     g_wire = BR.wire_alone(m, u) if kind == A_ATTACK and not sustained else NONE
+    BR.spot(m, u, sustained)  # a Spotter spots or fires (L3321-3323)
     width = m[R_B, B_WIDTH]
     for w in range(w0, w1):  # vehicles turn to their first target (fire arcs: see battle.py)
         t = m[rws + w, WS_TGT]
@@ -1675,6 +1689,7 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
         BR.interrogate(m, u, t, vip)
     BR.wire_done(m, u, g_wire)
+    BR.spot_done(m, u)
     if g_wire >= 0:
         _why(m, log, u, k0, WHY_WIRE)
     if m[rsu, ST_SPIRIT] == 2:
@@ -2481,6 +2496,8 @@ def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, mode):
     back = got if got < bl else bl
     if m[ru + t, U_SQUAD] != 0:
         m[rs + t, ST_MODELS] += back
+        for _ in range(back):
+            BR.regain(m, t)  # a Sniper's victim first (the owner's pick)
     else:
         m[rs + t, ST_SINGLE] += back
     k = _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, _sq(m, u), _sq(m, t),
@@ -3254,7 +3271,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     if actions >= 2 and BR.has(m, u, BR.RB_EXECUTE) and cur >= 0:  # Execute (L3513)
         if _execute_stunned(m, bd, log, u):
             actions -= 1
-    if actions >= 2 and BR.has(m, u, BR.RB_OFFICER) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
+    if actions >= 2 and BR.officer_up(m, u) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
         pos, actions, ended = _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
                                        actions)  # Rally, Get Moving (L3711-3731)
         if ended:
