@@ -24,8 +24,18 @@ from dustsim.play import battle_kernel as BK
 from dustsim.play import battle_rules as BR
 from dustsim.play import board as BD
 from dustsim.play.duel import DuelUnit
-from dustsim.play.duel_kernel import H_ST, H_UNITS, H_WPN, H_WS, ST_HERO, ST_MODELS, U_W0, U_W1, \
-    W_CARRIERS, W_CC
+from dustsim.play.duel_kernel import (
+    H_ST,
+    H_UNITS,
+    H_WPN,
+    H_WS,
+    ST_HERO,
+    ST_MODELS,
+    U_W0,
+    U_W1,
+    W_CARRIERS,
+    W_CC,
+)
 from dustsim.play.policies import get_policy
 
 SNIPER = replace(weapon({"I1": "1/1"}, name="sniper rifle", range_="8"), keywords=("sniper",))

@@ -1642,7 +1642,8 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         m[rsu, ST_LUCKY] = 2
     k0 = m[R_B, B_LOGN]
     g_wire = BR.wire_alone(m, u) if kind == A_ATTACK and not sustained else NONE
-    BR.spot(m, u, sustained)  # a Spotter spots or fires (L3321-3323)
+    if sustained and BR.has(m, u, BR.RB_SPOTTER):  # a Spotter spots or fires (L3321-3323)
+        BR.spot(m, u, _able_lines(m, bd, u))
     width = m[R_B, B_WIDTH]
     for w in range(w0, w1):  # vehicles turn to their first target (fire arcs: see battle.py)
         t = m[rws + w, WS_TGT]
@@ -1697,6 +1698,20 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     if m[rsu, ST_LUCKY] == 2:
         m[rsu, ST_LUCKY] = 1
     return _bail(rng, buf, pos, scripted, m, bd, log)  # a destroyed transport (L530)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _able_lines(m, bd, u):
+    """Bit w - U_W0 for each of u's ranged lines that can fire at its declared target now
+    (range, ammunition, load, carriers: :func:`_fires_at`)."""
+    ru = m[0, H_UNITS] + u
+    w0 = m[ru, U_W0]
+    out = 0
+    for w in range(w0, m[ru, U_W1]):
+        t = m[m[0, H_WS] + w, WS_TGT]
+        if t >= 0 and w - w0 < 62 and _fires_at(m, w, t, _gap(m, bd, u, t), OFF) > 0:
+            out |= 1 << (w - w0)
+    return out
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -889,7 +889,7 @@ def _sustained_value(m, w, t, cov, carriers, hit):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def spot(m, u, sustained):
+def spot(m, u, able):
     """Start of u's Attack action: a Spotter squad's Sustained Attack in which its sniper
     lines (hitting on T through the Spotter only) and its spotter's lines both have a target
     (L3321-3323: only a spotter that does not fire helps). Named policy **spotter-weighs**:
@@ -897,10 +897,11 @@ def spot(m, u, sustained):
     hits x damage with P and T minus with P alone, misses re-rolled) is at least what the
     spotter's lines would do; else it fires and the sniper lines hit on their own faces in
     this attack (T taken out of their Sustained groups until :func:`spot_done`). Kept in
-    ``X_SPOT`` (1 spots, 2 fires, 0 no choice) for the event log."""
+    ``X_SPOT`` (1 spots, 2 fires, 0 no choice) for the event log. ``able``: bit w - U_W0
+    for each line that can fire at its declared target (the battle kernel's range check)."""
     x = m[0, H_XU] + u
     m[x, X_SPOT] = 0
-    if not sustained or (m[x, X_RULES] & RB_SPOTTER) == 0:
+    if (m[x, X_RULES] & RB_SPOTTER) == 0:
         return
     ru = m[0, H_UNITS] + u
     rwp = m[0, H_WPN]
@@ -913,7 +914,7 @@ def spot(m, u, sustained):
     for w in range(m[ru, U_W0], m[ru, U_W1]):
         t = m[rws + w, WS_TGT]
         c = _carriers(m, w)
-        if t < 0 or c <= 0:
+        if t < 0 or c <= 0 or ((able >> (w - m[ru, U_W0])) & 1) == 0:
             continue
         sb = m[rwp + w, W_SNIPE]
         cov = m[rws + w, 5]  # WS_COV
@@ -961,7 +962,8 @@ def _spotted(m, u, on):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def spot_done(m, u):
-    """End of u's Attack action: the sniper lines' Spotter faces back (see :func:`spot`);
+    """End of u's Attack action: the sniper lines' Spotter faces back (see :func:`spot`, which
+    runs only for a Sustained Attack);
     returns the log word of the choice (:data:`SPOT_SPOTS`, :data:`SPOT_FIRES` or 0)."""
     x = m[0, H_XU] + u
     s = m[x, X_SPOT]
