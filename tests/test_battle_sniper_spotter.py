@@ -30,7 +30,10 @@ PLAIN = squad("Squad", replace(RIFLE, count=5), models=5)  # no one to name: no 
 U, T = 1, 2  # the spotter squad is side A's second unit; the target side B's first
 
 
-def spot_game(faces, *, at=sq(5, 1)):
+NEAR = sq(5, 1)  # range 4 of the spotter squad on c1 r1
+
+
+def spot_game(faces, *, at=NEAR):
     g = game(target=PLAIN, faces=faces, more_a=[DuelUnit(SPOTTERS)],
              squares=[sq(0, 5), sq(1, 1), at])
     g.m[g.m[0, H_ST] + 0, ST_MODELS] = 0  # side A's first unit (a lone sniper) out of play
