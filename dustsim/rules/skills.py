@@ -135,8 +135,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Frenzy", S, P, "chain dice against soldiers (tactics-2013)", "004:L396-400"),
     _r("And Stay Down", S, P, "ranged hits give a Suppression token", "L3415-3417"),
     _r("Power Scope", S, P, "hits on P,T in a Sustained Attack", "L3300-3302"),
-    _r("Spotter", S, P, "sniper weapons hit on P,T in a Sustained Attack", "L3321-3323",
-       gap="the spotter fires too (L3323: only a spotter that does not fire helps)"),
+    _r("Spotter", S, P, "sniper weapons hit on P,T in a Sustained Attack in which the spotter "
+       "does not fire (grid battles: the policy spotter-weighs, play.battle_rules.spot)",
+       "L3321-3323", gap="duels on a line (the spotter fires too there)"),
     _r("Brave", S, P, "three dice for the token removal roll (engagement kernel)",
        "L3449-3451, L741"),
     _r("Commissar", S, P, "the joined unit rolls three removal dice", "L3477-3479",
@@ -226,17 +227,19 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        gap="duels on a line (their initiative is a fair coin)"),
     _r("Interrogate", S, P, "once the unit eliminates a hero or officer with a close-combat "
        "weapon or an Execute, its side rolls four initiative dice for the rest of the game "
-       "(grid battles: play.battle_rules; an officer squad's officer falls with its unit, a "
-       "decision)", "L3561-3563", gap="duels on a line (their initiative is a fair coin)"),
+       "(grid battles: play.battle_rules; an officer squad's officer is the soldier its owner "
+       "removes last)", "L3561-3563", gap="duels on a line (their initiative is a fair coin)"),
     _r("Officer", S, P, "Rally and Get Moving You Bunch of Monkeys under the policy "
        "orders=get-moving (engagement kernel; grid battles: play.battle_rules, and Ammo Drop "
        "for a unit whose Limited Ammo ran dry, within range 2 and sight or by radio)",
        "L3615-3617, L3711-3731",
-       gap="Ammo Drop in duels on a line; losing the officer soldier (L3709)"),
+       gap="Ammo Drop in duels on a line"),
     _r("Command Squad", S, P, "its officer's Rally and Get Moving, with a radio (engagement "
-       "kernel; grid battles: play.battle_rules, and Ammo Drop)", "L3469-3471, L3707-3765",
-       gap="Ammo Drop in duels on a line, the medic's and mechanic's actions; losing those "
-       "soldiers"),
+       "kernel; grid battles: play.battle_rules, and Ammo Drop; the officer is a soldier the "
+       "owner removes last and a Sniper may name: his fall ends the command actions)",
+       "L3469-3471, L3707-3765",
+       gap="Ammo Drop and the officer soldier in duels on a line; the medic's and mechanic's "
+       "actions (the Command Squad cards carry neither skill)"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _NO_TEXT + "; command actions"),
     _r("Command Vehicle", S, P, "an officer with a radio whose failed command dice are "
@@ -459,8 +462,11 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                      "through an Artillery Observer", "L3218-3224",
                      gap="duels on a line (no squares there); a Target Point on an empty "
                      "square (the grid aims at a unit); smoke shells")),
-    ("sniper", _r("Sniper", W, P, "negates cover and infantry saves", "L3315-3319",
-                  gap="the attacker's chosen casualty (L3317)")),
+    ("sniper", _r("Sniper", W, P, "negates cover and infantry saves; grid battles: the "
+                  "attacker names the miniature its hits go to (the policy sniper-picks: a "
+                  "joined hero one hit finishes, the officer soldier, a special weapon's "
+                  "carrier; play.battle_rules.pick_aim)", "L3315-3319",
+                  gap="the chosen casualty in duels on a line")),
     ("reload", _r("Reload", W, P, "Loaded token; Reload + Attack", "L3304-3306")),
     ("limited-ammo", _r("Limited Ammo", W, P, "ammo boxes spent per attack", "L3284-3290")),
     ("power-scope", _r("Power Scope", W, P, "hits on P,T in a Sustained Attack",
@@ -497,9 +503,10 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                           _BSD + "5fce-2ac8-7580-9ecc, L3218-3224",
                           gap="duels on a line (no squares there)")),
     ("head-shot", _r("Head Shot", W, P, "a hit gives a Stunned token (engagement kernel); "
-                     "the attacker may aim (--aim) in `dustsim attack`",
+                     "the attacker may aim (--aim) in `dustsim attack` and names the "
+                     "miniature as a Sniper in grid battles (play.battle_rules.pick_aim)",
                      _BSD + "b11e-2700-038e-1344",
-                     gap="the attacker's chosen casualty")),
+                     gap="the chosen casualty in duels on a line")),
     ("ignores-cover", _r("Ignores Cover", W, P, "no cover save", "")),
     ("under-barrel", _r("Under-barrel", W, X, "a second weapon on a soldier's rifle: "
                         "fired as its own line", "")),
