@@ -2266,7 +2266,7 @@ def _ammo_drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, radio, cv):
     _release(m, u)
     BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
     p0 = pos
-    got, pos = _command_roll_on(rng, buf, pos, scripted, m, ONE, jam, cv,
+    got, pos = _command_roll_on(rng, buf, pos, scripted, m, BR.order_dice(m, u), jam, cv,
                                 m[R_CFG, C_P] | m[R_CFG, C_T])
     if got > 0:
         for w in range(m[ru + t, U_W0], m[ru + t, U_W1]):
@@ -2369,7 +2369,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
     BR.unhide(m, u)
     p0 = pos
     mk, code = BP.order_faces(m, u, g, m[R_CFG, C_P], m[R_CFG, C_T])
-    got, pos = _command_roll_on(rng, buf, pos, scripted, m, ONE, jam, cv, mk)
+    got, pos = _command_roll_on(rng, buf, pos, scripted, m, BR.order_dice(m, u), jam, cv,
+                                mk)
     k = _log(m, log, turn, side, u, A_SPECIAL, su, _sq(m, g))
     if k >= 0:
         log[k, L_X] = SP_ORDER if code == 0 else BP.SP_PA_ORDER

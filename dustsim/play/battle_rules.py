@@ -288,7 +288,8 @@ SN_SPOTTED = np.int64(1024)  # a sniper line that hits on T in a Sustained Attac
 X_SNIPED = 22  # unit facts: 1 once its officer soldier is eliminated (L3709), per game
 X_SPOT = 23  # unit facts: its spotter in the Attack now: 0 no choice, 1 spots, 2 fires
 RB_SPOTTER = np.int64(1 << 58)  # Spotter (L3321-3323)
-RB_OFFICER_SOLDIER = np.int64(1 << 59)  # its officer is one of its soldiers (L3709)
+RB_OFFICER_SOLDIER = np.int64(1 << 59)  # one of its soldiers is an officer (L3709)
+RB_HERO_OFFICER = np.int64(1 << 60)  # its joined hero is an officer (General: L3537)
 #: the aim of an attack (the attack event's ``aim``; AIM_LINE + w: the carrier of line w)
 AIM_NONE, AIM_AT_HERO, AIM_AT_OFFICER, AIM_LINE = 0, 1, 2, 3
 AIM_FELL = 1024  # logged with the aim: the named miniature was eliminated
@@ -313,7 +314,8 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_QUICK_RECOVERY, "Quick Recovery"), (RB_MARCH_COVER, "Crazy Jimmy"),
               (RB_NAVAL, "Naval Unit"), (RB_INTERROGATE, "Interrogate"),
               (RB_EXECUTE, "Execute"), (RB_ASSAULT_VEHICLE, "Assault Vehicle"),
-              (RB_SPOTTER, "Spotter"), (RB_OFFICER_SOLDIER, "Officer soldier"))
+              (RB_SPOTTER, "Spotter"), (RB_OFFICER_SOLDIER, "Officer soldier"),
+              (RB_HERO_OFFICER, "Hero officer"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -407,7 +409,8 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.march_cover, RB_MARCH_COVER), (r.naval_unit, RB_NAVAL),
                           (r.interrogate, RB_INTERROGATE), (r.execute, RB_EXECUTE),
                           (r.assault_vehicle, RB_ASSAULT_VEHICLE),
-                          (r.spotter, RB_SPOTTER), (r.officer_soldier, RB_OFFICER_SOLDIER)):
+                          (r.spotter, RB_SPOTTER), (r.officer_soldier, RB_OFFICER_SOLDIER),
+                          (r.hero_officer, RB_HERO_OFFICER)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits
@@ -651,7 +654,7 @@ def vip(m, u):
     if m[m[0, H_UNITS] + u, U_HERO] > 0 and m[r, ST_HERO] > 0:
         return 1
     if (m[m[0, H_XU] + u, X_RULES] & RB_OFFICER_SOLDIER) != 0:
-        return 1 if officer_up(m, u) else 0  # its officer soldier (L3709)
+        return 1 if _soldier_officer_up(m, u) else 0  # its officer soldier (L3709)
     if (m[m[0, H_XU] + u, X_RULES] & RB_OFFICER) != 0 or (
             m[m[0, H_UNITS] + u, U_SQUAD] == 0 and m[m[0, H_UNITS] + u, U_SUPPORT] == 0
             and m[m[0, H_XU] + u, X_KIND_] == 0):
@@ -690,16 +693,39 @@ def interrogated(m, side):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def officer_up(m, u):
-    """Unit u may take the officer's command actions: it has an officer, and when that
-    officer is one of its soldiers (``RB_OFFICER_SOLDIER``) he stands: not eliminated by a
-    Sniper's aim and not gone with the squad's last soldier (the owner removes him last),
-    L3709."""
+    """Unit u may take the officer's command actions: it has an officer who stands (L3709):
+    its joined hero when he is one (``RB_HERO_OFFICER``), or its officer soldier
+    (``RB_OFFICER_SOLDIER``) while he is not eliminated by a Sniper's aim nor gone with the
+    squad's last soldier (the owner removes him last); a unit that is an officer itself (a
+    hero, a vehicle) while it stands."""
     x = m[0, H_XU] + u
-    if (m[x, X_RULES] & RB_OFFICER) == 0:
+    rb = m[x, X_RULES]
+    if (rb & RB_OFFICER) == 0:
         return False
-    if (m[x, X_RULES] & RB_OFFICER_SOLDIER) == 0:
+    if (rb & RB_HERO_OFFICER) != 0 and m[m[0, H_ST] + u, ST_HERO] > 0:
         return True
-    return m[x, X_SNIPED] == 0 and m[m[0, H_ST] + u, ST_MODELS] > 0
+    if (rb & RB_OFFICER_SOLDIER) != 0:
+        return _soldier_officer_up(m, u)
+    return (rb & RB_HERO_OFFICER) == 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _soldier_officer_up(m, u):
+    return m[m[0, H_XU] + u, X_SNIPED] == 0 and m[m[0, H_ST] + u, ST_MODELS] > 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def order_dice(m, u):
+    """Dice of u's one-die officer actions (Get Moving, Ammo Drop): two for a General joined
+    to a squad with an officer soldier while both stand (L3537: a success if either die
+    succeeds, the digest's OPEN-20 reading; Rally rolls its two dice per unit already,
+    L3731, and keeps them: a decision), else one."""
+    x = m[0, H_XU] + u
+    both = RB_GENERAL | RB_HERO_OFFICER | RB_OFFICER_SOLDIER
+    if (m[x, X_RULES] & both) == both and m[m[0, H_ST] + u, ST_HERO] > 0 and \
+            _soldier_officer_up(m, u):
+        return np.int64(2)
+    return np.int64(1)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

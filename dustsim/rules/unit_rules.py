@@ -219,11 +219,17 @@ class UnitRules:
     activated (BattleScribe Dust_1947.gst rule c697-cca3-4af2-fbc5, Operation Kondor
     p. 112)."""
     officer_soldier: int = 0
-    """1: the unit's command actions come from one of its soldiers (a squad with Command
-    Squad, Officer...; not a joined hero who is an officer himself): when that soldier is
-    eliminated the unit loses them (L3709). The owner removes him last (RULES.md §3: plain
-    soldiers before specialists); a Sniper may name him (L3317; decision: the officer is not
-    the Unit Leader, whom L3317 protects: the cards do not say which miniature leads, L2254)."""
+    """1: one of the squad's soldiers is an officer (its card has Command Squad, Officer...):
+    when he is eliminated the squad loses the command actions he gave it (L3709), unless its
+    joined hero is an officer too (``hero_officer``). The owner removes him last (RULES.md
+    §3: plain soldiers before specialists); a Sniper may name him (L3317; decision: the
+    officer is not the Unit Leader, whom L3317 protects: the cards do not say which miniature
+    leads, L2254)."""
+    hero_officer: int = 0
+    """1: the joined hero is an officer himself (Officer, General...): the unit's command
+    actions stand while he does (or its officer soldier). With General, joined to a squad
+    with an officer soldier (``officer_soldier``), its one-die officer actions roll two dice
+    (L3537: a success if either succeeds, the digest's OPEN-20 reading)."""
     spotter: int = 0
     """1: Spotter (L3321-3323): the squad's sniper weapons hit on P and T in a Sustained Attack
     in which its spotter (the carrier of its other ranged weapons) does not fire."""
@@ -241,7 +247,7 @@ N_FIELDS = len(FIELDS)
  R_RADIO, R_DOZER_BLADE, R_RAID, R_QUICK_RECOVERY, R_NO_ORDERS, R_MARCH_COVER, R_SPY,
  R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE, R_AIR_ALERT, R_MINDLESS,
  R_BLUTKREUZ, R_RESURRECTION, R_FOLLOW_ME, R_NAVAL_UNIT, R_INTERROGATE, R_EXECUTE,
- R_ASSAULT_VEHICLE, R_OFFICER_SOLDIER, R_SPOTTER) = range(58)
+ R_ASSAULT_VEHICLE, R_OFFICER_SOLDIER, R_HERO_OFFICER, R_SPOTTER) = range(59)
 if FIELDS[R_SPOTTER] != "spotter" or len(FIELDS) != R_SPOTTER + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
@@ -357,8 +363,8 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         interrogate=int("interrogate" in shared),
         execute=int("execute" in shared),
         assault_vehicle=int("assault vehicle" in own and card.kind in ("vehicle", "aircraft")),
-        officer_soldier=int(card.kind == "squad" and bool(own & officer_like)
-                            and not (h & officer_like)),
+        officer_soldier=int(card.kind == "squad" and bool(own & officer_like)),
+        hero_officer=int(hero is not None and bool(h & officer_like)),
         spotter=int("spotter" in own and card.kind == "squad"),
     )
 
