@@ -247,8 +247,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        gap="duels on a line, and the Command Squad, Medic or Mechanic mounted in it "
            "(passengers are not played)"),
     _r("General", S, P, "its officer actions are free (engagement kernel: Get Moving; grid "
-       "battles: Rally and Get Moving, play.battle_rules)",
-       "L3535-3537", gap="two dice for the officer actions of the unit it joins"),
+       "battles: Rally and Get Moving, play.battle_rules); grid battles: joined to a unit "
+       "with an officer, two dice for Get Moving and Ammo Drop, either succeeding (OPEN-20; "
+       "Rally keeps its two dice per unit)",
+       "L3535-3537", gap="the two dice in duels on a line"),
     _r("Tactician", S, N, _NO_TEXT),
     _r("Get Moving You", S, P, "names the officer's Get Moving You Bunch of Monkeys action "
        "(its card is an Officer): played with the Officer skill (engagement kernel; grid "
