@@ -10,7 +10,8 @@ plain arrays and is compiled without reference counting. Results are integer his
 sums (no per-trial arrays): memory does not grow with the trial count.
 
 Scripted dice: the same resolution code reads given faces instead of random ones, in this
-order per weapon line (card order): to-hit dice, re-rolls of the misses, chain dice (one per
+order per weapon line (card order): to-hit dice, re-rolls of the misses, a Jammer's re-rolls
+of the successes (:data:`JAMMED`), chain dice (one per
 hit, then one per chain success, generation by generation), one save die per hit (then the
 re-rolls of the successful saves against Radiation, then the re-rolls of the failed saves, if
 the save has one), then for each unsaved hit its Damage
@@ -62,6 +63,10 @@ HIT_BINS = 256  # hit histograms; the last bin collects overflow (means use exac
 G_DICE, G_HIT, G_RR, G_RR2, G_CHAIN, G_SAVE, G_SAVE_RR, G_DMG, G_AUTO, G_MPH, G_RES_SQ, \
     G_RES_SG, G_SUPP, G_MEDAL = range(14)
 AIM_HERO, AIM_SOLDIER = 4, 8  # G_MEDAL bits (see above)
+#: G_MEDAL bit: the line's successful to-hit dice (misses' re-roll included) are re-rolled and
+#: count only if they succeed again (a Jammer near the Artillery Observer who triggered the
+#: attack, 003:L3567; set by the battle kernel)
+JAMMED = 16
 #: res[5] bit: the soldier a line aimed at (AIM_SOLDIER) was eliminated in this attack
 AIMED_FELL = 8
 # spec row columns
@@ -159,6 +164,8 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
         if (groups[gi, G_MEDAL] & 1) != 0 and misses > 0:
             r, pos = _count(rng, buf, pos, scripted, hit, 1)
             h += r
+        if (groups[gi, G_MEDAL] & JAMMED) != 0 and h > 0:
+            h, pos = _count(rng, buf, pos, scripted, hit, h)
         if groups[gi, G_CHAIN] != 0:
             pending = h  # each chain die that succeeds adds a hit and one more die
             while pending > 0:

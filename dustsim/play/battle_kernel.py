@@ -1552,11 +1552,11 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
     # Sniper: its lines' hits go to the miniature the policy names (battle_rules, L3317)
     aim = BR.pick_aim(m, u, t, rg, w0, w1) if not cc else BR.AIM_NONE
     if aim != BR.AIM_NONE:
-        BR.aim_lines(m, rg, w0, w1, aim, True)
+        BR.aim_lines(m, rg, w0, w1, aim, ON)
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
     m[rt, S_POLICY] = policy
     if aim != BR.AIM_NONE:
-        BR.aim_lines(m, rg, w0, w1, aim, False)
+        BR.aim_lines(m, rg, w0, w1, aim, OFF)
         if BR.aimed(m, t, aim, rr):
             aim |= BR.AIM_FELL
     if alert or spirit or lucky:
@@ -1913,7 +1913,12 @@ def _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, o, sustained, kind)
             m[rws + w, WS_LOADED] = 1  # Reload, then Attack (L3425)
     k0 = m[R_B, B_LOGN]
     m[R_G, BR.G_OBSERVER] = o + 1
+    jam = _jammed(m, bd, o)  # a Jammer within range 6 of the observer (L3567)
+    if jam:
+        BR.jam_lines(m, a, ON)
     pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, a, sustained, OFF, kind)
+    if jam:
+        BR.jam_lines(m, a, OFF)
     m[R_G, BR.G_OBSERVER] = 0
     for w in range(m[ru, U_W0], m[ru, U_W1]):
         if m[rwp + w, W_RELOAD] != 0 and m[rws + w, WS_AMMO] != 0 and not sustained:
@@ -1923,6 +1928,8 @@ def _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, o, sustained, kind)
             if log[k, L_UNIT] == a and (log[k, L_ACTION] == A_ATTACK
                                         or log[k, L_ACTION] == A_SUSTAINED):
                 log[k, L_X] = WHY_OBSERVED
+                if jam:
+                    log[k, L_PN] = (log[k, L_PN] if log[k, L_PN] > 0 else 0) | BR.JAM_LOG
                 log[k, L_P0] = o  # the observer (attack rows keep no path)
                 t = log[k, L_TARGET]
                 log[k, L_LOS] = _sight(m, bd, ls, lq, _sq(m, o), log[k, L_TO], o, t)

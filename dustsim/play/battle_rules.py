@@ -179,6 +179,7 @@ from dustsim.engines.kernel import (
     G_MEDAL,
     G_RR,
     G_SAVE,
+    JAMMED,
 )
 from dustsim.errors import DustsimError
 from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER, FOOT, JUMP
@@ -294,6 +295,8 @@ RB_HERO_OFFICER = np.int64(1 << 60)  # its joined hero is an officer (General: L
 AIM_NONE, AIM_AT_HERO, AIM_AT_OFFICER, AIM_LINE = 0, 1, 2, 3
 AIM_FELL = 1024  # logged with the aim: the named miniature was eliminated
 SPOT_SPOTS, SPOT_FIRES = 2048, 4096  # logged with a Spotter squad's Sustained Attack
+_ON, _OFF = np.bool_(True), np.bool_(False)  # one compiled version (not one per literal)
+JAM_LOG = 8192  # logged with an observed attack whose successes a Jammer re-rolled (L3567)
 X_KIND_ = 1  # the battle kernel's unit-facts column X_KIND (0 infantry; checked there)
 DROP_CLEAR = 2  # L3393: an Airborne unit lands not within range 2 of an objective
 CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
@@ -345,7 +348,7 @@ def aim_fields(word: int, target: str, weapon_names: Sequence[str], ev: dict) ->
     aim code)."""
     out: dict = {}
     text = ev.get("text", "")
-    code = word & (AIM_FELL - 1)
+    code = word & (AIM_FELL - 1)  # the aim code (below AIM_FELL); the flags above it
     fell = bool(word & AIM_FELL)
     if code != AIM_NONE:
         if code == AIM_AT_HERO:
@@ -365,6 +368,10 @@ def aim_fields(word: int, target: str, weapon_names: Sequence[str], ev: dict) ->
         aim["fell"] = fell
         out["aim"] = aim
         text += f" Sniper picks {who} (L3317): {then}."
+    if word & JAM_LOG:
+        out["jammed"] = True
+        text += (" A Jammer within range 6 of the observer: its successful dice were "
+                 "re-rolled (L3567).")
     if word & SPOT_SPOTS:
         out["spotter"] = "spots"
         text += (" Its spotter spots and fires nothing: the sniper weapons hit on P and T "
@@ -961,7 +968,7 @@ def spot(m, u, able):
                 m[rws + w, WS_TGT] = -1
         return
     m[x, X_SPOT] = 2
-    _spotted(m, u, False)
+    _spotted(m, u, _OFF)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -987,6 +994,23 @@ def _spotted(m, u, on):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def jam_lines(m, a, on):
+    """Mark (``on``) or clear the Jammer's re-roll of successes on every dice group of unit
+    a's lines: an attack an Artillery Observer triggers within range 6 of an enemy Jammer
+    re-rolls its successful dice (L3567; the dice kernel's :data:`JAMMED`)."""
+    ru = m[0, H_UNITS] + a
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        for t in range(m[0, H_U]):
+            for cov in range(2):
+                for v in range(2):
+                    g = _group(m, w, t, cov, v)
+                    if on:
+                        m[g, G_MEDAL] |= JAMMED
+                    else:
+                        m[g, G_MEDAL] &= ~JAMMED
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def spot_done(m, u):
     """End of u's Attack action: the sniper lines' Spotter faces back (see :func:`spot`, which
     runs only for a Sustained Attack);
@@ -995,7 +1019,7 @@ def spot_done(m, u):
     s = m[x, X_SPOT]
     m[x, X_SPOT] = 0
     if s == 2:
-        _spotted(m, u, True)
+        _spotted(m, u, _ON)
         return SPOT_FIRES
     return SPOT_SPOTS if s == 1 else 0
 
