@@ -133,8 +133,10 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   kernel's comparison, L337); with equal dice the roll stays the fair coin it is.
 * **Jammer** (L3565-3567): an enemy officer using its radio (a Rally or Get Moving of a unit
   beyond range 2 or out of its sight) within range 6 of a Jammer re-rolls its successful
-  dice: a success counts only if its re-roll succeeds too. Not played: the re-roll of the
-  successes of attacks an Artillery Observer triggers (the dice kernel re-rolls misses only).
+  dice: a success counts only if its re-roll succeeds too; an Attack or Sustained Attack an
+  Artillery Observer triggers while it stands within range 6 of an enemy Jammer re-rolls its
+  successful to-hit dice the same way (:func:`jam_lines`, the dice kernel's ``JAMMED``; the
+  range read as a radio's: our reading).
 * **Smoke Grenades** (ENLIST; smoke L3226-3230): the skill's own text is in no seed. Decision:
   played as Smoke Launchers (L3651-3653): once per game a free smoke screen on the unit's
   square and three adjacent squares forming a 2x2 (the same policy); a unit with both has

@@ -292,9 +292,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "activates again (policy orders=get-moving; engagement kernel)", "L3387-3389",
        gap="grid battles (the board's officers do not order aircraft)"),
     _r("Jammer", S, P, "an enemy officer's radio Rally or Get Moving within range 6 re-rolls "
-       "its successes (grid battles: play.battle_rules)", "L3565-3567",
-       gap="duels on a line, and the re-roll of the successes of attacks an Artillery "
-           "Observer triggers (L3567)"),
+       "its successes, and so does an attack an Artillery Observer within range 6 triggers "
+       "(grid battles: play.battle_rules, the dice kernel's JAMMED)", "L3565-3567",
+       gap="duels on a line"),
     _r("Radar", S, P, "failed dice of an Attack or Sustained Attack on an aircraft re-rolled "
        "once (rules.attack: not on top of the sustained re-roll)",
        _BSD + "46d2-2b5b-abf1-b90a (Operation Kondor p. 112)"),
