@@ -98,6 +98,9 @@ DECISIONS = (
     "aircraft see over smoke screens as over trees (L655)",
     "a diagonal step may not cut the corner of an impassable square or an enemy unit (the "
     "'moving around corners' figure, pp. 19-20, is lost)",
+    "a Sniper names a joined hero one hit finishes, else a squad's officer soldier, else a "
+    "special weapon's carrier (policy sniper-picks, L3317); a Spotter stands down when that "
+    "gives the sniper more than its own weapons (policy spotter-weighs, L3323)",
     "in an exit scenario a unit leaves the board when it ends a Move on its exit edge",
     "close combat ignores cover (both sides roll against the open-ground saves)",
     "the improvised close-combat weapon (L767-787): one 1/1 die per soldier, only for a unit "

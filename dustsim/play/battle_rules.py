@@ -157,6 +157,28 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   Stunned token within range 1 loses one soldier, its joined hero first (L3513: "including a
   Hero"); a lone hero is eliminated, a support weapon loses one crew (a damage point); the
   unit with most soldiers and points is chosen. No dice.
+* **Sniper's chosen casualty** (L3315-3319; Head Shot, BattleScribe rule
+  b11e-2700-038e-1344, played alike): the miniature a Sniper line names takes all its unsaved
+  hits, wasted once it is gone (the dice kernel's per-line aim). Named policy
+  **sniper-picks** (:func:`pick_aim`): a joined hero one hit finishes; else the squad's officer
+  soldier; else the carrier of its line (not the leader's, not one every soldier carries) that
+  rolls most against the sniper's side; never the Unit Leader (decision: the leader carries
+  the squad's main line; the cards do not say which miniature leads, L2254) and no aim once
+  one soldier is left. A carrier's fall takes one carrier from his line (restored each game).
+  The attack event names the pick (``aim``).
+* **The officer soldier** (L3707-3711): a squad whose card gives it command actions holds an
+  officer soldier, whom the owner removes last (RULES.md §3) and a Sniper may name; with him
+  gone (or with the last soldier) the squad takes no command action (:func:`officer_up`)
+  unless its joined hero is an officer himself. A medic's Get Up returns him first (the owner's
+  pick, :func:`regain`).
+* **Spotter** (L3321-3323): named policy **spotter-weighs** (:func:`spot`): in a Sustained
+  Attack whose sniper lines and spotter lines can both fire, the spotter stands down when the
+  sniper lines' gain from P and T is at least what its own lines would do (expected unsaved
+  hits x damage), else it fires and the sniper lines hit on their own faces. The plans value a
+  Sustained Attack with both (a policy simplification). The event says which (``spotter``).
+* **General joined to a unit with an officer** (L3537): Get Moving and Ammo Drop roll two dice,
+  a success if either succeeds (the digest's OPEN-20 reading, :func:`order_dice`); Rally rolls
+  its two dice per unit (L3731) and keeps them (decision).
 * **Assault Vehicle** (BattleScribe rule c697-cca3-4af2-fbc5, Operation Kondor p. 112): its
   passengers may activate, and dismount, after the vehicle has activated
   (:mod:`dustsim.play.battle_carry`'s policy: a passenger that wants off now is picked before
