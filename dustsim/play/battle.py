@@ -84,7 +84,9 @@ WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-
        "Wire-guided: its one wire-guided weapon fired alone, misses re-rolled (L3343-3345)",
        "Artillery Observer: its artillery fired at a target the observer sees, the line of "
        "sight and cover from the observer's square (L3419-3425)",
-       "Naval Unit: a free Attack right after its March Move (L3607-3609)")
+       "Naval Unit: a free Attack right after its March Move (L3607-3609)",
+       "First Strike: the joined hero's own close-combat attack, resolved and its casualties "
+       "removed first (L3523-3525)")
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000

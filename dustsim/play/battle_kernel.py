@@ -312,6 +312,7 @@ WHY_OBSERVED = np.int64(7)  # artillery fired through an Artillery Observer's si
 SP_EXECUTE = np.int64(15)  # the Execute special action (L3511-3513)
 SP_AMMO_DROP = np.int64(16)  # an officer's Ammo Drop (L3717-3721)
 WHY_NAVAL = np.int64(8)  # a Naval Unit's free Attack after its March Move (L3609)
+WHY_HERO_FIRST = np.int64(9)  # a joined hero's own First Strike, resolved first (L3525)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -2580,8 +2581,16 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
     (L763-765), or the side with First Strike (not both) resolves and removes its casualties
     first (L3523-3525)."""
     rr = m[0, H_RES]
-    fs_u = BR.has(m, u, BR.RB_FIRST_STRIKE)
-    fs_t = BR.has(m, t, BR.RB_FIRST_STRIKE)
+    fs_u = BR.any_first(m, u)  # its own First Strike or its joined hero's (both: ignored)
+    fs_t = BR.any_first(m, t)
+    part = ZERO  # the retaliation's lines: all (0), or all but its hero's First Strike (2)
+    hero = BR.hero_first(m, u, t)  # a joined hero's own First Strike (L3525)
+    if hero != 0:
+        pos, part, done = _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus,
+                                      moved, hero)
+        if done:
+            return pos
+        fs_u = fs_t = False  # the rest strikes together
     if fs_t and not fs_u:  # the retaliation strikes first, if u has a line that will fire
         d = _gap(m, bd, u, t)
         ready = False
@@ -2591,7 +2600,7 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
                 ready = True
         if not ready:
             return pos
-        pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
+        pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON, part)
         if not _alive(m, u):
             return pos
         bl = _left(m, t)
@@ -2611,8 +2620,8 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
         _hit(m, log, t, rr, bl, bt, u)
         if not _alive(m, t):
             return pos
-        return _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
-    pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, OFF)
+        return _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON, part)
+    pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, OFF, part)
     _hit(m, log, t, rr, bl, bt, u)  # both sides' casualties together (L763-765)
     rr2 = m[0, H_RES2]
     if m[rr2, 12] != 0:
@@ -2621,16 +2630,54 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, apply_now):
+def _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved, hero):
+    """A joined hero's own First Strike (L3523-3525, :func:`BR.hero_first`): ``hero`` 1, u's
+    hero (attacking) resolves his close-combat lines at t and removes the casualties before
+    the rest of the close combat; 2, t's hero does so against u before u's lines strike
+    (when one of them will). Returns (pos, the retaliation's part for the rest: 2 once t's
+    hero has struck, else 0, the close combat is over)."""
+    rr = m[0, H_RES]
+    k0 = m[R_B, B_LOGN]
+    if hero == 1:
+        BR.hold_lines(m, u, t, ONE)
+        bl = _left(m, t)
+        bt = m[m[0, H_ST] + t, ST_TOK]
+        pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
+                              ON, rr, A_CC)
+        if fired:
+            _hit(m, log, t, rr, bl, bt, u)
+            _why(m, log, u, k0, WHY_HERO_FIRST)
+        rest = BR.hold_lines(m, u, t, np.int64(2))
+        if not _alive(m, t):
+            return pos, ZERO, True
+        if fired and not rest:  # only the hero struck: t strikes back at once (L765)
+            pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON, ZERO)
+            return pos, ZERO, True
+        return pos, ZERO, False
+    d = _gap(m, bd, u, t)
+    ready = False
+    ru = m[0, H_UNITS] + u
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[m[0, H_WS] + w, WS_TGT] == t and _fires_at(m, w, t, d, ON) > 0:
+            ready = True
+    if not ready:
+        return pos, ZERO, True
+    pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON, ONE)
+    _why(m, log, t, k0, WHY_HERO_FIRST)
+    return pos, np.int64(2), not _alive(m, u)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, apply_now, part):
     """t's close-combat lines at u (the retaliation, L765), its outcome in the second result
     row; applied now (``apply_now``) or left for the caller: then the row's columns 12..14
-    hold (retaliated, u's strength and token before)."""
+    hold (retaliated, u's strength and token before). ``part``: 0 every close-combat line, 1
+    only its joined hero's First Strike lines, 2 all but those (:func:`_hero_first`)."""
     rws = m[0, H_WS]
-    rwp = m[0, H_WPN]
     rr2 = m[0, H_RES2]
     rt = m[0, H_UNITS] + t
+    BR.first_lines(m, t, u, part)
     for w in range(m[rt, U_W0], m[rt, U_W1]):
-        m[rws + w, WS_TGT] = u if m[rwp + w, W_CC] != 0 else -1
         m[rws + w, WS_COV] = 0
     blu = _left(m, u)
     btu = m[m[0, H_ST] + u, ST_TOK]

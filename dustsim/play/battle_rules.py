@@ -17,7 +17,10 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   the free actions draw no second reaction (the March already triggered one, L797-811).
 * **First Strike** (L3523-3525): the unit's close-combat attack (or retaliation) resolves and
   removes casualties before the enemy's; both sides with it: ignored. A joined hero's own
-  First Strike, when the squad lacks it, is not played (named in the table's gap).
+  First Strike (not shared, L3525; ``SN_FIRST`` on his close-combat lines): his lines resolve
+  and remove casualties first, the squad's strike together with the enemy (:func:`hero_first`,
+  the kernel's ``_hero_first``); a hero's First Strike counts as his unit's when both sides
+  have one (both ignore it: our reading).
 * **Camouflage / Improved Camouflage** (L3453-3457): starts the game camouflaged; cannot be
   attacked (nor reacted to) from range 3 or more; ends when the unit takes an action other
   than Move or Nothing (a March Move is another action); the Camouflage special action hides
@@ -310,6 +313,7 @@ SN_CARRIERS = 255
 SN_AIM = np.int64(256)  # a Sniper or Head Shot line: the attacker names the miniature (L3317)
 SN_SPOTTER = np.int64(512)  # a ranged line of a Spotter squad's spotter (L3321-3323)
 SN_SPOTTED = np.int64(1024)  # a sniper line that hits on T in a Sustained Attack only by it
+SN_FIRST = np.int64(2048)  # a joined hero's own close-combat line with First Strike (L3525)
 X_SNIPED = 22  # unit facts: 1 once its officer soldier is eliminated (L3709), per game
 X_SPOT = 23  # unit facts: its spotter in the Attack now: 0 no choice, 1 spots, 2 fires
 RB_SPOTTER = np.int64(1 << 58)  # Spotter (L3321-3323)
@@ -473,6 +477,11 @@ def _snipe_bits(du, w, carrier, carriers: int) -> int:
     sniper = bool(kw & {"sniper", "head-shot"})
     if sniper:
         bits |= int(SN_AIM)
+    hero = getattr(du, "hero", None)
+    if w.close_combat and hero is not None and carrier is hero and any(
+            skill_base(x) == "first strike" for x in hero.skills) and not any(
+            skill_base(x) == "first strike" for x in du.card.skills):
+        bits |= int(SN_FIRST)  # the hero's own First Strike, not shared (L3525)
     spotter = carrier is du.card and du.card.kind == "squad" and any(
         skill_base(x) == "spotter" for x in du.card.skills)
     if spotter and not w.close_combat:
@@ -1015,6 +1024,78 @@ def _spotted(m, u, on):
                 else:
                     m[g, G_HIT] &= ~tmask
                     m[g, G_RR] &= ~tmask
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def any_first(m, x):
+    """x strikes first in some way: the unit's own First Strike, or its joined hero's, standing,
+    with a close-combat line of his own (``SN_FIRST``)."""
+    if (m[m[0, H_XU] + x, X_RULES] & RB_FIRST_STRIKE) != 0:
+        return True
+    if m[m[0, H_ST] + x, ST_HERO] <= 0:
+        return False
+    ru = m[0, H_UNITS] + x
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if (m[m[0, H_WPN] + w, W_SNIPE] & SN_FIRST) != 0 and _carriers(m, w) > 0:
+            return True
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def hero_first(m, u, t):
+    """Who of u (attacking) and t (retaliating) has a joined hero whose own First Strike
+    goes first in their close combat (L3523-3525: not shared with the unit he joins): 1 u's
+    hero, 2 t's hero, 0 none -- none when the other unit strikes first in any way too (both
+    ignore it, L3525; a hero's First Strike counted as his unit's there: our reading), or
+    when the hero's unit has First Strike itself (the kernel's First Strike covers it)."""
+    fu = any_first(m, u)
+    ft = any_first(m, t)
+    if fu == ft:
+        return 0
+    x = u if fu else t
+    if (m[m[0, H_XU] + x, X_RULES] & RB_FIRST_STRIKE) != 0:
+        return 0
+    return 1 if fu else 2
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def first_lines(m, x, t, part):
+    """Declare x's close-combat lines at t (WS_TGT): ``part`` 1 only its hero's First Strike
+    lines, 2 all but those, 0 all; the others stand down (-1). Returns True if one is
+    declared."""
+    ru = m[0, H_UNITS] + x
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    any_ = False
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        first = (m[rwp + w, W_SNIPE] & SN_FIRST) != 0
+        on = m[rwp + w, W_CC] != 0 and (part == 0 or (part == 1) == first)
+        m[rws + w, WS_TGT] = t if on else -1
+        any_ = any_ or on
+    return any_
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def hold_lines(m, u, t, part):
+    """The attacker u's close-combat lines declared at t: ``part`` 1 holds back all but its
+    hero's First Strike lines (WS_TGT -2 - t), 2 brings them back and stands the First Strike
+    lines down (they have struck). Returns True if a line is declared at t after."""
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    any_ = False
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rwp + w, W_CC] == 0:
+            continue
+        first = (m[rwp + w, W_SNIPE] & SN_FIRST) != 0
+        if part == 1 and m[rws + w, WS_TGT] == t and not first:
+            m[rws + w, WS_TGT] = -2 - t
+        elif part == 2 and m[rws + w, WS_TGT] == -2 - t:
+            m[rws + w, WS_TGT] = t
+        elif part == 2 and m[rws + w, WS_TGT] == t and first:
+            m[rws + w, WS_TGT] = -1
+        any_ = any_ or m[rws + w, WS_TGT] == t
+    return any_
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

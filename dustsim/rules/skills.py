@@ -195,8 +195,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Charge", S, P, "March Move into contact, then a free close-combat Attack (policy "
        "charge=when-able; grid battles: play.battle_rules)", "L3459-3461"),
     _r("First Strike", S, P, "close combat resolved and casualties removed before the "
-       "enemy's (engagement kernel; grid battles: play.battle_rules)", "L3523-3525",
-       gap="a joined hero's own First Strike (its lines fire with the squad's)"),
+       "enemy's (engagement kernel; grid battles: play.battle_rules, a joined hero's own "
+       "lines first, not shared with the squad)", "L3523-3525",
+       gap="a joined hero's own First Strike in duels on a line"),
     _r("Move and Fire", S, P, "Move + ranged Sustained Attack, or March Move + ranged Attack "
        "(engagement kernel; grid battles: play.battle_rules)", "L3603-3605"),
     _r("At the Double", S, P, "a free Move after a March Move (engagement kernel; grid "

@@ -57,7 +57,8 @@ class UnitRules:
     before the enemy's; retaliation included; ignored when both sides have it; not shared
     (L3523-3525)."""
     hero_first_strike: int = 0
-    """1: the joined hero's own close-combat attacks have First Strike (L3525, not shared)."""
+    """1: the joined hero's own close-combat attacks have First Strike (L3525, not shared;
+    grid battles: the hero's lines resolve first, ``play.battle_rules.hero_first``)."""
     move_and_fire: int = 0
     """1: a free Move right before or after a ranged Sustained Attack, or a free ranged Attack
     right before or after a March Move (L3603-3605); shared."""
