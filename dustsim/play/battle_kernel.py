@@ -1551,15 +1551,19 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
             m[rs + t, ST_HERO] > 0:
         m[rt, S_POLICY] = 3  # aimed-hero (dustsim.rules.attack.ALLOCATIONS)
     # Sniper: its lines' hits go to the miniature the policy names (battle_rules, L3317)
-    aim = BR.pick_aim(m, u, t, rg, w0, w1) if not cc else BR.AIM_NONE
+    # and a joined Assassin's close-combat lines to the hero he picks (L3429)
+    aim = BR.pick_aim(m, u, t, rg, w0, w1) if not cc else BR.assassin_aim(m, t, rg, w0, w1)
+    sn = BR.SN_ASSASSIN if cc else BR.SN_AIM
     if aim != BR.AIM_NONE:
-        BR.aim_lines(m, rg, w0, w1, aim, ON)
+        BR.aim_lines(m, rg, w0, w1, aim, ON, sn)
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
     m[rt, S_POLICY] = policy
     if aim != BR.AIM_NONE:
-        BR.aim_lines(m, rg, w0, w1, aim, OFF)
+        BR.aim_lines(m, rg, w0, w1, aim, OFF, sn)
         if BR.aimed(m, t, aim, rr):
             aim |= BR.AIM_FELL
+        if cc:
+            aim |= BR.ASSASSIN_LOG
     if alert or spirit or lucky:
         for w in range(w0, w1):
             m[rg + w, G_HIT] = m[rg + w, G_KEEP_HIT]

@@ -179,6 +179,9 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   sniper lines' gain from P and T is at least what its own lines would do (expected unsaved
   hits x damage), else it fires and the sniper lines hit on their own faces. The plans value a
   Sustained Attack with both (a policy simplification). The event says which (``spotter``).
+* **Assassin joined to a squad** (L3427-3429): his own close-combat lines (``SN_ASSASSIN``)
+  send their hits to the target squad's joined hero, as a lone Assassin's do
+  (:func:`assassin_aim`); the squad's own hits stay the owner's to allocate.
 * **General joined to a unit with an officer** (L3537): Get Moving and Ammo Drop roll two dice,
   a success if either succeeds (the digest's OPEN-20 reading, :func:`order_dice`); Rally rolls
   its two dice per unit (L3731) and keeps them (decision).
@@ -314,6 +317,7 @@ SN_AIM = np.int64(256)  # a Sniper or Head Shot line: the attacker names the min
 SN_SPOTTER = np.int64(512)  # a ranged line of a Spotter squad's spotter (L3321-3323)
 SN_SPOTTED = np.int64(1024)  # a sniper line that hits on T in a Sustained Attack only by it
 SN_FIRST = np.int64(2048)  # a joined hero's own close-combat line with First Strike (L3525)
+SN_ASSASSIN = np.int64(4096)  # a joined Assassin hero's own close-combat line (L3429)
 X_SNIPED = 22  # unit facts: 1 once its officer soldier is eliminated (L3709), per game
 X_SPOT = 23  # unit facts: its spotter in the Attack now: 0 no choice, 1 spots, 2 fires
 RB_SPOTTER = np.int64(1 << 58)  # Spotter (L3321-3323)
@@ -325,6 +329,7 @@ AIM_FELL = 1024  # logged with the aim: the named miniature was eliminated
 SPOT_SPOTS, SPOT_FIRES = 2048, 4096  # logged with a Spotter squad's Sustained Attack
 _ON, _OFF = np.bool_(True), np.bool_(False)  # one compiled version (not one per literal)
 JAM_LOG = 8192  # logged with an observed attack whose successes a Jammer re-rolled (L3567)
+ASSASSIN_LOG = 16384  # logged with the aim: an Assassin's, not a Sniper's (L3429)
 X_KIND_ = 1  # the battle kernel's unit-facts column X_KIND (0 infantry; checked there)
 DROP_CLEAR = 2  # L3393: an Airborne unit lands not within range 2 of an objective
 CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
@@ -361,7 +366,7 @@ def line_roles(m: np.ndarray, w: int) -> dict:
     Head Shot line, L3317), ``spotter`` (its spotter's line, L3323)."""
     bits = int(m[int(m[0, H_WPN]) + w, W_SNIPE])
     out = {}
-    if bits & int(SN_AIM):
+    if bits & int(SN_AIM | SN_ASSASSIN):
         out["aims"] = True
     if bits & int(SN_SPOTTER):
         out["spotter"] = True
@@ -383,6 +388,10 @@ def aim_fields(word: int, target: str, weapon_names: Sequence[str], ev: dict) ->
             aim = {"miniature": "hero"}
             who = f"the hero joined to {target}"
             then = "he is eliminated" if fell else "he stands"
+            if word & ASSASSIN_LOG:
+                aim["by"] = "assassin"
+                text += f" The Assassin picks {who} (L3429): {then}."
+                who = ""
         elif code == AIM_AT_OFFICER:
             aim = {"miniature": "officer"}
             who = f"the officer of {target}"
@@ -395,7 +404,8 @@ def aim_fields(word: int, target: str, weapon_names: Sequence[str], ev: dict) ->
             then = "he falls with his weapon" if fell else "he stands"
         aim["fell"] = fell
         out["aim"] = aim
-        text += f" Sniper picks {who} (L3317): {then}."
+        if who:
+            text += f" Sniper picks {who} (L3317): {then}."
     if word & JAM_LOG:
         out["jammed"] = True
         text += (" A Jammer within range 6 of the observer: its successful dice were "
@@ -482,6 +492,9 @@ def _snipe_bits(du, w, carrier, carriers: int) -> int:
             skill_base(x) == "first strike" for x in hero.skills) and not any(
             skill_base(x) == "first strike" for x in du.card.skills):
         bits |= int(SN_FIRST)  # the hero's own First Strike, not shared (L3525)
+    if w.close_combat and hero is not None and carrier is hero and any(
+            skill_base(x) == "assassin" for x in hero.skills):
+        bits |= int(SN_ASSASSIN)  # his own close-combat hits go where he says (L3429)
     spotter = carrier is du.card and du.card.kind == "squad" and any(
         skill_base(x) == "spotter" for x in du.card.skills)
     if spotter and not w.close_combat:
@@ -876,15 +889,29 @@ def sniper_mask(m, u):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def aim_lines(m, rg, w0, w1, code, on):
-    """Mark (``on``) or clear the aim of the Sniper lines firing now (group rows ``rg + w``
-    with dice): their unsaved hits go to the named miniature, wasted once it is gone
-    (the dice kernel's AIM_HERO / AIM_SOLDIER, L3317)."""
+def assassin_aim(m, t, rg, w0, w1):
+    """A joined Assassin hero's close-combat lines firing now (group rows ``rg + w`` with
+    dice) at a squad t with a joined hero standing: his hits go to that hero, as a lone
+    Assassin's do in the kernels (L3429: the Assassin picks; the hero may be picked)."""
+    if m[m[0, H_UNITS] + t, U_SQUAD] == 0 or m[m[0, H_ST] + t, ST_HERO] <= 0:
+        return AIM_NONE
+    for w in range(w0, w1):
+        if m[rg + w, G_DICE] > 0 and (m[m[0, H_WPN] + w, W_SNIPE] & SN_ASSASSIN) != 0:
+            return AIM_AT_HERO
+    return AIM_NONE
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def aim_lines(m, rg, w0, w1, code, on, sn):
+    """Mark (``on``) or clear the aim of the lines of ``sn`` (SN_AIM: Sniper lines;
+    SN_ASSASSIN) firing now (group rows ``rg + w`` with dice): their unsaved hits go to the
+    named miniature, wasted once it is gone (the dice kernel's AIM_HERO / AIM_SOLDIER,
+    L3317)."""
     bit = AIM_HERO if code == AIM_AT_HERO else AIM_SOLDIER
     rwp = m[0, H_WPN]
     for w in range(w0, w1):
         if on:
-            if m[rg + w, G_DICE] > 0 and (m[rwp + w, W_SNIPE] & SN_AIM) != 0:
+            if m[rg + w, G_DICE] > 0 and (m[rwp + w, W_SNIPE] & sn) != 0:
                 m[rg + w, G_MEDAL] |= bit
         else:
             m[rg + w, G_MEDAL] &= ~(AIM_HERO | AIM_SOLDIER)

@@ -284,9 +284,11 @@ class _Snipe:
         if aim is not None:
             fired = [self.lines.get((ev["unit"], w), {}) for w in ev.get("weapons") or ()]
             tgt = self.units.get(ev.get("target"), {})
-            if not any(w.get("aims") for w in fired) or tgt.get("kind") != "infantry":
-                self._fail(i, ev, "aim", "only a Sniper or Head Shot weapon names a miniature "
-                                         "of an infantry unit (L3317)")
+            if not any(w.get("aims") for w in fired) or tgt.get("kind") != "infantry" or (
+                    aim.get("by") == "assassin") != (ev["action"] == "close-combat"):
+                self._fail(i, ev, "aim", "only a Sniper or Head Shot weapon (or an Assassin's "
+                                         "close-combat weapon) names a miniature of an "
+                                         "infantry unit (L3317, L3429)")
             what = aim.get("miniature")
             if what == "officer" and "Officer soldier" not in (tgt.get("rules") or ()):
                 self._fail(i, ev, "aim", "a Sniper names an officer only in a squad with one "

@@ -162,8 +162,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Take Aim", S, P, "the hero's ranged weapons hit on P,T in a Sustained Attack "
        "(rules.attack.weapon_skills)", "L3683-3687"),
     _r("Assassin", S, P, "a lone Assassin hero sends its close-combat hits to a joined hero "
-       "(engagement and grid battle kernels)", "L3427-3429",
-       gap="an Assassin joined to a squad (its lines fire with the squad's)"),
+       "(engagement and grid battle kernels); joined to a squad, his own close-combat lines "
+       "do (grid battles: play.battle_rules.assassin_aim)", "L3427-3429",
+       gap="an Assassin joined to a squad in duels on a line"),
     _r("Air Alert", S, P, "special action, a die on P: friendly vehicles hit that aircraft on "
        "P,T this turn (grid battles: play.battle_rules)", "L3375-3377",
        gap="duels on a line (no special actions there)"),
