@@ -51,3 +51,27 @@ def test_a_jammer_near_the_observer_rerolls_the_artillerys_successes(jammer_at, 
     assert att[BK.L_D1] - att[BK.L_D0] == (2 + (faces[:2].count("P")) if jammed else 2)
     assert att[BK.L_HITS] == hits and _target_track(g, TGT) == 3 - hits
     assert (att[BK.L_PN] > 0 and att[BK.L_PN] & BR.JAM_LOG != 0) == jammed
+
+
+def test_jammed_observed_attacks_in_a_whole_game_pass_the_checker():
+    import copy
+
+    from dustsim.errors import DustsimError
+    from dustsim.play import battle as B
+    from dustsim.review.replay_rules import check_log_on_board
+
+    g = _jammed_game(sq(2, 5), "")
+    found = None
+    for seed in range(12, 18):  # seed 15: the Jammer comes within range 6 of the observer
+        log = B.event_log(g.spec, seed=seed)
+        check_log_on_board(log)
+        found = found or next(((log, i) for i, e in enumerate(log["events"])
+                               if e.get("jammed")), None)
+    assert found is not None
+    log, i = found
+    assert "L3567" in log["events"][i]["text"] and log["events"][i]["observer"] == OBS
+    bad = copy.deepcopy(log)
+    for u in bad["units"]:
+        u["rules"] = [r for r in u.get("rules") or () if r != "Jammer"]
+    with pytest.raises(DustsimError, match="L3567"):
+        check_log_on_board(bad)

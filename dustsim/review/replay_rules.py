@@ -63,7 +63,8 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   lists ``Radio``); Get Moving orders a unit that has activated (or reacted) this turn, and a
   successful order is followed by that unit's activation (L3725-3727);
 * a Sniper's named miniature (``aim``), a squad's fallen officer soldier and a Spotter's
-  choice (``spotter``): :class:`_Snipe` (L3315-3323, L3709);
+  choice (``spotter``): :class:`_Snipe` (L3315-3323, L3709); an observed attack a Jammer
+  re-rolled (``jammed``) has an enemy Jammer within range 6 of its observer (L3567);
 * a platoon advantage acting (``advantage``; :mod:`dustsim.play.battle_platoon`) is one the
   unit's complete platoon earned (``units[].advantages``): an order under one names a target
   of the same advantage, anywhere under Grab Them by the Nose (L1053), and succeeds on P
@@ -243,6 +244,16 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'weapons': a "
                                "wire-guided re-roll needs an Attack action with that one "
                                "weapon and no other (L3345)")
+        if ev.get("jammed"):  # an observed attack re-rolled by a Jammer (L3567)
+            o = ev.get("observer")
+            near = [distance(board, a, b) for v, u in snipe.units.items()
+                    if "Jammer" in (u.get("rules") or ()) and sides.get(v) != ev["side"]
+                    and v in states and not states[v].destroyed
+                    for a in feet.of(v) for b in (feet.of(o) if o in states else ())]
+            if o is None or not near or min(near) > 6:
+                raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'jammed': "
+                                   "a Jammer re-rolls an attack an Artillery Observer within "
+                                   "its range 6 triggers (L3567)")
         if ev["action"] in ATTACKS and ev.get("observer") is not None:
             _check_observed(i, ev, board, states, classes, weapons, wrecks, called, smoke, feet)
             continue
