@@ -2587,11 +2587,11 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
     rr = m[0, H_RES]
     fs_u = BR.any_first(m, u)  # its own First Strike or its joined hero's (both: ignored)
     fs_t = BR.any_first(m, t)
-    part = ZERO  # the retaliation's lines: all (0), or all but its hero's First Strike (2)
+    m[R_G, BR.G_PART] = 0  # the retaliation's lines (_retaliate): all of them
     hero = BR.hero_first(m, u, t)  # a joined hero's own First Strike (L3525)
     if hero != 0:
-        pos, part, done = _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus,
-                                      moved, hero)
+        pos, done = _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
+                                hero)
         if done:
             return pos
         fs_u = fs_t = False  # the rest strikes together
@@ -2604,7 +2604,7 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
                 ready = True
         if not ready:
             return pos
-        pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON, part)
+        pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
         if not _alive(m, u):
             return pos
         bl = _left(m, t)
@@ -2624,8 +2624,8 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
         _hit(m, log, t, rr, bl, bt, u)
         if not _alive(m, t):
             return pos
-        return _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON, part)
-    pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, OFF, part)
+        return _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
+    pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, OFF)
     _hit(m, log, t, rr, bl, bt, u)  # both sides' casualties together (L763-765)
     rr2 = m[0, H_RES2]
     if m[rr2, 12] != 0:
@@ -2638,8 +2638,8 @@ def _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved, h
     """A joined hero's own First Strike (L3523-3525, :func:`BR.hero_first`): ``hero`` 1, u's
     hero (attacking) resolves his close-combat lines at t and removes the casualties before
     the rest of the close combat; 2, t's hero does so against u before u's lines strike
-    (when one of them will). Returns (pos, the retaliation's part for the rest: 2 once t's
-    hero has struck, else 0, the close combat is over)."""
+    (when one of them will), and the rest of t's retaliation leaves his lines out
+    (``BR.G_PART`` 2). Returns (pos, the close combat is over)."""
     rr = m[0, H_RES]
     k0 = m[R_B, B_LOGN]
     if hero == 1:
@@ -2653,11 +2653,11 @@ def _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved, h
             _why(m, log, u, k0, WHY_HERO_FIRST)
         rest = BR.hold_lines(m, u, t, np.int64(2))
         if not _alive(m, t):
-            return pos, ZERO, True
+            return pos, True
         if fired and not rest:  # only the hero struck: t strikes back at once (L765)
-            pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON, ZERO)
-            return pos, ZERO, True
-        return pos, ZERO, False
+            pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
+            return pos, True
+        return pos, False
     d = _gap(m, bd, u, t)
     ready = False
     ru = m[0, H_UNITS] + u
@@ -2665,22 +2665,26 @@ def _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved, h
         if m[m[0, H_WS] + w, WS_TGT] == t and _fires_at(m, w, t, d, ON) > 0:
             ready = True
     if not ready:
-        return pos, ZERO, True
-    pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON, ONE)
+        return pos, True
+    m[R_G, BR.G_PART] = 1  # t's hero's First Strike lines only
+    pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
     _why(m, log, t, k0, WHY_HERO_FIRST)
-    return pos, np.int64(2), not _alive(m, u)
+    m[R_G, BR.G_PART] = 2  # the rest of the retaliation without them
+    return pos, not _alive(m, u)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, apply_now, part):
+def _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, apply_now):
     """t's close-combat lines at u (the retaliation, L765), its outcome in the second result
     row; applied now (``apply_now``) or left for the caller: then the row's columns 12..14
-    hold (retaliated, u's strength and token before). ``part``: 0 every close-combat line, 1
-    only its joined hero's First Strike lines, 2 all but those (:func:`_hero_first`)."""
+    hold (retaliated, u's strength and token before). Its lines: every close-combat line, or
+    as ``BR.G_PART`` says, consumed here (1 only its joined hero's First Strike lines, 2 all
+    but those: :func:`_hero_first`)."""
     rws = m[0, H_WS]
     rr2 = m[0, H_RES2]
     rt = m[0, H_UNITS] + t
-    BR.first_lines(m, t, u, part)
+    BR.first_lines(m, t, u, m[R_G, BR.G_PART])
+    m[R_G, BR.G_PART] = 0
     for w in range(m[rt, U_W0], m[rt, U_W1]):
         m[rws + w, WS_COV] = 0
     blu = _left(m, u)

@@ -320,6 +320,8 @@ SN_FIRST = np.int64(2048)  # a joined hero's own close-combat line with First St
 SN_ASSASSIN = np.int64(4096)  # a joined Assassin hero's own close-combat line (L3429)
 X_SNIPED = 22  # unit facts: 1 once its officer soldier is eliminated (L3709), per game
 X_SPOT = 23  # unit facts: its spotter in the Attack now: 0 no choice, 1 spots, 2 fires
+G_PART = 18  # game state: the close-combat lines of the next retaliation (battle kernel's
+# _retaliate): 0 all, 1 only a joined hero's First Strike lines, 2 all but those (L3525)
 RB_SPOTTER = np.int64(1 << 58)  # Spotter (L3321-3323)
 RB_OFFICER_SOLDIER = np.int64(1 << 59)  # one of its soldiers is an officer (L3709)
 RB_HERO_OFFICER = np.int64(1 << 60)  # its joined hero is an officer (General: L3537)
