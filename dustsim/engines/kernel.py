@@ -10,7 +10,8 @@ plain arrays and is compiled without reference counting. Results are integer his
 sums (no per-trial arrays): memory does not grow with the trial count.
 
 Scripted dice: the same resolution code reads given faces instead of random ones, in this
-order per weapon line (card order): to-hit dice, re-rolls of the misses, chain dice (one per
+order per weapon line (card order): to-hit dice, re-rolls of the misses, a Jammer's re-rolls
+of the successes (:data:`JAMMED`), chain dice (one per
 hit, then one per chain success, generation by generation), one save die per hit (then the
 re-rolls of the successful saves against Radiation, then the re-rolls of the failed saves, if
 the save has one), then for each unsaved hit its Damage
@@ -55,9 +56,19 @@ from dustsim.rules.dice import parse_faces
 CHUNK = 1 << 15  # trials per chunk: part of the stream definition (results depend on it)
 HIT_BINS = 256  # hit histograms; the last bin collects overflow (means use exact sums)
 
-# group row columns (G_MEDAL: bit 0 Medal of Honor, bit 1 the successful saves re-rolled)
+# group row columns (G_MEDAL: bit 0 Medal of Honor, bit 1 the successful saves re-rolled, bits
+# 2-3 the line's aim for this attack, overriding the owner's allocation: AIM_HERO the joined
+# hero, AIM_SOLDIER one soldier the attacker names; the battle kernel sets them for a Sniper's
+# lines, 003:L3317)
 G_DICE, G_HIT, G_RR, G_RR2, G_CHAIN, G_SAVE, G_SAVE_RR, G_DMG, G_AUTO, G_MPH, G_RES_SQ, \
     G_RES_SG, G_SUPP, G_MEDAL = range(14)
+AIM_HERO, AIM_SOLDIER = 4, 8  # G_MEDAL bits (see above)
+#: G_MEDAL bit: the line's successful to-hit dice (misses' re-roll included) are re-rolled and
+#: count only if they succeed again (a Jammer near the Artillery Observer who triggered the
+#: attack, 003:L3567; set by the battle kernel)
+JAMMED = 16
+#: res[5] bit: the soldier a line aimed at (AIM_SOLDIER) was eliminated in this attack
+AIMED_FELL = 8
 # spec row columns
 S_MODELS, S_SINGLE, S_FULL, S_HERO, S_SQDR, S_SGDR, S_AUTOFULL, S_POLICY, S_TOKEN, S_SUPP, \
     S_REACT, S_REACT_N, S_CHEAT = range(13)
@@ -109,7 +120,8 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
 
     res: [hits, unsaved, models_killed, single_damage, token] and, where ``res`` has a sixth
     slot (the battles' result rows), the Stunned flags: 1 a Tesla line did damage or a Head
-    Shot line hit, 2 a Grapple line scored a hit, 4 Cheat Death saved the hero (``G_SUPP``:
+    Shot line hit, 2 a Grapple line scored a hit, 4 Cheat Death saved the hero, and
+    :data:`AIMED_FELL` (8) the soldier an aimed line named fell (``G_SUPP``:
     token in bits 0-1, the line's :data:`dustsim.rules.attack` STUN code in bits 2-3).
     """
     A = spec[S_MODELS]
@@ -133,9 +145,11 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
     any_hit = 0
     supp_hit = 0
     stun = 0
+    aimed_up = True  # the soldier named by AIM_SOLDIER lines still stands
     for gi in range(g0, g1):
         a_g = a
         b_g = b
+        aim = groups[gi, G_MEDAL] & (AIM_HERO | AIM_SOLDIER)
         hit = groups[gi, G_HIT]
         h, pos = _count(rng, buf, pos, scripted, hit, groups[gi, G_DICE])
         misses = groups[gi, G_DICE] - h
@@ -150,6 +164,8 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
         if (groups[gi, G_MEDAL] & 1) != 0 and misses > 0:
             r, pos = _count(rng, buf, pos, scripted, hit, 1)
             h += r
+        if (groups[gi, G_MEDAL] & JAMMED) != 0 and h > 0:
+            h, pos = _count(rng, buf, pos, scripted, hit, h)
         if groups[gi, G_CHAIN] != 0:
             pending = h  # each chain die that succeeds adds a hit and one more die
             while pending > 0:
@@ -183,7 +199,12 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
             full = groups[gi, G_DMG]
             if groups[gi, G_AUTO]:
                 full = spec[S_FULL] if spec[S_AUTOFULL] else b
-            to_single = _to_single(spec[S_POLICY], A, a, b, full)
+            if aim == AIM_HERO:  # a line's own aim (003:L3317): wasted once he is gone
+                to_single = 1 if b > 0 else -1
+            elif aim == AIM_SOLDIER:
+                to_single = 0 if aimed_up and a > 0 else -1
+            else:
+                to_single = _to_single(spec[S_POLICY], A, a, b, full)
             if to_single < 0:
                 continue  # aimed hit on a miniature already eliminated: wasted
             if to_single == 0:
@@ -202,6 +223,9 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
                         r, pos = _count(rng, buf, pos, scripted, 1, pts)
                         removed = pts - r
                 a = a - removed if removed < a else 0
+                if aim == AIM_SOLDIER and removed > 0:
+                    aimed_up = False
+                    stun |= AIMED_FELL
             else:
                 mode = spec[S_SGDR] if groups[gi, G_RES_SG] != 0 else DR_NONE
                 if mode == DR_NONE:

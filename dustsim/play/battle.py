@@ -84,7 +84,9 @@ WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-
        "Wire-guided: its one wire-guided weapon fired alone, misses re-rolled (L3343-3345)",
        "Artillery Observer: its artillery fired at a target the observer sees, the line of "
        "sight and cover from the observer's square (L3419-3425)",
-       "Naval Unit: a free Attack right after its March Move (L3607-3609)")
+       "Naval Unit: a free Attack right after its March Move (L3607-3609)",
+       "First Strike: the joined hero's own close-combat attack, resolved and its casualties "
+       "removed first (L3523-3525)")
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
@@ -98,6 +100,9 @@ DECISIONS = (
     "aircraft see over smoke screens as over trees (L655)",
     "a diagonal step may not cut the corner of an impassable square or an enemy unit (the "
     "'moving around corners' figure, pp. 19-20, is lost)",
+    "a Sniper names a joined hero one hit finishes, else a squad's officer soldier, else a "
+    "special weapon's carrier (policy sniper-picks, L3317); a Spotter stands down when that "
+    "gives the sniper more than its own weapons (policy spotter-weighs, L3323)",
     "in an exit scenario a unit leaves the board when it ends a Move on its exit edge",
     "close combat ignores cover (both sides roll against the open-ground saves)",
     "the improvised close-combat weapon (L767-787): one 1/1 die per soldier, only for a unit "
@@ -884,7 +889,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     from dustsim.play import battle_kernel as BK
     from dustsim.play import battle_platoon as BP
     from dustsim.play.battle_carry import carry_rule_names
-    from dustsim.play.battle_rules import rule_names
+    from dustsim.play.battle_rules import aim_fields, line_roles, rule_names
 
     ss = np.random.SeedSequence([seed, 1947])
     g = np.random.Generator(np.random.PCG64(ss))
@@ -914,7 +919,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
             "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
             "weapons": [{"line": i, "name": spec.weapon_names[i],
-                         "range": list(spec.weapon_ranges[i])}
+                         "range": list(spec.weapon_ranges[i]), **line_roles(spec.m, i)}
                         for i in range(len(spec.weapon_names)) if spec.weapon_units[i] == u],
         })
         size = int(spec.m[spec.m[0, BK.H_XU] + u, BK.X_FOOT])
@@ -996,6 +1001,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 ev["rule"] = BP.WHY[int(r[BK.L_X])].split(":")[0]
                 ev["advantage"] = ev["rule"]
                 ev["text"] += f" ({BP.WHY[int(r[BK.L_X])]})"
+            if r[BK.L_PN] > 0:  # a Sniper's named miniature, a Spotter's choice
+                ev.update(aim_fields(int(r[BK.L_PN]), names[t], spec.weapon_names, ev))
             if r[BK.L_X] == BK.WHY_OBSERVED:  # the observer (kept in the row's L_P0)
                 ev["observer"] = int(r[BK.L_P0])
                 ev["text"] = ev["text"].replace("the observer", names[ev["observer"]], 1)

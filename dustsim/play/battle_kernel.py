@@ -312,6 +312,7 @@ WHY_OBSERVED = np.int64(7)  # artillery fired through an Artillery Observer's si
 SP_EXECUTE = np.int64(15)  # the Execute special action (L3511-3513)
 SP_AMMO_DROP = np.int64(16)  # an officer's Ammo Drop (L3717-3721)
 WHY_NAVAL = np.int64(8)  # a Naval Unit's free Attack after its March Move (L3609)
+WHY_HERO_FIRST = np.int64(9)  # a joined hero's own First Strike, resolved first (L3525)
 NONE = np.int64(-1)
 ZERO = np.int64(0)
 ONE = np.int64(1)
@@ -1549,8 +1550,20 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
     if cc and (m[ru + u, U_FLAGS] & F_ASSASSIN) != 0 and m[ru + t, U_SQUAD] != 0 and \
             m[rs + t, ST_HERO] > 0:
         m[rt, S_POLICY] = 3  # aimed-hero (dustsim.rules.attack.ALLOCATIONS)
+    # Sniper: its lines' hits go to the miniature the policy names (battle_rules, L3317)
+    # and a joined Assassin's close-combat lines to the hero he picks (L3429)
+    aim = BR.pick_aim(m, u, t, rg, w0, w1) if not cc else BR.assassin_aim(m, t, rg, w0, w1)
+    sn = BR.SN_ASSASSIN if cc else BR.SN_AIM
+    if aim != BR.AIM_NONE:
+        BR.aim_lines(m, rg, w0, w1, aim, ON, sn)
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
     m[rt, S_POLICY] = policy
+    if aim != BR.AIM_NONE:
+        BR.aim_lines(m, rg, w0, w1, aim, OFF, sn)
+        if BR.aimed(m, t, aim, rr):
+            aim |= BR.AIM_FELL
+        if cc:
+            aim |= BR.ASSASSIN_LOG
     if alert or spirit or lucky:
         for w in range(w0, w1):
             m[rg + w, G_HIT] = m[rg + w, G_KEEP_HIT]
@@ -1569,6 +1582,11 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         log[k, L_DAMAGE] = m[rr, 2] + m[rr, 3]
         log[k, L_CAS] = m[rr, 2]
         log[k, L_TOKEN] = m[rr, 4]
+        spot = m[m[0, H_XU] + u, BR.X_SPOT]  # a Spotter squad's choice (battle_rules.spot)
+        if spot != 0 and (mask & BR.sniper_mask(m, u)) != 0:
+            aim |= BR.SPOT_SPOTS if spot == 1 else BR.SPOT_FIRES
+        if aim != 0:  # attack rows keep no path: the aim and the spotter's choice
+            log[k, L_PN] = aim
     return pos, True
 
 
@@ -1629,6 +1647,8 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         m[rsu, ST_LUCKY] = 2
     k0 = m[R_B, B_LOGN]
     g_wire = BR.wire_alone(m, u) if kind == A_ATTACK and not sustained else NONE
+    if sustained and BR.has(m, u, BR.RB_SPOTTER):  # a Spotter spots or fires (L3321-3323)
+        BR.spot(m, u, _able_lines(m, bd, u))
     width = m[R_B, B_WIDTH]
     for w in range(w0, w1):  # vehicles turn to their first target (fire arcs: see battle.py)
         t = m[rws + w, WS_TGT]
@@ -1675,6 +1695,7 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
         BR.interrogate(m, u, t, vip)
     BR.wire_done(m, u, g_wire)
+    BR.spot_done(m, u)
     if g_wire >= 0:
         _why(m, log, u, k0, WHY_WIRE)
     if m[rsu, ST_SPIRIT] == 2:
@@ -1682,6 +1703,20 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     if m[rsu, ST_LUCKY] == 2:
         m[rsu, ST_LUCKY] = 1
     return _bail(rng, buf, pos, scripted, m, bd, log)  # a destroyed transport (L530)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _able_lines(m, bd, u):
+    """Bit w - U_W0 for each of u's ranged lines that can fire at its declared target now
+    (range, ammunition, load, carriers: :func:`_fires_at`)."""
+    ru = m[0, H_UNITS] + u
+    w0 = m[ru, U_W0]
+    out = 0
+    for w in range(w0, m[ru, U_W1]):
+        t = m[m[0, H_WS] + w, WS_TGT]
+        if t >= 0 and w - w0 < 62 and _fires_at(m, w, t, _gap(m, bd, u, t), OFF) > 0:
+            out |= 1 << (w - w0)
+    return out
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1883,7 +1918,12 @@ def _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, o, sustained, kind)
             m[rws + w, WS_LOADED] = 1  # Reload, then Attack (L3425)
     k0 = m[R_B, B_LOGN]
     m[R_G, BR.G_OBSERVER] = o + 1
+    jam = _jammed(m, bd, o)  # a Jammer within range 6 of the observer (L3567)
+    if jam:
+        BR.jam_lines(m, a, ON)
     pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, a, sustained, OFF, kind)
+    if jam:
+        BR.jam_lines(m, a, OFF)
     m[R_G, BR.G_OBSERVER] = 0
     for w in range(m[ru, U_W0], m[ru, U_W1]):
         if m[rwp + w, W_RELOAD] != 0 and m[rws + w, WS_AMMO] != 0 and not sustained:
@@ -1893,6 +1933,8 @@ def _observe(rng, buf, pos, scripted, m, f, bd, ls, lq, log, o, sustained, kind)
             if log[k, L_UNIT] == a and (log[k, L_ACTION] == A_ATTACK
                                         or log[k, L_ACTION] == A_SUSTAINED):
                 log[k, L_X] = WHY_OBSERVED
+                if jam:
+                    log[k, L_PN] = (log[k, L_PN] if log[k, L_PN] > 0 else 0) | BR.JAM_LOG
                 log[k, L_P0] = o  # the observer (attack rows keep no path)
                 t = log[k, L_TARGET]
                 log[k, L_LOS] = _sight(m, bd, ls, lq, _sq(m, o), log[k, L_TO], o, t)
@@ -2236,7 +2278,7 @@ def _ammo_drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, radio, cv):
     _release(m, u)
     BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
     p0 = pos
-    got, pos = _command_roll_on(rng, buf, pos, scripted, m, ONE, jam, cv,
+    got, pos = _command_roll_on(rng, buf, pos, scripted, m, BR.order_dice(m, u), jam, cv,
                                 m[R_CFG, C_P] | m[R_CFG, C_T])
     if got > 0:
         for w in range(m[ru + t, U_W0], m[ru + t, U_W1]):
@@ -2339,7 +2381,8 @@ def _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, actions):
     BR.unhide(m, u)
     p0 = pos
     mk, code = BP.order_faces(m, u, g, m[R_CFG, C_P], m[R_CFG, C_T])
-    got, pos = _command_roll_on(rng, buf, pos, scripted, m, ONE, jam, cv, mk)
+    got, pos = _command_roll_on(rng, buf, pos, scripted, m, BR.order_dice(m, u), jam, cv,
+                                mk)
     k = _log(m, log, turn, side, u, A_SPECIAL, su, _sq(m, g))
     if k >= 0:
         log[k, L_X] = SP_ORDER if code == 0 else BP.SP_PA_ORDER
@@ -2481,6 +2524,8 @@ def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, mode):
     back = got if got < bl else bl
     if m[ru + t, U_SQUAD] != 0:
         m[rs + t, ST_MODELS] += back
+        for _ in range(back):
+            BR.regain(m, t)  # a Sniper's victim first (the owner's pick)
     else:
         m[rs + t, ST_SINGLE] += back
     k = _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, _sq(m, u), _sq(m, t),
@@ -2540,8 +2585,16 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
     (L763-765), or the side with First Strike (not both) resolves and removes its casualties
     first (L3523-3525)."""
     rr = m[0, H_RES]
-    fs_u = BR.has(m, u, BR.RB_FIRST_STRIKE)
-    fs_t = BR.has(m, t, BR.RB_FIRST_STRIKE)
+    fs_u = BR.any_first(m, u)  # its own First Strike or its joined hero's (both: ignored)
+    fs_t = BR.any_first(m, t)
+    m[R_G, BR.G_PART] = 0  # the retaliation's lines (_retaliate): all of them
+    hero = BR.hero_first(m, u, t)  # a joined hero's own First Strike (L3525)
+    if hero != 0:
+        pos, done = _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
+                                hero)
+        if done:
+            return pos
+        fs_u = fs_t = False  # the rest strikes together
     if fs_t and not fs_u:  # the retaliation strikes first, if u has a line that will fire
         d = _gap(m, bd, u, t)
         ready = False
@@ -2581,16 +2634,58 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved, hero):
+    """A joined hero's own First Strike (L3523-3525, :func:`BR.hero_first`): ``hero`` 1, u's
+    hero (attacking) resolves his close-combat lines at t and removes the casualties before
+    the rest of the close combat; 2, t's hero does so against u before u's lines strike
+    (when one of them will), and the rest of t's retaliation leaves his lines out
+    (``BR.G_PART`` 2). Returns (pos, the close combat is over)."""
+    rr = m[0, H_RES]
+    k0 = m[R_B, B_LOGN]
+    if hero == 1:
+        BR.hold_lines(m, u, t, ONE)
+        bl = _left(m, t)
+        bt = m[m[0, H_ST] + t, ST_TOK]
+        pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
+                              ON, rr, A_CC)
+        if fired:
+            _hit(m, log, t, rr, bl, bt, u)
+            _why(m, log, u, k0, WHY_HERO_FIRST)
+        rest = BR.hold_lines(m, u, t, np.int64(2))
+        if not _alive(m, t):
+            return pos, True
+        if fired and not rest:  # only the hero struck: t strikes back at once (L765)
+            pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
+            return pos, True
+        return pos, False
+    d = _gap(m, bd, u, t)
+    ready = False
+    ru = m[0, H_UNITS] + u
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[m[0, H_WS] + w, WS_TGT] == t and _fires_at(m, w, t, d, ON) > 0:
+            ready = True
+    if not ready:
+        return pos, True
+    m[R_G, BR.G_PART] = 1  # t's hero's First Strike lines only
+    pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
+    _why(m, log, t, k0, WHY_HERO_FIRST)
+    m[R_G, BR.G_PART] = 2  # the rest of the retaliation without them
+    return pos, not _alive(m, u)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, apply_now):
     """t's close-combat lines at u (the retaliation, L765), its outcome in the second result
     row; applied now (``apply_now``) or left for the caller: then the row's columns 12..14
-    hold (retaliated, u's strength and token before)."""
+    hold (retaliated, u's strength and token before). Its lines: every close-combat line, or
+    as ``BR.G_PART`` says, consumed here (1 only its joined hero's First Strike lines, 2 all
+    but those: :func:`_hero_first`)."""
     rws = m[0, H_WS]
-    rwp = m[0, H_WPN]
     rr2 = m[0, H_RES2]
     rt = m[0, H_UNITS] + t
+    BR.first_lines(m, t, u, m[R_G, BR.G_PART])
+    m[R_G, BR.G_PART] = 0
     for w in range(m[rt, U_W0], m[rt, U_W1]):
-        m[rws + w, WS_TGT] = u if m[rwp + w, W_CC] != 0 else -1
         m[rws + w, WS_COV] = 0
     blu = _left(m, u)
     btu = m[m[0, H_ST] + u, ST_TOK]
@@ -3254,7 +3349,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     if actions >= 2 and BR.has(m, u, BR.RB_EXECUTE) and cur >= 0:  # Execute (L3513)
         if _execute_stunned(m, bd, log, u):
             actions -= 1
-    if actions >= 2 and BR.has(m, u, BR.RB_OFFICER) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
+    if actions >= 2 and BR.officer_up(m, u) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
         pos, actions, ended = _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
                                        actions)  # Rally, Get Moving (L3711-3731)
         if ended:

@@ -17,7 +17,10 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   the free actions draw no second reaction (the March already triggered one, L797-811).
 * **First Strike** (L3523-3525): the unit's close-combat attack (or retaliation) resolves and
   removes casualties before the enemy's; both sides with it: ignored. A joined hero's own
-  First Strike, when the squad lacks it, is not played (named in the table's gap).
+  First Strike (not shared, L3525; ``SN_FIRST`` on his close-combat lines): his lines resolve
+  and remove casualties first, the squad's strike together with the enemy (:func:`hero_first`,
+  the kernel's ``_hero_first``); a hero's First Strike counts as his unit's when both sides
+  have one (both ignore it: our reading).
 * **Camouflage / Improved Camouflage** (L3453-3457): starts the game camouflaged; cannot be
   attacked (nor reacted to) from range 3 or more; ends when the unit takes an action other
   than Move or Nothing (a March Move is another action); the Camouflage special action hides
@@ -133,8 +136,10 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   kernel's comparison, L337); with equal dice the roll stays the fair coin it is.
 * **Jammer** (L3565-3567): an enemy officer using its radio (a Rally or Get Moving of a unit
   beyond range 2 or out of its sight) within range 6 of a Jammer re-rolls its successful
-  dice: a success counts only if its re-roll succeeds too. Not played: the re-roll of the
-  successes of attacks an Artillery Observer triggers (the dice kernel re-rolls misses only).
+  dice: a success counts only if its re-roll succeeds too; an Attack or Sustained Attack an
+  Artillery Observer triggers while it stands within range 6 of an enemy Jammer re-rolls its
+  successful to-hit dice the same way (:func:`jam_lines`, the dice kernel's ``JAMMED``; the
+  range read as a radio's: our reading).
 * **Smoke Grenades** (ENLIST; smoke L3226-3230): the skill's own text is in no seed. Decision:
   played as Smoke Launchers (L3651-3653): once per game a free smoke screen on the unit's
   square and three adjacent squares forming a 2x2 (the same policy); a unit with both has
@@ -155,6 +160,31 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   Stunned token within range 1 loses one soldier, its joined hero first (L3513: "including a
   Hero"); a lone hero is eliminated, a support weapon loses one crew (a damage point); the
   unit with most soldiers and points is chosen. No dice.
+* **Sniper's chosen casualty** (L3315-3319; Head Shot, BattleScribe rule
+  b11e-2700-038e-1344, played alike): the miniature a Sniper line names takes all its unsaved
+  hits, wasted once it is gone (the dice kernel's per-line aim). Named policy
+  **sniper-picks** (:func:`pick_aim`): a joined hero one hit finishes; else the squad's officer
+  soldier; else the carrier of its line (not the leader's, not one every soldier carries) that
+  rolls most against the sniper's side; never the Unit Leader (decision: the leader carries
+  the squad's main line; the cards do not say which miniature leads, L2254) and no aim once
+  one soldier is left. A carrier's fall takes one carrier from his line (restored each game).
+  The attack event names the pick (``aim``).
+* **The officer soldier** (L3707-3711): a squad whose card gives it command actions holds an
+  officer soldier, whom the owner removes last (RULES.md §3) and a Sniper may name; with him
+  gone (or with the last soldier) the squad takes no command action (:func:`officer_up`)
+  unless its joined hero is an officer himself. A medic's Get Up returns him first (the owner's
+  pick, :func:`regain`).
+* **Spotter** (L3321-3323): named policy **spotter-weighs** (:func:`spot`): in a Sustained
+  Attack whose sniper lines and spotter lines can both fire, the spotter stands down when the
+  sniper lines' gain from P and T is at least what its own lines would do (expected unsaved
+  hits x damage), else it fires and the sniper lines hit on their own faces. The plans value a
+  Sustained Attack with both (a policy simplification). The event says which (``spotter``).
+* **Assassin joined to a squad** (L3427-3429): his own close-combat lines (``SN_ASSASSIN``)
+  send their hits to the target squad's joined hero, as a lone Assassin's do
+  (:func:`assassin_aim`); the squad's own hits stay the owner's to allocate.
+* **General joined to a unit with an officer** (L3537): Get Moving and Ammo Drop roll two dice,
+  a success if either succeeds (the digest's OPEN-20 reading, :func:`order_dice`); Rally rolls
+  its two dice per unit (L3731) and keeps them (decision).
 * **Assault Vehicle** (BattleScribe rule c697-cca3-4af2-fbc5, Operation Kondor p. 112): its
   passengers may activate, and dismount, after the vehicle has activated
   (:mod:`dustsim.play.battle_carry`'s policy: a passenger that wants off now is picked before
@@ -168,9 +198,31 @@ from collections.abc import Sequence
 import numba as nb
 import numpy as np
 
-from dustsim.engines.kernel import G_HIT, G_RR
+from dustsim.engines.kernel import (
+    AIM_HERO,
+    AIM_SOLDIER,
+    AIMED_FELL,
+    G_AUTO,
+    G_DICE,
+    G_DMG,
+    G_HIT,
+    G_MEDAL,
+    G_RR,
+    G_SAVE,
+    JAMMED,
+)
+from dustsim.errors import DustsimError
 from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER, FOOT, JUMP
-from dustsim.play.duel_kernel import _carriers
+from dustsim.play.duel_kernel import (
+    C_T,
+    H_WT,
+    R_CFG,
+    W_CARRIERS,
+    W_HERO,
+    WT_BLAST,
+    WT_DICE,
+    _carriers,
+)
 from dustsim.play.duel_layout import (  # Interrogate's heroes and officers (L3563)
     H_GROUPS,
     H_ST,
@@ -182,6 +234,7 @@ from dustsim.play.duel_layout import (  # Interrogate's heroes and officers (L35
     ST_MODELS,
     ST_SINGLE,
     U_HERO,
+    U_MODELS,
     U_SIDE,
     U_SQUAD,
     U_SUPPORT,
@@ -189,6 +242,7 @@ from dustsim.play.duel_layout import (  # Interrogate's heroes and officers (L35
     U_W1,
     W_CC,
 )
+from dustsim.rules.skills import skill_base
 
 # -- layout: columns the battle kernel leaves free (checked there) -------------------------------
 H_XU, H_SCR = 11, 12  # header slots of the unit-facts and square-scratch blocks
@@ -254,6 +308,30 @@ RB_ASSAULT_VEHICLE = np.int64(1 << 26)  # passengers may dismount after it activ
 #: initiative dice for the rest of the game, L3563); cleared by :func:`reset_rules`
 RB_INTERROGATED = np.int64(1 << 27)
 EXECUTE_RANGE = 1  # L3513
+# -- Sniper's chosen casualty, the officer soldier, the Spotter (issue 23; see :func:`pick_aim`)
+#: weapon row: the line's carriers at the start of a game (bits 0-7, restored each game: a
+#: Sniper may eliminate the carrier of a line) and the SN_* bits
+W_SNIPE = 15
+SN_CARRIERS = 255
+SN_AIM = np.int64(256)  # a Sniper or Head Shot line: the attacker names the miniature (L3317)
+SN_SPOTTER = np.int64(512)  # a ranged line of a Spotter squad's spotter (L3321-3323)
+SN_SPOTTED = np.int64(1024)  # a sniper line that hits on T in a Sustained Attack only by it
+SN_FIRST = np.int64(2048)  # a joined hero's own close-combat line with First Strike (L3525)
+SN_ASSASSIN = np.int64(4096)  # a joined Assassin hero's own close-combat line (L3429)
+X_SNIPED = 22  # unit facts: 1 once its officer soldier is eliminated (L3709), per game
+X_SPOT = 23  # unit facts: its spotter in the Attack now: 0 no choice, 1 spots, 2 fires
+G_PART = 18  # game state: the close-combat lines of the next retaliation (battle kernel's
+# _retaliate): 0 all, 1 only a joined hero's First Strike lines, 2 all but those (L3525)
+RB_SPOTTER = np.int64(1 << 58)  # Spotter (L3321-3323)
+RB_OFFICER_SOLDIER = np.int64(1 << 59)  # one of its soldiers is an officer (L3709)
+RB_HERO_OFFICER = np.int64(1 << 60)  # its joined hero is an officer (General: L3537)
+#: the aim of an attack (the attack event's ``aim``; AIM_LINE + w: the carrier of line w)
+AIM_NONE, AIM_AT_HERO, AIM_AT_OFFICER, AIM_LINE = 0, 1, 2, 3
+AIM_FELL = 1024  # logged with the aim: the named miniature was eliminated
+SPOT_SPOTS, SPOT_FIRES = 2048, 4096  # logged with a Spotter squad's Sustained Attack
+_ON, _OFF = np.bool_(True), np.bool_(False)  # one compiled version (not one per literal)
+JAM_LOG = 8192  # logged with an observed attack whose successes a Jammer re-rolled (L3567)
+ASSASSIN_LOG = 16384  # logged with the aim: an Assassin's, not a Sniper's (L3429)
 X_KIND_ = 1  # the battle kernel's unit-facts column X_KIND (0 infantry; checked there)
 DROP_CLEAR = 2  # L3393: an Airborne unit lands not within range 2 of an objective
 CAMO_RANGE = 3  # L3455: cannot be attacked at range 3 or higher
@@ -273,7 +351,9 @@ RULE_NAMES = ((RB_SCOUT, "Scout"), (RB_CHARGE, "Charge"), (RB_FIRST_STRIKE, "Fir
               (RB_FOLLOW_ME, "Follow Me"), (RB_RAID, "Raid"),
               (RB_QUICK_RECOVERY, "Quick Recovery"), (RB_MARCH_COVER, "Crazy Jimmy"),
               (RB_NAVAL, "Naval Unit"), (RB_INTERROGATE, "Interrogate"),
-              (RB_EXECUTE, "Execute"), (RB_ASSAULT_VEHICLE, "Assault Vehicle"))
+              (RB_EXECUTE, "Execute"), (RB_ASSAULT_VEHICLE, "Assault Vehicle"),
+              (RB_SPOTTER, "Spotter"), (RB_OFFICER_SOLDIER, "Officer soldier"),
+              (RB_HERO_OFFICER, "Hero officer"))
 
 
 def rule_names(m: np.ndarray, u: int) -> list[str]:
@@ -281,6 +361,66 @@ def rule_names(m: np.ndarray, u: int) -> list[str]:
     bits = int(m[int(m[0, H_XU]) + u, X_RULES])
     out = [name for bit, name in RULE_NAMES if bits & int(bit)]
     return out + (["Smoke Launchers"] if m[int(m[0, H_XU]) + u, X_SMOKE] > 0 else [])
+
+
+def line_roles(m: np.ndarray, w: int) -> dict:
+    """A weapon line's roles for the event log's ``units[].weapons``: ``aims`` (a Sniper or
+    Head Shot line, L3317), ``spotter`` (its spotter's line, L3323)."""
+    bits = int(m[int(m[0, H_WPN]) + w, W_SNIPE])
+    out = {}
+    if bits & int(SN_AIM | SN_ASSASSIN):
+        out["aims"] = True
+    if bits & int(SN_SPOTTER):
+        out["spotter"] = True
+    return out
+
+
+def aim_fields(word: int, target: str, weapon_names: Sequence[str], ev: dict) -> dict:
+    """An attack event's ``aim`` (the miniature its Sniper lines named: ``miniature``
+    officer / hero / carrier, ``line`` and ``weapon`` for a carrier, ``fell``) and
+    ``spotter`` ("spots" or "fires"), with the sentence added to its text; ``word`` is the
+    attack row's ``L_PN`` (:data:`AIM_FELL`, :data:`SPOT_SPOTS`, :data:`SPOT_FIRES` and the
+    aim code)."""
+    out: dict = {}
+    text = ev.get("text", "")
+    code = word & (AIM_FELL - 1)  # the aim code (below AIM_FELL); the flags above it
+    fell = bool(word & AIM_FELL)
+    if code != AIM_NONE:
+        if code == AIM_AT_HERO:
+            aim = {"miniature": "hero"}
+            who = f"the hero joined to {target}"
+            then = "he is eliminated" if fell else "he stands"
+            if word & ASSASSIN_LOG:
+                aim["by"] = "assassin"
+                text += f" The Assassin picks {who} (L3429): {then}."
+                who = ""
+        elif code == AIM_AT_OFFICER:
+            aim = {"miniature": "officer"}
+            who = f"the officer of {target}"
+            then = ("he falls: its command actions are lost (L3709)" if fell else
+                    "he stands")
+        else:
+            line = code - AIM_LINE
+            aim = {"miniature": "carrier", "line": line, "weapon": weapon_names[line]}
+            who = f"the {weapon_names[line]} carrier of {target}"
+            then = "he falls with his weapon" if fell else "he stands"
+        aim["fell"] = fell
+        out["aim"] = aim
+        if who:
+            text += f" Sniper picks {who} (L3317): {then}."
+    if word & JAM_LOG:
+        out["jammed"] = True
+        text += (" A Jammer within range 6 of the observer: its successful dice were "
+                 "re-rolled (L3567).")
+    if word & SPOT_SPOTS:
+        out["spotter"] = "spots"
+        text += (" Its spotter spots and fires nothing: the sniper weapons hit on P and T "
+                 "(L3321-3323).")
+    elif word & SPOT_FIRES:
+        out["spotter"] = "fires"
+        text += (" Its spotter fires, so it gives the sniper weapons no help (L3321-3323).")
+    out["text"] = text
+    return out
 
 
 def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> None:
@@ -315,7 +455,9 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
                           (r.raid, RB_RAID), (r.quick_recovery, RB_QUICK_RECOVERY),
                           (r.march_cover, RB_MARCH_COVER), (r.naval_unit, RB_NAVAL),
                           (r.interrogate, RB_INTERROGATE), (r.execute, RB_EXECUTE),
-                          (r.assault_vehicle, RB_ASSAULT_VEHICLE)):
+                          (r.assault_vehicle, RB_ASSAULT_VEHICLE),
+                          (r.spotter, RB_SPOTTER), (r.officer_soldier, RB_OFFICER_SOLDIER),
+                          (r.hero_officer, RB_HERO_OFFICER)):
             if flag:
                 bits |= int(bit)
         m[x0 + u, X_RULES] = bits
@@ -328,6 +470,43 @@ def fill_rule_facts(m: np.ndarray, units: Sequence, lines: Sequence = ()) -> Non
         if "artillery" in w.keywords:
             m[int(m[0, H_WPN]) + i, W_ARTY] = 1
             m[x0 + u, X_RULES] |= int(RB_ARTILLERY)
+        m[int(m[0, H_WPN]) + i, W_SNIPE] = _snipe_bits(units[u], w, _carrier,
+                                                       int(m[int(m[0, H_WPN]) + i, W_CARRIERS]))
+
+
+def _snipe_bits(du, w, carrier, carriers: int) -> int:
+    """A line's ``W_SNIPE`` word: its carriers, and whether it aims (Sniper L3317; Head Shot,
+    BattleScribe rule b11e-2700-038e-1344, as ``rules.attack`` plays it), is the spotter's
+    (a ranged line of a Spotter squad's own card other than its sniper lines, L3323) or hits
+    on T in a Sustained Attack only through the Spotter (no Power Scope, Take Aim, Expert or
+    Savage Animal of its own: two upgrades never go beyond 2/3, RULES.md §1)."""
+    from dustsim.rules.attack import weapon_skills
+
+    if carriers > SN_CARRIERS:
+        raise DustsimError("internal: a weapon line of more than 255 carriers")
+    bits = carriers
+    kw = set(w.keywords)
+    sniper = bool(kw & {"sniper", "head-shot"})
+    if sniper:
+        bits |= int(SN_AIM)
+    hero = getattr(du, "hero", None)
+    if w.close_combat and hero is not None and carrier is hero and any(
+            skill_base(x) == "first strike" for x in hero.skills) and not any(
+            skill_base(x) == "first strike" for x in du.card.skills):
+        bits |= int(SN_FIRST)  # the hero's own First Strike, not shared (L3525)
+    if w.close_combat and hero is not None and carrier is hero and any(
+            skill_base(x) == "assassin" for x in hero.skills):
+        bits |= int(SN_ASSASSIN)  # his own close-combat hits go where he says (L3429)
+    spotter = carrier is du.card and du.card.kind == "squad" and any(
+        skill_base(x) == "spotter" for x in du.card.skills)
+    if spotter and not w.close_combat:
+        if not sniper:
+            bits |= int(SN_SPOTTER)
+        elif "sniper" in kw and not ({"power-scope"} & kw) and not (
+                weapon_skills(carrier, w) & {"take aim", "power scope", "power scopes",
+                                             "expert", "savage animal"}):
+            bits |= int(SN_SPOTTED)
+    return bits
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -351,6 +530,7 @@ def reset_rules(m, n):
         m[rx + u, X_ALERT] = 0
         m[rx + u, X_BOOST] = 0
         m[rx + u, X_RULES] &= ~RB_INTERROGATED
+    reset_snipes(m)  # lines' carriers back, officers standing (pick_aim, L3317, L3709)
     rsc = m[0, H_SCR]
     for s in range(n):
         m[rsc + s, SC_SMOKE] = 0
@@ -522,12 +702,14 @@ def wire_done(m, u, g):
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def vip(m, u):
     """1 while unit u holds a hero or an officer that Interrogate counts (L3563): a joined
-    hero alive, or the unit standing when its card is a hero or an officer (Officer, Command
-    Squad...: the engines do not tell the officer soldier apart, so the officer falls with its
-    unit; decision)."""
+    hero alive, a squad's officer soldier standing (:func:`officer_up`: the owner removes him
+    last, a Sniper may take him), or the unit standing when it is an officer itself (a hero,
+    a vehicle)."""
     r = m[0, H_ST] + u
     if m[m[0, H_UNITS] + u, U_HERO] > 0 and m[r, ST_HERO] > 0:
         return 1
+    if (m[m[0, H_XU] + u, X_RULES] & RB_OFFICER_SOLDIER) != 0:
+        return 1 if _soldier_officer_up(m, u) else 0  # its officer soldier (L3709)
     if (m[m[0, H_XU] + u, X_RULES] & RB_OFFICER) != 0 or (
             m[m[0, H_UNITS] + u, U_SQUAD] == 0 and m[m[0, H_UNITS] + u, U_SUPPORT] == 0
             and m[m[0, H_XU] + u, X_KIND_] == 0):
@@ -562,6 +744,418 @@ def interrogated(m, side):
                 (m[x + u, X_RULES] & RB_INTERROGATED) != 0:
             return True
     return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def officer_up(m, u):
+    """Unit u may take the officer's command actions: it has an officer who stands (L3709):
+    its joined hero when he is one (``RB_HERO_OFFICER``), or its officer soldier
+    (``RB_OFFICER_SOLDIER``) while he is not eliminated by a Sniper's aim nor gone with the
+    squad's last soldier (the owner removes him last); a unit that is an officer itself (a
+    hero, a vehicle) while it stands."""
+    x = m[0, H_XU] + u
+    rb = m[x, X_RULES]
+    if (rb & RB_OFFICER) == 0:
+        return False
+    if (rb & RB_HERO_OFFICER) != 0 and m[m[0, H_ST] + u, ST_HERO] > 0:
+        return True
+    if (rb & RB_OFFICER_SOLDIER) != 0:
+        return _soldier_officer_up(m, u)
+    return (rb & RB_HERO_OFFICER) == 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _soldier_officer_up(m, u):
+    return m[m[0, H_XU] + u, X_SNIPED] == 0 and m[m[0, H_ST] + u, ST_MODELS] > 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def order_dice(m, u):
+    """Dice of u's one-die officer actions (Get Moving, Ammo Drop): two for a General joined
+    to a squad with an officer soldier while both stand (L3537: a success if either die
+    succeeds, the digest's OPEN-20 reading; Rally rolls its two dice per unit already,
+    L3731, and keeps them: a decision), else one."""
+    x = m[0, H_XU] + u
+    both = RB_GENERAL | RB_HERO_OFFICER | RB_OFFICER_SOLDIER
+    if (m[x, X_RULES] & both) == both and m[m[0, H_ST] + u, ST_HERO] > 0 and \
+            _soldier_officer_up(m, u):
+        return np.int64(2)
+    return np.int64(1)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _faces(mask):
+    return (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _leader_line(m, t):
+    """The Unit Leader's line of squad t, whom a Sniper may not name (L3317): decision, the
+    leader carries the squad's ranged line of most carriers (the first such line); -1 none."""
+    ru = m[0, H_UNITS] + t
+    rwp = m[0, H_WPN]
+    best = -1
+    bc = 0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        c = m[rwp + w, W_SNIPE] & SN_CARRIERS
+        if m[rwp + w, W_HERO] == 0 and m[rwp + w, W_CC] == 0 and c > bc:
+            best, bc = w, c
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def pick_aim(m, u, t, rg, w0, w1):
+    """The miniature u's Sniper (or Head Shot) lines name in this attack on t (L3317), under
+    the named policy **sniper-picks**: the lines that fire at t now are the group rows
+    ``rg + w`` with dice. A squad target only (a lone unit is one miniature); the Unit Leader
+    never (L3317; the leader is the carrier of the squad's main line: :func:`_leader_line`).
+    In this order: (1) a joined hero whom one hit of the line finishes (damage left no more
+    than a hit's damage, or automatic kill: a hero is the unit's dearest miniature; L3317
+    lets a Sniper name a hero); (2) the squad's officer soldier while two soldiers or more
+    stand (its command actions end with him, L3709); (3) the carrier of the squad's line
+    (not the leader's, nor one every soldier carries) that rolls most against the sniper's
+    side (dice per carrier x its faces x damage per hit, best target; an automatic kill
+    counts that target's full track), while two soldiers or more stand; else no aim (the
+    owner allocates, L731). Returns :data:`AIM_NONE`, :data:`AIM_AT_HERO`,
+    :data:`AIM_AT_OFFICER` or AIM_LINE + line."""
+    ru = m[0, H_UNITS]
+    rs = m[0, H_ST]
+    rwp = m[0, H_WPN]
+    if m[ru + t, U_SQUAD] == 0:
+        return AIM_NONE
+    aims = False
+    dmg = 0
+    auto = False
+    for w in range(w0, w1):
+        if m[rg + w, G_DICE] > 0 and (m[rwp + w, W_SNIPE] & SN_AIM) != 0:
+            aims = True
+            if m[rg + w, G_DMG] > dmg:
+                dmg = m[rg + w, G_DMG]
+            if m[rg + w, G_AUTO] != 0:
+                auto = True
+    if not aims:
+        return AIM_NONE
+    hero = m[rs + t, ST_HERO]
+    if hero > 0 and (auto or dmg >= hero):
+        return AIM_AT_HERO
+    if m[rs + t, ST_MODELS] < 2:
+        return AIM_NONE
+    x = m[0, H_XU] + t
+    if (m[x, X_RULES] & RB_OFFICER_SOLDIER) != 0 and m[x, X_SNIPED] == 0:
+        return AIM_AT_OFFICER
+    lead = _leader_line(m, t)
+    U = m[0, H_U]
+    side = m[ru + u, U_SIDE]
+    best = -1
+    bv = 0.0
+    for w in range(m[ru + t, U_W0], m[ru + t, U_W1]):
+        if w == lead or m[rwp + w, W_HERO] != 0 or m[rwp + w, W_CARRIERS] <= 0:
+            continue
+        c0 = m[rwp + w, W_SNIPE] & SN_CARRIERS
+        if c0 == 0 or c0 >= m[ru + t, U_MODELS] or _carriers(m, w) <= 0:
+            continue  # every soldier carries it: no one soldier is its carrier
+        v = 0.0
+        for e in range(U):
+            if m[ru + e, U_SIDE] != side:
+                continue
+            r = rs + e
+            if m[r, ST_MODELS] + m[r, ST_HERO] + m[r, ST_SINGLE] <= 0:
+                continue
+            wt = m[0, H_WT] + w * U + e
+            nd = m[wt, WT_DICE] + m[wt, WT_BLAST]
+            if nd <= 0:
+                continue
+            g = _group(m, w, e, 0, 0)
+            d = m[g, G_DMG]
+            if m[g, G_AUTO] != 0:
+                d = m[ru + e, 2] + m[ru + e, 3]  # U_HERO + U_SINGLE: the full track
+            if d < 1:
+                d = 1
+            ve = nd * _faces(m[g, G_HIT]) * d / 3.0
+            if ve > v:
+                v = ve
+        if v > bv:
+            best, bv = w, v
+    return AIM_NONE if best < 0 else AIM_LINE + best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def sniper_mask(m, u):
+    """Bit w - U_W0 set for each of u's Sniper lines (an attack row's ``L_WMASK`` bits)."""
+    ru = m[0, H_UNITS] + u
+    out = 0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if (m[m[0, H_WPN] + w, W_SNIPE] & SN_AIM) != 0 and w - m[ru, U_W0] < 62:
+            out |= 1 << (w - m[ru, U_W0])
+    return out
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def assassin_aim(m, t, rg, w0, w1):
+    """A joined Assassin hero's close-combat lines firing now (group rows ``rg + w`` with
+    dice) at a squad t with a joined hero standing: his hits go to that hero, as a lone
+    Assassin's do in the kernels (L3429: the Assassin picks; the hero may be picked)."""
+    if m[m[0, H_UNITS] + t, U_SQUAD] == 0 or m[m[0, H_ST] + t, ST_HERO] <= 0:
+        return AIM_NONE
+    for w in range(w0, w1):
+        if m[rg + w, G_DICE] > 0 and (m[m[0, H_WPN] + w, W_SNIPE] & SN_ASSASSIN) != 0:
+            return AIM_AT_HERO
+    return AIM_NONE
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def aim_lines(m, rg, w0, w1, code, on, sn):
+    """Mark (``on``) or clear the aim of the lines of ``sn`` (SN_AIM: Sniper lines;
+    SN_ASSASSIN) firing now (group rows ``rg + w`` with dice): their unsaved hits go to the
+    named miniature, wasted once it is gone (the dice kernel's AIM_HERO / AIM_SOLDIER,
+    L3317)."""
+    bit = AIM_HERO if code == AIM_AT_HERO else AIM_SOLDIER
+    rwp = m[0, H_WPN]
+    for w in range(w0, w1):
+        if on:
+            if m[rg + w, G_DICE] > 0 and (m[rwp + w, W_SNIPE] & sn) != 0:
+                m[rg + w, G_MEDAL] |= bit
+        else:
+            m[rg + w, G_MEDAL] &= ~(AIM_HERO | AIM_SOLDIER)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def aimed(m, t, code, rr):
+    """After the attack's dice (result row ``rr``, not yet applied to t): whether the named
+    miniature fell; the officer soldier's fall ends t's command actions (L3709), a line's
+    carrier's fall takes one carrier from that line (its weapon is gone with him)."""
+    if code == AIM_NONE:
+        return False
+    if code == AIM_AT_HERO:
+        return m[rr, 3] >= m[m[0, H_ST] + t, ST_HERO]
+    if (m[rr, 5] & AIMED_FELL) == 0:
+        return False
+    if code == AIM_AT_OFFICER:
+        m[m[0, H_XU] + t, X_SNIPED] = 1
+    else:
+        w = m[0, H_WPN] + code - AIM_LINE
+        if m[w, W_CARRIERS] > 0:
+            m[w, W_CARRIERS] -= 1
+    return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def regain(m, t):
+    """A medic returned one soldier to squad t (L3741): the owner picks the one to return
+    (L731 reading): the officer soldier a Sniper took, else the carrier of a line a Sniper
+    took (the first such line)."""
+    x = m[0, H_XU] + t
+    if m[x, X_SNIPED] != 0:
+        m[x, X_SNIPED] = 0
+        return
+    rwp = m[0, H_WPN]
+    ru = m[0, H_UNITS] + t
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rwp + w, W_CARRIERS] < (m[rwp + w, W_SNIPE] & SN_CARRIERS):
+            m[rwp + w, W_CARRIERS] += 1
+            return
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def reset_snipes(m):
+    """Start of a game: every line's carriers back, officers standing, no spotter choice."""
+    rwp = m[0, H_WPN]
+    for w in range(m[0, 1]):  # H_W
+        c = m[rwp + w, W_SNIPE] & SN_CARRIERS
+        if c > 0:
+            m[rwp + w, W_CARRIERS] = c
+    x = m[0, H_XU]
+    for u in range(m[0, H_U]):
+        m[x + u, X_SNIPED] = 0
+        m[x + u, X_SPOT] = 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _sustained_value(m, w, t, cov, carriers, hit):
+    """Expected unsaved hits x damage of line w's Sustained Attack on t with ``carriers``,
+    hitting on the faces ``hit`` (misses re-rolled, L793), saves from its group row."""
+    U = m[0, H_U]
+    wt = m[0, H_WT] + w * U + t
+    g = _group(m, w, t, cov, 1)
+    p = _faces(hit) / 3.0
+    p = p + (1.0 - p) * p
+    d = m[g, G_DMG] if m[g, G_DMG] > 0 else 1
+    return m[wt, WT_DICE] * carriers * p * (1.0 - _faces(m[g, G_SAVE]) / 3.0) * d
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def spot(m, u, able):
+    """Start of u's Attack action: a Spotter squad's Sustained Attack in which its sniper
+    lines (hitting on T through the Spotter only) and its spotter's lines both have a target
+    (L3321-3323: only a spotter that does not fire helps). Named policy **spotter-weighs**:
+    the spotter spots (its lines stand down) when the sniper lines' gain (expected unsaved
+    hits x damage with P and T minus with P alone, misses re-rolled) is at least what the
+    spotter's lines would do; else it fires and the sniper lines hit on their own faces in
+    this attack (T taken out of their Sustained groups until :func:`spot_done`). Kept in
+    ``X_SPOT`` (1 spots, 2 fires, 0 no choice) for the event log. ``able``: bit w - U_W0
+    for each line that can fire at its declared target (the battle kernel's range check)."""
+    x = m[0, H_XU] + u
+    m[x, X_SPOT] = 0
+    if (m[x, X_RULES] & RB_SPOTTER) == 0:
+        return
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    rws = m[0, H_WS]
+    tmask = m[R_CFG, C_T]
+    gain = 0.0
+    own = 0.0
+    snipers = False
+    spotters = False
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        t = m[rws + w, WS_TGT]
+        c = _carriers(m, w)
+        if t < 0 or c <= 0 or ((able >> (w - m[ru, U_W0])) & 1) == 0:
+            continue
+        sb = m[rwp + w, W_SNIPE]
+        cov = m[rws + w, 5]  # WS_COV
+        if (sb & SN_SPOTTED) != 0:
+            snipers = True
+            hit = m[_group(m, w, t, cov, 1), G_HIT]
+            gain += _sustained_value(m, w, t, cov, c, hit) - _sustained_value(
+                m, w, t, cov, c, hit & ~tmask)
+        elif (sb & SN_SPOTTER) != 0:
+            spotters = True
+            own += _sustained_value(m, w, t, cov, c, m[_group(m, w, t, cov, 1), G_HIT])
+    if not (snipers and spotters):
+        return
+    if gain >= own:
+        m[x, X_SPOT] = 1
+        for w in range(m[ru, U_W0], m[ru, U_W1]):
+            if (m[rwp + w, W_SNIPE] & SN_SPOTTER) != 0:
+                m[rws + w, WS_TGT] = -1
+        return
+    m[x, X_SPOT] = 2
+    _spotted(m, u, _OFF)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _spotted(m, u, on):
+    """Give (``on``) or take the Spotter's T to u's sniper lines' Sustained groups."""
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    tmask = m[R_CFG, C_T]
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if (m[rwp + w, W_SNIPE] & SN_SPOTTED) == 0:
+            continue
+        for t in range(m[0, H_U]):
+            for cov in range(2):
+                g = _group(m, w, t, cov, 1)
+                if on:
+                    if m[g, G_HIT] != 0:
+                        m[g, G_HIT] |= tmask
+                    if m[g, G_RR] != 0:
+                        m[g, G_RR] |= tmask
+                else:
+                    m[g, G_HIT] &= ~tmask
+                    m[g, G_RR] &= ~tmask
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def any_first(m, x):
+    """x strikes first in some way: the unit's own First Strike, or its joined hero's, standing,
+    with a close-combat line of his own (``SN_FIRST``)."""
+    if (m[m[0, H_XU] + x, X_RULES] & RB_FIRST_STRIKE) != 0:
+        return True
+    if m[m[0, H_ST] + x, ST_HERO] <= 0:
+        return False
+    ru = m[0, H_UNITS] + x
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if (m[m[0, H_WPN] + w, W_SNIPE] & SN_FIRST) != 0 and _carriers(m, w) > 0:
+            return True
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def hero_first(m, u, t):
+    """Who of u (attacking) and t (retaliating) has a joined hero whose own First Strike
+    goes first in their close combat (L3523-3525: not shared with the unit he joins): 1 u's
+    hero, 2 t's hero, 0 none -- none when the other unit strikes first in any way too (both
+    ignore it, L3525; a hero's First Strike counted as his unit's there: our reading), or
+    when the hero's unit has First Strike itself (the kernel's First Strike covers it)."""
+    fu = any_first(m, u)
+    ft = any_first(m, t)
+    if fu == ft:
+        return 0
+    x = u if fu else t
+    if (m[m[0, H_XU] + x, X_RULES] & RB_FIRST_STRIKE) != 0:
+        return 0
+    return 1 if fu else 2
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def first_lines(m, x, t, part):
+    """Declare x's close-combat lines at t (WS_TGT): ``part`` 1 only its hero's First Strike
+    lines, 2 all but those, 0 all; the others stand down (-1). Returns True if one is
+    declared."""
+    ru = m[0, H_UNITS] + x
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    any_ = False
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        first = (m[rwp + w, W_SNIPE] & SN_FIRST) != 0
+        on = m[rwp + w, W_CC] != 0 and (part == 0 or (part == 1) == first)
+        m[rws + w, WS_TGT] = t if on else -1
+        any_ = any_ or on
+    return any_
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def hold_lines(m, u, t, part):
+    """The attacker u's close-combat lines declared at t: ``part`` 1 holds back all but its
+    hero's First Strike lines (WS_TGT -2 - t), 2 brings them back and stands the First Strike
+    lines down (they have struck). Returns True if a line is declared at t after."""
+    ru = m[0, H_UNITS] + u
+    rws = m[0, H_WS]
+    rwp = m[0, H_WPN]
+    any_ = False
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[rwp + w, W_CC] == 0:
+            continue
+        first = (m[rwp + w, W_SNIPE] & SN_FIRST) != 0
+        if part == 1 and m[rws + w, WS_TGT] == t and not first:
+            m[rws + w, WS_TGT] = -2 - t
+        elif part == 2 and m[rws + w, WS_TGT] == -2 - t:
+            m[rws + w, WS_TGT] = t
+        elif part == 2 and m[rws + w, WS_TGT] == t and first:
+            m[rws + w, WS_TGT] = -1
+        any_ = any_ or m[rws + w, WS_TGT] == t
+    return any_
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def jam_lines(m, a, on):
+    """Mark (``on``) or clear the Jammer's re-roll of successes on every dice group of unit
+    a's lines: an attack an Artillery Observer triggers within range 6 of an enemy Jammer
+    re-rolls its successful dice (L3567; the dice kernel's :data:`JAMMED`)."""
+    ru = m[0, H_UNITS] + a
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        for t in range(m[0, H_U]):
+            for cov in range(2):
+                for v in range(2):
+                    g = _group(m, w, t, cov, v)
+                    if on:
+                        m[g, G_MEDAL] |= JAMMED
+                    else:
+                        m[g, G_MEDAL] &= ~JAMMED
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def spot_done(m, u):
+    """End of u's Attack action: the sniper lines' Spotter faces back (see :func:`spot`, which
+    runs only for a Sustained Attack);
+    returns the log word of the choice (:data:`SPOT_SPOTS`, :data:`SPOT_FIRES` or 0)."""
+    x = m[0, H_XU] + u
+    s = m[x, X_SPOT]
+    m[x, X_SPOT] = 0
+    if s == 2:
+        _spotted(m, u, _ON)
+        return SPOT_FIRES
+    return SPOT_SPOTS if s == 1 else 0
 
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402

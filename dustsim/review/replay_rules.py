@@ -62,6 +62,9 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   friendly unit within range 2, or any one when the officer has a radio (``units[].rules``
   lists ``Radio``); Get Moving orders a unit that has activated (or reacted) this turn, and a
   successful order is followed by that unit's activation (L3725-3727);
+* a Sniper's named miniature (``aim``), a squad's fallen officer soldier and a Spotter's
+  choice (``spotter``): :class:`_Snipe` (L3315-3323, L3709); an observed attack a Jammer
+  re-rolled (``jammed``) has an enemy Jammer within range 6 of its observer (L3567);
 * a platoon advantage acting (``advantage``; :mod:`dustsim.play.battle_platoon`) is one the
   unit's complete platoon earned (``units[].advantages``): an order under one names a target
   of the same advantage, anywhere under Grab Them by the Nose (L1053), and succeeds on P
@@ -156,6 +159,7 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     called: dict[Any, tuple[Any, int]] = {}  # artillery unit -> (observer, turn)
     tracks = {u["id"]: u.get("damage_track") for u in log["units"]}
     radios = frozenset(u["id"] for u in log["units"] if "Radio" in (u.get("rules") or ()))
+    snipe = _Snipe(log)  # Sniper's aim, the officer soldier, Spotters (L3315-3323, L3709)
     pending: tuple[int, Any] | None = None  # (event, unit) a successful Get Moving reactivates
     activated: dict[Any, int] = {}  # unit -> the turn of its last activation
     aboard: dict[Any, Any] = {}  # passenger -> its vehicle (L522-530)
@@ -177,6 +181,7 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
         _check_passengers(i, ev, states, aboard, board, feet)
         _check_dozer(i, ev, dug, board, feet)
         _check_flier(i, ev, fliers, first)
+        snipe.check(i, ev)
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
@@ -239,6 +244,16 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
             raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'weapons': a "
                                "wire-guided re-roll needs an Attack action with that one "
                                "weapon and no other (L3345)")
+        if ev.get("jammed"):  # an observed attack re-rolled by a Jammer (L3567)
+            o = ev.get("observer")
+            near = [distance(board, a, b) for v, u in snipe.units.items()
+                    if "Jammer" in (u.get("rules") or ()) and sides.get(v) != ev["side"]
+                    and v in states and not states[v].destroyed
+                    for a in feet.of(v) for b in (feet.of(o) if o in states else ())]
+            if o is None or not near or min(near) > 6:
+                raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'jammed': "
+                                   "a Jammer re-rolls an attack an Artillery Observer within "
+                                   "its range 6 triggers (L3567)")
         if ev["action"] in ATTACKS and ev.get("observer") is not None:
             _check_observed(i, ev, board, states, classes, weapons, wrecks, called, smoke, feet)
             continue
@@ -396,6 +411,64 @@ class _Feet:
         if st.square is None:
             return []
         return list(self.held[uid]) if self.big(uid) else [st.square]
+
+
+class _Snipe:
+    """Sniper's aim, the officer soldier and the Spotter in a log (:mod:`dustsim.play.
+    battle_rules`): an attack's ``aim`` comes from a line that ``aims`` (a Sniper or Head
+    Shot weapon, L3317) at a squad, names its officer only where it has an officer soldier
+    (``units[].rules``), a carrier only of one of the target's own lines, and falls only with a
+    casualty; a squad whose officer soldier fell takes no officer action after (Rally, Get
+    Moving, Ammo Drop; L3709) unless a medic returned a soldier to it since (the owner returns
+    him first); a ``spotter`` that ``spots`` belongs to a Sustained Attack of a Spotter unit
+    firing none of its spotter's lines (L3321-3323)."""
+
+    def __init__(self, log: Mapping) -> None:
+        self.units = {u["id"]: u for u in log["units"]}
+        self.lines = {(u["id"], w["line"]): w for u in log["units"]
+                      for w in u.get("weapons") or () if isinstance(w, Mapping) and "line" in w}
+        self.down: set = set()  # squads whose officer soldier a Sniper took
+
+    def _fail(self, i: int, ev: Mapping, field: str, why: str) -> None:
+        raise DustsimError(f"replay log: event {i} ({ev['action']}): field '{field}': {why}")
+
+    def check(self, i: int, ev: Mapping) -> None:
+        aim = ev.get("aim")
+        if aim is not None:
+            fired = [self.lines.get((ev["unit"], w), {}) for w in ev.get("weapons") or ()]
+            tgt = self.units.get(ev.get("target"), {})
+            if not any(w.get("aims") for w in fired) or tgt.get("kind") != "infantry" or (
+                    aim.get("by") == "assassin") != (ev["action"] == "close-combat"):
+                self._fail(i, ev, "aim", "only a Sniper or Head Shot weapon (or an Assassin's "
+                                         "close-combat weapon) names a miniature of an "
+                                         "infantry unit (L3317, L3429)")
+            what = aim.get("miniature")
+            if what == "officer" and "Officer soldier" not in (tgt.get("rules") or ()):
+                self._fail(i, ev, "aim", "a Sniper names an officer only in a squad with one "
+                                         "(L3317, L3709)")
+            if what == "carrier" and (ev["target"], aim.get("line")) not in self.lines:
+                self._fail(i, ev, "aim", "a Sniper names the carrier of one of the target's own "
+                                         "weapons (L3317)")
+            if aim.get("fell") and (ev.get("casualties") or 0) + (ev.get("damage") or 0) < 1:
+                self._fail(i, ev, "aim", "the named miniature falls only to an unsaved hit "
+                                         "(L3317)")
+            if aim.get("fell") and what == "officer":
+                self.down.add(ev["target"])
+        if ev["action"] == "special" and ev.get("special") == "heal" and ev.get("returned"):
+            self.down.discard(ev.get("target"))
+        if ev["action"] == "special" and ev.get("unit") in self.down and ev.get("special") in (
+                "rally", "get-moving", "ammo-drop") and not ev.get("advantage"):
+            self._fail(i, ev, "special", "a squad whose officer fell takes no officer action "
+                                         "(L3709)")
+        spot = ev.get("spotter")
+        if spot is not None:
+            fired = [self.lines.get((ev["unit"], w), {}) for w in ev.get("weapons") or ()]
+            if ev["action"] != "sustained" or "Spotter" not in (
+                    self.units.get(ev["unit"], {}).get("rules") or ()):
+                self._fail(i, ev, "spotter", "a Spotter's choice belongs to a Sustained Attack "
+                                             "of a unit with spotters (L3323)")
+            if spot == "spots" and any(w.get("spotter") for w in fired):
+                self._fail(i, ev, "spotter", "a spotter that spots fires no weapon (L3323)")
 
 
 def _is_class(c: Any) -> bool:

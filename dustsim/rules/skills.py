@@ -135,8 +135,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Frenzy", S, P, "chain dice against soldiers (tactics-2013)", "004:L396-400"),
     _r("And Stay Down", S, P, "ranged hits give a Suppression token", "L3415-3417"),
     _r("Power Scope", S, P, "hits on P,T in a Sustained Attack", "L3300-3302"),
-    _r("Spotter", S, P, "sniper weapons hit on P,T in a Sustained Attack", "L3321-3323",
-       gap="the spotter fires too (L3323: only a spotter that does not fire helps)"),
+    _r("Spotter", S, P, "sniper weapons hit on P,T in a Sustained Attack in which the spotter "
+       "does not fire (grid battles: the policy spotter-weighs, play.battle_rules.spot)",
+       "L3321-3323", gap="duels on a line (the spotter fires too there)"),
     _r("Brave", S, P, "three dice for the token removal roll (engagement kernel)",
        "L3449-3451, L741"),
     _r("Commissar", S, P, "the joined unit rolls three removal dice", "L3477-3479",
@@ -161,8 +162,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Take Aim", S, P, "the hero's ranged weapons hit on P,T in a Sustained Attack "
        "(rules.attack.weapon_skills)", "L3683-3687"),
     _r("Assassin", S, P, "a lone Assassin hero sends its close-combat hits to a joined hero "
-       "(engagement and grid battle kernels)", "L3427-3429",
-       gap="an Assassin joined to a squad (its lines fire with the squad's)"),
+       "(engagement and grid battle kernels); joined to a squad, his own close-combat lines "
+       "do (grid battles: play.battle_rules.assassin_aim)", "L3427-3429",
+       gap="an Assassin joined to a squad in duels on a line"),
     _r("Air Alert", S, P, "special action, a die on P: friendly vehicles hit that aircraft on "
        "P,T this turn (grid battles: play.battle_rules)", "L3375-3377",
        gap="duels on a line (no special actions there)"),
@@ -194,8 +196,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Charge", S, P, "March Move into contact, then a free close-combat Attack (policy "
        "charge=when-able; grid battles: play.battle_rules)", "L3459-3461"),
     _r("First Strike", S, P, "close combat resolved and casualties removed before the "
-       "enemy's (engagement kernel; grid battles: play.battle_rules)", "L3523-3525",
-       gap="a joined hero's own First Strike (its lines fire with the squad's)"),
+       "enemy's (engagement kernel; grid battles: play.battle_rules, a joined hero's own "
+       "lines first, not shared with the squad)", "L3523-3525",
+       gap="a joined hero's own First Strike in duels on a line"),
     _r("Move and Fire", S, P, "Move + ranged Sustained Attack, or March Move + ranged Attack "
        "(engagement kernel; grid battles: play.battle_rules)", "L3603-3605"),
     _r("At the Double", S, P, "a free Move after a March Move (engagement kernel; grid "
@@ -226,17 +229,19 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        gap="duels on a line (their initiative is a fair coin)"),
     _r("Interrogate", S, P, "once the unit eliminates a hero or officer with a close-combat "
        "weapon or an Execute, its side rolls four initiative dice for the rest of the game "
-       "(grid battles: play.battle_rules; an officer squad's officer falls with its unit, a "
-       "decision)", "L3561-3563", gap="duels on a line (their initiative is a fair coin)"),
+       "(grid battles: play.battle_rules; an officer squad's officer is the soldier its owner "
+       "removes last)", "L3561-3563", gap="duels on a line (their initiative is a fair coin)"),
     _r("Officer", S, P, "Rally and Get Moving You Bunch of Monkeys under the policy "
        "orders=get-moving (engagement kernel; grid battles: play.battle_rules, and Ammo Drop "
        "for a unit whose Limited Ammo ran dry, within range 2 and sight or by radio)",
        "L3615-3617, L3711-3731",
-       gap="Ammo Drop in duels on a line; losing the officer soldier (L3709)"),
+       gap="Ammo Drop in duels on a line"),
     _r("Command Squad", S, P, "its officer's Rally and Get Moving, with a radio (engagement "
-       "kernel; grid battles: play.battle_rules, and Ammo Drop)", "L3469-3471, L3707-3765",
-       gap="Ammo Drop in duels on a line, the medic's and mechanic's actions; losing those "
-       "soldiers"),
+       "kernel; grid battles: play.battle_rules, and Ammo Drop; the officer is a soldier the "
+       "owner removes last and a Sniper may name: his fall ends the command actions)",
+       "L3469-3471, L3707-3765",
+       gap="Ammo Drop and the officer soldier in duels on a line; the medic's and mechanic's "
+       "actions (the Command Squad cards carry neither skill)"),
     _r("NCO Command Squad", S, N, "command actions (tactics-2013 Cerberus)", "004:L406-418"),
     _r("Cultist Command Squad", S, N, _NO_TEXT + "; command actions"),
     _r("Command Vehicle", S, P, "an officer with a radio whose failed command dice are "
@@ -244,8 +249,10 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        gap="duels on a line, and the Command Squad, Medic or Mechanic mounted in it "
            "(passengers are not played)"),
     _r("General", S, P, "its officer actions are free (engagement kernel: Get Moving; grid "
-       "battles: Rally and Get Moving, play.battle_rules)",
-       "L3535-3537", gap="two dice for the officer actions of the unit it joins"),
+       "battles: Rally and Get Moving, play.battle_rules); grid battles: joined to a unit "
+       "with an officer, two dice for Get Moving and Ammo Drop, either succeeding (OPEN-20; "
+       "Rally keeps its two dice per unit)",
+       "L3535-3537", gap="the two dice in duels on a line"),
     _r("Tactician", S, N, _NO_TEXT),
     _r("Get Moving You", S, P, "names the officer's Get Moving You Bunch of Monkeys action "
        "(its card is an Officer): played with the Officer skill (engagement kernel; grid "
@@ -287,9 +294,9 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
        "activates again (policy orders=get-moving; engagement kernel)", "L3387-3389",
        gap="grid battles (the board's officers do not order aircraft)"),
     _r("Jammer", S, P, "an enemy officer's radio Rally or Get Moving within range 6 re-rolls "
-       "its successes (grid battles: play.battle_rules)", "L3565-3567",
-       gap="duels on a line, and the re-roll of the successes of attacks an Artillery "
-           "Observer triggers (L3567)"),
+       "its successes, and so does an attack an Artillery Observer within range 6 triggers "
+       "(grid battles: play.battle_rules, the dice kernel's JAMMED)", "L3565-3567",
+       gap="duels on a line"),
     _r("Radar", S, P, "failed dice of an Attack or Sustained Attack on an aircraft re-rolled "
        "once (rules.attack: not on top of the sustained re-roll)",
        _BSD + "46d2-2b5b-abf1-b90a (Operation Kondor p. 112)"),
@@ -459,8 +466,11 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                      "through an Artillery Observer", "L3218-3224",
                      gap="duels on a line (no squares there); a Target Point on an empty "
                      "square (the grid aims at a unit); smoke shells")),
-    ("sniper", _r("Sniper", W, P, "negates cover and infantry saves", "L3315-3319",
-                  gap="the attacker's chosen casualty (L3317)")),
+    ("sniper", _r("Sniper", W, P, "negates cover and infantry saves; grid battles: the "
+                  "attacker names the miniature its hits go to (the policy sniper-picks: a "
+                  "joined hero one hit finishes, the officer soldier, a special weapon's "
+                  "carrier; play.battle_rules.pick_aim)", "L3315-3319",
+                  gap="the chosen casualty in duels on a line")),
     ("reload", _r("Reload", W, P, "Loaded token; Reload + Attack", "L3304-3306")),
     ("limited-ammo", _r("Limited Ammo", W, P, "ammo boxes spent per attack", "L3284-3290")),
     ("power-scope", _r("Power Scope", W, P, "hits on P,T in a Sustained Attack",
@@ -497,9 +507,10 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                           _BSD + "5fce-2ac8-7580-9ecc, L3218-3224",
                           gap="duels on a line (no squares there)")),
     ("head-shot", _r("Head Shot", W, P, "a hit gives a Stunned token (engagement kernel); "
-                     "the attacker may aim (--aim) in `dustsim attack`",
+                     "the attacker may aim (--aim) in `dustsim attack` and names the "
+                     "miniature as a Sniper in grid battles (play.battle_rules.pick_aim)",
                      _BSD + "b11e-2700-038e-1344",
-                     gap="the attacker's chosen casualty")),
+                     gap="the chosen casualty in duels on a line")),
     ("ignores-cover", _r("Ignores Cover", W, P, "no cover save", "")),
     ("under-barrel", _r("Under-barrel", W, X, "a second weapon on a soldier's rifle: "
                         "fired as its own line", "")),

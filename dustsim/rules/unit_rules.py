@@ -57,7 +57,8 @@ class UnitRules:
     before the enemy's; retaliation included; ignored when both sides have it; not shared
     (L3523-3525)."""
     hero_first_strike: int = 0
-    """1: the joined hero's own close-combat attacks have First Strike (L3525, not shared)."""
+    """1: the joined hero's own close-combat attacks have First Strike (L3525, not shared;
+    grid battles: the hero's lines resolve first, ``play.battle_rules.hero_first``)."""
     move_and_fire: int = 0
     """1: a free Move right before or after a ranged Sustained Attack, or a free ranged Attack
     right before or after a March Move (L3603-3605); shared."""
@@ -218,6 +219,21 @@ class UnitRules:
     """1: Assault Vehicle: its passengers may activate (and dismount) after the vehicle has
     activated (BattleScribe Dust_1947.gst rule c697-cca3-4af2-fbc5, Operation Kondor
     p. 112)."""
+    officer_soldier: int = 0
+    """1: one of the squad's soldiers is an officer (its card has Command Squad, Officer...):
+    when he is eliminated the squad loses the command actions he gave it (L3709), unless its
+    joined hero is an officer too (``hero_officer``). The owner removes him last (RULES.md
+    §3: plain soldiers before specialists); a Sniper may name him (L3317; decision: the
+    officer is not the Unit Leader, whom L3317 protects: the cards do not say which miniature
+    leads, L2254)."""
+    hero_officer: int = 0
+    """1: the joined hero is an officer himself (Officer, General...): the unit's command
+    actions stand while he does (or its officer soldier). With General, joined to a squad
+    with an officer soldier (``officer_soldier``), its one-die officer actions roll two dice
+    (L3537: a success if either succeeds, the digest's OPEN-20 reading)."""
+    spotter: int = 0
+    """1: Spotter (L3321-3323): the squad's sniper weapons hit on P and T in a Sustained Attack
+    in which its spotter (the carrier of its other ranged weapons) does not fire."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(UnitRules))
@@ -232,8 +248,8 @@ N_FIELDS = len(FIELDS)
  R_RADIO, R_DOZER_BLADE, R_RAID, R_QUICK_RECOVERY, R_NO_ORDERS, R_MARCH_COVER, R_SPY,
  R_DESERT_FOX, R_JAMMER, R_RED_BANNER, R_MEDEVAC, R_ZOMBIE, R_AIR_ALERT, R_MINDLESS,
  R_BLUTKREUZ, R_RESURRECTION, R_FOLLOW_ME, R_NAVAL_UNIT, R_INTERROGATE, R_EXECUTE,
- R_ASSAULT_VEHICLE) = range(56)
-if FIELDS[R_ASSAULT_VEHICLE] != "assault_vehicle" or len(FIELDS) != R_ASSAULT_VEHICLE + 1:
+ R_ASSAULT_VEHICLE, R_OFFICER_SOLDIER, R_HERO_OFFICER, R_SPOTTER) = range(59)
+if FIELDS[R_SPOTTER] != "spotter" or len(FIELDS) != R_SPOTTER + 1:
     raise AssertionError("R_* indices out of step with UnitRules' fields")
 
 _PASSENGERS = re.compile(r"passengers\s*\((\d+)\)", re.IGNORECASE)
@@ -348,6 +364,9 @@ def unit_rules(card: Card, hero: Card | None = None, pilot: Card | None = None) 
         interrogate=int("interrogate" in shared),
         execute=int("execute" in shared),
         assault_vehicle=int("assault vehicle" in own and card.kind in ("vehicle", "aircraft")),
+        officer_soldier=int(card.kind == "squad" and bool(own & officer_like)),
+        hero_officer=int(hero is not None and bool(h & officer_like)),
+        spotter=int("spotter" in own and card.kind == "squad"),
     )
 
 
