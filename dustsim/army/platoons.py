@@ -428,6 +428,7 @@ def advantages(platoons: list[Platoon]) -> pd.DataFrame:
     """Every platoon advantage: modelled (and how) or not modelled in the value model, and
     what grid battles play of it (``battles``: played, partly played, not played, or "" for
     a chart without an advantage; ``battles_why_not``: the part left out and why;
+    ``battles_decision``: a part the seeds leave open, decided with the lines read;
     :data:`dustsim.play.battle_platoon.ADVANTAGES`)."""
     from dustsim.play.battle_platoon import status
 
@@ -442,6 +443,7 @@ def advantages(platoons: list[Platoon]) -> pd.DataFrame:
                                                  " (not named in the DUST ENLIST extract)"),
                      "battles": b.status if b else "",
                      "battles_why_not": b.why_not if b else "",
+                     "battles_decision": b.decision if b else "",
                      "origin": p.origin,
                      "buildable": p.buildable,
                      "why_not_buildable": "" if p.buildable else

@@ -26,7 +26,7 @@ retaliation, limited ammunition and reload, set-up weapons, objectives and exits
 Huge vehicles on two and four squares (:data:`FOOTPRINT`: the decisions, with their lines).
 **Decisions / not played** (listed in every result's ``notes``): fire arcs (a vehicle turns
 to its first target: it fires every line at targets it can see), artillery smoke shells,
-barbed wire and minefield dice, height, weather and reserves, heroes moving
+barbed wire and minefield dice, height, weather, heroes moving
 alone, transports; rules on the cards that battles do not play come from the skills table.
 
 Seeding: one ``SeedSequence(seed)``; games are cut into fixed chunks (each its own child
@@ -91,8 +91,8 @@ LOG_CAP = 20_000
 DECISIONS = (
     "fire arcs are not played: a vehicle turns to its first target and fires every line at "
     "targets it can see (L584-598)",
-    "artillery smoke shells, barbed wire and minefield dice, height, weather and reserves "
-    "are not played on the board",
+    "artillery smoke shells, barbed wire and minefield dice, height and weather are not "
+    "played on the board",
     "tempo and smoke rules (play.battle_rules): one free action follows a March Move (a "
     "Charge / Move and Fire Attack when worth something, else At the Double's Move); "
     "aircraft see over smoke screens as over trees (L655)",
@@ -157,6 +157,7 @@ class ScenarioSetup:
     conditions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     boards: tuple = ()  # every board of the call (board is the first)
+    reserve: tuple[int, int] = (0, 0)  # Reserve [#] of the attacker, the defender (L3100-3104)
 
     @property
     def hints(self) -> int:
@@ -188,6 +189,7 @@ def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
         raise DustsimError(f"boards must be an integer from 1 to 64, got {boards!r}",
                            field="--boards")
     sc = scenario if isinstance(scenario, S.Scenario) else S.find_scenario(scenario)
+    sc = sc.with_variant(variant)  # a reserve variant (L2890) changes its points
     all_boards = tuple(S.build_board(sc, bs, variant) if variant else S.build_board(sc, bs)
                        for bs in board_seeds(seed, boards))
     board = all_boards[0]
@@ -208,7 +210,8 @@ def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
                      "played as no enemy on the objective's area")
     return ScenarioSetup(str(sc.number), sc.name, int(sc.turns), victory,
                          S.scoring_array(sc), board,
-                         tuple(v.describe() for v in sc.victory), tuple(notes), all_boards)
+                         tuple(v.describe() for v in sc.victory), tuple(notes), all_boards,
+                         (int(sc.points.attacker_reserve), int(sc.points.defender_reserve)))
 
 
 # -- compilation -----------------------------------------------------------------------------------
@@ -444,10 +447,12 @@ class BattleSpec:
 def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                    attacker: int | None = None, options: dict | None = None,
                    list_names: tuple[str, str] = ("A", "B"),
-                   grants: tuple[Sequence, Sequence] = ((), ())) -> BattleSpec:
+                   grants: tuple[Sequence, Sequence] = ((), ()),
+                   reserve_policy: str = "first") -> BattleSpec:
     """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario;
     ``grants``: each side's platoon advantages (:class:`dustsim.play.battle_platoon.Grant`,
-    unit indices within the side)."""
+    unit indices within the side); ``reserve_policy``: what goes into the scenario's Reserve
+    (:data:`dustsim.play.battle_reserve.POLICIES`)."""
     from dustsim.play import battle_carry as BC
     from dustsim.play import battle_kernel as BK
     from dustsim.play import duel_kernel as K
@@ -593,6 +598,10 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             for i, role in g.roles:
                 by_unit[off + i].append((num, g.advantage, role))
     BP.fill_advantage_facts(m, by_unit)
+    from dustsim.play import battle_reserve as RS
+
+    RS.fill_reserve_facts(m, setup.reserve, [RS.eligible(du.card, du.hero, du.pilot)
+                                             for du in all_units], reserve_policy)
     # passengers aboard (L522-530), movement tables (amphibious: L3411-3413)
     BC.fill_carry_facts(m, all_units, len(units_a), n, classes)
     bd, ls, lq = _board_matrix(board)
@@ -603,6 +612,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
     notes += BP.notes(tuple(grants[0]) + tuple(grants[1]))
+    notes += RS.notes(setup.reserve, reserve_policy)
     if BC.any_passengers(m):
         notes += BC.CARRY_NOTES
     if any(footprint(du) > 1 for du in all_units):
@@ -792,12 +802,14 @@ def _side_units(x, label: str):
 def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
             policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
             turns: int | None = None, options: dict | None = None,
-            boards: int = DEFAULT_BOARDS) -> BattleSpec:
+            boards: int = DEFAULT_BOARDS, variant: str | None = None,
+            reserve_policy: str = "first") -> BattleSpec:
     """Compile a battle: lists (:class:`ArmyList`, a side string as ``dustsim duel`` takes,
     or DuelUnits), the scenario and its board (seeded), the policy, the attacker (``"A"``,
     ``"B"`` or None: drawn per game), ``turns`` (None: the scenario's limit), ``boards``
     (terrain draws of the scenario's generator; chunk *i* of the games plays board *i* mod
-    ``boards``)."""
+    ``boards``), ``variant`` (a printed variant of the scenario: a reserve, a board),
+    ``reserve_policy`` (:data:`dustsim.play.battle_reserve.POLICIES`)."""
     if attacker not in (None, "A", "B", "a", "b"):
         raise DustsimError(f"attacker must be A, B or left out, got {attacker!r}",
                            field="--attacker")
@@ -805,7 +817,7 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
         raise DustsimError(f"the seed must be an integer from 0 to 2**63-1, got {seed!r}",
                            field="--seed")
     pol = get_policy(policy)
-    setup = scenario_setup(scenario, seed, boards=boards)
+    setup = scenario_setup(scenario, seed, variant, boards=boards)
     if turns is not None:
         if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= 100:
             raise DustsimError(f"--turns must be an integer from 1 to 100, got {turns!r}",
@@ -820,7 +832,8 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
     if att is None and fort[0] != fort[1]:  # a Fortified Platoon always defends (L1949)
         att = 1 if fort[0] else 0
     try:
-        spec = compile_battle(ua, ub, setup, pol, att, options, (na, nb_), grants)
+        spec = compile_battle(ua, ub, setup, pol, att, options, (na, nb_), grants,
+                              reserve_policy)
     except DustsimError as exc:
         file = getattr(list_a, "file", None) or getattr(list_b, "file", None)
         raise DustsimError(exc.message, file=exc.file or file, unit=exc.unit,
@@ -868,10 +881,12 @@ def _unplayed(units) -> tuple[str, ...]:
 def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = BATTLE_TRIALS,
            seed: int = 0, policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
            turns: int | None = None, threads: int | None = None, options: dict | None = None,
-           progress: bool = False, boards: int = DEFAULT_BOARDS) -> BattleResult:
+           progress: bool = False, boards: int = DEFAULT_BOARDS, variant: str | None = None,
+           reserve_policy: str = "first") -> BattleResult:
     """Play list A against list B on a scenario ``trials`` times (module docstring)."""
     spec = prepare(list_a, list_b, scenario=scenario, seed=seed, policy=policy,
-                   attacker=attacker, turns=turns, options=options, boards=boards)
+                   attacker=attacker, turns=turns, options=options, boards=boards,
+                   variant=variant, reserve_policy=reserve_policy)
     return simulate_battle(spec, trials, seed, threads=threads, progress=progress)
 
 
@@ -1116,6 +1131,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     SMOKE_PROOF = (BUILDING, BUILDING_OPENING, BUNKER)
     if int(r[BK.L_X]) in PLATOON_SPECIALS:  # platoon advantages (battle_platoon)
         return _platoon_special(r, uname, names, faces)
+    if int(r[BK.L_X]) in RESERVE_SPECIALS:  # reserves (battle_reserve)
+        return _reserve_special(r, uname, width)
     if int(r[BK.L_X]) >= len(SPECIALS):  # transports (battle_carry)
         return _carry_special(r, uname, width, names, faces)
     kind = SPECIALS[int(r[BK.L_X])]
@@ -1253,6 +1270,28 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
 
 #: the platoon advantages' special codes (battle_platoon.SPECIALS)
 PLATOON_SPECIALS = (27, 28, 29, 30)
+#: the reserves' special codes (battle_reserve.SPECIALS)
+RESERVE_SPECIALS = (31, 32)
+
+
+def _reserve_special(r: np.ndarray, uname: str, width: int) -> dict:
+    """A unit placed in Reserve (``reserve``: ``placed`` of the side's ``reserve`` [#]) or
+    coming on from it (``reserve-arrival``) (battle_reserve, L3100-3104)."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import battle_reserve as RS
+
+    kind = RS.SPECIALS[int(r[BK.L_X])]
+    s = int(r[BK.L_FROM])
+    ev: dict = {"special": kind, "square": s if s >= 0 else None, "rule": "Reserve"}
+    if kind == "reserve":
+        ev.update({"placed": int(r[BK.L_HITS]), "reserve": int(r[BK.L_TOKEN])})
+        ev["text"] = (f"{uname} goes into Reserve ({ev['placed']} of Reserve "
+                      f"[{ev['reserve']}]): it will come back fresh, no damage and its "
+                      "ammunition replenished, in a later turn (Reserve, L3102-3104).")
+    else:
+        ev["text"] = (f"{uname} comes on from Reserve, from its deployment area "
+                      "(Reserve, L3104).")
+    return ev
 #: a granted skill's role -> the rule name its events carry (battle_platoon.ROLES)
 _GRANTED = {"scout": "Scout", "charge": "Charge", "first-double": "At the Double",
             "airborne": "airborne", "camouflage-while": "camouflage", "mobile": "Move and Fire"}

@@ -86,6 +86,7 @@ from dustsim.engines.kernel import (
 from dustsim.engines.rng import next_u64, uniform
 from dustsim.play import battle_carry as BC
 from dustsim.play import battle_platoon as BP
+from dustsim.play import battle_reserve as RS
 from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
     C_INIT,
@@ -2804,6 +2805,7 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     special action where the policy takes it (:func:`_smoke`)."""
     rx = m[0, H_XU] + u
     BP.lapse_while(m)  # a platoon's hero gone: its lasting grants lapse (L1532, L1794, L2149)
+    arrives = _reserve_arrival(m, log, u)  # out of Reserve onto the board (L3104)
     if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
         pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     elif BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
@@ -2812,8 +2814,8 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
         pos = _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     else:
         _blutkreuz(m, bd, u)  # Move 3, March 4 and Charge near a Blutkreuz (L3447)
-        dbl = BR.has(m, u, BP.RB_PA_FIRST_DOUBLE) and m[rx, BR.ST_FIRST] == 0 and \
-            not BR.has(m, u, BR.RB_AT_THE_DOUBLE)  # Surprise Strike (L2122)
+        dbl = BR.has(m, u, BP.RB_PA_FIRST_DOUBLE) and (m[rx, BR.ST_FIRST] == 0 or arrives) \
+            and not BR.has(m, u, BR.RB_AT_THE_DOUBLE)  # Surprise Strike (L2122)
         if dbl:
             m[rx, BR.X_RULES] |= BR.RB_AT_THE_DOUBLE
         pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
@@ -3688,6 +3690,90 @@ def _lost(m, f, side):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _lost_all(m, f, side):
+    """AP of side's units destroyed, each destruction counted: a unit back from Reserve
+    once more per return (victory points, L2886, L3102; battle_reserve)."""
+    tot = _lost(m, f, side)
+    for u in range(m[0, H_U]):
+        if _side(m, u) == side:
+            tot += RS.back(m, u) * f[F_UNITS + u, 0]
+    return tot
+
+
+# -- reserves (dustsim.play.battle_reserve, L3100-3104) --------------------------------------------
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _fresh(m, u):
+    """u as a fresh unit in Reserve (L3102): full strength, no damage, ammunition replenished
+    and loaded, no token, not Stunned, off the board, aboard nothing, activated this turn (it
+    comes on in a later turn, L3104)."""
+    rs = m[0, H_ST] + u
+    ru = m[0, H_UNITS] + u
+    rx = m[0, H_XU] + u
+    m[rs, ST_MODELS] = m[ru, U_MODELS]
+    m[rs, ST_HERO] = m[ru, U_HERO]
+    m[rs, ST_SINGLE] = m[ru, U_SINGLE]
+    m[rs, ST_TOK] = 0
+    m[rs, ST_ACT] = 1
+    m[rs, ST_MOVED] = 0
+    m[rs, ST_SQ] = -1
+    m[rs, ST_FACE] = 0 if _side(m, u) == 0 else 4
+    m[rs, ST_GONE] = 0
+    m[rs, ST_COVERED] = 0
+    m[rs, ST_STUN] = 0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
+        m[m[0, H_WS] + w, WS_LOADED] = 1
+        m[m[0, H_WS] + w, WS_TGT] = -1
+    m[rx, BR.ST_CAMO] = 0  # camouflaged only from the start of the game (L3457)
+    m[rx, BR.ST_DROP] = 0  # an Airborne unit drops again (L3393)
+    m[rx, BR.X_WIRE] = NONE
+    m[rx, BR.X_BOOST] = 0
+    BC.leave(m, u)
+    BC.dig(m, u, 0)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _reserve_check(m, log):
+    """After an activation: each unit destroyed since is examined once; while its side has
+    placements of its Reserve [#] left and it may go (battle_reserve.eligible), it is placed in
+    Reserve (L3102), fresh (:func:`_fresh`); an event ``reserve`` (L_HITS: the side's
+    placements so far, L_TOKEN: its Reserve [#])."""
+    x0 = m[0, H_XU]
+    att = m[R_G, G_ATT]
+    turn = m[R_G, G_TURN]
+    for u in range(m[0, H_U]):
+        rx = x0 + u
+        if _alive(m, u) or (m[rx, RS.X_RES] & RS.SEEN) != 0:
+            continue
+        side = _side(m, u)
+        k = RS.allowance(m, u, att)
+        if k <= 0 or m[R_G, RS.G_RES0 + side] >= k:
+            m[rx, RS.X_RES] |= RS.SEEN
+            continue
+        m[R_G, RS.G_RES0 + side] += 1
+        s = _sq(m, u)
+        _fresh(m, u)
+        m[rx, RS.X_RES] = (m[rx, RS.X_RES] // RS.BACK + 1) * RS.BACK + turn
+        kk = _log_special(m, log, turn, side, u, s, NONE, RS.SP_RESERVE, NONE, ZERO, ZERO,
+                          m[R_G, RS.G_RES0 + side])
+        if kk >= 0:
+            log[kk, L_TOKEN] = k
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _reserve_arrival(m, log, u):
+    """u waits in Reserve and activates off the board: it comes on now (L3104; an event
+    ``reserve-arrival``); True for this activation (Surprise Strike, L2122)."""
+    if RS.waiting(m, u) == 0 or _sq(m, u) >= 0:
+        return False
+    rx = m[0, H_XU] + u
+    m[rx, RS.X_RES] -= RS.waiting(m, u)
+    _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, NONE, NONE, RS.SP_ARRIVE, NONE,
+                 ZERO, ZERO, ZERO)
+    return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _objectives(m, bd, log):
     """Objectives held at the end of a turn: a side holds one when a unit of its own stands in
     its area and no enemy unit does (L2484). Sets G_OBJ0/G_OBJ1."""
@@ -3797,7 +3883,7 @@ def _vp(m, f, bd, side):
     """Victory points of list side ``side`` under the scenario's scoring row: destroyed enemy
     AP, objectives held (with the scoring's clear range), units in the enemy half, own AP
     exited (scenarios.Scoring)."""
-    vp = f[F_SCORE, SC_DESTROYED] * _lost(m, f, 1 - side)
+    vp = f[F_SCORE, SC_DESTROYED] * _lost_all(m, f, 1 - side)
     if f[F_SCORE, SC_OBJ_HELD] != 0.0:
         vp += f[F_SCORE, SC_OBJ_HELD] * _held(m, bd, side, np.int64(f[F_SCORE, SC_OBJ_CLEAR]))
     if f[F_SCORE, SC_ENEMY_HALF] != 0.0:
@@ -3920,6 +4006,7 @@ def _reset(m):
         m[R_G, c] = 0
     BR.reset_rules(m, m[R_B, B_N])
     BP.reset_while(m)  # platoon advantages' grants lasting while a hero is in play
+    RS.reset_reserve(m)  # nobody in Reserve (battle_reserve, L3100-3104)
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
     BC.reset_carry(m)  # passengers aboard (L526)
@@ -4058,6 +4145,7 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
             u = _pick(m, f, bd, cur)
             pos = _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val,
                             qb)
+            _reserve_check(m, log)  # the units it destroyed: into Reserve (L3102)
             a0, a1, l0, l1 = _counts(m)
             if l0 == 0 or l1 == 0:  # a side with nothing left: the game ends (decision)
                 gone0 = m[R_G, G_EXIT0] > 0
@@ -4071,8 +4159,8 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
             cur = 1 - cur
         if m[R_B, B_NOBJ] > 0:
             _objectives(m, bd, log)
-        curve[turn, 0] = _lost(m, f, 0)
-        curve[turn, 1] = _lost(m, f, 1)
+        curve[turn, 0] = _lost_all(m, f, 0)
+        curve[turn, 1] = _lost_all(m, f, 1)
         last = turn
         _log(m, log, turn, NONE, NONE, A_END_TURN, NONE, NONE)
         if m[R_G, G_END] != 0:

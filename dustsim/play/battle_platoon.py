@@ -119,13 +119,15 @@ class Grant:
 @dataclass(frozen=True)
 class AdvantageRule:
     """What grid battles play of one advantage: ``status`` (``played``, ``partly played``,
-    ``not played``), ``played`` (what, by roles), ``why_not`` (the part left out and why)."""
+    ``not played``), ``played`` (what, by roles), ``why_not`` (the part left out and why),
+    ``decision`` (a part the seeds leave open, what was decided, with the lines read)."""
 
     name: str
     lines: str
     status: str
     played: str = ""
     why_not: str = ""
+    decision: str = ""
 
 
 #: role -> what it does in the kernel (module docstring)
@@ -160,28 +162,36 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
           "ape-order": PA_APES, "mobile": PA_MOBILE}
 
-_NO_RESERVES = "reserves are not played on the grid"
+# the arrival die of two advantages (L1139, L1169): 1947's Reserve (L3100-3104) has no
+# arrival roll (battle_reserve: decisions)
+_NO_ROLL = ("the extra die for a unit arriving from Reserve: the Reserve rule has no arrival "
+            "roll, a unit in Reserve comes on when activated in a later turn (L3104; digest "
+            "OPEN-23), so the die has no roll to join and changes nothing")
 _WHILE = "And Stay Down is compiled into the attack groups, not a flag a grant can set"
 
 
-def _r(name, lines, status, played="", why_not=""):
-    return name, AdvantageRule(name, lines, status, played, why_not)
+def _r(name, lines, status, played="", why_not="", decision=""):
+    return name, AdvantageRule(name, lines, status, played, why_not, decision)
 
 
 #: the one table: every advantage of the 30 charts, what battles play of it
 ADVANTAGES = dict((
-    _r("Rangers Lead the Way", "L1135-1139", "partly played",
-       "Ranger (not Heavy Ranger) units gain Scout", f"the extra reserve die: {_NO_RESERVES}"),
+    _r("Rangers Lead the Way", "L1135-1139", "played",
+       "Ranger (not Heavy Ranger) units gain Scout", decision=_NO_ROLL),
     _r("Grab Them by the Nose", "L1049-1053", "played",
        "an M3 walker's Get Moving on another M3 walker of the platoon, anywhere"),
     _r("Lightning Strike", "L1165-1169", "not played", "",
-       "infantry saves on two faces in turn 1 need per-turn save tables the attack groups lack; "
-       + _NO_RESERVES),
+       "infantry saves on two faces in turn 1 need per-turn save tables the attack groups lack",
+       decision=_NO_ROLL),
     _r("Knockout", "L1191-1195", "not played", "",
        "an activation forced out of turn after a close-combat hit is not in the activation order"),
-    _r("Air Drop", "L1217-1219", "played", "Heavy Commando units gain Airborne"),
+    _r("Air Drop", "L1217-1219", "played", "Heavy Commando units gain Airborne (a unit back "
+       "from Reserve drops again, L3393)"),
     _r("Seek, Strike, Destroy", "L1245-1251", "not played", "",
-       "the Move Stimulants token is defined nowhere in the seeds (digest OPEN-25)"),
+       "the Move Stimulants token is defined nowhere in the seeds (digest OPEN-25)",
+       decision="not played: L1251 names a Move Stimulants token no rule of the seeds "
+       "defines (Inject Stimulants' token, L3749-3757, is for infantry, with its own roll; "
+       "digest OPEN-25); no effect is invented for it"),
     _r("Semper Fi", "L1321-1325", "played",
        "USMC units and open-topped M3 walkers gain Brave (three removal dice)"),
     _r("Close Cooperation", "L1349-1353", "not played", "",
@@ -210,7 +220,8 @@ ADVANTAGES = dict((
     _r("Pack Hunters", "L1817-1821", "not played", "",
        "a reaction by another walker than the one triggered is not in the reaction step"),
     _r("Airborne Assault", "L1844-1850", "played",
-       "KV-47A/B/C walkers drop as Airborne units do (the same text, L3391-3393)"),
+       "KV-47A/B/C walkers drop as Airborne units do (the same text, L3391-3393; again when "
+       "back from Reserve)"),
     _r("Breakthrough", "L1874-1878", "played",
        "IS-5/IS-48 tanks roll a die after a March Move: on P a free Attack"),
     _r("Vigilant", "L1943-1949", "played",
@@ -220,9 +231,9 @@ ADVANTAGES = dict((
        "soldiers returning on a die as they fall need a hook in casualty removal"),
     _r("Implacable Advance", "L2092-2096", "played",
        "Suppressed Steel Guard squads may Move instead of Nothing, then Attack"),
-    _r("Surprise Strike", "L2118-2122", "partly played",
-       "Spetsnaz units and KV-47 (TSh) walkers gain At the Double in their first activation",
-       f"the activation arriving from reserve: {_NO_RESERVES}"),
+    _r("Surprise Strike", "L2118-2122", "played",
+       "Spetsnaz units and KV-47 (TSh) walkers gain At the Double in their first activation "
+       "and in the activation they arrive from Reserve (battle_reserve)"),
     _r("Strike Unseen", "L2145-2149", "played",
        "while Roza is in play, Spetsnaz infantry gain Camouflage"),
     _r("Go Get 'Em Girls!", "L2171-2175", "played",

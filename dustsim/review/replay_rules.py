@@ -67,7 +67,11 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   of the same advantage, anywhere under Grab Them by the Nose (L1053), and succeeds on P
   (on P or T under Mission Tactics, L1459); Breakthrough's die (``special``
   ``breakthrough``) follows the unit's March Move, and a ``Breakthrough`` attack follows its
-  successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175).
+  successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175);
+* Reserve [#] (``special`` ``reserve`` / ``reserve-arrival``; L3100-3104,
+  :mod:`dustsim.play.battle_reserve`): a unit goes into Reserve only once destroyed, its
+  side's ``placed`` counting 1, 2, ... up to its ``reserve``; it acts no more until it comes
+  on, off the board, in a later turn than the one it was eliminated in.
 """
 
 from __future__ import annotations
@@ -166,8 +170,11 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     first: set = set()  # fliers activated that have not yet taken an action
     advs = {u["id"]: frozenset(u.get("advantages") or ()) for u in log["units"]}
     last: dict[Any, Mapping] = {}  # unit -> its last event (Breakthrough's order)
+    placed: dict[str, int] = {}  # side -> units placed in Reserve so far (L3102)
+    waiting: dict[Any, int] = {}  # unit -> the turn it went into Reserve, until it comes on
     for i, ev, states in walk(log):
         _check_advantage(i, ev, advs, last)
+        _check_reserve(i, ev, states, placed, waiting)
         # a unit aboard a vehicle stands nowhere on the board but where it fires from (L530)
         hidden = {k: replace(v, square=None) for k, v in states.items()
                   if v.aboard is not None and k != ev.get("unit")}
@@ -254,6 +261,38 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                         amphibious)
             if sizes[ev["unit"]] > 1 and ev.get("squares"):
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
+
+
+def _check_reserve(i: int, ev: Mapping, states: Mapping, placed: dict, waiting: dict) -> None:
+    """Reserve [#] (L3100-3104; :mod:`dustsim.play.battle_reserve`): a unit goes into Reserve
+    only once eliminated, while its side has placed fewer than # units; it does not act in
+    the turn it was eliminated and comes on (``reserve-arrival``) in a later turn, off the
+    board."""
+    u = ev.get("unit")
+    where = f"replay log: event {i} ({ev['action']}"
+    where += f" {ev['special']})" if ev.get("special") else ")"
+    if ev["action"] == "special" and ev.get("special") == "reserve":
+        side = ev.get("side")
+        k = placed.get(side, 0) + 1
+        if u not in states or not states[u].destroyed:
+            raise DustsimError(f"{where}: field 'unit': a unit goes into Reserve only when it "
+                               "is eliminated (L3102)")
+        if ev.get("placed") != k or not isinstance(ev.get("reserve"), int) or \
+                k > ev["reserve"]:
+            raise DustsimError(f"{where}: field 'placed': side {side} places at most its "
+                               f"Reserve [#] units in Reserve, counted one by one (L3102; "
+                               f"this is its {k}th)")
+        placed[side] = k
+        waiting[u] = int(ev["turn"])
+    elif ev["action"] == "special" and ev.get("special") == "reserve-arrival":
+        if u not in waiting or waiting[u] >= int(ev["turn"]) or states[u].square is not None:
+            raise DustsimError(f"{where}: field 'turn': a unit in Reserve comes on, from off "
+                               "the board, in a turn after the turn it was eliminated (L3104)")
+        del waiting[u]
+    elif u in waiting and ev["action"] in ("activate", "reaction", "move", "march",
+                                           *ATTACKS):
+        raise DustsimError(f"{where}: field 'unit': a unit in Reserve acts only once it comes "
+                           "on from Reserve, in a later turn (L3104)")
 
 
 def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
