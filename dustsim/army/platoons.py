@@ -501,6 +501,8 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return holds + (("camouflage-while",) if ok else ())
     if a == "Rangers Lead the Way":
         return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
+    if a == "Lightning Strike":  # Heavy Ranger units (L1169): their infantry saves
+        return ("lightning",) if _has(card, "heavy ranger") else ()
     if a == "Grab Them by the Nose":
         return ("walker-order", "ordered") if card.kind == "vehicle" and _has(card, *_M3) else ()
     if a == "Air Drop":

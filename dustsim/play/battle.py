@@ -1318,6 +1318,15 @@ def _advantage_acts(ev: dict, spec: BattleSpec, u: int | None, tokens: dict) -> 
     elif "target" in ev and (ev["action"] in ("attack", "sustained", "close-combat")
                              or ev.get("special") == "rally"):
         tokens[ev["target"]] = ev.get("token", "none")
+    t = ev.get("target")
+    if ev["action"] in ("attack", "sustained") and ev["turn"] == 1 and not ev.get("cover") \
+            and t is not None and t < len(spec.advantages):  # Lightning Strike (L1169)
+        for adv, role in spec.advantages[t]:
+            if role == "lightning":
+                ev["target_advantage"] = adv
+                ev["text"] = ev["text"].rstrip(".") + (
+                    " (its infantry saves succeed on P and S in turn 1; platoon advantage: "
+                    f"{adv}, L1165-1169).")
     if u is None or u >= len(spec.advantages) or "advantage" in ev:
         return
     for adv, role in spec.advantages[u]:

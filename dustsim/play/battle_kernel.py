@@ -75,6 +75,7 @@ from dustsim.engines.kernel import (
     G_DICE,
     G_HIT,
     G_RR,
+    G_SAVE,
     S_MODELS,
     S_POLICY,
     S_SINGLE,
@@ -3761,6 +3762,29 @@ def _reserve_check(m, log):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _lightning(m, on):
+    """Lightning Strike (L1165-1169; battle_platoon role ``lightning``): in game turn 1
+    (``on``) the infantry save of a granted unit in the open, P (L686), succeeds on P and S
+    (the digest's two faces); off again from turn 2 (and at each game's start). Only its
+    open-ground dice groups whose save is exactly the infantry save change (a cover save, or a
+    save its attacker's weapon removes, stays)."""
+    p = m[R_CFG, C_P]
+    ps = p | (7 & ~(m[R_CFG, C_P] | m[R_CFG, C_T]))
+    wg = max(m[0, H_W], 1)
+    rg = m[0, H_GROUPS]
+    for t in range(m[0, H_U]):
+        if not BR.has(m, t, BP.RB_PA_LIGHTNING):
+            continue
+        for v in range(2):
+            r0 = rg + ((t * 2 + 0) * 2 + v) * wg
+            for w in range(wg):
+                if on and m[r0 + w, G_SAVE] == p:
+                    m[r0 + w, G_SAVE] = ps
+                elif not on and m[r0 + w, G_SAVE] == ps:
+                    m[r0 + w, G_SAVE] = p
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _reserve_arrival(m, log, u):
     """u waits in Reserve and activates off the board: it comes on now (L3104; an event
     ``reserve-arrival``); True for this activation (Surprise Strike, L2122)."""
@@ -4007,6 +4031,7 @@ def _reset(m):
     BR.reset_rules(m, m[R_B, B_N])
     BP.reset_while(m)  # platoon advantages' grants lasting while a hero is in play
     RS.reset_reserve(m)  # nobody in Reserve (battle_reserve, L3100-3104)
+    _lightning(m, OFF)  # Lightning Strike's turn-1 saves (L1169) are set when turn 1 starts
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
     BC.reset_carry(m)  # passengers aboard (L526)
@@ -4115,6 +4140,8 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
         for u in range(m[0, H_U]):
             m[rs + u, ST_ACT] = 0
             m[rs + u, ST_MOVED] = 0
+        if turn <= 2:
+            _lightning(m, ON if turn == 1 else OFF)  # Lightning Strike: turn 1 (L1169)
         win, pos = _initiative_roll(rng, buf, pos, scripted, m)  # Black Ops: 4 dice (L3443)
         # the winner chooses who activates first (L337): first when one of its units can
         # strike now, else it lets the opponent show its hand

@@ -46,6 +46,10 @@ and every required unit, L950-958); the army layer decides that and which units 
   a unit whose card has the rule keeps it.
 * ``mobile`` (Mobile Warfare, L1401-1405): at the start of each activation the unit rolls one
   die; on P it has Move and Fire for that activation (the roll is free: always taken).
+* ``lightning`` (Lightning Strike, L1165-1169): in game turn 1 the unit's infantry save (P,
+  L686) succeeds on P and S (the digest's faces, 2/3); a cover save (P or S, L682) and a save
+  a weapon removes stay as they are. The kernel widens the save mask of the unit's open-ground
+  dice groups for turn 1 (:func:`dustsim.play.battle_kernel._lightning`).
 * ``go-girls`` (Go Get 'Em Girls!, L2171-2175): at the start of its activation the unit rolls
   one die, on P or T (the digest's two faces, 2/3) it has Brave for that activation. Policy:
   it rolls when it has a token to remove (Brave's only effect is the removal roll, L741).
@@ -88,6 +92,9 @@ SP_BREAKTHROUGH = np.int64(28)  # Breakthrough's die after a March Move
 SP_GIRLS = np.int64(29)  # Go Get 'Em Girls!' die at the start of an activation
 SP_MOBILE = np.int64(30)  # Mobile Warfare's die at the start of an activation
 WHY_BREAKTHROUGH = np.int64(10)  # the free Attack it gives
+# role ``lightning`` (Lightning Strike, L1169; the reserves helper's RB slot 61): in game turn
+# 1 its infantry save succeeds on P and S
+RB_PA_LIGHTNING = np.int64(1 << 61)
 # advantage codes of the orders (X_PA_CODE, the log's L_TOKEN % 8)
 PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
 PA_MOBILE = 5  # role ``mobile`` (X_PA_CODE: Mobile Warfare's units, no orders in its platoon)
@@ -149,6 +156,7 @@ ROLES = {
     "trail-blazer-while": "Trail Blazer while its platoon's hero is in play",
     "no-tokens-while": "never Under Fire nor Suppressed while its platoon's hero is in play",
     "holds": "the hero its platoon's lasting grants depend on",
+    "lightning": "in game turn 1 its infantry saves succeed on P and S",
 }
 _WHILE_ROLES = {"camouflage-while": (WHILE_CAMO, BR.RB_CAMOUFLAGE),
                 "trail-blazer-while": (WHILE_TRAIL, BR.RB_TRAIL_BLAZER),
@@ -158,7 +166,7 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
          "third-order": RB_PA_THIRD_ORDER, "walker-order": RB_PA_ACTION_ORDER,
          "ape-order": RB_PA_ACTION_ORDER, "breakthrough": RB_PA_BREAKTHROUGH,
          "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
-         "go-girls": RB_PA_GIRLS}
+         "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
           "ape-order": PA_APES, "mobile": PA_MOBILE}
 
@@ -180,9 +188,9 @@ ADVANTAGES = dict((
        "Ranger (not Heavy Ranger) units gain Scout", decision=_NO_ROLL),
     _r("Grab Them by the Nose", "L1049-1053", "played",
        "an M3 walker's Get Moving on another M3 walker of the platoon, anywhere"),
-    _r("Lightning Strike", "L1165-1169", "not played", "",
-       "infantry saves on two faces in turn 1 need per-turn save tables the attack groups lack",
-       decision=_NO_ROLL),
+    _r("Lightning Strike", "L1165-1169", "played",
+       "Heavy Ranger units' infantry saves succeed on P and S in game turn 1 (the digest's two "
+       "faces, 2/3)", decision=_NO_ROLL),
     _r("Knockout", "L1191-1195", "not played", "",
        "an activation forced out of turn after a close-combat hit is not in the activation order"),
     _r("Air Drop", "L1217-1219", "played", "Heavy Commando units gain Airborne (a unit back "

@@ -67,7 +67,9 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   of the same advantage, anywhere under Grab Them by the Nose (L1053), and succeeds on P
   (on P or T under Mission Tactics, L1459); Breakthrough's die (``special``
   ``breakthrough``) follows the unit's March Move, and a ``Breakthrough`` attack follows its
-  successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175);
+  successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175); an
+  attack naming Lightning Strike (``target_advantage``) hits a unit of that platoon in the
+  open in game turn 1 (L1169);
 * Reserve [#] (``special`` ``reserve`` / ``reserve-arrival``; L3100-3104,
   :mod:`dustsim.play.battle_reserve`): a unit goes into Reserve only once destroyed, its
   side's ``placed`` counting 1, 2, ... up to its ``reserve``; it acts no more until it comes
@@ -302,6 +304,12 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
     prev = last.get(u)
     if u is not None and ev["action"] not in ("token", "token-removed", "destroyed"):
         last[u] = ev
+    tadv = ev.get("target_advantage")  # Lightning Strike's saves (L1165-1169)
+    if tadv is not None and (tadv not in advs.get(ev.get("target"), ()) or ev["turn"] != 1
+                             or ev.get("cover")):
+        raise DustsimError(f"replay log: event {i} ({ev['action']}): field "
+                           "'target_advantage': Lightning Strike widens the infantry saves "
+                           "in the open of its platoon's units, in game turn 1 (L1169)")
     if adv is None:
         return
     where = f"replay log: event {i} ({ev['action']}"
