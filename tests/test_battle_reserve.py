@@ -31,7 +31,7 @@ from dustsim.play.policies import get_policy
 
 
 def spec_with(side_a, side_b, reserve=(2, 1), scenario="101", policy="first", grants_b=(),
-              height=H):
+              height=H, grants_a=()):
     """A on the attacker's edge (row 0), B the defender (last row); ``reserve``: the attacker's
     and the defender's Reserve [#]."""
     board = BD.open_board(W, height)
@@ -39,7 +39,7 @@ def spec_with(side_a, side_b, reserve=(2, 1), scenario="101", policy="first", gr
                     reserve=reserve)
     return B.compile_battle([DuelUnit(c) for c in side_a], [DuelUnit(c) for c in side_b],
                             setup, get_policy("advance"), attacker=0,
-                            grants=((), tuple(grants_b)), reserve_policy=policy)
+                            grants=(tuple(grants_a), tuple(grants_b)), reserve_policy=policy)
 
 
 def tank(name, track=2, skills=()):

@@ -481,8 +481,9 @@ def _skill(card: Card, name: str) -> bool:
     return any(str(x).lower().startswith(name) for x in card.skills)
 
 
+# the hero whose presence a lasting grant needs
 _HOLDS = {"Fanatical Loyalty": "sigrid", "Tight Quarters": "christoph",
-          "Strike Unseen": "roza"}  # the hero whose presence a lasting grant needs
+          "Strike Unseen": "roza", "Inflect Terror": "frank von stein"}
 
 
 def _grant_roles(advantage: str, card: Card, leader: bool,
@@ -501,6 +502,8 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return holds + (("camouflage-while",) if ok else ())
     if a == "Rangers Lead the Way":
         return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
+    if a == "Inflect Terror":  # Zombie units (the Zombie skill), Frank included (L1659)
+        return holds + (("terror",) if _skill(card, "zombie") else ())
     if a == "Lightning Strike":  # Heavy Ranger units (L1169): their infantry saves
         return ("lightning",) if _has(card, "heavy ranger") else ()
     if a == "Grab Them by the Nose":

@@ -1031,6 +1031,12 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             else:
                 ev["text"] = (f"{uname} loses its token." if ev["token"] == "none" else
                               f"{uname} is now {now}.")
+            if a == "token" and r[BK.L_X] == BP.WHY_TERROR:  # Inflect Terror (L1659)
+                by = int(r[BK.L_TARGET])
+                ev.update({"by": by, "by_advantage": "Inflect Terror"})
+                ev["text"] = ev["text"][:-1] + (
+                    f", terrified by {names[by]}'s attack (platoon advantage: Inflect Terror, "
+                    "L1657-1659).")
         elif a == "destroyed":
             ev["square"] = int(r[BK.L_FROM])
             ev["text"] = f"{uname} is destroyed."

@@ -1674,7 +1674,9 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         sus = sustained and not fired_any  # one part of a Sustained Attack is sustained
         vip = BR.vips(m, u, t)  # heroes and officers standing, for Interrogate (L3563)
+        bt = m[m[0, H_ST] + t, ST_TOK]
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
+        _terror(m, bd, ls, lq, log, u, t, bt)  # Inflect Terror in close combat (L1659)
         BR.interrogate(m, u, t, vip)
     BR.wire_done(m, u, g_wire)
     if g_wire >= 0:
@@ -3759,6 +3761,50 @@ def _reserve_check(m, log):
                           m[R_G, RS.G_RES0 + side])
         if kk >= 0:
             log[kk, L_TOKEN] = k
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _terror_step(m, log, v, u):
+    """One token step on v (none -> Under Fire -> Suppressed, never past it) from u's
+    Inflect Terror; logged as a token event marked ``BP.WHY_TERROR`` (L_X), u in L_TARGET."""
+    rs = m[0, H_ST] + v
+    if m[m[0, H_UNITS] + v, U_IMMUNE] != 0 or m[rs, ST_TOK] >= 2:
+        return
+    m[rs, ST_TOK] += 1
+    k = _log(m, log, m[R_G, G_TURN], _side(m, v), v, A_TOKEN, _sq(m, v), NONE)
+    if k >= 0:
+        log[k, L_TOKEN] = m[rs, ST_TOK]
+        log[k, L_X] = BP.WHY_TERROR
+        log[k, L_TARGET] = u
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _terror(m, bd, ls, lq, log, u, t, before_tok):
+    """Inflect Terror (L1657-1659; battle_platoon role ``terror``): after u's close-combat
+    attack on t, while its platoon's hero is in play, t takes a token step (hit or not; close
+    combat gives none of itself, L739), and each unit of t's side within range 3 of t that sees
+    t's square takes one."""
+    if not BR.has(m, u, BP.RB_PA_TERROR) or m[R_CFG, C_SUPP] == 0:
+        return
+    x0 = m[0, H_XU]
+    num = abs(m[x0 + u, BP.X_PLATOON])
+    held = False
+    for h in range(m[0, H_U]):
+        if m[x0 + h, BP.X_PA_CODE] == BP.HOLDS and abs(m[x0 + h, BP.X_PLATOON]) == num and \
+                _alive(m, h) and m[m[0, H_ST] + h, ST_GONE] == 0:
+            held = True
+    if not held:
+        return
+    if _present(m, t) and m[m[0, H_ST] + t, ST_TOK] == before_tok:
+        _terror_step(m, log, t, u)
+    ts = _sq(m, t)
+    if ts < 0:
+        return
+    for v in range(m[0, H_U]):
+        if v == t or _side(m, v) != _side(m, t) or not _present(m, v):
+            continue
+        if _gap(m, bd, v, t) <= 3 and _sight(m, bd, ls, lq, _sq(m, v), ts, v, t) < 2:
+            _terror_step(m, log, v, u)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

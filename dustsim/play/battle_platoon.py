@@ -50,6 +50,14 @@ and every required unit, L950-958); the army layer decides that and which units 
   L686) succeeds on P and S (the digest's faces, 2/3); a cover save (P or S, L682) and a save
   a weapon removes stay as they are. The kernel widens the save mask of the unit's open-ground
   dice groups for turn 1 (:func:`dustsim.play.battle_kernel._lightning`).
+* ``terror`` (Inflect Terror, L1657-1659): while the platoon's ``holds`` unit (Frank von
+  Stein) is in play, each close-combat attack of the unit (in an Attack or Sustained Attack)
+  steps its target's token up whether or not it hits (none to Under Fire, Under Fire to
+  Suppressed, never past Suppressed), and so each unit of the target's side within range 3 of
+  the target with line of sight to its square (:func:`dustsim.play.battle_kernel._terror`).
+  Decision: the step is for close combat, where L739 gives none, as the digest reads L1659
+  (section 9); ranged attacks keep the ordinary rule. Units that never take tokens take
+  none.
 * ``go-girls`` (Go Get 'Em Girls!, L2171-2175): at the start of its activation the unit rolls
   one die, on P or T (the digest's two faces, 2/3) it has Brave for that activation. Policy:
   it rolls when it has a token to remove (Brave's only effect is the removal roll, L741).
@@ -95,6 +103,10 @@ WHY_BREAKTHROUGH = np.int64(10)  # the free Attack it gives
 # role ``lightning`` (Lightning Strike, L1169; the reserves helper's RB slot 61): in game turn
 # 1 its infantry save succeeds on P and S
 RB_PA_LIGHTNING = np.int64(1 << 61)
+# role ``terror`` (Inflect Terror, L1657-1659; the reserves helper's RB slot 62 and WHY 12: the
+# marker of the token events it gives)
+RB_PA_TERROR = np.int64(1 << 62)
+WHY_TERROR = np.int64(12)
 # advantage codes of the orders (X_PA_CODE, the log's L_TOKEN % 8)
 PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
 PA_MOBILE = 5  # role ``mobile`` (X_PA_CODE: Mobile Warfare's units, no orders in its platoon)
@@ -157,6 +169,8 @@ ROLES = {
     "no-tokens-while": "never Under Fire nor Suppressed while its platoon's hero is in play",
     "holds": "the hero its platoon's lasting grants depend on",
     "lightning": "in game turn 1 its infantry saves succeed on P and S",
+    "terror": "while its platoon's hero is in play, its close-combat attacks give their "
+              "target and the target's friends within range 3 in sight of it a token step",
 }
 _WHILE_ROLES = {"camouflage-while": (WHILE_CAMO, BR.RB_CAMOUFLAGE),
                 "trail-blazer-while": (WHILE_TRAIL, BR.RB_TRAIL_BLAZER),
@@ -166,7 +180,7 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
          "third-order": RB_PA_THIRD_ORDER, "walker-order": RB_PA_ACTION_ORDER,
          "ape-order": RB_PA_ACTION_ORDER, "breakthrough": RB_PA_BREAKTHROUGH,
          "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
-         "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING}
+         "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING, "terror": RB_PA_TERROR}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
           "ape-order": PA_APES, "mobile": PA_MOBILE}
 
@@ -219,8 +233,10 @@ ADVANTAGES = dict((
        "no Suppression during a Charge: reactions do not know the move was a Charge"),
     _r("BRAINSSSS!", "L1630-1634", "partly played", "Mindless Zombie units gain Charge",
        "the forced Attack on friendly non-zombies: the policy never attacks friends"),
-    _r("Inflect Terror", "L1657-1659", "not played", "",
-       "tokens on units not attacked, within range 3 of the target, need a hook the kernel lacks"),
+    _r("Inflect Terror", "L1657-1659", "played",
+       "while Frank von Stein is in play, a Zombie unit's close-combat attack gives its target "
+       "a token step whether or not it hits, and each unit of the target's side within range "
+       "3 that sees the target one (decision: close combat, as the digest reads L1659)"),
     _r("Mounted Assault", "L1766-1770", "not played", "",
        "close-combat dice per passenger are not compiled into the walker's lines"),
     _r("Tight Quarters", "L1790-1794", "played",

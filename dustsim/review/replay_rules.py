@@ -69,7 +69,8 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   ``breakthrough``) follows the unit's March Move, and a ``Breakthrough`` attack follows its
   successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175); an
   attack naming Lightning Strike (``target_advantage``) hits a unit of that platoon in the
-  open in game turn 1 (L1169);
+  open in game turn 1 (L1169); a token naming Inflect Terror (``by_advantage``) follows an
+  attack of the unit ``by`` of that platoon (L1657-1659);
 * Reserve [#] (``special`` ``reserve`` / ``reserve-arrival``; L3100-3104,
   :mod:`dustsim.play.battle_reserve`): a unit goes into Reserve only once destroyed, its
   side's ``placed`` counting 1, 2, ... up to its ``reserve``; it acts no more until it comes
@@ -304,6 +305,13 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
     prev = last.get(u)
     if u is not None and ev["action"] not in ("token", "token-removed", "destroyed"):
         last[u] = ev
+    if ev.get("by_advantage") is not None and (
+            ev["by_advantage"] not in advs.get(ev.get("by"), ()) or ev["action"] != "token"
+            or last.get(ev.get("by")) is None
+            or last[ev["by"]]["action"] not in ("attack", "sustained", "close-combat")):
+        raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'by_advantage': "
+                           "Inflect Terror's token follows an attack of a unit of its "
+                           "platoon (L1657-1659)")
     tadv = ev.get("target_advantage")  # Lightning Strike's saves (L1165-1169)
     if tadv is not None and (tadv not in advs.get(ev.get("target"), ()) or ev["turn"] != 1
                              or ev.get("cover")):
