@@ -1031,6 +1031,10 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             else:
                 ev["text"] = (f"{uname} loses its token." if ev["token"] == "none" else
                               f"{uname} is now {now}.")
+            if a == "token" and r[BK.L_X] == BP.WHY_CALM:  # Primal Instinct (L1564)
+                ev["advantage"] = "Primal Instinct"
+                ev["text"] = (f"{uname} stays Under Fire, not Suppressed: no Suppression "
+                              "during its Charge (platoon advantage: Primal Instinct, L1564).")
             if a == "token" and r[BK.L_X] == BP.WHY_TERROR:  # Inflect Terror (L1659)
                 by = int(r[BK.L_TARGET])
                 ev.update({"by": by, "by_advantage": "Inflect Terror"})

@@ -2709,6 +2709,25 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _react_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u):
+    """The reaction to u's March Move (:func:`_react`); a gorilla of a Primal Instinct platoon
+    marching to Charge (Charge and a close-combat line; battle_platoon.calm_charge) takes no
+    Suppression from it (L1564): a Suppression it would give becomes Under Fire (a token event
+    marked ``BP.WHY_CALM``)."""
+    rs = m[0, H_ST] + u
+    before = m[rs, ST_TOK]
+    pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+    if before < 2 and m[rs, ST_TOK] == 2 and _alive(m, u) and BP.calm_charge(m, u) and \
+            BR.has(m, u, BR.RB_CHARGE) and BR.has_cc_line(m, u):
+        m[rs, ST_TOK] = 1
+        k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_TOKEN, _sq(m, u), NONE)
+        if k >= 0:
+            log[k, L_TOKEN] = 1
+            log[k, L_X] = BP.WHY_CALM
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _place(m, bd, log, plog, u, s, upto, action, stop, base):
     """Move u to s along the scratch parents; log the move with its path; exits the board
     when s is on the side's exit edge in an exit scenario. Returns True if it moved."""
@@ -3562,12 +3581,12 @@ def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
         _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] == 0:
-            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+            pos = _react_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         return pos
     # first part (a normal Move), the reaction, then the rest from where it stands
     _place(m, bd, log, plog, u, mid, mv, A_MARCH, NONE, ZERO)
     spent = _cost(m, mid)
-    pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+    pos = _react_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
     if not _alive(m, u):
         return pos
     _occupy(m)  # no unit moved: the rest of the path found before still holds

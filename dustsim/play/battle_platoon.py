@@ -58,6 +58,10 @@ and every required unit, L950-958); the army layer decides that and which units 
   Decision: the step is for close combat, where L739 gives none, as the digest reads L1659
   (section 9); ranged attacks keep the ordinary rule. Units that never take tokens take
   none.
+* Primal Instinct's gorillas (L1564; ``ordered`` units of a platoon whose leader has
+  ``ape-order``): a gorilla with Charge and a close-combat line takes no Suppression from the
+  reactions its March Move draws (the March is its Charge's first part, L3459): a Suppression
+  they would give becomes Under Fire (:func:`calm_charge`, kernel ``_react_march``).
 * ``go-girls`` (Go Get 'Em Girls!, L2171-2175): at the start of its activation the unit rolls
   one die, on P or T (the digest's two faces, 2/3) it has Brave for that activation. Policy:
   it rolls when it has a token to remove (Brave's only effect is the removal roll, L741).
@@ -107,6 +111,9 @@ RB_PA_LIGHTNING = np.int64(1 << 61)
 # marker of the token events it gives)
 RB_PA_TERROR = np.int64(1 << 62)
 WHY_TERROR = np.int64(12)
+# Primal Instinct's gorillas (L1564): the token event that undoes a Suppression a reaction gave
+# during a Charge (the reserves helper's WHY 13)
+WHY_CALM = np.int64(13)
 # advantage codes of the orders (X_PA_CODE, the log's L_TOKEN % 8)
 PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
 PA_MOBILE = 5  # role ``mobile`` (X_PA_CODE: Mobile Warfare's units, no orders in its platoon)
@@ -229,8 +236,13 @@ ADVANTAGES = dict((
        "the platoon leader's Get Moving on its Heavy Grenadier units succeeds on P or T"),
     _r("Fanatical Loyalty", "L1528-1532", "played",
        "while Sigrid is in play, Laser and Heavy Laser Grenadiers take no tokens"),
-    _r("Primal Instinct", "L1554-1566", "partly played", "Markus' Get Moving on his apes",
-       "no Suppression during a Charge: reactions do not know the move was a Charge"),
+    _r("Primal Instinct", "L1554-1566", "played",
+       "Markus' Get Moving on his apes; a gorilla's March Move before its Charge takes no "
+       "Suppression from the reactions it draws (Under Fire at most)",
+       decision="a March Move of a gorilla of the platoon that has Charge and a close-combat "
+       "line counts as its Charge action (the March is the Charge's first part, L3459), "
+       "whether or not it ends beside an enemy: the reaction comes before that is known "
+       "(L811); a Suppression the reactions would give becomes Under Fire (L1564)"),
     _r("BRAINSSSS!", "L1630-1634", "partly played", "Mindless Zombie units gain Charge",
        "the forced Attack on friendly non-zombies: the policy never attacks friends"),
     _r("Inflect Terror", "L1657-1659", "played",
@@ -377,6 +389,20 @@ def same_platoon(m, u, t):
     """u and t belong to the same complete platoon."""
     x = m[0, BR.H_XU]
     return m[x + u, X_PLATOON] > 0 and m[x + u, X_PLATOON] == m[x + t, X_PLATOON]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def calm_charge(m, u):
+    """u is a gorilla of a Primal Instinct platoon (an ``ordered`` unit whose platoon's leader
+    has ``ape-order``): no Suppression during its Charge (L1564)."""
+    x = m[0, BR.H_XU]
+    if (m[x + u, BR.X_RULES] & RB_PA_ORDERED) == 0 or m[x + u, X_PLATOON] <= 0:
+        return False
+    for h in range(m[0, 0]):
+        if h != u and same_platoon(m, u, h) and (m[x + h, X_PA_CODE] & 7) == PA_APES and \
+                m[x + h, X_PA_CODE] < HOLDS:
+            return True
+    return False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
