@@ -502,6 +502,10 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return holds + (("camouflage-while",) if ok else ())
     if a == "Rangers Lead the Way":
         return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
+    if a == "Pack Hunters":  # the KV-47 series walkers (L1821; the chart's slots are lost)
+        ok = card.kind == "vehicle" and _has(card, "nadya", "natasha", "natalya", "koshka",
+                                             "aleksei", "kv-47", "kv47")
+        return ("pack",) if ok else ()
     if a == "Inflect Terror":  # Zombie units (the Zombie skill), Frank included (L1659)
         return holds + (("terror",) if _skill(card, "zombie") else ())
     if a == "Lightning Strike":  # Heavy Ranger units (L1169): their infantry saves

@@ -1342,10 +1342,13 @@ def _advantage_acts(ev: dict, spec: BattleSpec, u: int | None, tokens: dict) -> 
     for adv, role in spec.advantages[u]:
         if (ev["action"] == "reaction" and role == "vigilant") or (
                 ev["action"] == "token-removed" and role == "brave") or (
+                ev["action"] == "reaction" and role == "pack") or (
                 ev["action"] == "move" and role == "implacable" and
                 tokens.get(u) == "suppressed"):
             what = {"vigilant": "reactive dice on P and S", "brave": "Brave: three removal "
-                    "dice", "implacable": "a Move instead of Nothing while Suppressed"}[role]
+                    "dice", "implacable": "a Move instead of Nothing while Suppressed",
+                    "pack": "reactive dice on P and S; a walker of its pack sees the mover "
+                    "within range 4 (L1821)"}[role]
             ev["advantage"] = adv
             ev["text"] = ev["text"].rstrip(".") + f" ({what}; platoon advantage: {adv})."
             return

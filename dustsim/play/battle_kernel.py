@@ -2642,7 +2642,8 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
             d, los, cov = _aim(m, bd, ls, lq, r, rsq, mover, ZERO)
         else:
             d = bd[rsq, ms]
-        if d > m[ru + r, U_REACT_RANGE] or BR.hidden(m, mover, d):
+        if (d > m[ru + r, U_REACT_RANGE] and not _pack_sees(m, bd, ls, lq, r, mover)) or \
+                BR.hidden(m, mover, d):  # Pack Hunters: a pack mate sees it (L1821)
             continue
         if not big:
             los = _sight(m, bd, ls, lq, rsq, ms, r, mover)
@@ -2706,6 +2707,23 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     m[m[0, H_XU] + r, BR.X_WIRE] = NONE  # a reaction fires every line
     return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
                    A_SUSTAINED if s >= 2 else A_ATTACK)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _pack_sees(m, bd, ls, lq, r, mover):
+    """Pack Hunters (L1817-1821; battle_platoon role ``pack``): r is a KV-47 of a Wolfpack
+    platoon and another of its platoon on the board sees ``mover`` within range 4."""
+    x0 = m[0, H_XU]
+    if (m[x0 + r, BP.X_PA_CODE] & 7) != BP.PA_PACK or m[x0 + r, BP.X_PA_CODE] >= BP.HOLDS:
+        return False
+    ms = _sq(m, mover)
+    for p in range(m[0, H_U]):
+        if p == r or not _present(m, p) or not BP.same_platoon(m, r, p) or \
+                (m[x0 + p, BP.X_PA_CODE] & 7) != BP.PA_PACK:
+            continue
+        if _gap(m, bd, p, mover) <= 4 and _sight(m, bd, ls, lq, _sq(m, p), ms, p, mover) < 2:
+            return True
+    return False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -58,6 +58,11 @@ and every required unit, L950-958); the army layer decides that and which units 
   Decision: the step is for close combat, where L739 gives none, as the digest reads L1659
   (section 9); ranged attacks keep the ordinary rule. Units that never take tokens take
   none.
+* ``pack`` (Pack Hunters, L1817-1821): the walker's reactive dice succeed on P and S (the
+  digest's two faces, as Advanced Reactive Fire's); it may react to a mover beyond its own
+  reaction range when another ``pack`` walker of its platoon sees the mover within range 4
+  (its own lines still need range and sight; one reaction per trigger, as for any unit;
+  :func:`dustsim.play.battle_kernel._pack_sees`).
 * Primal Instinct's gorillas (L1564; ``ordered`` units of a platoon whose leader has
   ``ape-order``): a gorilla with Charge and a close-combat line takes no Suppression from the
   reactions its March Move draws (the March is its Charge's first part, L3459): a Suppression
@@ -117,6 +122,7 @@ WHY_CALM = np.int64(13)
 # advantage codes of the orders (X_PA_CODE, the log's L_TOKEN % 8)
 PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
 PA_MOBILE = 5  # role ``mobile`` (X_PA_CODE: Mobile Warfare's units, no orders in its platoon)
+PA_PACK = 6  # role ``pack`` (X_PA_CODE: Pack Hunters' KV-47 walkers, no orders in its platoon)
 HOLDS, WHILE = 8, 16
 WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
 GIRLS_DICE = 3  # Brave's removal dice (unit_rules.removal_dice)
@@ -176,6 +182,8 @@ ROLES = {
     "no-tokens-while": "never Under Fire nor Suppressed while its platoon's hero is in play",
     "holds": "the hero its platoon's lasting grants depend on",
     "lightning": "in game turn 1 its infantry saves succeed on P and S",
+    "pack": "reactive dice on P and S; it may react beyond its reaction range when a walker of "
+            "its pack sees the mover within range 4",
     "terror": "while its platoon's hero is in play, its close-combat attacks give their "
               "target and the target's friends within range 3 in sight of it a token step",
 }
@@ -189,7 +197,7 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
          "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
          "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING, "terror": RB_PA_TERROR}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
-          "ape-order": PA_APES, "mobile": PA_MOBILE}
+          "ape-order": PA_APES, "mobile": PA_MOBILE, "pack": PA_PACK}
 
 # the arrival die of two advantages (L1139, L1169): 1947's Reserve (L3100-3104) has no
 # arrival roll (battle_reserve: decisions)
@@ -253,8 +261,14 @@ ADVANTAGES = dict((
        "close-combat dice per passenger are not compiled into the walker's lines"),
     _r("Tight Quarters", "L1790-1794", "played",
        "NDAK units gain Scout, and Trail Blazer while Christoph is in play"),
-    _r("Pack Hunters", "L1817-1821", "not played", "",
-       "a reaction by another walker than the one triggered is not in the reaction step"),
+    _r("Pack Hunters", "L1817-1821", "played",
+       "KV-47 walkers' reactive dice succeed on P and S; one of them may react beyond its "
+       "reaction range when another KV-47 of the platoon sees the mover within range 4",
+       decision="the reacting walker still fires only what reaches the mover in its own line "
+       "of sight (an attack's rule, L602), and one unit reacts per trigger as for any reaction "
+       "(the kernel's; the text's one KV-47 per trigger, L1821); the KV-47 series are the "
+       "Nadya, Natasha, Natalya, Koshka and Aleksei walkers (the chart's slots are lost; "
+       "digest section 4)"),
     _r("Airborne Assault", "L1844-1850", "played",
        "KV-47A/B/C walkers drop as Airborne units do (the same text, L3391-3393; again when "
        "back from Reserve)"),
@@ -319,7 +333,7 @@ def fill_advantage_facts(m: np.ndarray, grants_by_unit: Sequence[Sequence[tuple[
                 m[ru + u, U_SUPP_DICE] = max(int(m[ru + u, U_SUPP_DICE]), 3)
             elif role == "no-tokens":
                 m[ru + u, U_IMMUNE] = 1
-            elif role == "vigilant":
+            elif role in ("vigilant", "pack"):
                 m[ru + u, U_REACT_MASK] |= PS.mask
             elif role == "holds":
                 m[x0 + u, X_PA_CODE] = HOLDS

@@ -69,7 +69,8 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   ``breakthrough``) follows the unit's March Move, and a ``Breakthrough`` attack follows its
   successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175); an
   attack naming Lightning Strike (``target_advantage``) hits a unit of that platoon in the
-  open in game turn 1 (L1169); a token naming Inflect Terror (``by_advantage``) follows an
+  open in game turn 1 (L1169); a reaction naming Pack Hunters or Vigilant counts its
+  successes on P and S (L1821, L1947); a token naming Inflect Terror (``by_advantage``) follows an
   attack of the unit ``by`` of that platoon (L1657-1659);
 * Reserve [#] (``special`` ``reserve`` / ``reserve-arrival``; L3100-3104,
   :mod:`dustsim.play.battle_reserve`): a unit goes into Reserve only once destroyed, its
@@ -333,6 +334,10 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
         if ev.get("hits") != sum(1 for c in ev.get("dice") or "" if c in ok):
             raise DustsimError(f"{where}: field 'hits': the order's die succeeds on "
                                f"{' or '.join(ok)} (L3725{', L1459' if len(ok) > 1 else ''})")
+    elif ev["action"] == "reaction" and adv in ("Pack Hunters", "Vigilant"):
+        if ev.get("hits") != sum(1 for c in ev.get("dice") or "" if c in "PS"):
+            raise DustsimError(f"{where}: field 'hits': {adv}'s reactive dice succeed on P "
+                               "and S (L1821, L1947)")
     elif ev.get("special") == "mobile-warfare":
         if len(ev.get("dice") or "") != 1 or ev.get("hits") != (ev.get("dice") or "").count("P"):
             raise DustsimError(f"{where}: field 'hits': Mobile Warfare rolls one die, Move and "
