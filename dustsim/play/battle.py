@@ -1279,7 +1279,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
 
 
 #: the platoon advantages' special codes (battle_platoon.SPECIALS)
-PLATOON_SPECIALS = (27, 28, 29, 30)
+PLATOON_SPECIALS = (27, 28, 29, 30, 33)
 #: the reserves' special codes (battle_reserve.SPECIALS)
 RESERVE_SPECIALS = (31, 32)
 
@@ -1380,6 +1380,13 @@ def _platoon_special(r: np.ndarray, uname: str, names, faces: np.ndarray) -> dic
         ev["text"] = (f"{uname} rolls {dice}: " + ("Move and Fire for this activation" if
                                                     ev["hits"] else "no Move and Fire this time")
                       + " (platoon advantage: Mobile Warfare, L1401-1405).")
+    elif kind == "wave-attack":
+        ev.update({"advantage": "Wave Attack", "target": int(r[BK.L_TARGET]),
+                   "returned": ev["hits"]})
+        n = len(dice)
+        ev["text"] = (f"{uname} rolls {dice} for its {n} soldier{'s' if n != 1 else ''} "
+                      f"falling: {ev['hits']} come{'s' if ev['hits'] == 1 else ''} forward "
+                      "again (platoon advantage: Wave Attack, L2063-2065).")
     elif kind == "go-get-em-girls":
         ev["advantage"] = "Go Get 'Em Girls!"
         ev["text"] = (f"{uname} rolls {dice}: " + ("Brave for this activation, three dice to "

@@ -1660,6 +1660,7 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
                               moved, OFF, rr, kind)
         if fired:
             fired_any = True
+            pos = _wave(rng, buf, pos, scripted, m, log, t, rr)  # Wave Attack (L2065)
             _hit(m, log, t, rr, bl, bt, u)
             for w in range(w0, w1):
                 if amask & (1 << (w - w0)):
@@ -2563,6 +2564,7 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
         pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
                               ON, rr, A_CC)
         if fired:
+            pos = _wave(rng, buf, pos, scripted, m, log, t, rr)
             _hit(m, log, t, rr, bl, bt, u)
         return pos
     bl = _left(m, t)
@@ -2572,13 +2574,17 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
     if not hit_back:
         return pos
     if fs_u and not fs_t:  # u's casualties come off before t strikes back
+        pos = _wave(rng, buf, pos, scripted, m, log, t, rr)
         _hit(m, log, t, rr, bl, bt, u)
         if not _alive(m, t):
             return pos
         return _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
     pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, OFF)
-    _hit(m, log, t, rr, bl, bt, u)  # both sides' casualties together (L763-765)
     rr2 = m[0, H_RES2]
+    pos = _wave(rng, buf, pos, scripted, m, log, t, rr)  # Wave Attack, both sides (L2065)
+    if m[rr2, 12] != 0:
+        pos = _wave(rng, buf, pos, scripted, m, log, u, rr2)
+    _hit(m, log, t, rr, bl, bt, u)  # both sides' casualties together (L763-765)
     if m[rr2, 12] != 0:
         _hit(m, log, u, rr2, m[rr2, 13], m[rr2, 14], t)
     return pos
@@ -2707,6 +2713,24 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     m[m[0, H_XU] + r, BR.X_WIRE] = NONE  # a reaction fires every line
     return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
                    A_SUSTAINED if s >= 2 else A_ATTACK)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _wave(rng, buf, pos, scripted, m, log, t, rr):
+    """Wave Attack (L2063-2065; battle_platoon role ``wave``): in turns 1-3, before the
+    soldiers result row rr takes from t come off, one die each; on P that soldier returns (is
+    not removed). A ``wave-attack`` special event (its dice; L_HITS the soldiers returned)."""
+    cas = m[rr, 2]
+    turn = m[R_G, G_TURN]
+    x = m[0, H_XU] + t
+    if cas <= 0 or turn > BP.WAVE_TURNS or m[x, BP.X_PLATOON] <= 0 or \
+            m[x, BP.X_PA_CODE] != BP.PA_WAVE:
+        return pos
+    p0 = pos
+    back, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], cas)
+    m[rr, 2] = cas - back
+    _log_special(m, log, turn, _side(m, t), t, _sq(m, t), NONE, BP.SP_WAVE, t, p0, pos, back)
+    return pos
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

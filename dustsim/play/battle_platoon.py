@@ -58,6 +58,9 @@ and every required unit, L950-958); the army layer decides that and which units 
   Decision: the step is for close combat, where L739 gives none, as the digest reads L1659
   (section 9); ranged attacks keep the ordinary rule. Units that never take tokens take
   none.
+* ``wave`` (Wave Attack, L2063-2065): in turns 1-3 each soldier the squad loses rolls one
+  die before the casualties come off, on P it returns (the digest's face, 1/3); a special
+  event ``wave-attack`` with ``returned`` (kernel ``_wave``).
 * ``pack`` (Pack Hunters, L1817-1821): the walker's reactive dice succeed on P and S (the
   digest's two faces, as Advanced Reactive Fire's); it may react to a mover beyond its own
   reaction range when another ``pack`` walker of its platoon sees the mover within range 4
@@ -123,6 +126,9 @@ WHY_CALM = np.int64(13)
 PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
 PA_MOBILE = 5  # role ``mobile`` (X_PA_CODE: Mobile Warfare's units, no orders in its platoon)
 PA_PACK = 6  # role ``pack`` (X_PA_CODE: Pack Hunters' KV-47 walkers, no orders in its platoon)
+PA_WAVE = 7  # role ``wave`` (X_PA_CODE: Wave Attack's Red Guards squads, no orders either)
+SP_WAVE = np.int64(33)  # Wave Attack's dice for soldiers eliminated (the reserves helper's SP)
+WAVE_TURNS = 3  # the first three turns (L2065)
 HOLDS, WHILE = 8, 16
 WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
 GIRLS_DICE = 3  # Brave's removal dice (unit_rules.removal_dice)
@@ -130,7 +136,8 @@ PA_NAMES = {PA_MISSION: "Mission Tactics", PA_BLITZ: "Blitzkrieg Tactics",
             PA_GRAB: "Grab Them by the Nose", PA_APES: "Primal Instinct"}
 #: the advantage special events' names (play.battle event log)
 SPECIALS = {int(SP_PA_ORDER): "get-moving", int(SP_BREAKTHROUGH): "breakthrough",
-            int(SP_GIRLS): "go-get-em-girls", int(SP_MOBILE): "mobile-warfare"}
+            int(SP_GIRLS): "go-get-em-girls", int(SP_MOBILE): "mobile-warfare",
+            int(SP_WAVE): "wave-attack"}
 #: why an attack was taken (event ``rule`` and text)
 WHY = {int(WHY_BREAKTHROUGH): "Breakthrough: a free Attack after its March Move on its die "
        "(platoon advantage, L1874-1878)"}
@@ -182,6 +189,7 @@ ROLES = {
     "no-tokens-while": "never Under Fire nor Suppressed while its platoon's hero is in play",
     "holds": "the hero its platoon's lasting grants depend on",
     "lightning": "in game turn 1 its infantry saves succeed on P and S",
+    "wave": "in turns 1-3 a die per soldier eliminated: on P the soldier returns",
     "pack": "reactive dice on P and S; it may react beyond its reaction range when a walker of "
             "its pack sees the mover within range 4",
     "terror": "while its platoon's hero is in play, its close-combat attacks give their "
@@ -197,7 +205,7 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
          "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
          "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING, "terror": RB_PA_TERROR}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
-          "ape-order": PA_APES, "mobile": PA_MOBILE, "pack": PA_PACK}
+          "ape-order": PA_APES, "mobile": PA_MOBILE, "pack": PA_PACK, "wave": PA_WAVE}
 
 # the arrival die of two advantages (L1139, L1169): 1947's Reserve (L3100-3104) has no
 # arrival roll (battle_reserve: decisions)
@@ -277,8 +285,14 @@ ADVANTAGES = dict((
     _r("Vigilant", "L1943-1949", "played",
        "reactive dice succeed on P and S; the list defends where roles are drawn"),
     _r("Night Witches", "L2037-2041", "not played", "", _WHILE),
-    _r("Wave Attack", "L2063-2065", "not played", "",
-       "soldiers returning on a die as they fall need a hook in casualty removal"),
+    _r("Wave Attack", "L2063-2065", "partly played",
+       "in turns 1-3 each soldier a Red Guards squad loses to an Attack, a Sustained Attack, "
+       "a reaction or close combat (retaliation included) rolls a die: on P it returns",
+       "soldiers eliminated by an area, artillery, Psychic Scream or Execute attack or a "
+       "transport's wreck are not rolled for (those paths remove casualties without dice)",
+       decision="the dice are rolled as the casualties come off, before they are removed: a "
+       "soldier who returns was never taken off, so a squad whose every soldier falls but one "
+       "returns is not destroyed (the face: P, the digest's 1/3)"),
     _r("Implacable Advance", "L2092-2096", "played",
        "Suppressed Steel Guard squads may Move instead of Nothing, then Attack"),
     _r("Surprise Strike", "L2118-2122", "played",

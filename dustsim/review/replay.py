@@ -334,7 +334,8 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(states[uid], square=None)
     elif action == "special" and ev.get("special") == "reserve":  # fresh, off the board (L3102)
         changed[uid] = replace(_initial(by_id[uid]), square=None)
-    elif action == "special" and ev.get("special") == "heal" and ev.get("returned"):
+    elif action == "special" and ev.get("special") in ("heal", "wave-attack") and \
+            ev.get("returned"):
         t = states[ev["target"]]  # Get Up / Medevac return soldiers or a point (L3741, L3593)
         n = int(ev["returned"])
         changed[ev["target"]] = (replace(t, models=t.models + n) if t.models is not None

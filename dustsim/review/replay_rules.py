@@ -70,7 +70,9 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175); an
   attack naming Lightning Strike (``target_advantage``) hits a unit of that platoon in the
   open in game turn 1 (L1169); a reaction naming Pack Hunters or Vigilant counts its
-  successes on P and S (L1821, L1947); a token naming Inflect Terror (``by_advantage``) follows an
+  successes on P and S (L1821, L1947); Wave Attack's dice (``special`` ``wave-attack``) follow
+  an attack on the squad in turns 1-3, one per soldier it eliminated, each returning on P
+  (L2065); a token naming Inflect Terror (``by_advantage``) follows an
   attack of the unit ``by`` of that platoon (L1657-1659);
 * Reserve [#] (``special`` ``reserve`` / ``reserve-arrival``; L3100-3104,
   :mod:`dustsim.play.battle_reserve`): a unit goes into Reserve only once destroyed, its
@@ -304,6 +306,8 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
     u = ev.get("unit")
     adv = ev.get("advantage")
     prev = last.get(u)
+    if ev["action"] in ("attack", "sustained", "reaction", "close-combat"):
+        last[("hit", ev.get("target"))] = ev  # the last attack on each unit (Wave Attack)
     if u is not None and ev["action"] not in ("token", "token-removed", "destroyed"):
         last[u] = ev
     if ev.get("by_advantage") is not None and (
@@ -338,6 +342,14 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
         if ev.get("hits") != sum(1 for c in ev.get("dice") or "" if c in "PS"):
             raise DustsimError(f"{where}: field 'hits': {adv}'s reactive dice succeed on P "
                                "and S (L1821, L1947)")
+    elif ev.get("special") == "wave-attack":
+        hit = last.get(("hit", u))
+        if int(ev["turn"]) > 3 or ev.get("hits") != (ev.get("dice") or "").count("P") or \
+                hit is None or hit["turn"] != ev["turn"] or \
+                len(ev.get("dice") or "") > (hit.get("casualties") or 0):
+            raise DustsimError(f"{where}: field 'dice': Wave Attack rolls one die per soldier "
+                               "an attack on the squad just eliminated, in turns 1-3, each "
+                               "returning on P (L2065)")
     elif ev.get("special") == "mobile-warfare":
         if len(ev.get("dice") or "") != 1 or ev.get("hits") != (ev.get("dice") or "").count("P"):
             raise DustsimError(f"{where}: field 'hits': Mobile Warfare rolls one die, Move and "
