@@ -502,6 +502,11 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return holds + (("camouflage-while",) if ok else ())
     if a == "Rangers Lead the Way":
         return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
+    if a == "Close Cooperation":  # M7 walkers (the chart's Punisher, Fireball, Devastator)
+        if card.kind == "vehicle" and _has(card, "punisher", "fireball", "devastator"):
+            return ("escort-lead",)
+        usmc = "usmc" in (card.faction or "").lower() or _has(card, "usmc")
+        return ("escort",) if usmc and card.kind != "vehicle" else ()
     if a == "Wave Attack":  # Red Guards infantry squads: their soldiers (L2065)
         return ("wave",) if _has(card, "red guards") and card.kind == "squad" else ()
     if a == "Pack Hunters":  # the KV-47 series walkers (L1821; the chart's slots are lost)

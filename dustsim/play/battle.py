@@ -1279,7 +1279,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
 
 
 #: the platoon advantages' special codes (battle_platoon.SPECIALS)
-PLATOON_SPECIALS = (27, 28, 29, 30, 33)
+PLATOON_SPECIALS = (27, 28, 29, 30, 33, 34)
 #: the reserves' special codes (battle_reserve.SPECIALS)
 RESERVE_SPECIALS = (31, 32)
 
@@ -1380,6 +1380,12 @@ def _platoon_special(r: np.ndarray, uname: str, names, faces: np.ndarray) -> dic
         ev["text"] = (f"{uname} rolls {dice}: " + ("Move and Fire for this activation" if
                                                     ev["hits"] else "no Move and Fire this time")
                       + " (platoon advantage: Mobile Warfare, L1401-1405).")
+    elif kind == "close-cooperation":
+        t = int(r[BK.L_TARGET])
+        ev.update({"advantage": "Close Cooperation", "target": t, "dice": None,
+                   "hits": None})
+        ev["text"] = (f"{names[t]} escorts {uname}: it activates right after it, a Move or "
+                      "March Move first (platoon advantage: Close Cooperation, L1349-1353).")
     elif kind == "wave-attack":
         ev.update({"advantage": "Wave Attack", "target": int(r[BK.L_TARGET]),
                    "returned": ev["hits"]})

@@ -2716,6 +2716,33 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _escort(m, f, bd, u):
+    """Close Cooperation (L1349-1353): the escort of M7 walker u that activates right after
+    it, -1 none. Policy: among the ``escort`` units of its platoon on the board that have not
+    activated, within range 2 of u, with no token, not Stunned and no special action that
+    would come before a Move (the first-action rule), the one worth most AP."""
+    x0 = m[0, H_XU]
+    rs = m[0, H_ST]
+    best = -1
+    bap = -1.0
+    first = BR.RB_MECHANIC | BR.RB_AIR_ALERT | BR.RB_MEDIC | BR.RB_MEDEVAC | \
+        BR.RB_RESURRECTION | BR.RB_FOLLOW_ME | BR.RB_EXECUTE | BR.RB_OFFICER | \
+        BP.RB_PA_ACTION_ORDER
+    for e in range(m[0, H_U]):
+        if e == u or m[x0 + e, BP.X_PA_CODE] != BP.PA_ESCORT or not BP.same_platoon(m, u, e):
+            continue
+        if not _present(m, e) or m[rs + e, ST_ACT] != 0 or m[rs + e, ST_TOK] != 0 or \
+                m[rs + e, ST_STUN] != 0 or BC.carrier(m, e) >= 0:
+            continue
+        if (m[x0 + e, BR.X_RULES] & first) != 0 or _gap(m, bd, u, e) > 2:
+            continue
+        ap = f[F_UNITS + e, 0]
+        if ap > bap:
+            best, bap = e, ap
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _wave(rng, buf, pos, scripted, m, log, t, rr):
     """Wave Attack (L2063-2065; battle_platoon role ``wave``): in turns 1-3, before the
     soldiers result row rr takes from t come off, one die each; on P that soldier returns (is
@@ -2892,6 +2919,13 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     if m[R_G, BR.G_NEXT] == 0 and BR.has(m, u, BP.RB_PA_THIRD_ORDER) and _present(m, u) and \
             _stun(m, u) < 2 and m[R_CFG, C_ORDERS] != 0:  # Blitzkrieg Tactics (L1431)
         pos, _t, _o = _pa_order(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, ON)
+    if m[R_G, BR.G_NEXT] == 0 and m[rx, BP.X_PA_CODE] == BP.PA_COOP and _present(m, u):
+        e = _escort(m, f, bd, u)  # Close Cooperation: its escort activates right after (L1353)
+        if e >= 0:
+            m[R_G, BR.G_NEXT] = e + 1
+            m[m[0, H_XU] + e, RS.X_RES] |= RS.MOVE_FIRST
+            _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, _sq(m, u), _sq(m, e),
+                         BP.SP_ESCORT, e, ZERO, ZERO, ZERO)
     if m[R_G, BR.G_NEXT] > 0:  # Get Moving: the ordered unit activates again now (L3725)
         g = m[R_G, BR.G_NEXT] - 1
         m[R_G, BR.G_NEXT] = 0
@@ -2902,6 +2936,7 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
             m[rg, BR.X_RULES] |= BR.RB_AT_THE_DOUBLE
         _blutkreuz(m, bd, g)
         pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g, el, val, qb)
+        m[rg, RS.X_RES] &= ~RS.MOVE_FIRST  # Close Cooperation's escort: done
         _blutkreuz_end(m, g)
         if fox:
             m[rg, BR.X_RULES] &= ~BR.RB_AT_THE_DOUBLE
@@ -3342,7 +3377,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     lam = _lambda(m, f, u)
     mv = m[ru, U_MOVE]
     march = m[ru, U_MARCH]
-    air = m[ru, U_AIR] != 0
+    # an aircraft (L516) or Close Cooperation's escort (L1353): a Move or March Move first
+    air = m[ru, U_AIR] != 0 or (m[m[0, H_XU] + u, RS.X_RES] & RS.MOVE_FIRST) != 0
     onboard = cur >= 0
     limit = mv if suppressed else march
     _reach(m, bd, u, limit, qb)

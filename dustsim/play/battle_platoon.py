@@ -58,6 +58,11 @@ and every required unit, L950-958); the army layer decides that and which units 
   Decision: the step is for close combat, where L739 gives none, as the digest reads L1659
   (section 9); ranged attacks keep the ordinary rule. Units that never take tokens take
   none.
+* ``escort-lead`` / ``escort`` (Close Cooperation, L1349-1353): when the M7 walker has
+  activated, the policy's escort (its decision in :data:`ADVANTAGES`) activates right after
+  it (the kernel's reactivation slot, as Get Moving's), its plans restricted to those whose
+  first action is a Move or March Move (as an aircraft's, L516); a ``close-cooperation``
+  special event names it.
 * ``wave`` (Wave Attack, L2063-2065): in turns 1-3 each soldier the squad loses rolls one
   die before the casualties come off, on P it returns (the digest's face, 1/3); a special
   event ``wave-attack`` with ``returned`` (kernel ``_wave``).
@@ -128,6 +133,10 @@ PA_MOBILE = 5  # role ``mobile`` (X_PA_CODE: Mobile Warfare's units, no orders i
 PA_PACK = 6  # role ``pack`` (X_PA_CODE: Pack Hunters' KV-47 walkers, no orders in its platoon)
 PA_WAVE = 7  # role ``wave`` (X_PA_CODE: Wave Attack's Red Guards squads, no orders either)
 SP_WAVE = np.int64(33)  # Wave Attack's dice for soldiers eliminated (the reserves helper's SP)
+# Close Cooperation (L1349-1353): X_PA_CODE of the M7 walkers and of their USMC escorts (exact
+# codes above HOLDS: no order code), the special event naming the escort (the reserves SP 34)
+PA_COOP, PA_ESCORT = 9, 10
+SP_ESCORT = np.int64(34)
 WAVE_TURNS = 3  # the first three turns (L2065)
 HOLDS, WHILE = 8, 16
 WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
@@ -137,7 +146,7 @@ PA_NAMES = {PA_MISSION: "Mission Tactics", PA_BLITZ: "Blitzkrieg Tactics",
 #: the advantage special events' names (play.battle event log)
 SPECIALS = {int(SP_PA_ORDER): "get-moving", int(SP_BREAKTHROUGH): "breakthrough",
             int(SP_GIRLS): "go-get-em-girls", int(SP_MOBILE): "mobile-warfare",
-            int(SP_WAVE): "wave-attack"}
+            int(SP_WAVE): "wave-attack", int(SP_ESCORT): "close-cooperation"}
 #: why an attack was taken (event ``rule`` and text)
 WHY = {int(WHY_BREAKTHROUGH): "Breakthrough: a free Attack after its March Move on its die "
        "(platoon advantage, L1874-1878)"}
@@ -190,6 +199,9 @@ ROLES = {
     "holds": "the hero its platoon's lasting grants depend on",
     "lightning": "in game turn 1 its infantry saves succeed on P and S",
     "wave": "in turns 1-3 a die per soldier eliminated: on P the soldier returns",
+    "escort-lead": "when it activates, a USMC escort of its platoon within range 2 activates "
+                   "right after it",
+    "escort": "may activate right after its platoon's M7 walker, a Move or March Move first",
     "pack": "reactive dice on P and S; it may react beyond its reaction range when a walker of "
             "its pack sees the mover within range 4",
     "terror": "while its platoon's hero is in play, its close-combat attacks give their "
@@ -205,7 +217,8 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
          "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
          "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING, "terror": RB_PA_TERROR}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
-          "ape-order": PA_APES, "mobile": PA_MOBILE, "pack": PA_PACK, "wave": PA_WAVE}
+          "ape-order": PA_APES, "mobile": PA_MOBILE, "pack": PA_PACK, "wave": PA_WAVE,
+          "escort-lead": PA_COOP, "escort": PA_ESCORT}
 
 # the arrival die of two advantages (L1139, L1169): 1947's Reserve (L3100-3104) has no
 # arrival roll (battle_reserve: decisions)
@@ -239,8 +252,14 @@ ADVANTAGES = dict((
        "digest OPEN-25); no effect is invented for it"),
     _r("Semper Fi", "L1321-1325", "played",
        "USMC units and open-topped M3 walkers gain Brave (three removal dice)"),
-    _r("Close Cooperation", "L1349-1353", "not played", "",
-       "an escort activating right after its walker is not in the activation order"),
+    _r("Close Cooperation", "L1349-1353", "played",
+       "when an M7 walker activates, a USMC unit of its platoon that has not activated, within "
+       "range 2, activates right after it, its first action a Move or March Move",
+       decision="policy (the player may select): the escort worth most AP among those that "
+       "can obey the first-action rule: on the board (a passenger's activation is its "
+       "vehicle's business, L528; the M7s carry none in the bundled cards), no token and not "
+       "Stunned (a Suppressed unit's first action is Nothing, L745), no special action that "
+       "would come first (officer, medic, mechanic, Follow Me, Execute, Air Alert)"),
     _r("Unflappable", "L1375-1381", "played",
        "USMC units and M1 walkers gain Brave; units that already had Brave take no tokens"),
     _r("Mobile Warfare", "L1401-1405", "played",

@@ -73,6 +73,9 @@ ELIGIBLE = 1 << 10
 BACK = 1 << 12
 SEEN = 1 << 11
 WAIT = (1 << 10) - 1
+#: X_RES bit: this activation's first action must be a Move or March Move (Close Cooperation's
+#: escort, battle_platoon; L1353)
+MOVE_FIRST = 1 << 30
 SP_RESERVE = np.int64(31)  # a destroyed unit placed in Reserve (L_HITS: placements so far,
 # L_D0: the side's Reserve [#], L_TURN: the turn it was eliminated)
 SP_ARRIVE = np.int64(32)  # a unit in Reserve activates to come on (L3104)
@@ -175,7 +178,7 @@ def waiting(m, u):
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def back(m, u):
     """Times u came back from Reserve this game (each a destruction more, L2886)."""
-    return m[m[0, H_XU] + u, X_RES] // BACK
+    return (m[m[0, H_XU] + u, X_RES] & (MOVE_FIRST - 1)) // BACK
 
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402

@@ -167,6 +167,7 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     tracks = {u["id"]: u.get("damage_track") for u in log["units"]}
     radios = frozenset(u["id"] for u in log["units"] if "Radio" in (u.get("rules") or ()))
     pending: tuple[int, Any] | None = None  # (event, unit) a successful Get Moving reactivates
+    escort: list = []  # [event, unit, activated yet] Close Cooperation's escort (L1353)
     activated: dict[Any, int] = {}  # unit -> the turn of its last activation
     aboard: dict[Any, Any] = {}  # passenger -> its vehicle (L522-530)
     dug: set = set()  # vehicles dug in with a Dozer Blade (L3503-3505)
@@ -200,6 +201,7 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                                    "Artillery Observer calls in only a friendly unit that has "
                                    "not activated this turn (L3421)")
             called[a] = (ev["unit"], ev["turn"])
+        _check_escort(i, ev, escort, activated, board, feet)
         if pending is not None and ev["action"] == "activate":
             if ev["unit"] != pending[1]:
                 raise DustsimError(f"replay log: event {i} (activate): field 'unit': the unit "
@@ -267,6 +269,38 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                         amphibious)
             if sizes[ev["unit"]] > 1 and ev.get("squares"):
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
+
+
+def _check_escort(i: int, ev: Mapping, escort: list, activated: Mapping, board: Board,
+                  feet: Any) -> None:
+    """Close Cooperation (L1349-1353): the escort named (``special`` ``close-cooperation``) is
+    a friendly unit that has not activated this turn within range 2 of the walker; the next
+    activation is its, and its first action a Move or March Move."""
+    where = f"replay log: event {i} ({ev['action']}"
+    if ev["action"] == "special" and ev.get("special") == "close-cooperation":
+        t = ev.get("target")
+        a = [q for q in feet.of(ev["unit"]) if q is not None]
+        b = [q for q in feet.of(t) if q is not None]
+        if activated.get(t) == ev["turn"] or not a or not b or \
+                min(distance(board, x, y) for x in a for y in b) > 2:
+            raise DustsimError(f"{where} close-cooperation): field 'target': the escort has "
+                               "not activated this turn and stands within range 2 of the "
+                               "walker (L1353)")
+        escort[:] = [i, t, False]
+    elif escort and ev["action"] == "activate":
+        if escort[2] or ev["unit"] != escort[1]:
+            if not escort[2]:
+                raise DustsimError(f"{where}): field 'unit': the escort named at event "
+                                   f"{escort[0]} activates right after its walker (L1353)")
+            escort.clear()
+        else:
+            escort[2] = True
+    elif escort and escort[2] and ev.get("unit") == escort[1] and ev["action"] in (
+            "attack", "sustained", "close-combat", "nothing", "move", "march", "special"):
+        if ev["action"] not in ("move", "march"):
+            raise DustsimError(f"{where}): field 'action': the escort's first action is a "
+                               "Move or March Move (L1353)")
+        escort.clear()
 
 
 def _check_reserve(i: int, ev: Mapping, states: Mapping, placed: dict, waiting: dict) -> None:
