@@ -502,6 +502,10 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return holds + (("camouflage-while",) if ok else ())
     if a == "Rangers Lead the Way":
         return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
+    if a == "Knockout":  # every unit triggers; Rhino and the HR Assault Squads answer (L1195)
+        cards_ = cards or (card,)
+        return ("knocker",) if any(_has(c, "rhino", "heavy ranger assault") for c in cards_) \
+            else ("knockout",)
     if a == "Close Cooperation":  # M7 walkers (the chart's Punisher, Fireball, Devastator)
         if card.kind == "vehicle" and _has(card, "punisher", "fireball", "devastator"):
             return ("escort-lead",)

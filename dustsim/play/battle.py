@@ -1380,6 +1380,13 @@ def _platoon_special(r: np.ndarray, uname: str, names, faces: np.ndarray) -> dic
         ev["text"] = (f"{uname} rolls {dice}: " + ("Move and Fire for this activation" if
                                                     ev["hits"] else "no Move and Fire this time")
                       + " (platoon advantage: Mobile Warfare, L1401-1405).")
+    elif kind == "close-cooperation" and r[BK.L_TOKEN] == 1:  # Knockout's call (L1195)
+        t = int(r[BK.L_TARGET])
+        ev.update({"special": "knockout", "advantage": "Knockout", "target": t,
+                   "enemy_square": int(r[BK.L_TO]), "dice": None, "hits": None})
+        ev["text"] = (f"{uname}'s close-combat hit calls {names[t]}: it activates right after, "
+                      "a March Move towards the enemy, then a Charge at it (platoon advantage: "
+                      "Knockout, L1191-1195).")
     elif kind == "close-cooperation":
         t = int(r[BK.L_TARGET])
         ev.update({"advantage": "Close Cooperation", "target": t, "dice": None,

@@ -2564,6 +2564,7 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
         pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
                               ON, rr, A_CC)
         if fired:
+            _knock_mark(m, u, t, rr)  # Knockout (L1195)
             pos = _wave(rng, buf, pos, scripted, m, log, t, rr)
             _hit(m, log, t, rr, bl, bt, u)
         return pos
@@ -2573,6 +2574,7 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
                              ON, rr, A_CC)
     if not hit_back:
         return pos
+    _knock_mark(m, u, t, rr)  # Knockout (L1195)
     if fs_u and not fs_t:  # u's casualties come off before t strikes back
         pos = _wave(rng, buf, pos, scripted, m, log, t, rr)
         _hit(m, log, t, rr, bl, bt, u)
@@ -2713,6 +2715,83 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     m[m[0, H_XU] + r, BR.X_WIRE] = NONE  # a reaction fires every line
     return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
                    A_SUSTAINED if s >= 2 else A_ATTACK)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _knock_mark(m, u, t, rr):
+    """Knockout (L1195): u of a Knockout platoon hit enemy t in close combat (rr's hits): t is
+    named on u until u's activation ends."""
+    c = m[m[0, H_XU] + u, BP.X_PA_CODE]
+    if m[rr, 0] > 0 and (c == BP.PA_KNOCK or c == BP.PA_KNOCKER) and \
+            (m[m[0, H_XU] + u, RS.X_RES] & RS.KNOCK) == 0:
+        RS.set_knock(m, u, t, OFF)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _knocker(m, f, bd, u, t):
+    """Knockout's unit answering u's hit on t (L1195), -1 none. Policy: among Rhino and the
+    Heavy Ranger Assault Squads of u's platoon on the board within range 6 of t that have not
+    activated this turn, have Charge and a close-combat line, no token and are not Stunned,
+    the one worth most AP."""
+    x0 = m[0, H_XU]
+    rs = m[0, H_ST]
+    best = -1
+    bap = -1.0
+    for k in range(m[0, H_U]):
+        if k == u or m[x0 + k, BP.X_PA_CODE] != BP.PA_KNOCKER or not BP.same_platoon(m, u, k):
+            continue
+        if not _present(m, k) or m[rs + k, ST_ACT] != 0 or m[rs + k, ST_TOK] != 0 or \
+                m[rs + k, ST_STUN] != 0 or BC.carrier(m, k) >= 0:
+            continue
+        if not BR.has(m, k, BR.RB_CHARGE) or not BR.has_cc_line(m, k) or _gap(m, bd, k, t) > 6:
+            continue
+        if f[F_UNITS + k, 0] > bap:
+            best, bap = k, f[F_UNITS + k, 0]
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _knockout(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, k, t, qb):
+    """Knockout's activation of k (L1195): a March Move to the reachable square nearest t
+    (the cheapest of those), then, beside t, the Charge's close-combat attack at t alone
+    (L3459); a Nothing when it cannot move."""
+    rs = m[0, H_ST] + k
+    ru = m[0, H_UNITS] + k
+    n = m[R_B, B_N]
+    turn = m[R_G, G_TURN]
+    side = _side(m, k)
+    m[rs, ST_ACT] = 1
+    m[rs, ST_COVERED] = 0
+    cur = _sq(m, k)
+    _log(m, log, turn, side, k, A_ACTIVATE, cur, NONE)
+    _occupy(m)
+    _reach(m, bd, k, m[ru, U_MARCH], qb)
+    ts = _sq(m, t)
+    best = -1
+    key = INF
+    for s in range(n):
+        c = _cost(m, s)
+        if c > m[ru, U_MARCH] or s == cur or not _can_end(m, k, s) or \
+                not BR.can_stand(m, bd, k, s, n):
+            continue
+        kk = bd[s, ts] * 1000 + c
+        if kk < key and bd[s, ts] < bd[cur, ts]:
+            best, key = s, kk
+    if best < 0:
+        _log(m, log, turn, side, k, A_NOTHING, cur, cur)
+        return pos
+    pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, k, best, qb)
+    if not _present(m, k) or not _present(m, t) or _gap(m, bd, k, t) > 1:
+        return pos
+    rws = m[0, H_WS]
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        ok = m[m[0, H_WPN] + w, W_CC] != 0 and _fires_at(m, w, t, 1, ON) > 0
+        m[rws + w, WS_TGT] = t if ok else -1
+        m[rws + w, WS_COV] = 0
+    k0 = m[R_B, B_LOGN]
+    pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, k, OFF, ON, A_ATTACK)
+    _why(m, log, k, k0, WHY_CHARGE)
+    return pos
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -2919,6 +2998,18 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     if m[R_G, BR.G_NEXT] == 0 and BR.has(m, u, BP.RB_PA_THIRD_ORDER) and _present(m, u) and \
             _stun(m, u) < 2 and m[R_CFG, C_ORDERS] != 0:  # Blitzkrieg Tactics (L1431)
         pos, _t, _o = _pa_order(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, ON)
+    kt = RS.knock_target(m, u)
+    if kt >= 0:  # Knockout: its close combat hit kt; a knocker activates right after (L1195)
+        RS.set_knock(m, u, NONE, OFF)
+        if m[R_G, BR.G_NEXT] == 0 and _present(m, kt):
+            kn = _knocker(m, f, bd, u, kt)
+            if kn >= 0:
+                m[R_G, BR.G_NEXT] = kn + 1
+                RS.set_knock(m, kn, kt, ON)
+                kk = _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, _sq(m, u),
+                                  _sq(m, kt), BP.SP_ESCORT, kn, ZERO, ZERO, ZERO)
+                if kk >= 0:
+                    log[kk, L_TOKEN] = 1
     if m[R_G, BR.G_NEXT] == 0 and m[rx, BP.X_PA_CODE] == BP.PA_COOP and _present(m, u):
         e = _escort(m, f, bd, u)  # Close Cooperation: its escort activates right after (L1353)
         if e >= 0:
@@ -2935,7 +3026,14 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
         if fox:  # Desert Fox: At the Double for that activation (L3501)
             m[rg, BR.X_RULES] |= BR.RB_AT_THE_DOUBLE
         _blutkreuz(m, bd, g)
-        pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g, el, val, qb)
+        if (m[rg, RS.X_RES] & RS.KNOCK) != 0:  # Knockout: March Move and Charge (L1195)
+            pos = _knockout(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g,
+                            RS.knock_target(m, g), qb)
+            RS.set_knock(m, g, NONE, OFF)
+        else:
+            pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g, el, val,
+                           qb)
+            RS.set_knock(m, g, NONE, OFF)  # a reactivation calls no Knockout (decision)
         m[rg, RS.X_RES] &= ~RS.MOVE_FIRST  # Close Cooperation's escort: done
         _blutkreuz_end(m, g)
         if fox:

@@ -58,6 +58,11 @@ and every required unit, L950-958); the army layer decides that and which units 
   Decision: the step is for close combat, where L739 gives none, as the digest reads L1659
   (section 9); ranged attacks keep the ordinary rule. Units that never take tokens take
   none.
+* ``knockout`` / ``knocker`` (Knockout, L1191-1195): a platoon unit's close-combat attack
+  that hits names its enemy; when that unit's activation ends the policy's knocker (its
+  decision in :data:`ADVANTAGES`) activates right after it (the reactivation slot): a March
+  Move to the reachable square nearest the enemy, then, beside it, the Charge's close-combat
+  attack at it (kernel ``_knockout``); a ``knockout`` special event names it.
 * ``escort-lead`` / ``escort`` (Close Cooperation, L1349-1353): when the M7 walker has
   activated, the policy's escort (its decision in :data:`ADVANTAGES`) activates right after
   it (the kernel's reactivation slot, as Get Moving's), its plans restricted to those whose
@@ -136,7 +141,10 @@ SP_WAVE = np.int64(33)  # Wave Attack's dice for soldiers eliminated (the reserv
 # Close Cooperation (L1349-1353): X_PA_CODE of the M7 walkers and of their USMC escorts (exact
 # codes above HOLDS: no order code), the special event naming the escort (the reserves SP 34)
 PA_COOP, PA_ESCORT = 9, 10
-SP_ESCORT = np.int64(34)
+SP_ESCORT = np.int64(34)  # L_TOKEN 0: Close Cooperation's escort, 1: Knockout's unit
+# Knockout (L1191-1195): X_PA_CODE of its platoon's units, and of Rhino and the Heavy Ranger
+# Assault Squads among them
+PA_KNOCK, PA_KNOCKER = 11, 12
 WAVE_TURNS = 3  # the first three turns (L2065)
 HOLDS, WHILE = 8, 16
 WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
@@ -199,6 +207,10 @@ ROLES = {
     "holds": "the hero its platoon's lasting grants depend on",
     "lightning": "in game turn 1 its infantry saves succeed on P and S",
     "wave": "in turns 1-3 a die per soldier eliminated: on P the soldier returns",
+    "knockout": "its successful close-combat attack calls a knocker of its platoon within "
+                "range 6 of the enemy",
+    "knocker": "called by Knockout: activates right after, a March Move towards the enemy "
+               "and a Charge at it",
     "escort-lead": "when it activates, a USMC escort of its platoon within range 2 activates "
                    "right after it",
     "escort": "may activate right after its platoon's M7 walker, a Move or March Move first",
@@ -218,7 +230,8 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
          "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING, "terror": RB_PA_TERROR}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
           "ape-order": PA_APES, "mobile": PA_MOBILE, "pack": PA_PACK, "wave": PA_WAVE,
-          "escort-lead": PA_COOP, "escort": PA_ESCORT}
+          "escort-lead": PA_COOP, "escort": PA_ESCORT, "knockout": PA_KNOCK,
+          "knocker": PA_KNOCKER}
 
 # the arrival die of two advantages (L1139, L1169): 1947's Reserve (L3100-3104) has no
 # arrival roll (battle_reserve: decisions)
@@ -241,8 +254,17 @@ ADVANTAGES = dict((
     _r("Lightning Strike", "L1165-1169", "played",
        "Heavy Ranger units' infantry saves succeed on P and S in game turn 1 (the digest's two "
        "faces, 2/3)", decision=_NO_ROLL),
-    _r("Knockout", "L1191-1195", "not played", "",
-       "an activation forced out of turn after a close-combat hit is not in the activation order"),
+    _r("Knockout", "L1191-1195", "played",
+       "after a platoon unit's close-combat attack hits an enemy, Rhino or a Heavy Ranger "
+       "Assault Squad within range 6 of it activates right after: a March Move towards it, "
+       "then a Charge at it when it ends beside it",
+       decision="successful: at least one hit; the enemy still in play when the attacker's "
+       "activation ends; policy (the player may select): the knocker worth most AP that has "
+       "not activated this turn (one activation a turn, L341), with Charge and a close-combat "
+       "line, no token and not Stunned (a Suppressed unit's first action is Nothing, L745); "
+       "towards: the reachable square nearest the enemy, the cheapest of those; one call per "
+       "activation of the unit itself (a unit activated again by an order, an escort or a "
+       "knocker calls none)"),
     _r("Air Drop", "L1217-1219", "played", "Heavy Commando units gain Airborne (a unit back "
        "from Reserve drops again, L3393)"),
     _r("Seek, Strike, Destroy", "L1245-1251", "not played", "",

@@ -76,6 +76,11 @@ WAIT = (1 << 10) - 1
 #: X_RES bit: this activation's first action must be a Move or March Move (Close Cooperation's
 #: escort, battle_platoon; L1353)
 MOVE_FIRST = 1 << 30
+#: X_RES bit: this activation is Knockout's March Move and Charge (battle_platoon; L1195), its
+#: enemy in the bits from KNOCK_AT (1 + the unit); a unit's successful close-combat attack
+#: leaves its enemy there too (until its activation ends)
+KNOCK = 1 << 31
+KNOCK_AT = 32
 SP_RESERVE = np.int64(31)  # a destroyed unit placed in Reserve (L_HITS: placements so far,
 # L_D0: the side's Reserve [#], L_TURN: the turn it was eliminated)
 SP_ARRIVE = np.int64(32)  # a unit in Reserve activates to come on (L3104)
@@ -179,6 +184,19 @@ def waiting(m, u):
 def back(m, u):
     """Times u came back from Reserve this game (each a destruction more, L2886)."""
     return (m[m[0, H_XU] + u, X_RES] & (MOVE_FIRST - 1)) // BACK
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def knock_target(m, u):
+    """The enemy Knockout's bits on u name (-1 none)."""
+    return (m[m[0, H_XU] + u, X_RES] >> KNOCK_AT) - 1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def set_knock(m, u, t, on):
+    """Name enemy t on u (-1: clear), with the KNOCK bit when ``on``."""
+    x = m[0, H_XU] + u
+    m[x, X_RES] = (m[x, X_RES] & (KNOCK - 1)) | ((t + 1) << KNOCK_AT) | (KNOCK if on else 0)
 
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402

@@ -275,7 +275,9 @@ def _check_escort(i: int, ev: Mapping, escort: list, activated: Mapping, board: 
                   feet: Any) -> None:
     """Close Cooperation (L1349-1353): the escort named (``special`` ``close-cooperation``) is
     a friendly unit that has not activated this turn within range 2 of the walker; the next
-    activation is its, and its first action a Move or March Move."""
+    activation is its, and its first action a Move or March Move. Knockout (L1191-1195): the
+    unit called (``special`` ``knockout``) has not activated this turn, activates next and
+    marches first (a Nothing where it cannot move)."""
     where = f"replay log: event {i} ({ev['action']}"
     if ev["action"] == "special" and ev.get("special") == "close-cooperation":
         t = ev.get("target")
@@ -286,20 +288,26 @@ def _check_escort(i: int, ev: Mapping, escort: list, activated: Mapping, board: 
             raise DustsimError(f"{where} close-cooperation): field 'target': the escort has "
                                "not activated this turn and stands within range 2 of the "
                                "walker (L1353)")
-        escort[:] = [i, t, False]
+        escort[:] = [i, t, False, ("move", "march")]
+    elif ev["action"] == "special" and ev.get("special") == "knockout":
+        if activated.get(ev.get("target")) == ev["turn"]:
+            raise DustsimError(f"{where} knockout): field 'target': Knockout calls a unit that "
+                               "has not activated this turn (L1195, L341)")
+        escort[:] = [i, ev.get("target"), False, ("march", "nothing")]
     elif escort and ev["action"] == "activate":
         if escort[2] or ev["unit"] != escort[1]:
             if not escort[2]:
-                raise DustsimError(f"{where}): field 'unit': the escort named at event "
-                                   f"{escort[0]} activates right after its walker (L1353)")
+                raise DustsimError(f"{where}): field 'unit': the unit named at event "
+                                   f"{escort[0]} activates right after (L1195, L1353)")
             escort.clear()
         else:
             escort[2] = True
     elif escort and escort[2] and ev.get("unit") == escort[1] and ev["action"] in (
             "attack", "sustained", "close-combat", "nothing", "move", "march", "special"):
-        if ev["action"] not in ("move", "march"):
-            raise DustsimError(f"{where}): field 'action': the escort's first action is a "
-                               "Move or March Move (L1353)")
+        if ev["action"] not in escort[3]:
+            raise DustsimError(f"{where}): field 'action': the first action is a "
+                               f"{' or '.join(escort[3])} (Close Cooperation L1353: a Move or "
+                               "March Move; Knockout L1195: a March Move)")
         escort.clear()
 
 
