@@ -502,6 +502,12 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return holds + (("camouflage-while",) if ok else ())
     if a == "Rangers Lead the Way":
         return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
+    if a == "Night Witches":  # Red Ace in the Red Star and the required aircraft (L2041)
+        cards_ = cards or (card,)
+        if any(_has(c, "red ace", "the red star") for c in cards_):
+            return ("holds", "stay-down-while")
+        ok = card.kind == "aircraft" and _has(card, "striker", "blaster", "burner", "burster")
+        return ("stay-down-while",) if ok else ()
     if a == "Knockout":  # every unit triggers; Rhino and the HR Assault Squads answer (L1195)
         cards_ = cards or (card,)
         return ("knocker",) if any(_has(c, "rhino", "heavy ranger assault") for c in cards_) \

@@ -1323,6 +1323,20 @@ def _advantage_acts(ev: dict, spec: BattleSpec, u: int | None, tokens: dict) -> 
     """Name the platoon advantage behind a reaction (Vigilant's faces, L1947), a token
     removal roll (Brave's three dice: Semper Fi L1325, Unflappable L1379) or a Suppressed
     unit's Move (Implacable Advance, L2096; ``tokens``: each unit's token so far)."""
+    if ev["action"] == "destroyed":  # Night Witches lasts while its hero is in play (L2041)
+        tokens[("gone", u)] = True
+    elif ev.get("special") == "reserve":
+        tokens.pop(("gone", u), None)
+    if ev["action"] in ("attack", "sustained") and ev.get("token") == "suppressed" and \
+            u is not None and u < len(spec.advantages) and \
+            ("Night Witches", "stay-down-while") in spec.advantages[u]:
+        holder = [h for h, a in enumerate(spec.advantages) if ("Night Witches", "holds") in a
+                  and spec.sides[h] == spec.sides[u]]
+        if holder and not tokens.get(("gone", holder[0])):
+            ev["advantage"] = "Night Witches"
+            ev["text"] = ev["text"].rstrip(".") + (" (And Stay Down: its hits give Suppression, "
+                                                  "L3415-3417; platoon advantage: Night "
+                                                  "Witches, L2037-2041).")
     if ev["action"] in ("token", "token-removed") and u is not None:
         tokens[u] = ev.get("token", "none")
     elif "target" in ev and (ev["action"] in ("attack", "sustained", "close-combat")

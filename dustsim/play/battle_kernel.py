@@ -76,6 +76,7 @@ from dustsim.engines.kernel import (
     G_HIT,
     G_RR,
     G_SAVE,
+    G_SUPP,
     S_MODELS,
     S_POLICY,
     S_SINGLE,
@@ -159,6 +160,7 @@ from dustsim.play.duel_kernel import (
     W_SALVO,
     W_SCREAM,
     W_SETUP,
+    W_UNIT,
     W_VOLLEY,
     WS_AMMO,
     WS_LOADED,
@@ -2718,6 +2720,32 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _stay_down(m):
+    """Night Witches (L2037-2041; battle_platoon role ``stay-down-while``): each marked line
+    (``BP.W_STAY_DOWN``) gives Suppression at once (its groups' token mode 2, And Stay Down,
+    L3417) while its platoon's ``holds`` unit is in play (alive, not exited), else a token
+    step (mode 1)."""
+    rw = m[0, H_WPN]
+    x0 = m[0, H_XU]
+    wg = max(m[0, H_W], 1)
+    rg = m[0, H_GROUPS]
+    for w in range(m[0, H_W]):
+        if m[rw + w, BP.W_STAY_DOWN] == 0:
+            continue
+        u = m[rw + w, W_UNIT]
+        num = abs(m[x0 + u, BP.X_PLATOON])
+        held = False
+        for h in range(m[0, H_U]):
+            if m[x0 + h, BP.X_PA_CODE] == BP.HOLDS and abs(m[x0 + h, BP.X_PLATOON]) == num \
+                    and _alive(m, h) and m[m[0, H_ST] + h, ST_GONE] == 0:
+                held = True
+        mode = 2 if held else 1
+        for i in range(m[0, H_U] * 4):
+            r = rg + i * wg + w
+            m[r, G_SUPP] = (m[r, G_SUPP] & ~3) | mode
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _knock_mark(m, u, t, rr):
     """Knockout (L1195): u of a Knockout platoon hit enemy t in close combat (rr's hits): t is
     named on u until u's activation ends."""
@@ -2975,6 +3003,7 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     special action where the policy takes it (:func:`_smoke`)."""
     rx = m[0, H_XU] + u
     BP.lapse_while(m)  # a platoon's hero gone: its lasting grants lapse (L1532, L1794, L2149)
+    _stay_down(m)  # Night Witches: And Stay Down while Red Ace is in play (L2041)
     arrives = _reserve_arrival(m, log, u)  # out of Reserve onto the board (L3104)
     if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
         pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
@@ -4273,6 +4302,7 @@ def _reset(m):
     BP.reset_while(m)  # platoon advantages' grants lasting while a hero is in play
     RS.reset_reserve(m)  # nobody in Reserve (battle_reserve, L3100-3104)
     _lightning(m, OFF)  # Lightning Strike's turn-1 saves (L1169) are set when turn 1 starts
+    _stay_down(m)  # Night Witches (L2041): in force from the start
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
     BC.reset_carry(m)  # passengers aboard (L526)

@@ -58,6 +58,11 @@ and every required unit, L950-958); the army layer decides that and which units 
   Decision: the step is for close combat, where L739 gives none, as the digest reads L1659
   (section 9); ranged attacks keep the ordinary rule. Units that never take tokens take
   none.
+* ``stay-down-while`` (Night Witches, L2037-2041): the unit's lines whose hits give a token
+  step (not close combat, not flame) give Suppression at once (And Stay Down, L3415-3417)
+  while the platoon's ``holds`` unit is in play: the kernel switches those lines' dice groups
+  (their token mode) at every activation start (``_stay_down``); weapon column
+  :data:`W_STAY_DOWN` marks them.
 * ``knockout`` / ``knocker`` (Knockout, L1191-1195): a platoon unit's close-combat attack
   that hits names its enemy; when that unit's activation ends the policy's knocker (its
   decision in :data:`ADVANTAGES`) activates right after it (the reactivation slot): a March
@@ -145,6 +150,10 @@ SP_ESCORT = np.int64(34)  # L_TOKEN 0: Close Cooperation's escort, 1: Knockout's
 # Knockout (L1191-1195): X_PA_CODE of its platoon's units, and of Rhino and the Heavy Ranger
 # Assault Squads among them
 PA_KNOCK, PA_KNOCKER = 11, 12
+# Night Witches (L2037-2041): weapon row column (the reserves helper's weapon col 16), 1 for a
+# granted unit's line whose hits give a token step: Suppression at once while the platoon's
+# ``holds`` unit (Red Ace in the Red Star) is in play
+W_STAY_DOWN = 16
 WAVE_TURNS = 3  # the first three turns (L2065)
 HOLDS, WHILE = 8, 16
 WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
@@ -207,6 +216,8 @@ ROLES = {
     "holds": "the hero its platoon's lasting grants depend on",
     "lightning": "in game turn 1 its infantry saves succeed on P and S",
     "wave": "in turns 1-3 a die per soldier eliminated: on P the soldier returns",
+    "stay-down-while": "And Stay Down (its ranged hits give Suppression) while its platoon's "
+                       "hero is in play",
     "knockout": "its successful close-combat attack calls a knocker of its platoon within "
                 "range 6 of the enemy",
     "knocker": "called by Knockout: activates right after, a March Move towards the enemy "
@@ -325,7 +336,12 @@ ADVANTAGES = dict((
        "IS-5/IS-48 tanks roll a die after a March Move: on P a free Attack"),
     _r("Vigilant", "L1943-1949", "played",
        "reactive dice succeed on P and S; the list defends where roles are drawn"),
-    _r("Night Witches", "L2037-2041", "not played", "", _WHILE),
+    _r("Night Witches", "L2037-2041", "played",
+       "while Red Ace flies the Red Star, she and the platoon's two required aircraft have And "
+       "Stay Down: their ranged hits give Suppression at once (L3415-3417)",
+       decision="Red Ace pilots the Red Star (the chart joins them): her And Stay Down is the "
+       "Red Star's lines'; in play: the Red Star not destroyed and on the board or in Reserve "
+       "waiting (checked at every activation start and as the game starts)"),
     _r("Wave Attack", "L2063-2065", "partly played",
        "in turns 1-3 each soldier a Red Guards squad loses to an Attack, a Sustained Attack, "
        "a reaction or close combat (retaliation included) rolls a die: on P it returns",
@@ -392,6 +408,8 @@ def fill_advantage_facts(m: np.ndarray, grants_by_unit: Sequence[Sequence[tuple[
                 m[ru + u, U_REACT_MASK] |= PS.mask
             elif role == "holds":
                 m[x0 + u, X_PA_CODE] = HOLDS
+            elif role == "stay-down-while":
+                _mark_stay_down(m, u)
             elif role in _WHILE_ROLES:
                 mask, bit = _WHILE_ROLES[role]
                 had = (bit and m[x0 + u, BR.X_RULES] & int(bit)) or (
@@ -402,6 +420,22 @@ def fill_advantage_facts(m: np.ndarray, grants_by_unit: Sequence[Sequence[tuple[
                         m[x0 + u, BR.X_RULES] |= int(bit)
                     else:
                         m[ru + u, U_IMMUNE] = 1
+
+
+def _mark_stay_down(m: np.ndarray, u: int) -> None:
+    """Night Witches: mark unit u's lines whose dice groups give a token step (``G_SUPP`` low
+    bits 1: not close combat, not flame) in :data:`W_STAY_DOWN`."""
+    from dustsim.engines.kernel import G_SUPP
+    from dustsim.play.duel_layout import H_GROUPS, H_U, H_W, H_WPN, U_W0, U_W1
+
+    ru = int(m[0, H_UNITS]) + u
+    wg = max(int(m[0, H_W]), 1)
+    n_u = int(m[0, H_U])
+    rg = int(m[0, H_GROUPS])
+    for w in range(int(m[ru, U_W0]), int(m[ru, U_W1])):
+        rows = [rg + i * wg + w for i in range(n_u * 4)]
+        if any(int(m[r, G_SUPP]) & 3 == 1 for r in rows):
+            m[int(m[0, H_WPN]) + w, W_STAY_DOWN] = 1
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
