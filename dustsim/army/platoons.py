@@ -502,6 +502,12 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return holds + (("camouflage-while",) if ok else ())
     if a == "Rangers Lead the Way":
         return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
+    if a == "Mounted Assault":  # SPzL VI walkers; NDAK Grenadier / Heavy Grenadier squads
+        if card.kind == "vehicle" and _has(card, "stummel", "sturmthuter"):
+            return ("mounted",)
+        ndak = "afrika" in (card.faction or "").lower() and _has(card, "grenadier")
+        return ("rider",) if card.kind == "squad" and (ndak or _has(card, "heavy grenadier")) \
+            else ()
     if a == "Night Witches":  # Red Ace in the Red Star and the required aircraft (L2041)
         cards_ = cards or (card,)
         if any(_has(c, "red ace", "the red star") for c in cards_):

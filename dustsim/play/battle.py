@@ -455,13 +455,15 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     (:data:`dustsim.play.battle_reserve.POLICIES`)."""
     from dustsim.play import battle_carry as BC
     from dustsim.play import battle_kernel as BK
+    from dustsim.play import battle_platoon as BP
     from dustsim.play import duel_kernel as K
     from dustsim.play.board import WALKER
     from dustsim.rules.rulesets import get_ruleset
     from dustsim.rules.unit_rules import improvised_weapons
 
-    units_a = [replace(u, cover=False) for u in units_a]
-    units_b = [replace(u, cover=False) for u in units_b]
+    # Mounted Assault's extra close-combat line on its walkers (L1770; battle_platoon)
+    units_a = [replace(u, cover=False) for u in BP.with_mounted_lines(units_a, grants[0])]
+    units_b = [replace(u, cover=False) for u in BP.with_mounted_lines(units_b, grants[1])]
     spec = D.compile_duel(units_a, units_b, ruleset="dust-1947", distance=12,
                           turns=setup.turns, options=options)
     spec_c = D.compile_duel([replace(u, cover=True) for u in units_a],
@@ -588,8 +590,6 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     from dustsim.play.battle_rules import fill_rule_facts
 
     fill_rule_facts(m, all_units, wl)  # tempo, concealment, reaction, movement flags (issue 23)
-    from dustsim.play import battle_platoon as BP
-
     by_unit: list[list] = [[] for _ in all_units]  # platoon advantages (L950-958)
     num = 0
     for side_grants, off in ((grants[0], 0), (grants[1], len(units_a))):
@@ -598,6 +598,10 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             for i, role in g.roles:
                 by_unit[off + i].append((num, g.advantage, role))
     BP.fill_advantage_facts(m, by_unit)
+    for i, (_u, w, _c) in enumerate(wl):  # Mounted Assault's line: carriers set in play
+        if w.name == BP.MOUNTED_NAME:
+            m[starts[1] + i, BP.W_STAY_DOWN] = BP.MOUNTED_LINE
+            m[starts[1] + i, K.W_CARRIERS] = 0
     from dustsim.play import battle_reserve as RS
 
     RS.fill_reserve_facts(m, setup.reserve, [RS.eligible(du.card, du.hero, du.pilot)

@@ -152,6 +152,7 @@ from dustsim.play.duel_kernel import (
     U_W1,
     W_AMMO,
     W_AREA,
+    W_CARRIERS,
     W_CC,
     W_HERO,
     W_RELOAD,
@@ -2730,7 +2731,7 @@ def _stay_down(m):
     wg = max(m[0, H_W], 1)
     rg = m[0, H_GROUPS]
     for w in range(m[0, H_W]):
-        if m[rw + w, BP.W_STAY_DOWN] == 0:
+        if m[rw + w, BP.W_STAY_DOWN] != 1:
             continue
         u = m[rw + w, W_UNIT]
         num = abs(m[x0 + u, BP.X_PLATOON])
@@ -2743,6 +2744,25 @@ def _stay_down(m):
         for i in range(m[0, H_U] * 4):
             r = rg + i * wg + w
             m[r, G_SUPP] = (m[r, G_SUPP] & ~3) | mode
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _mounted(m):
+    """Mounted Assault (L1766-1770; battle_platoon roles ``mounted`` / ``rider``): each
+    walker's added line (``BP.MOUNTED_LINE``) has one carrier per soldier of its platoon's
+    ``rider`` squads aboard it now (L1770: one extra 1/1 attack each)."""
+    rw = m[0, H_WPN]
+    x0 = m[0, H_XU]
+    for w in range(m[0, H_W]):
+        if m[rw + w, BP.W_STAY_DOWN] != BP.MOUNTED_LINE:
+            continue
+        v = m[rw + w, W_UNIT]
+        c = 0
+        for r in range(m[0, H_U]):
+            if m[x0 + r, BP.X_PA_CODE] == BP.PA_RIDER and BC.carrier(m, r) == v and \
+                    BP.same_platoon(m, v, r) and _alive(m, r):
+                c += m[m[0, H_ST] + r, ST_MODELS]
+        m[rw + w, W_CARRIERS] = c
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -3004,6 +3024,7 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     rx = m[0, H_XU] + u
     BP.lapse_while(m)  # a platoon's hero gone: its lasting grants lapse (L1532, L1794, L2149)
     _stay_down(m)  # Night Witches: And Stay Down while Red Ace is in play (L2041)
+    _mounted(m)  # Mounted Assault: the soldiers aboard its walkers (L1770)
     arrives = _reserve_arrival(m, log, u)  # out of Reserve onto the board (L3104)
     if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
         pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
@@ -4303,6 +4324,7 @@ def _reset(m):
     RS.reset_reserve(m)  # nobody in Reserve (battle_reserve, L3100-3104)
     _lightning(m, OFF)  # Lightning Strike's turn-1 saves (L1169) are set when turn 1 starts
     _stay_down(m)  # Night Witches (L2041): in force from the start
+    _mounted(m)  # Mounted Assault (L1770): the soldiers aboard at the start
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
     BC.reset_carry(m)  # passengers aboard (L526)

@@ -63,6 +63,10 @@ and every required unit, L950-958); the army layer decides that and which units 
   while the platoon's ``holds`` unit is in play: the kernel switches those lines' dice groups
   (their token mode) at every activation start (``_stay_down``); weapon column
   :data:`W_STAY_DOWN` marks them.
+* ``mounted`` / ``rider`` (Mounted Assault, L1766-1770): the walker gets an extra close-combat
+  line :data:`MOUNTED_NAME` (1/1 in every column; its improvised weapon kept as a line of its
+  own, :func:`with_mounted_lines`) whose carriers are the soldiers of ``rider`` squads aboard
+  it, counted at every activation start (kernel ``_mounted``).
 * ``knockout`` / ``knocker`` (Knockout, L1191-1195): a platoon unit's close-combat attack
   that hits names its enemy; when that unit's activation ends the policy's knocker (its
   decision in :data:`ADVANTAGES`) activates right after it (the reactivation slot): a March
@@ -154,6 +158,12 @@ PA_KNOCK, PA_KNOCKER = 11, 12
 # granted unit's line whose hits give a token step: Suppression at once while the platoon's
 # ``holds`` unit (Red Ace in the Red Star) is in play
 W_STAY_DOWN = 16
+# Mounted Assault (L1766-1770): the same weapon column, MOUNTED_LINE on the walker's added line
+# (one 1/1 die per soldier it carries from its platoon's grenadier squads: its carriers, set
+# at every activation start); the line's name on the board and in the event log
+MOUNTED_LINE = 2
+MOUNTED_NAME = "Mounted Assault (L1770)"
+PA_MOUNTED, PA_RIDER = 13, 14
 WAVE_TURNS = 3  # the first three turns (L2065)
 HOLDS, WHILE = 8, 16
 WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
@@ -218,6 +228,9 @@ ROLES = {
     "wave": "in turns 1-3 a die per soldier eliminated: on P the soldier returns",
     "stay-down-while": "And Stay Down (its ranged hits give Suppression) while its platoon's "
                        "hero is in play",
+    "mounted": "in close combat one extra 1/1 attack per soldier of its platoon's grenadier "
+               "squads aboard",
+    "rider": "its soldiers aboard its platoon's SPzL VI walker add close-combat dice to it",
     "knockout": "its successful close-combat attack calls a knocker of its platoon within "
                 "range 6 of the enemy",
     "knocker": "called by Knockout: activates right after, a March Move towards the enemy "
@@ -242,7 +255,7 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
           "ape-order": PA_APES, "mobile": PA_MOBILE, "pack": PA_PACK, "wave": PA_WAVE,
           "escort-lead": PA_COOP, "escort": PA_ESCORT, "knockout": PA_KNOCK,
-          "knocker": PA_KNOCKER}
+          "knocker": PA_KNOCKER, "mounted": PA_MOUNTED, "rider": PA_RIDER}
 
 # the arrival die of two advantages (L1139, L1169): 1947's Reserve (L3100-3104) has no
 # arrival roll (battle_reserve: decisions)
@@ -317,8 +330,12 @@ ADVANTAGES = dict((
        "while Frank von Stein is in play, a Zombie unit's close-combat attack gives its target "
        "a token step whether or not it hits, and each unit of the target's side within range "
        "3 that sees the target one (decision: close combat, as the digest reads L1659)"),
-    _r("Mounted Assault", "L1766-1770", "not played", "",
-       "close-combat dice per passenger are not compiled into the walker's lines"),
+    _r("Mounted Assault", "L1766-1770", "played",
+       "an SPzL VI walker fights in close combat (its attacks and retaliation) with one extra "
+       "1/1 die per soldier of the platoon's NDAK Grenadier or Heavy Grenadier squads aboard",
+       decision="the soldiers counted are those of the platoon's own grenadier squads aboard "
+       "when an activation starts (passengers change only at activations, L528); the extra "
+       "line adds to the walker's improvised weapon (L767) rather than replacing it"),
     _r("Tight Quarters", "L1790-1794", "played",
        "NDAK units gain Scout, and Trail Blazer while Christoph is in play"),
     _r("Pack Hunters", "L1817-1821", "played",
@@ -420,6 +437,28 @@ def fill_advantage_facts(m: np.ndarray, grants_by_unit: Sequence[Sequence[tuple[
                         m[x0 + u, BR.X_RULES] |= int(bit)
                     else:
                         m[ru + u, U_IMMUNE] = 1
+
+
+def with_mounted_lines(units: Sequence, grants: Sequence[Grant]) -> list:
+    """The side's units with Mounted Assault's extra line on each ``mounted`` walker (and its
+    improvised close-combat weapon as a card line, so the extra line does not replace it)."""
+    from dataclasses import replace
+
+    from dustsim.data.cards import COLUMNS, Weapon, parse_cell
+    from dustsim.rules.unit_rules import improvised_weapons
+
+    out = list(units)
+    for g in grants:
+        for i, role in g.roles:
+            if role != "mounted" or not 0 <= i < len(out):
+                continue
+            du = out[i]
+            own = tuple(w for w, carrier, _h in improvised_weapons(du.card, du.hero)
+                        if carrier is du.card)
+            line = Weapon(name=MOUNTED_NAME, line=tuple(parse_cell("1/1") for _ in COLUMNS),
+                          count=1, range="C", keywords=(), ammo=None)
+            out[i] = replace(du, card=replace(du.card, weapons=du.card.weapons + own + (line,)))
+    return out
 
 
 def _mark_stay_down(m: np.ndarray, u: int) -> None:
