@@ -50,6 +50,8 @@ def _check_moves(log: dict, board) -> int:
     for ev in log["events"]:
         if ev["action"] == "activate":
             spent = {}
+        if ev.get("special") == "reserve":  # off the board, fresh (L3102-3104)
+            where[ev["unit"]] = None
         if ev["action"] not in ("move", "march") or ev["turn"] == 0:
             if ev["action"] in ("move",) and ev["turn"] == 0:
                 where[ev["unit"]] = ev["to"]

@@ -93,12 +93,12 @@ def test_an_incomplete_platoon_earns_no_advantage(tmp_path):
 
 def test_notes_name_the_advantages_earned_and_not_played_with_why():
     notes = BP.notes([grant("Rangers Lead the Way", (0, "scout")), grant("Mission Tactics"),
-                      grant("Night Witches")])
-    assert len(notes) == 2
+                      grant("BRAINSSSS!"), grant("Dig In Girls!")])
+    assert len(notes) == 2  # Rangers Lead the Way is played (its reserve die: a decision)
     assert notes[0].startswith("platoon advantage partly played in battles")
-    assert "reserves are not played" in notes[0]
+    assert "BRAINSSSS! (L1630-1634)" in notes[0] and "friends" in notes[0]
     assert notes[1].startswith("platoon advantage not played in battles") and \
-        "Night Witches (L2037-2041)" in notes[1]
+        "Dig In Girls! (L2197-2201)" in notes[1]
 
 
 # -- the flags -------------------------------------------------------------------------------------

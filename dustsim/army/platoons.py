@@ -428,6 +428,7 @@ def advantages(platoons: list[Platoon]) -> pd.DataFrame:
     """Every platoon advantage: modelled (and how) or not modelled in the value model, and
     what grid battles play of it (``battles``: played, partly played, not played, or "" for
     a chart without an advantage; ``battles_why_not``: the part left out and why;
+    ``battles_decision``: a part the seeds leave open, decided with the lines read;
     :data:`dustsim.play.battle_platoon.ADVANTAGES`)."""
     from dustsim.play.battle_platoon import status
 
@@ -442,6 +443,7 @@ def advantages(platoons: list[Platoon]) -> pd.DataFrame:
                                                  " (not named in the DUST ENLIST extract)"),
                      "battles": b.status if b else "",
                      "battles_why_not": b.why_not if b else "",
+                     "battles_decision": b.decision if b else "",
                      "origin": p.origin,
                      "buildable": p.buildable,
                      "why_not_buildable": "" if p.buildable else
@@ -479,8 +481,9 @@ def _skill(card: Card, name: str) -> bool:
     return any(str(x).lower().startswith(name) for x in card.skills)
 
 
+# the hero whose presence a lasting grant needs
 _HOLDS = {"Fanatical Loyalty": "sigrid", "Tight Quarters": "christoph",
-          "Strike Unseen": "roza"}  # the hero whose presence a lasting grant needs
+          "Strike Unseen": "roza", "Inflect Terror": "frank von stein"}
 
 
 def _grant_roles(advantage: str, card: Card, leader: bool,
@@ -499,6 +502,37 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return holds + (("camouflage-while",) if ok else ())
     if a == "Rangers Lead the Way":
         return ("scout",) if _has(card, "ranger", without=("heavy ranger",)) else ()
+    if a == "Mounted Assault":  # SPzL VI walkers; NDAK Grenadier / Heavy Grenadier squads
+        if card.kind == "vehicle" and _has(card, "stummel", "sturmthuter"):
+            return ("mounted",)
+        ndak = "afrika" in (card.faction or "").lower() and _has(card, "grenadier")
+        return ("rider",) if card.kind == "squad" and (ndak or _has(card, "heavy grenadier")) \
+            else ()
+    if a == "Night Witches":  # Red Ace in the Red Star and the required aircraft (L2041)
+        cards_ = cards or (card,)
+        if any(_has(c, "red ace", "the red star") for c in cards_):
+            return ("holds", "stay-down-while")
+        ok = card.kind == "aircraft" and _has(card, "striker", "blaster", "burner", "burster")
+        return ("stay-down-while",) if ok else ()
+    if a == "Knockout":  # every unit triggers; Rhino and the HR Assault Squads answer (L1195)
+        cards_ = cards or (card,)
+        return ("knocker",) if any(_has(c, "rhino", "heavy ranger assault") for c in cards_) \
+            else ("knockout",)
+    if a == "Close Cooperation":  # M7 walkers (the chart's Punisher, Fireball, Devastator)
+        if card.kind == "vehicle" and _has(card, "punisher", "fireball", "devastator"):
+            return ("escort-lead",)
+        usmc = "usmc" in (card.faction or "").lower() or _has(card, "usmc")
+        return ("escort",) if usmc and card.kind != "vehicle" else ()
+    if a == "Wave Attack":  # Red Guards infantry squads: their soldiers (L2065)
+        return ("wave",) if _has(card, "red guards") and card.kind == "squad" else ()
+    if a == "Pack Hunters":  # the KV-47 series walkers (L1821; the chart's slots are lost)
+        ok = card.kind == "vehicle" and _has(card, "nadya", "natasha", "natalya", "koshka",
+                                             "aleksei", "kv-47", "kv47")
+        return ("pack",) if ok else ()
+    if a == "Inflect Terror":  # Zombie units (the Zombie skill), Frank included (L1659)
+        return holds + (("terror",) if _skill(card, "zombie") else ())
+    if a == "Lightning Strike":  # Heavy Ranger units (L1169): their infantry saves
+        return ("lightning",) if _has(card, "heavy ranger") else ()
     if a == "Grab Them by the Nose":
         return ("walker-order", "ordered") if card.kind == "vehicle" and _has(card, *_M3) else ()
     if a == "Air Drop":

@@ -629,7 +629,8 @@ def cmd_platoons(args) -> int:
         return 0
     if args.advantages:
         show(advantages(pls)[["platoon", "advantage", "lines", "modelled", "model",
-                              "battles", "battles_why_not", "origin", "buildable"]])
+                              "battles", "battles_why_not", "battles_decision", "origin",
+                              "buildable"]])
         return 0
     if args.differences:
         from dustsim.army.platoons import chart_differences

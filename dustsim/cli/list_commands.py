@@ -35,6 +35,12 @@ def _battle_options(p) -> None:
     p.add_argument("--scenario", default="101",
                    help="Dust 1947 scenario, number or name (`dustsim scenarios`; default 101 "
                         f"Firefight); '{LINE}': the former line engine (no board)")
+    p.add_argument("--variant", default=None,
+                   help="a printed variant of the scenario (`dustsim scenarios SCENARIO`), e.g. "
+                        "'Reserves' for 111")
+    p.add_argument("--reserve-policy", default="first", choices=("first", "none"),
+                   help="what goes into a scenario's Reserve [#] (L3100-3104): 'first' every "
+                        "eligible unit destroyed while placements are left (default), 'none'")
     p.add_argument("--policy", default=DEFAULT_POLICY,
                    help=f"battle policy of both sides: {', '.join(POLICIES)} (default "
                         f"{DEFAULT_POLICY}; dustsim/play/policies.py)")
@@ -57,6 +63,9 @@ def _line(args) -> bool:
     """The former line engine asked for (``--scenario line``); line-only options refused on
     the board."""
     if str(args.scenario).lower() == LINE:
+        if getattr(args, "variant", None):
+            raise DustsimError(f"--variant applies to a scenario's board, not to --scenario "
+                               f"{LINE}", field="--variant")
         return True
     for flag in ("distance", *POLICY_FIELDS):
         if getattr(args, flag, None) is not None:
@@ -323,7 +332,8 @@ def _vs_board(args) -> int:
     replay = _check_replay_path(args)
     a, b = _load(args.list_a, cards, args, play=True), _load(args.list_b, cards, args, play=True)
     spec = prepare(a, b, scenario=args.scenario, seed=args.seed, policy=args.policy,
-                   attacker=args.attacker, turns=args.turns, boards=args.boards)
+                   attacker=args.attacker, turns=args.turns, boards=args.boards,
+                   variant=args.variant, reserve_policy=args.reserve_policy)
     r = simulate_battle(spec, args.trials, args.seed, threads=args.threads,
                         progress=not args.json and sys.stderr.isatty())
     import numpy as np  # here, not at the top: `dustsim --help` loads this module
@@ -395,7 +405,8 @@ def cmd_list_meta(args) -> int:
             table = battle_meta(lists, trials=args.trials, seed=args.seed, client=client,
                                 scenario=args.scenario, policy=args.policy,
                                 attacker=args.attacker, turns=args.turns,
-                                boards=args.boards,
+                                boards=args.boards, variant=args.variant,
+                                reserve_policy=args.reserve_policy,
                                 progress=not args.json and sys.stderr.isatty())
     if args.json:
         print(table.to_json(orient="records", indent=1))

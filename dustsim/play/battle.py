@@ -26,7 +26,7 @@ retaliation, limited ammunition and reload, set-up weapons, objectives and exits
 Huge vehicles on two and four squares (:data:`FOOTPRINT`: the decisions, with their lines).
 **Decisions / not played** (listed in every result's ``notes``): fire arcs (a vehicle turns
 to its first target: it fires every line at targets it can see), artillery smoke shells,
-barbed wire and minefield dice, height, weather and reserves, heroes moving
+barbed wire and minefield dice, height, weather, heroes moving
 alone, transports; rules on the cards that battles do not play come from the skills table.
 
 Seeding: one ``SeedSequence(seed)``; games are cut into fixed chunks (each its own child
@@ -93,8 +93,8 @@ LOG_CAP = 20_000
 DECISIONS = (
     "fire arcs are not played: a vehicle turns to its first target and fires every line at "
     "targets it can see (L584-598)",
-    "artillery smoke shells, barbed wire and minefield dice, height, weather and reserves "
-    "are not played on the board",
+    "artillery smoke shells, barbed wire and minefield dice, height and weather are not "
+    "played on the board",
     "tempo and smoke rules (play.battle_rules): one free action follows a March Move (a "
     "Charge / Move and Fire Attack when worth something, else At the Double's Move); "
     "aircraft see over smoke screens as over trees (L655)",
@@ -162,6 +162,7 @@ class ScenarioSetup:
     conditions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     boards: tuple = ()  # every board of the call (board is the first)
+    reserve: tuple[int, int] = (0, 0)  # Reserve [#] of the attacker, the defender (L3100-3104)
 
     @property
     def hints(self) -> int:
@@ -193,6 +194,7 @@ def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
         raise DustsimError(f"boards must be an integer from 1 to 64, got {boards!r}",
                            field="--boards")
     sc = scenario if isinstance(scenario, S.Scenario) else S.find_scenario(scenario)
+    sc = sc.with_variant(variant)  # a reserve variant (L2890) changes its points
     all_boards = tuple(S.build_board(sc, bs, variant) if variant else S.build_board(sc, bs)
                        for bs in board_seeds(seed, boards))
     board = all_boards[0]
@@ -213,7 +215,8 @@ def scenario_setup(scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
                      "played as no enemy on the objective's area")
     return ScenarioSetup(str(sc.number), sc.name, int(sc.turns), victory,
                          S.scoring_array(sc), board,
-                         tuple(v.describe() for v in sc.victory), tuple(notes), all_boards)
+                         tuple(v.describe() for v in sc.victory), tuple(notes), all_boards,
+                         (int(sc.points.attacker_reserve), int(sc.points.defender_reserve)))
 
 
 # -- compilation -----------------------------------------------------------------------------------
@@ -449,19 +452,23 @@ class BattleSpec:
 def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                    attacker: int | None = None, options: dict | None = None,
                    list_names: tuple[str, str] = ("A", "B"),
-                   grants: tuple[Sequence, Sequence] = ((), ())) -> BattleSpec:
+                   grants: tuple[Sequence, Sequence] = ((), ()),
+                   reserve_policy: str = "first") -> BattleSpec:
     """Compile two sides (:class:`dustsim.play.duel.DuelUnit` sequences) on a scenario;
     ``grants``: each side's platoon advantages (:class:`dustsim.play.battle_platoon.Grant`,
-    unit indices within the side)."""
+    unit indices within the side); ``reserve_policy``: what goes into the scenario's Reserve
+    (:data:`dustsim.play.battle_reserve.POLICIES`)."""
     from dustsim.play import battle_carry as BC
     from dustsim.play import battle_kernel as BK
+    from dustsim.play import battle_platoon as BP
     from dustsim.play import duel_kernel as K
     from dustsim.play.board import WALKER
     from dustsim.rules.rulesets import get_ruleset
     from dustsim.rules.unit_rules import improvised_weapons
 
-    units_a = [replace(u, cover=False) for u in units_a]
-    units_b = [replace(u, cover=False) for u in units_b]
+    # Mounted Assault's extra close-combat line on its walkers (L1770; battle_platoon)
+    units_a = [replace(u, cover=False) for u in BP.with_mounted_lines(units_a, grants[0])]
+    units_b = [replace(u, cover=False) for u in BP.with_mounted_lines(units_b, grants[1])]
     spec = D.compile_duel(units_a, units_b, ruleset="dust-1947", distance=12,
                           turns=setup.turns, options=options)
     spec_c = D.compile_duel([replace(u, cover=True) for u in units_a],
@@ -588,8 +595,6 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     from dustsim.play.battle_rules import fill_rule_facts
 
     fill_rule_facts(m, all_units, wl)  # tempo, concealment, reaction, movement flags (issue 23)
-    from dustsim.play import battle_platoon as BP
-
     by_unit: list[list] = [[] for _ in all_units]  # platoon advantages (L950-958)
     num = 0
     for side_grants, off in ((grants[0], 0), (grants[1], len(units_a))):
@@ -598,6 +603,14 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
             for i, role in g.roles:
                 by_unit[off + i].append((num, g.advantage, role))
     BP.fill_advantage_facts(m, by_unit)
+    for i, (_u, w, _c) in enumerate(wl):  # Mounted Assault's line: carriers set in play
+        if w.name == BP.MOUNTED_NAME:
+            m[starts[1] + i, BP.W_STAY_DOWN] = BP.MOUNTED_LINE
+            m[starts[1] + i, K.W_CARRIERS] = 0
+    from dustsim.play import battle_reserve as RS
+
+    RS.fill_reserve_facts(m, setup.reserve, [RS.eligible(du.card, du.hero, du.pilot)
+                                             for du in all_units], reserve_policy)
     # passengers aboard (L522-530), movement tables (amphibious: L3411-3413)
     BC.fill_carry_facts(m, all_units, len(units_a), n, classes)
     bd, ls, lq = _board_matrix(board)
@@ -608,6 +621,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         tables.append((*_board_matrix(b), len(b.objectives)))
     notes = list(spec.notes) + list(DECISIONS) + list(setup.notes)
     notes += BP.notes(tuple(grants[0]) + tuple(grants[1]))
+    notes += RS.notes(setup.reserve, reserve_policy)
     if BC.any_passengers(m):
         notes += BC.CARRY_NOTES
     if any(footprint(du) > 1 for du in all_units):
@@ -797,12 +811,14 @@ def _side_units(x, label: str):
 def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
             policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
             turns: int | None = None, options: dict | None = None,
-            boards: int = DEFAULT_BOARDS) -> BattleSpec:
+            boards: int = DEFAULT_BOARDS, variant: str | None = None,
+            reserve_policy: str = "first") -> BattleSpec:
     """Compile a battle: lists (:class:`ArmyList`, a side string as ``dustsim duel`` takes,
     or DuelUnits), the scenario and its board (seeded), the policy, the attacker (``"A"``,
     ``"B"`` or None: drawn per game), ``turns`` (None: the scenario's limit), ``boards``
     (terrain draws of the scenario's generator; chunk *i* of the games plays board *i* mod
-    ``boards``)."""
+    ``boards``), ``variant`` (a printed variant of the scenario: a reserve, a board),
+    ``reserve_policy`` (:data:`dustsim.play.battle_reserve.POLICIES`)."""
     if attacker not in (None, "A", "B", "a", "b"):
         raise DustsimError(f"attacker must be A, B or left out, got {attacker!r}",
                            field="--attacker")
@@ -810,7 +826,7 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
         raise DustsimError(f"the seed must be an integer from 0 to 2**63-1, got {seed!r}",
                            field="--seed")
     pol = get_policy(policy)
-    setup = scenario_setup(scenario, seed, boards=boards)
+    setup = scenario_setup(scenario, seed, variant, boards=boards)
     if turns is not None:
         if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= 100:
             raise DustsimError(f"--turns must be an integer from 1 to 100, got {turns!r}",
@@ -825,7 +841,8 @@ def prepare(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, seed: int = 0,
     if att is None and fort[0] != fort[1]:  # a Fortified Platoon always defends (L1949)
         att = 1 if fort[0] else 0
     try:
-        spec = compile_battle(ua, ub, setup, pol, att, options, (na, nb_), grants)
+        spec = compile_battle(ua, ub, setup, pol, att, options, (na, nb_), grants,
+                              reserve_policy)
     except DustsimError as exc:
         file = getattr(list_a, "file", None) or getattr(list_b, "file", None)
         raise DustsimError(exc.message, file=exc.file or file, unit=exc.unit,
@@ -873,10 +890,12 @@ def _unplayed(units) -> tuple[str, ...]:
 def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = BATTLE_TRIALS,
            seed: int = 0, policy: str | Policy = DEFAULT_POLICY, attacker: str | None = None,
            turns: int | None = None, threads: int | None = None, options: dict | None = None,
-           progress: bool = False, boards: int = DEFAULT_BOARDS) -> BattleResult:
+           progress: bool = False, boards: int = DEFAULT_BOARDS, variant: str | None = None,
+           reserve_policy: str = "first") -> BattleResult:
     """Play list A against list B on a scenario ``trials`` times (module docstring)."""
     spec = prepare(list_a, list_b, scenario=scenario, seed=seed, policy=policy,
-                   attacker=attacker, turns=turns, options=options, boards=boards)
+                   attacker=attacker, turns=turns, options=options, boards=boards,
+                   variant=variant, reserve_policy=reserve_policy)
     return simulate_battle(spec, trials, seed, threads=threads, progress=progress)
 
 
@@ -1023,6 +1042,16 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             else:
                 ev["text"] = (f"{uname} loses its token." if ev["token"] == "none" else
                               f"{uname} is now {now}.")
+            if a == "token" and r[BK.L_X] == BP.WHY_CALM:  # Primal Instinct (L1564)
+                ev["advantage"] = "Primal Instinct"
+                ev["text"] = (f"{uname} stays Under Fire, not Suppressed: no Suppression "
+                              "during its Charge (platoon advantage: Primal Instinct, L1564).")
+            if a == "token" and r[BK.L_X] == BP.WHY_TERROR:  # Inflect Terror (L1659)
+                by = int(r[BK.L_TARGET])
+                ev.update({"by": by, "by_advantage": "Inflect Terror"})
+                ev["text"] = ev["text"][:-1] + (
+                    f", terrified by {names[by]}'s attack (platoon advantage: Inflect Terror, "
+                    "L1657-1659).")
         elif a == "destroyed":
             ev["square"] = int(r[BK.L_FROM])
             ev["text"] = f"{uname} is destroyed."
@@ -1123,6 +1152,8 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     SMOKE_PROOF = (BUILDING, BUILDING_OPENING, BUNKER)
     if int(r[BK.L_X]) in PLATOON_SPECIALS:  # platoon advantages (battle_platoon)
         return _platoon_special(r, uname, names, faces)
+    if int(r[BK.L_X]) in RESERVE_SPECIALS:  # reserves (battle_reserve)
+        return _reserve_special(r, uname, width)
     if int(r[BK.L_X]) >= len(SPECIALS):  # transports (battle_carry)
         return _carry_special(r, uname, width, names, faces)
     kind = SPECIALS[int(r[BK.L_X])]
@@ -1259,7 +1290,29 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
 
 
 #: the platoon advantages' special codes (battle_platoon.SPECIALS)
-PLATOON_SPECIALS = (27, 28, 29, 30)
+PLATOON_SPECIALS = (27, 28, 29, 30, 33, 34)
+#: the reserves' special codes (battle_reserve.SPECIALS)
+RESERVE_SPECIALS = (31, 32)
+
+
+def _reserve_special(r: np.ndarray, uname: str, width: int) -> dict:
+    """A unit placed in Reserve (``reserve``: ``placed`` of the side's ``reserve`` [#]) or
+    coming on from it (``reserve-arrival``) (battle_reserve, L3100-3104)."""
+    from dustsim.play import battle_kernel as BK
+    from dustsim.play import battle_reserve as RS
+
+    kind = RS.SPECIALS[int(r[BK.L_X])]
+    s = int(r[BK.L_FROM])
+    ev: dict = {"special": kind, "square": s if s >= 0 else None, "rule": "Reserve"}
+    if kind == "reserve":
+        ev.update({"placed": int(r[BK.L_HITS]), "reserve": int(r[BK.L_TOKEN])})
+        ev["text"] = (f"{uname} goes into Reserve ({ev['placed']} of Reserve "
+                      f"[{ev['reserve']}]): it will come back fresh, no damage and its "
+                      "ammunition replenished, in a later turn (Reserve, L3102-3104).")
+    else:
+        ev["text"] = (f"{uname} comes on from Reserve, from its deployment area "
+                      "(Reserve, L3104).")
+    return ev
 #: a granted skill's role -> the rule name its events carry (battle_platoon.ROLES)
 _GRANTED = {"scout": "Scout", "charge": "Charge", "first-double": "At the Double",
             "airborne": "airborne", "camouflage-while": "camouflage", "mobile": "Move and Fire"}
@@ -1281,20 +1334,46 @@ def _advantage_acts(ev: dict, spec: BattleSpec, u: int | None, tokens: dict) -> 
     """Name the platoon advantage behind a reaction (Vigilant's faces, L1947), a token
     removal roll (Brave's three dice: Semper Fi L1325, Unflappable L1379) or a Suppressed
     unit's Move (Implacable Advance, L2096; ``tokens``: each unit's token so far)."""
+    if ev["action"] == "destroyed":  # Night Witches lasts while its hero is in play (L2041)
+        tokens[("gone", u)] = True
+    elif ev.get("special") == "reserve":
+        tokens.pop(("gone", u), None)
+    if ev["action"] in ("attack", "sustained") and ev.get("token") == "suppressed" and \
+            u is not None and u < len(spec.advantages) and \
+            ("Night Witches", "stay-down-while") in spec.advantages[u]:
+        holder = [h for h, a in enumerate(spec.advantages) if ("Night Witches", "holds") in a
+                  and spec.sides[h] == spec.sides[u]]
+        if holder and not tokens.get(("gone", holder[0])):
+            ev["advantage"] = "Night Witches"
+            ev["text"] = ev["text"].rstrip(".") + (" (And Stay Down: its hits give Suppression, "
+                                                  "L3415-3417; platoon advantage: Night "
+                                                  "Witches, L2037-2041).")
     if ev["action"] in ("token", "token-removed") and u is not None:
         tokens[u] = ev.get("token", "none")
     elif "target" in ev and (ev["action"] in ("attack", "sustained", "close-combat")
                              or ev.get("special") == "rally"):
         tokens[ev["target"]] = ev.get("token", "none")
+    t = ev.get("target")
+    if ev["action"] in ("attack", "sustained") and ev["turn"] == 1 and not ev.get("cover") \
+            and t is not None and t < len(spec.advantages):  # Lightning Strike (L1169)
+        for adv, role in spec.advantages[t]:
+            if role == "lightning":
+                ev["target_advantage"] = adv
+                ev["text"] = ev["text"].rstrip(".") + (
+                    " (its infantry saves succeed on P and S in turn 1; platoon advantage: "
+                    f"{adv}, L1165-1169).")
     if u is None or u >= len(spec.advantages) or "advantage" in ev:
         return
     for adv, role in spec.advantages[u]:
         if (ev["action"] == "reaction" and role == "vigilant") or (
                 ev["action"] == "token-removed" and role == "brave") or (
+                ev["action"] == "reaction" and role == "pack") or (
                 ev["action"] == "move" and role == "implacable" and
                 tokens.get(u) == "suppressed"):
             what = {"vigilant": "reactive dice on P and S", "brave": "Brave: three removal "
-                    "dice", "implacable": "a Move instead of Nothing while Suppressed"}[role]
+                    "dice", "implacable": "a Move instead of Nothing while Suppressed",
+                    "pack": "reactive dice on P and S; a walker of its pack sees the mover "
+                    "within range 4 (L1821)"}[role]
             ev["advantage"] = adv
             ev["text"] = ev["text"].rstrip(".") + f" ({what}; platoon advantage: {adv})."
             return
@@ -1326,6 +1405,26 @@ def _platoon_special(r: np.ndarray, uname: str, names, faces: np.ndarray) -> dic
         ev["text"] = (f"{uname} rolls {dice}: " + ("Move and Fire for this activation" if
                                                     ev["hits"] else "no Move and Fire this time")
                       + " (platoon advantage: Mobile Warfare, L1401-1405).")
+    elif kind == "close-cooperation" and r[BK.L_TOKEN] == 1:  # Knockout's call (L1195)
+        t = int(r[BK.L_TARGET])
+        ev.update({"special": "knockout", "advantage": "Knockout", "target": t,
+                   "enemy_square": int(r[BK.L_TO]), "dice": None, "hits": None})
+        ev["text"] = (f"{uname}'s close-combat hit calls {names[t]}: it activates right after, "
+                      "a March Move towards the enemy, then a Charge at it (platoon advantage: "
+                      "Knockout, L1191-1195).")
+    elif kind == "close-cooperation":
+        t = int(r[BK.L_TARGET])
+        ev.update({"advantage": "Close Cooperation", "target": t, "dice": None,
+                   "hits": None})
+        ev["text"] = (f"{names[t]} escorts {uname}: it activates right after it, a Move or "
+                      "March Move first (platoon advantage: Close Cooperation, L1349-1353).")
+    elif kind == "wave-attack":
+        ev.update({"advantage": "Wave Attack", "target": int(r[BK.L_TARGET]),
+                   "returned": ev["hits"]})
+        n = len(dice)
+        ev["text"] = (f"{uname} rolls {dice} for its {n} soldier{'s' if n != 1 else ''} "
+                      f"falling: {ev['hits']} come{'s' if ev['hits'] == 1 else ''} forward "
+                      "again (platoon advantage: Wave Attack, L2063-2065).")
     elif kind == "go-get-em-girls":
         ev["advantage"] = "Go Get 'Em Girls!"
         ev["text"] = (f"{uname} rolls {dice}: " + ("Brave for this activation, three dice to "

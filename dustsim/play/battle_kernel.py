@@ -75,6 +75,8 @@ from dustsim.engines.kernel import (
     G_DICE,
     G_HIT,
     G_RR,
+    G_SAVE,
+    G_SUPP,
     S_MODELS,
     S_POLICY,
     S_SINGLE,
@@ -86,6 +88,7 @@ from dustsim.engines.kernel import (
 from dustsim.engines.rng import next_u64, uniform
 from dustsim.play import battle_carry as BC
 from dustsim.play import battle_platoon as BP
+from dustsim.play import battle_reserve as RS
 from dustsim.play import battle_rules as BR
 from dustsim.play.duel_kernel import (
     C_INIT,
@@ -149,6 +152,7 @@ from dustsim.play.duel_kernel import (
     U_W1,
     W_AMMO,
     W_AREA,
+    W_CARRIERS,
     W_CC,
     W_HERO,
     W_RELOAD,
@@ -157,6 +161,7 @@ from dustsim.play.duel_kernel import (
     W_SALVO,
     W_SCREAM,
     W_SETUP,
+    W_UNIT,
     W_VOLLEY,
     WS_AMMO,
     WS_LOADED,
@@ -1678,6 +1683,7 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
                               moved, OFF, rr, kind)
         if fired:
             fired_any = True
+            pos = _wave(rng, buf, pos, scripted, m, log, t, rr)  # Wave Attack (L2065)
             _hit(m, log, t, rr, bl, bt, u)
             for w in range(w0, w1):
                 if amask & (1 << (w - w0)):
@@ -1692,7 +1698,9 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
             continue
         sus = sustained and not fired_any  # one part of a Sustained Attack is sustained
         vip = BR.vips(m, u, t)  # heroes and officers standing, for Interrogate (L3563)
+        bt = m[m[0, H_ST] + t, ST_TOK]
         pos = _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
+        _terror(m, bd, ls, lq, log, u, t, bt)  # Inflect Terror in close combat (L1659)
         BR.interrogate(m, u, t, vip)
     BR.wire_done(m, u, g_wire)
     BR.spot_done(m, u)
@@ -2612,6 +2620,8 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
         pos, fired = _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved,
                               ON, rr, A_CC)
         if fired:
+            _knock_mark(m, u, t, rr)  # Knockout (L1195)
+            pos = _wave(rng, buf, pos, scripted, m, log, t, rr)
             _hit(m, log, t, rr, bl, bt, u)
         return pos
     bl = _left(m, t)
@@ -2620,14 +2630,19 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
                              ON, rr, A_CC)
     if not hit_back:
         return pos
+    _knock_mark(m, u, t, rr)  # Knockout (L1195)
     if fs_u and not fs_t:  # u's casualties come off before t strikes back
+        pos = _wave(rng, buf, pos, scripted, m, log, t, rr)
         _hit(m, log, t, rr, bl, bt, u)
         if not _alive(m, t):
             return pos
         return _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
     pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, OFF)
-    _hit(m, log, t, rr, bl, bt, u)  # both sides' casualties together (L763-765)
     rr2 = m[0, H_RES2]
+    pos = _wave(rng, buf, pos, scripted, m, log, t, rr)  # Wave Attack, both sides (L2065)
+    if m[rr2, 12] != 0:
+        pos = _wave(rng, buf, pos, scripted, m, log, u, rr2)
+    _hit(m, log, t, rr, bl, bt, u)  # both sides' casualties together (L763-765)
     if m[rr2, 12] != 0:
         _hit(m, log, u, rr2, m[rr2, 13], m[rr2, 14], t)
     return pos
@@ -2733,7 +2748,8 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
             d, los, cov = _aim(m, bd, ls, lq, r, rsq, mover, ZERO)
         else:
             d = bd[rsq, ms]
-        if d > m[ru + r, U_REACT_RANGE] or BR.hidden(m, mover, d):
+        if (d > m[ru + r, U_REACT_RANGE] and not _pack_sees(m, bd, ls, lq, r, mover)) or \
+                BR.hidden(m, mover, d):  # Pack Hunters: a pack mate sees it (L1821)
             continue
         if not big:
             los = _sight(m, bd, ls, lq, rsq, ms, r, mover)
@@ -2797,6 +2813,209 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     m[m[0, H_XU] + r, BR.X_WIRE] = NONE  # a reaction fires every line
     return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
                    A_SUSTAINED if s >= 2 else A_ATTACK)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _stay_down(m):
+    """Night Witches (L2037-2041; battle_platoon role ``stay-down-while``): each marked line
+    (``BP.W_STAY_DOWN``) gives Suppression at once (its groups' token mode 2, And Stay Down,
+    L3417) while its platoon's ``holds`` unit is in play (alive, not exited), else a token
+    step (mode 1)."""
+    rw = m[0, H_WPN]
+    x0 = m[0, H_XU]
+    wg = max(m[0, H_W], 1)
+    rg = m[0, H_GROUPS]
+    for w in range(m[0, H_W]):
+        if m[rw + w, BP.W_STAY_DOWN] != 1:
+            continue
+        u = m[rw + w, W_UNIT]
+        num = abs(m[x0 + u, BP.X_PLATOON])
+        held = False
+        for h in range(m[0, H_U]):
+            if m[x0 + h, BP.X_PA_CODE] == BP.HOLDS and abs(m[x0 + h, BP.X_PLATOON]) == num \
+                    and _alive(m, h) and m[m[0, H_ST] + h, ST_GONE] == 0:
+                held = True
+        mode = 2 if held else 1
+        for i in range(m[0, H_U] * 4):
+            r = rg + i * wg + w
+            m[r, G_SUPP] = (m[r, G_SUPP] & ~3) | mode
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _mounted(m):
+    """Mounted Assault (L1766-1770; battle_platoon roles ``mounted`` / ``rider``): each
+    walker's added line (``BP.MOUNTED_LINE``) has one carrier per soldier of its platoon's
+    ``rider`` squads aboard it now (L1770: one extra 1/1 attack each)."""
+    rw = m[0, H_WPN]
+    x0 = m[0, H_XU]
+    for w in range(m[0, H_W]):
+        if m[rw + w, BP.W_STAY_DOWN] != BP.MOUNTED_LINE:
+            continue
+        v = m[rw + w, W_UNIT]
+        c = 0
+        for r in range(m[0, H_U]):
+            if m[x0 + r, BP.X_PA_CODE] == BP.PA_RIDER and BC.carrier(m, r) == v and \
+                    BP.same_platoon(m, v, r) and _alive(m, r):
+                c += m[m[0, H_ST] + r, ST_MODELS]
+        m[rw + w, W_CARRIERS] = c
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _knock_mark(m, u, t, rr):
+    """Knockout (L1195): u of a Knockout platoon hit enemy t in close combat (rr's hits): t is
+    named on u until u's activation ends."""
+    c = m[m[0, H_XU] + u, BP.X_PA_CODE]
+    if m[rr, 0] > 0 and (c == BP.PA_KNOCK or c == BP.PA_KNOCKER) and \
+            (m[m[0, H_XU] + u, RS.X_RES] & RS.KNOCK) == 0:
+        RS.set_knock(m, u, t, OFF)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _knocker(m, f, bd, u, t):
+    """Knockout's unit answering u's hit on t (L1195), -1 none. Policy: among Rhino and the
+    Heavy Ranger Assault Squads of u's platoon on the board within range 6 of t that have not
+    activated this turn, have Charge and a close-combat line, no token and are not Stunned,
+    the one worth most AP."""
+    x0 = m[0, H_XU]
+    rs = m[0, H_ST]
+    best = -1
+    bap = -1.0
+    for k in range(m[0, H_U]):
+        if k == u or m[x0 + k, BP.X_PA_CODE] != BP.PA_KNOCKER or not BP.same_platoon(m, u, k):
+            continue
+        if not _present(m, k) or m[rs + k, ST_ACT] != 0 or m[rs + k, ST_TOK] != 0 or \
+                m[rs + k, ST_STUN] != 0 or BC.carrier(m, k) >= 0:
+            continue
+        if not BR.has(m, k, BR.RB_CHARGE) or not BR.has_cc_line(m, k) or _gap(m, bd, k, t) > 6:
+            continue
+        if f[F_UNITS + k, 0] > bap:
+            best, bap = k, f[F_UNITS + k, 0]
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _knockout(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, k, t, qb):
+    """Knockout's activation of k (L1195): a March Move to the reachable square nearest t
+    (the cheapest of those), then, beside t, the Charge's close-combat attack at t alone
+    (L3459); a Nothing when it cannot move."""
+    rs = m[0, H_ST] + k
+    ru = m[0, H_UNITS] + k
+    n = m[R_B, B_N]
+    turn = m[R_G, G_TURN]
+    side = _side(m, k)
+    m[rs, ST_ACT] = 1
+    m[rs, ST_COVERED] = 0
+    cur = _sq(m, k)
+    _log(m, log, turn, side, k, A_ACTIVATE, cur, NONE)
+    _occupy(m)
+    _reach(m, bd, k, m[ru, U_MARCH], qb)
+    ts = _sq(m, t)
+    best = -1
+    key = INF
+    for s in range(n):
+        c = _cost(m, s)
+        if c > m[ru, U_MARCH] or s == cur or not _can_end(m, k, s) or \
+                not BR.can_stand(m, bd, k, s, n):
+            continue
+        kk = bd[s, ts] * 1000 + c
+        if kk < key and bd[s, ts] < bd[cur, ts]:
+            best, key = s, kk
+    if best < 0:
+        _log(m, log, turn, side, k, A_NOTHING, cur, cur)
+        return pos
+    pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, k, best, qb)
+    if not _present(m, k) or not _present(m, t) or _gap(m, bd, k, t) > 1:
+        return pos
+    rws = m[0, H_WS]
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        ok = m[m[0, H_WPN] + w, W_CC] != 0 and _fires_at(m, w, t, 1, ON) > 0
+        m[rws + w, WS_TGT] = t if ok else -1
+        m[rws + w, WS_COV] = 0
+    k0 = m[R_B, B_LOGN]
+    pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, k, OFF, ON, A_ATTACK)
+    _why(m, log, k, k0, WHY_CHARGE)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _escort(m, f, bd, u):
+    """Close Cooperation (L1349-1353): the escort of M7 walker u that activates right after
+    it, -1 none. Policy: among the ``escort`` units of its platoon on the board that have not
+    activated, within range 2 of u, with no token, not Stunned and no special action that
+    would come before a Move (the first-action rule), the one worth most AP."""
+    x0 = m[0, H_XU]
+    rs = m[0, H_ST]
+    best = -1
+    bap = -1.0
+    first = BR.RB_MECHANIC | BR.RB_AIR_ALERT | BR.RB_MEDIC | BR.RB_MEDEVAC | \
+        BR.RB_RESURRECTION | BR.RB_FOLLOW_ME | BR.RB_EXECUTE | BR.RB_OFFICER | \
+        BP.RB_PA_ACTION_ORDER
+    for e in range(m[0, H_U]):
+        if e == u or m[x0 + e, BP.X_PA_CODE] != BP.PA_ESCORT or not BP.same_platoon(m, u, e):
+            continue
+        if not _present(m, e) or m[rs + e, ST_ACT] != 0 or m[rs + e, ST_TOK] != 0 or \
+                m[rs + e, ST_STUN] != 0 or BC.carrier(m, e) >= 0:
+            continue
+        if (m[x0 + e, BR.X_RULES] & first) != 0 or _gap(m, bd, u, e) > 2:
+            continue
+        ap = f[F_UNITS + e, 0]
+        if ap > bap:
+            best, bap = e, ap
+    return best
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _wave(rng, buf, pos, scripted, m, log, t, rr):
+    """Wave Attack (L2063-2065; battle_platoon role ``wave``): in turns 1-3, before the
+    soldiers result row rr takes from t come off, one die each; on P that soldier returns (is
+    not removed). A ``wave-attack`` special event (its dice; L_HITS the soldiers returned)."""
+    cas = m[rr, 2]
+    turn = m[R_G, G_TURN]
+    x = m[0, H_XU] + t
+    if cas <= 0 or turn > BP.WAVE_TURNS or m[x, BP.X_PLATOON] <= 0 or \
+            m[x, BP.X_PA_CODE] != BP.PA_WAVE:
+        return pos
+    p0 = pos
+    back, pos = _count(rng, buf, pos, scripted, m[R_CFG, C_P], cas)
+    m[rr, 2] = cas - back
+    _log_special(m, log, turn, _side(m, t), t, _sq(m, t), NONE, BP.SP_WAVE, t, p0, pos, back)
+    return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _pack_sees(m, bd, ls, lq, r, mover):
+    """Pack Hunters (L1817-1821; battle_platoon role ``pack``): r is a KV-47 of a Wolfpack
+    platoon and another of its platoon on the board sees ``mover`` within range 4."""
+    x0 = m[0, H_XU]
+    if (m[x0 + r, BP.X_PA_CODE] & 7) != BP.PA_PACK or m[x0 + r, BP.X_PA_CODE] >= BP.HOLDS:
+        return False
+    ms = _sq(m, mover)
+    for p in range(m[0, H_U]):
+        if p == r or not _present(m, p) or not BP.same_platoon(m, r, p) or \
+                (m[x0 + p, BP.X_PA_CODE] & 7) != BP.PA_PACK:
+            continue
+        if _gap(m, bd, p, mover) <= 4 and _sight(m, bd, ls, lq, _sq(m, p), ms, p, mover) < 2:
+            return True
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _react_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u):
+    """The reaction to u's March Move (:func:`_react`); a gorilla of a Primal Instinct platoon
+    marching to Charge (Charge and a close-combat line; battle_platoon.calm_charge) takes no
+    Suppression from it (L1564): a Suppression it would give becomes Under Fire (a token event
+    marked ``BP.WHY_CALM``)."""
+    rs = m[0, H_ST] + u
+    before = m[rs, ST_TOK]
+    pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+    if before < 2 and m[rs, ST_TOK] == 2 and _alive(m, u) and BP.calm_charge(m, u) and \
+            BR.has(m, u, BR.RB_CHARGE) and BR.has_cc_line(m, u):
+        m[rs, ST_TOK] = 1
+        k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, A_TOKEN, _sq(m, u), NONE)
+        if k >= 0:
+            log[k, L_TOKEN] = 1
+            log[k, L_X] = BP.WHY_CALM
+    return pos
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -2899,6 +3118,9 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     special action where the policy takes it (:func:`_smoke`)."""
     rx = m[0, H_XU] + u
     BP.lapse_while(m)  # a platoon's hero gone: its lasting grants lapse (L1532, L1794, L2149)
+    _stay_down(m)  # Night Witches: And Stay Down while Red Ace is in play (L2041)
+    _mounted(m)  # Mounted Assault: the soldiers aboard its walkers (L1770)
+    arrives = _reserve_arrival(m, log, u)  # out of Reserve onto the board (L3104)
     if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
         pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     elif BR.has(m, u, BR.RB_AIRBORNE) and m[rx, BR.ST_DROP] == 0 and _sq(m, u) < 0:
@@ -2907,8 +3129,8 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
         pos = _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
     else:
         _blutkreuz(m, bd, u)  # Move 3, March 4 and Charge near a Blutkreuz (L3447)
-        dbl = BR.has(m, u, BP.RB_PA_FIRST_DOUBLE) and m[rx, BR.ST_FIRST] == 0 and \
-            not BR.has(m, u, BR.RB_AT_THE_DOUBLE)  # Surprise Strike (L2122)
+        dbl = BR.has(m, u, BP.RB_PA_FIRST_DOUBLE) and (m[rx, BR.ST_FIRST] == 0 or arrives) \
+            and not BR.has(m, u, BR.RB_AT_THE_DOUBLE)  # Surprise Strike (L2122)
         if dbl:
             m[rx, BR.X_RULES] |= BR.RB_AT_THE_DOUBLE
         pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
@@ -2921,6 +3143,25 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     if m[R_G, BR.G_NEXT] == 0 and BR.has(m, u, BP.RB_PA_THIRD_ORDER) and _present(m, u) and \
             _stun(m, u) < 2 and m[R_CFG, C_ORDERS] != 0:  # Blitzkrieg Tactics (L1431)
         pos, _t, _o = _pa_order(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, ON)
+    kt = RS.knock_target(m, u)
+    if kt >= 0:  # Knockout: its close combat hit kt; a knocker activates right after (L1195)
+        RS.set_knock(m, u, NONE, OFF)
+        if m[R_G, BR.G_NEXT] == 0 and _present(m, kt):
+            kn = _knocker(m, f, bd, u, kt)
+            if kn >= 0:
+                m[R_G, BR.G_NEXT] = kn + 1
+                RS.set_knock(m, kn, kt, ON)
+                kk = _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, _sq(m, u),
+                                  _sq(m, kt), BP.SP_ESCORT, kn, ZERO, ZERO, ZERO)
+                if kk >= 0:
+                    log[kk, L_TOKEN] = 1
+    if m[R_G, BR.G_NEXT] == 0 and m[rx, BP.X_PA_CODE] == BP.PA_COOP and _present(m, u):
+        e = _escort(m, f, bd, u)  # Close Cooperation: its escort activates right after (L1353)
+        if e >= 0:
+            m[R_G, BR.G_NEXT] = e + 1
+            m[m[0, H_XU] + e, RS.X_RES] |= RS.MOVE_FIRST
+            _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, _sq(m, u), _sq(m, e),
+                         BP.SP_ESCORT, e, ZERO, ZERO, ZERO)
     if m[R_G, BR.G_NEXT] > 0:  # Get Moving: the ordered unit activates again now (L3725)
         g = m[R_G, BR.G_NEXT] - 1
         m[R_G, BR.G_NEXT] = 0
@@ -2930,7 +3171,15 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
         if fox:  # Desert Fox: At the Double for that activation (L3501)
             m[rg, BR.X_RULES] |= BR.RB_AT_THE_DOUBLE
         _blutkreuz(m, bd, g)
-        pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g, el, val, qb)
+        if (m[rg, RS.X_RES] & RS.KNOCK) != 0:  # Knockout: March Move and Charge (L1195)
+            pos = _knockout(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g,
+                            RS.knock_target(m, g), qb)
+            RS.set_knock(m, g, NONE, OFF)
+        else:
+            pos = _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, g, el, val,
+                           qb)
+            RS.set_knock(m, g, NONE, OFF)  # a reactivation calls no Knockout (decision)
+        m[rg, RS.X_RES] &= ~RS.MOVE_FIRST  # Close Cooperation's escort: done
         _blutkreuz_end(m, g)
         if fox:
             m[rg, BR.X_RULES] &= ~BR.RB_AT_THE_DOUBLE
@@ -3371,7 +3620,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     lam = _lambda(m, f, u)
     mv = m[ru, U_MOVE]
     march = m[ru, U_MARCH]
-    air = m[ru, U_AIR] != 0
+    # an aircraft (L516) or Close Cooperation's escort (L1353): a Move or March Move first
+    air = m[ru, U_AIR] != 0 or (m[m[0, H_XU] + u, RS.X_RES] & RS.MOVE_FIRST) != 0
     onboard = cur >= 0
     limit = mv if suppressed else march
     _reach(m, bd, u, limit, qb)
@@ -3652,12 +3902,12 @@ def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
         _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] == 0:
-            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+            pos = _react_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         return pos
     # first part (a normal Move), the reaction, then the rest from where it stands
     _place(m, bd, log, plog, u, mid, mv, A_MARCH, NONE, ZERO)
     spent = _cost(m, mid)
-    pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+    pos = _react_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
     if not _alive(m, u):
         return pos
     _occupy(m)  # no unit moved: the rest of the path found before still holds
@@ -3783,6 +4033,157 @@ def _lost(m, f, side):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _lost_all(m, f, side):
+    """AP of side's units destroyed, each destruction counted: a unit back from Reserve
+    once more per return (victory points, L2886, L3102; battle_reserve)."""
+    tot = _lost(m, f, side)
+    for u in range(m[0, H_U]):
+        if _side(m, u) == side:
+            tot += RS.back(m, u) * f[F_UNITS + u, 0]
+    return tot
+
+
+# -- reserves (dustsim.play.battle_reserve, L3100-3104) --------------------------------------------
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _fresh(m, u):
+    """u as a fresh unit in Reserve (L3102): full strength, no damage, ammunition replenished
+    and loaded, no token, not Stunned, off the board, aboard nothing, activated this turn (it
+    comes on in a later turn, L3104)."""
+    rs = m[0, H_ST] + u
+    ru = m[0, H_UNITS] + u
+    rx = m[0, H_XU] + u
+    m[rs, ST_MODELS] = m[ru, U_MODELS]
+    m[rs, ST_HERO] = m[ru, U_HERO]
+    m[rs, ST_SINGLE] = m[ru, U_SINGLE]
+    m[rs, ST_TOK] = 0
+    m[rs, ST_ACT] = 1
+    m[rs, ST_MOVED] = 0
+    m[rs, ST_SQ] = -1
+    m[rs, ST_FACE] = 0 if _side(m, u) == 0 else 4
+    m[rs, ST_GONE] = 0
+    m[rs, ST_COVERED] = 0
+    m[rs, ST_STUN] = 0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        m[m[0, H_WS] + w, WS_AMMO] = m[m[0, H_WPN] + w, W_AMMO]
+        m[m[0, H_WS] + w, WS_LOADED] = 1
+        m[m[0, H_WS] + w, WS_TGT] = -1
+    m[rx, BR.ST_CAMO] = 0  # camouflaged only from the start of the game (L3457)
+    m[rx, BR.ST_DROP] = 0  # an Airborne unit drops again (L3393)
+    m[rx, BR.X_WIRE] = NONE
+    m[rx, BR.X_BOOST] = 0
+    BC.leave(m, u)
+    BC.dig(m, u, 0)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _reserve_check(m, log):
+    """After an activation: each unit destroyed since is examined once; while its side has
+    placements of its Reserve [#] left and it may go (battle_reserve.eligible), it is placed in
+    Reserve (L3102), fresh (:func:`_fresh`); an event ``reserve`` (L_HITS: the side's
+    placements so far, L_TOKEN: its Reserve [#])."""
+    x0 = m[0, H_XU]
+    att = m[R_G, G_ATT]
+    turn = m[R_G, G_TURN]
+    for u in range(m[0, H_U]):
+        rx = x0 + u
+        if _alive(m, u) or (m[rx, RS.X_RES] & RS.SEEN) != 0:
+            continue
+        side = _side(m, u)
+        k = RS.allowance(m, u, att)
+        if k <= 0 or m[R_G, RS.G_RES0 + side] >= k:
+            m[rx, RS.X_RES] |= RS.SEEN
+            continue
+        m[R_G, RS.G_RES0 + side] += 1
+        s = _sq(m, u)
+        _fresh(m, u)
+        m[rx, RS.X_RES] = (m[rx, RS.X_RES] // RS.BACK + 1) * RS.BACK + turn
+        kk = _log_special(m, log, turn, side, u, s, NONE, RS.SP_RESERVE, NONE, ZERO, ZERO,
+                          m[R_G, RS.G_RES0 + side])
+        if kk >= 0:
+            log[kk, L_TOKEN] = k
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _terror_step(m, log, v, u):
+    """One token step on v (none -> Under Fire -> Suppressed, never past it) from u's
+    Inflect Terror; logged as a token event marked ``BP.WHY_TERROR`` (L_X), u in L_TARGET."""
+    rs = m[0, H_ST] + v
+    if m[m[0, H_UNITS] + v, U_IMMUNE] != 0 or m[rs, ST_TOK] >= 2:
+        return
+    m[rs, ST_TOK] += 1
+    k = _log(m, log, m[R_G, G_TURN], _side(m, v), v, A_TOKEN, _sq(m, v), NONE)
+    if k >= 0:
+        log[k, L_TOKEN] = m[rs, ST_TOK]
+        log[k, L_X] = BP.WHY_TERROR
+        log[k, L_TARGET] = u
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _terror(m, bd, ls, lq, log, u, t, before_tok):
+    """Inflect Terror (L1657-1659; battle_platoon role ``terror``): after u's close-combat
+    attack on t, while its platoon's hero is in play, t takes a token step (hit or not; close
+    combat gives none of itself, L739), and each unit of t's side within range 3 of t that sees
+    t's square takes one."""
+    if not BR.has(m, u, BP.RB_PA_TERROR) or m[R_CFG, C_SUPP] == 0:
+        return
+    x0 = m[0, H_XU]
+    num = abs(m[x0 + u, BP.X_PLATOON])
+    held = False
+    for h in range(m[0, H_U]):
+        if m[x0 + h, BP.X_PA_CODE] == BP.HOLDS and abs(m[x0 + h, BP.X_PLATOON]) == num and \
+                _alive(m, h) and m[m[0, H_ST] + h, ST_GONE] == 0:
+            held = True
+    if not held:
+        return
+    if _present(m, t) and m[m[0, H_ST] + t, ST_TOK] == before_tok:
+        _terror_step(m, log, t, u)
+    ts = _sq(m, t)
+    if ts < 0:
+        return
+    for v in range(m[0, H_U]):
+        if v == t or _side(m, v) != _side(m, t) or not _present(m, v):
+            continue
+        if _gap(m, bd, v, t) <= 3 and _sight(m, bd, ls, lq, _sq(m, v), ts, v, t) < 2:
+            _terror_step(m, log, v, u)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _lightning(m, on):
+    """Lightning Strike (L1165-1169; battle_platoon role ``lightning``): in game turn 1
+    (``on``) the infantry save of a granted unit in the open, P (L686), succeeds on P and S
+    (the digest's two faces); off again from turn 2 (and at each game's start). Only its
+    open-ground dice groups whose save is exactly the infantry save change (a cover save, or a
+    save its attacker's weapon removes, stays)."""
+    p = m[R_CFG, C_P]
+    ps = p | (7 & ~(m[R_CFG, C_P] | m[R_CFG, C_T]))
+    wg = max(m[0, H_W], 1)
+    rg = m[0, H_GROUPS]
+    for t in range(m[0, H_U]):
+        if not BR.has(m, t, BP.RB_PA_LIGHTNING):
+            continue
+        for v in range(2):
+            r0 = rg + ((t * 2 + 0) * 2 + v) * wg
+            for w in range(wg):
+                if on and m[r0 + w, G_SAVE] == p:
+                    m[r0 + w, G_SAVE] = ps
+                elif not on and m[r0 + w, G_SAVE] == ps:
+                    m[r0 + w, G_SAVE] = p
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _reserve_arrival(m, log, u):
+    """u waits in Reserve and activates off the board: it comes on now (L3104; an event
+    ``reserve-arrival``); True for this activation (Surprise Strike, L2122)."""
+    if RS.waiting(m, u) == 0 or _sq(m, u) >= 0:
+        return False
+    rx = m[0, H_XU] + u
+    m[rx, RS.X_RES] -= RS.waiting(m, u)
+    _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, NONE, NONE, RS.SP_ARRIVE, NONE,
+                 ZERO, ZERO, ZERO)
+    return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _objectives(m, bd, log):
     """Objectives held at the end of a turn: a side holds one when a unit of its own stands in
     its area and no enemy unit does (L2484). Sets G_OBJ0/G_OBJ1."""
@@ -3892,7 +4293,7 @@ def _vp(m, f, bd, side):
     """Victory points of list side ``side`` under the scenario's scoring row: destroyed enemy
     AP, objectives held (with the scoring's clear range), units in the enemy half, own AP
     exited (scenarios.Scoring)."""
-    vp = f[F_SCORE, SC_DESTROYED] * _lost(m, f, 1 - side)
+    vp = f[F_SCORE, SC_DESTROYED] * _lost_all(m, f, 1 - side)
     if f[F_SCORE, SC_OBJ_HELD] != 0.0:
         vp += f[F_SCORE, SC_OBJ_HELD] * _held(m, bd, side, np.int64(f[F_SCORE, SC_OBJ_CLEAR]))
     if f[F_SCORE, SC_ENEMY_HALF] != 0.0:
@@ -4015,6 +4416,10 @@ def _reset(m):
         m[R_G, c] = 0
     BR.reset_rules(m, m[R_B, B_N])
     BP.reset_while(m)  # platoon advantages' grants lasting while a hero is in play
+    RS.reset_reserve(m)  # nobody in Reserve (battle_reserve, L3100-3104)
+    _lightning(m, OFF)  # Lightning Strike's turn-1 saves (L1169) are set when turn 1 starts
+    _stay_down(m)  # Night Witches (L2041): in force from the start
+    _mounted(m)  # Mounted Assault (L1770): the soldiers aboard at the start
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
     BC.reset_carry(m)  # passengers aboard (L526)
@@ -4123,6 +4528,8 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
         for u in range(m[0, H_U]):
             m[rs + u, ST_ACT] = 0
             m[rs + u, ST_MOVED] = 0
+        if turn <= 2:
+            _lightning(m, ON if turn == 1 else OFF)  # Lightning Strike: turn 1 (L1169)
         win, pos = _initiative_roll(rng, buf, pos, scripted, m)  # Black Ops: 4 dice (L3443)
         # the winner chooses who activates first (L337): first when one of its units can
         # strike now, else it lets the opponent show its hand
@@ -4153,6 +4560,7 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
             u = _pick(m, f, bd, cur)
             pos = _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val,
                             qb)
+            _reserve_check(m, log)  # the units it destroyed: into Reserve (L3102)
             a0, a1, l0, l1 = _counts(m)
             if l0 == 0 or l1 == 0:  # a side with nothing left: the game ends (decision)
                 gone0 = m[R_G, G_EXIT0] > 0
@@ -4166,8 +4574,8 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
             cur = 1 - cur
         if m[R_B, B_NOBJ] > 0:
             _objectives(m, bd, log)
-        curve[turn, 0] = _lost(m, f, 0)
-        curve[turn, 1] = _lost(m, f, 1)
+        curve[turn, 0] = _lost_all(m, f, 0)
+        curve[turn, 1] = _lost_all(m, f, 1)
         last = turn
         _log(m, log, turn, NONE, NONE, A_END_TURN, NONE, NONE)
         if m[R_G, G_END] != 0:

@@ -46,6 +46,49 @@ and every required unit, L950-958); the army layer decides that and which units 
   a unit whose card has the rule keeps it.
 * ``mobile`` (Mobile Warfare, L1401-1405): at the start of each activation the unit rolls one
   die; on P it has Move and Fire for that activation (the roll is free: always taken).
+* ``lightning`` (Lightning Strike, L1165-1169): in game turn 1 the unit's infantry save (P,
+  L686) succeeds on P and S (the digest's faces, 2/3); a cover save (P or S, L682) and a save
+  a weapon removes stay as they are. The kernel widens the save mask of the unit's open-ground
+  dice groups for turn 1 (:func:`dustsim.play.battle_kernel._lightning`).
+* ``terror`` (Inflect Terror, L1657-1659): while the platoon's ``holds`` unit (Frank von
+  Stein) is in play, each close-combat attack of the unit (in an Attack or Sustained Attack)
+  steps its target's token up whether or not it hits (none to Under Fire, Under Fire to
+  Suppressed, never past Suppressed), and so each unit of the target's side within range 3 of
+  the target with line of sight to its square (:func:`dustsim.play.battle_kernel._terror`).
+  Decision: the step is for close combat, where L739 gives none, as the digest reads L1659
+  (section 9); ranged attacks keep the ordinary rule. Units that never take tokens take
+  none.
+* ``stay-down-while`` (Night Witches, L2037-2041): the unit's lines whose hits give a token
+  step (not close combat, not flame) give Suppression at once (And Stay Down, L3415-3417)
+  while the platoon's ``holds`` unit is in play: the kernel switches those lines' dice groups
+  (their token mode) at every activation start (``_stay_down``); weapon column
+  :data:`W_STAY_DOWN` marks them.
+* ``mounted`` / ``rider`` (Mounted Assault, L1766-1770): the walker gets an extra close-combat
+  line :data:`MOUNTED_NAME` (1/1 in every column; its improvised weapon kept as a line of its
+  own, :func:`with_mounted_lines`) whose carriers are the soldiers of ``rider`` squads aboard
+  it, counted at every activation start (kernel ``_mounted``).
+* ``knockout`` / ``knocker`` (Knockout, L1191-1195): a platoon unit's close-combat attack
+  that hits names its enemy; when that unit's activation ends the policy's knocker (its
+  decision in :data:`ADVANTAGES`) activates right after it (the reactivation slot): a March
+  Move to the reachable square nearest the enemy, then, beside it, the Charge's close-combat
+  attack at it (kernel ``_knockout``); a ``knockout`` special event names it.
+* ``escort-lead`` / ``escort`` (Close Cooperation, L1349-1353): when the M7 walker has
+  activated, the policy's escort (its decision in :data:`ADVANTAGES`) activates right after
+  it (the kernel's reactivation slot, as Get Moving's), its plans restricted to those whose
+  first action is a Move or March Move (as an aircraft's, L516); a ``close-cooperation``
+  special event names it.
+* ``wave`` (Wave Attack, L2063-2065): in turns 1-3 each soldier the squad loses rolls one
+  die before the casualties come off, on P it returns (the digest's face, 1/3); a special
+  event ``wave-attack`` with ``returned`` (kernel ``_wave``).
+* ``pack`` (Pack Hunters, L1817-1821): the walker's reactive dice succeed on P and S (the
+  digest's two faces, as Advanced Reactive Fire's); it may react to a mover beyond its own
+  reaction range when another ``pack`` walker of its platoon sees the mover within range 4
+  (its own lines still need range and sight; one reaction per trigger, as for any unit;
+  :func:`dustsim.play.battle_kernel._pack_sees`).
+* Primal Instinct's gorillas (L1564; ``ordered`` units of a platoon whose leader has
+  ``ape-order``): a gorilla with Charge and a close-combat line takes no Suppression from the
+  reactions its March Move draws (the March is its Charge's first part, L3459): a Suppression
+  they would give becomes Under Fire (:func:`calm_charge`, kernel ``_react_march``).
 * ``go-girls`` (Go Get 'Em Girls!, L2171-2175): at the start of its activation the unit rolls
   one die, on P or T (the digest's two faces, 2/3) it has Brave for that activation. Policy:
   it rolls when it has a token to remove (Brave's only effect is the removal roll, L741).
@@ -88,9 +131,40 @@ SP_BREAKTHROUGH = np.int64(28)  # Breakthrough's die after a March Move
 SP_GIRLS = np.int64(29)  # Go Get 'Em Girls!' die at the start of an activation
 SP_MOBILE = np.int64(30)  # Mobile Warfare's die at the start of an activation
 WHY_BREAKTHROUGH = np.int64(10)  # the free Attack it gives
+# role ``lightning`` (Lightning Strike, L1169; the reserves helper's RB slot 61): in game turn
+# 1 its infantry save succeeds on P and S
+RB_PA_LIGHTNING = np.int64(1 << 61)
+# role ``terror`` (Inflect Terror, L1657-1659; the reserves helper's RB slot 62 and WHY 12: the
+# marker of the token events it gives)
+RB_PA_TERROR = np.int64(1 << 62)
+WHY_TERROR = np.int64(12)
+# Primal Instinct's gorillas (L1564): the token event that undoes a Suppression a reaction gave
+# during a Charge (the reserves helper's WHY 13)
+WHY_CALM = np.int64(13)
 # advantage codes of the orders (X_PA_CODE, the log's L_TOKEN % 8)
 PA_MISSION, PA_BLITZ, PA_GRAB, PA_APES = 1, 2, 3, 4
 PA_MOBILE = 5  # role ``mobile`` (X_PA_CODE: Mobile Warfare's units, no orders in its platoon)
+PA_PACK = 6  # role ``pack`` (X_PA_CODE: Pack Hunters' KV-47 walkers, no orders in its platoon)
+PA_WAVE = 7  # role ``wave`` (X_PA_CODE: Wave Attack's Red Guards squads, no orders either)
+SP_WAVE = np.int64(33)  # Wave Attack's dice for soldiers eliminated (the reserves helper's SP)
+# Close Cooperation (L1349-1353): X_PA_CODE of the M7 walkers and of their USMC escorts (exact
+# codes above HOLDS: no order code), the special event naming the escort (the reserves SP 34)
+PA_COOP, PA_ESCORT = 9, 10
+SP_ESCORT = np.int64(34)  # L_TOKEN 0: Close Cooperation's escort, 1: Knockout's unit
+# Knockout (L1191-1195): X_PA_CODE of its platoon's units, and of Rhino and the Heavy Ranger
+# Assault Squads among them
+PA_KNOCK, PA_KNOCKER = 11, 12
+# Night Witches (L2037-2041): weapon row column (the reserves helper's weapon col 16), 1 for a
+# granted unit's line whose hits give a token step: Suppression at once while the platoon's
+# ``holds`` unit (Red Ace in the Red Star) is in play
+W_STAY_DOWN = 16
+# Mounted Assault (L1766-1770): the same weapon column, MOUNTED_LINE on the walker's added line
+# (one 1/1 die per soldier it carries from its platoon's grenadier squads: its carriers, set
+# at every activation start); the line's name on the board and in the event log
+MOUNTED_LINE = 2
+MOUNTED_NAME = "Mounted Assault (L1770)"
+PA_MOUNTED, PA_RIDER = 13, 14
+WAVE_TURNS = 3  # the first three turns (L2065)
 HOLDS, WHILE = 8, 16
 WHILE_CAMO, WHILE_TRAIL, WHILE_IMMUNE = 1, 2, 4
 GIRLS_DICE = 3  # Brave's removal dice (unit_rules.removal_dice)
@@ -98,7 +172,8 @@ PA_NAMES = {PA_MISSION: "Mission Tactics", PA_BLITZ: "Blitzkrieg Tactics",
             PA_GRAB: "Grab Them by the Nose", PA_APES: "Primal Instinct"}
 #: the advantage special events' names (play.battle event log)
 SPECIALS = {int(SP_PA_ORDER): "get-moving", int(SP_BREAKTHROUGH): "breakthrough",
-            int(SP_GIRLS): "go-get-em-girls", int(SP_MOBILE): "mobile-warfare"}
+            int(SP_GIRLS): "go-get-em-girls", int(SP_MOBILE): "mobile-warfare",
+            int(SP_WAVE): "wave-attack", int(SP_ESCORT): "close-cooperation"}
 #: why an attack was taken (event ``rule`` and text)
 WHY = {int(WHY_BREAKTHROUGH): "Breakthrough: a free Attack after its March Move on its die "
        "(platoon advantage, L1874-1878)"}
@@ -119,13 +194,15 @@ class Grant:
 @dataclass(frozen=True)
 class AdvantageRule:
     """What grid battles play of one advantage: ``status`` (``played``, ``partly played``,
-    ``not played``), ``played`` (what, by roles), ``why_not`` (the part left out and why)."""
+    ``not played``), ``played`` (what, by roles), ``why_not`` (the part left out and why),
+    ``decision`` (a part the seeds leave open, what was decided, with the lines read)."""
 
     name: str
     lines: str
     status: str
     played: str = ""
     why_not: str = ""
+    decision: str = ""
 
 
 #: role -> what it does in the kernel (module docstring)
@@ -147,6 +224,24 @@ ROLES = {
     "trail-blazer-while": "Trail Blazer while its platoon's hero is in play",
     "no-tokens-while": "never Under Fire nor Suppressed while its platoon's hero is in play",
     "holds": "the hero its platoon's lasting grants depend on",
+    "lightning": "in game turn 1 its infantry saves succeed on P and S",
+    "wave": "in turns 1-3 a die per soldier eliminated: on P the soldier returns",
+    "stay-down-while": "And Stay Down (its ranged hits give Suppression) while its platoon's "
+                       "hero is in play",
+    "mounted": "in close combat one extra 1/1 attack per soldier of its platoon's grenadier "
+               "squads aboard",
+    "rider": "its soldiers aboard its platoon's SPzL VI walker add close-combat dice to it",
+    "knockout": "its successful close-combat attack calls a knocker of its platoon within "
+                "range 6 of the enemy",
+    "knocker": "called by Knockout: activates right after, a March Move towards the enemy "
+               "and a Charge at it",
+    "escort-lead": "when it activates, a USMC escort of its platoon within range 2 activates "
+                   "right after it",
+    "escort": "may activate right after its platoon's M7 walker, a Move or March Move first",
+    "pack": "reactive dice on P and S; it may react beyond its reaction range when a walker of "
+            "its pack sees the mover within range 4",
+    "terror": "while its platoon's hero is in play, its close-combat attacks give their "
+              "target and the target's friends within range 3 in sight of it a token step",
 }
 _WHILE_ROLES = {"camouflage-while": (WHILE_CAMO, BR.RB_CAMOUFLAGE),
                 "trail-blazer-while": (WHILE_TRAIL, BR.RB_TRAIL_BLAZER),
@@ -156,36 +251,61 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
          "third-order": RB_PA_THIRD_ORDER, "walker-order": RB_PA_ACTION_ORDER,
          "ape-order": RB_PA_ACTION_ORDER, "breakthrough": RB_PA_BREAKTHROUGH,
          "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
-         "go-girls": RB_PA_GIRLS}
+         "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING, "terror": RB_PA_TERROR}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
-          "ape-order": PA_APES, "mobile": PA_MOBILE}
+          "ape-order": PA_APES, "mobile": PA_MOBILE, "pack": PA_PACK, "wave": PA_WAVE,
+          "escort-lead": PA_COOP, "escort": PA_ESCORT, "knockout": PA_KNOCK,
+          "knocker": PA_KNOCKER, "mounted": PA_MOUNTED, "rider": PA_RIDER}
 
-_NO_RESERVES = "reserves are not played on the grid"
+# the arrival die of two advantages (L1139, L1169): 1947's Reserve (L3100-3104) has no
+# arrival roll (battle_reserve: decisions)
+_NO_ROLL = ("the extra die for a unit arriving from Reserve: the Reserve rule has no arrival "
+            "roll, a unit in Reserve comes on when activated in a later turn (L3104; digest "
+            "OPEN-23), so the die has no roll to join and changes nothing")
 _WHILE = "And Stay Down is compiled into the attack groups, not a flag a grant can set"
 
 
-def _r(name, lines, status, played="", why_not=""):
-    return name, AdvantageRule(name, lines, status, played, why_not)
+def _r(name, lines, status, played="", why_not="", decision=""):
+    return name, AdvantageRule(name, lines, status, played, why_not, decision)
 
 
 #: the one table: every advantage of the 30 charts, what battles play of it
 ADVANTAGES = dict((
-    _r("Rangers Lead the Way", "L1135-1139", "partly played",
-       "Ranger (not Heavy Ranger) units gain Scout", f"the extra reserve die: {_NO_RESERVES}"),
+    _r("Rangers Lead the Way", "L1135-1139", "played",
+       "Ranger (not Heavy Ranger) units gain Scout", decision=_NO_ROLL),
     _r("Grab Them by the Nose", "L1049-1053", "played",
        "an M3 walker's Get Moving on another M3 walker of the platoon, anywhere"),
-    _r("Lightning Strike", "L1165-1169", "not played", "",
-       "infantry saves on two faces in turn 1 need per-turn save tables the attack groups lack; "
-       + _NO_RESERVES),
-    _r("Knockout", "L1191-1195", "not played", "",
-       "an activation forced out of turn after a close-combat hit is not in the activation order"),
-    _r("Air Drop", "L1217-1219", "played", "Heavy Commando units gain Airborne"),
+    _r("Lightning Strike", "L1165-1169", "played",
+       "Heavy Ranger units' infantry saves succeed on P and S in game turn 1 (the digest's two "
+       "faces, 2/3)", decision=_NO_ROLL),
+    _r("Knockout", "L1191-1195", "played",
+       "after a platoon unit's close-combat attack hits an enemy, Rhino or a Heavy Ranger "
+       "Assault Squad within range 6 of it activates right after: a March Move towards it, "
+       "then a Charge at it when it ends beside it",
+       decision="successful: at least one hit; the enemy still in play when the attacker's "
+       "activation ends; policy (the player may select): the knocker worth most AP that has "
+       "not activated this turn (one activation a turn, L341), with Charge and a close-combat "
+       "line, no token and not Stunned (a Suppressed unit's first action is Nothing, L745); "
+       "towards: the reachable square nearest the enemy, the cheapest of those; one call per "
+       "activation of the unit itself (a unit activated again by an order, an escort or a "
+       "knocker calls none)"),
+    _r("Air Drop", "L1217-1219", "played", "Heavy Commando units gain Airborne (a unit back "
+       "from Reserve drops again, L3393)"),
     _r("Seek, Strike, Destroy", "L1245-1251", "not played", "",
-       "the Move Stimulants token is defined nowhere in the seeds (digest OPEN-25)"),
+       "the Move Stimulants token is defined nowhere in the seeds (digest OPEN-25)",
+       decision="not played: L1251 names a Move Stimulants token no rule of the seeds "
+       "defines (Inject Stimulants' token, L3749-3757, is for infantry, with its own roll; "
+       "digest OPEN-25); no effect is invented for it"),
     _r("Semper Fi", "L1321-1325", "played",
        "USMC units and open-topped M3 walkers gain Brave (three removal dice)"),
-    _r("Close Cooperation", "L1349-1353", "not played", "",
-       "an escort activating right after its walker is not in the activation order"),
+    _r("Close Cooperation", "L1349-1353", "played",
+       "when an M7 walker activates, a USMC unit of its platoon that has not activated, within "
+       "range 2, activates right after it, its first action a Move or March Move",
+       decision="policy (the player may select): the escort worth most AP among those that "
+       "can obey the first-action rule: on the board (a passenger's activation is its "
+       "vehicle's business, L528; the M7s carry none in the bundled cards), no token and not "
+       "Stunned (a Suppressed unit's first action is Nothing, L745), no special action that "
+       "would come first (officer, medic, mechanic, Follow Me, Execute, Air Alert)"),
     _r("Unflappable", "L1375-1381", "played",
        "USMC units and M1 walkers gain Brave; units that already had Brave take no tokens"),
     _r("Mobile Warfare", "L1401-1405", "played",
@@ -197,32 +317,61 @@ ADVANTAGES = dict((
        "the platoon leader's Get Moving on its Heavy Grenadier units succeeds on P or T"),
     _r("Fanatical Loyalty", "L1528-1532", "played",
        "while Sigrid is in play, Laser and Heavy Laser Grenadiers take no tokens"),
-    _r("Primal Instinct", "L1554-1566", "partly played", "Markus' Get Moving on his apes",
-       "no Suppression during a Charge: reactions do not know the move was a Charge"),
+    _r("Primal Instinct", "L1554-1566", "played",
+       "Markus' Get Moving on his apes; a gorilla's March Move before its Charge takes no "
+       "Suppression from the reactions it draws (Under Fire at most)",
+       decision="a March Move of a gorilla of the platoon that has Charge and a close-combat "
+       "line counts as its Charge action (the March is the Charge's first part, L3459), "
+       "whether or not it ends beside an enemy: the reaction comes before that is known "
+       "(L811); a Suppression the reactions would give becomes Under Fire (L1564)"),
     _r("BRAINSSSS!", "L1630-1634", "partly played", "Mindless Zombie units gain Charge",
        "the forced Attack on friendly non-zombies: the policy never attacks friends"),
-    _r("Inflect Terror", "L1657-1659", "not played", "",
-       "tokens on units not attacked, within range 3 of the target, need a hook the kernel lacks"),
-    _r("Mounted Assault", "L1766-1770", "not played", "",
-       "close-combat dice per passenger are not compiled into the walker's lines"),
+    _r("Inflect Terror", "L1657-1659", "played",
+       "while Frank von Stein is in play, a Zombie unit's close-combat attack gives its target "
+       "a token step whether or not it hits, and each unit of the target's side within range "
+       "3 that sees the target one (decision: close combat, as the digest reads L1659)"),
+    _r("Mounted Assault", "L1766-1770", "played",
+       "an SPzL VI walker fights in close combat (its attacks and retaliation) with one extra "
+       "1/1 die per soldier of the platoon's NDAK Grenadier or Heavy Grenadier squads aboard",
+       decision="the soldiers counted are those of the platoon's own grenadier squads aboard "
+       "when an activation starts (passengers change only at activations, L528); the extra "
+       "line adds to the walker's improvised weapon (L767) rather than replacing it"),
     _r("Tight Quarters", "L1790-1794", "played",
        "NDAK units gain Scout, and Trail Blazer while Christoph is in play"),
-    _r("Pack Hunters", "L1817-1821", "not played", "",
-       "a reaction by another walker than the one triggered is not in the reaction step"),
+    _r("Pack Hunters", "L1817-1821", "played",
+       "KV-47 walkers' reactive dice succeed on P and S; one of them may react beyond its "
+       "reaction range when another KV-47 of the platoon sees the mover within range 4",
+       decision="the reacting walker still fires only what reaches the mover in its own line "
+       "of sight (an attack's rule, L602), and one unit reacts per trigger as for any reaction "
+       "(the kernel's; the text's one KV-47 per trigger, L1821); the KV-47 series are the "
+       "Nadya, Natasha, Natalya, Koshka and Aleksei walkers (the chart's slots are lost; "
+       "digest section 4)"),
     _r("Airborne Assault", "L1844-1850", "played",
-       "KV-47A/B/C walkers drop as Airborne units do (the same text, L3391-3393)"),
+       "KV-47A/B/C walkers drop as Airborne units do (the same text, L3391-3393; again when "
+       "back from Reserve)"),
     _r("Breakthrough", "L1874-1878", "played",
        "IS-5/IS-48 tanks roll a die after a March Move: on P a free Attack"),
     _r("Vigilant", "L1943-1949", "played",
        "reactive dice succeed on P and S; the list defends where roles are drawn"),
-    _r("Night Witches", "L2037-2041", "not played", "", _WHILE),
-    _r("Wave Attack", "L2063-2065", "not played", "",
-       "soldiers returning on a die as they fall need a hook in casualty removal"),
+    _r("Night Witches", "L2037-2041", "played",
+       "while Red Ace flies the Red Star, she and the platoon's two required aircraft have And "
+       "Stay Down: their ranged hits give Suppression at once (L3415-3417)",
+       decision="Red Ace pilots the Red Star (the chart joins them): her And Stay Down is the "
+       "Red Star's lines'; in play: the Red Star not destroyed and on the board or in Reserve "
+       "waiting (checked at every activation start and as the game starts)"),
+    _r("Wave Attack", "L2063-2065", "partly played",
+       "in turns 1-3 each soldier a Red Guards squad loses to an Attack, a Sustained Attack, "
+       "a reaction or close combat (retaliation included) rolls a die: on P it returns",
+       "soldiers eliminated by an area, artillery, Psychic Scream or Execute attack or a "
+       "transport's wreck are not rolled for (those paths remove casualties without dice)",
+       decision="the dice are rolled as the casualties come off, before they are removed: a "
+       "soldier who returns was never taken off, so a squad whose every soldier falls but one "
+       "returns is not destroyed (the face: P, the digest's 1/3)"),
     _r("Implacable Advance", "L2092-2096", "played",
        "Suppressed Steel Guard squads may Move instead of Nothing, then Attack"),
-    _r("Surprise Strike", "L2118-2122", "partly played",
-       "Spetsnaz units and KV-47 (TSh) walkers gain At the Double in their first activation",
-       f"the activation arriving from reserve: {_NO_RESERVES}"),
+    _r("Surprise Strike", "L2118-2122", "played",
+       "Spetsnaz units and KV-47 (TSh) walkers gain At the Double in their first activation "
+       "and in the activation they arrive from Reserve (battle_reserve)"),
     _r("Strike Unseen", "L2145-2149", "played",
        "while Roza is in play, Spetsnaz infantry gain Camouflage"),
     _r("Go Get 'Em Girls!", "L2171-2175", "played",
@@ -272,10 +421,12 @@ def fill_advantage_facts(m: np.ndarray, grants_by_unit: Sequence[Sequence[tuple[
                 m[ru + u, U_SUPP_DICE] = max(int(m[ru + u, U_SUPP_DICE]), 3)
             elif role == "no-tokens":
                 m[ru + u, U_IMMUNE] = 1
-            elif role == "vigilant":
+            elif role in ("vigilant", "pack"):
                 m[ru + u, U_REACT_MASK] |= PS.mask
             elif role == "holds":
                 m[x0 + u, X_PA_CODE] = HOLDS
+            elif role == "stay-down-while":
+                _mark_stay_down(m, u)
             elif role in _WHILE_ROLES:
                 mask, bit = _WHILE_ROLES[role]
                 had = (bit and m[x0 + u, BR.X_RULES] & int(bit)) or (
@@ -286,6 +437,44 @@ def fill_advantage_facts(m: np.ndarray, grants_by_unit: Sequence[Sequence[tuple[
                         m[x0 + u, BR.X_RULES] |= int(bit)
                     else:
                         m[ru + u, U_IMMUNE] = 1
+
+
+def with_mounted_lines(units: Sequence, grants: Sequence[Grant]) -> list:
+    """The side's units with Mounted Assault's extra line on each ``mounted`` walker (and its
+    improvised close-combat weapon as a card line, so the extra line does not replace it)."""
+    from dataclasses import replace
+
+    from dustsim.data.cards import COLUMNS, Weapon, parse_cell
+    from dustsim.rules.unit_rules import improvised_weapons
+
+    out = list(units)
+    for g in grants:
+        for i, role in g.roles:
+            if role != "mounted" or not 0 <= i < len(out):
+                continue
+            du = out[i]
+            own = tuple(w for w, carrier, _h in improvised_weapons(du.card, du.hero)
+                        if carrier is du.card)
+            line = Weapon(name=MOUNTED_NAME, line=tuple(parse_cell("1/1") for _ in COLUMNS),
+                          count=1, range="C", keywords=(), ammo=None)
+            out[i] = replace(du, card=replace(du.card, weapons=du.card.weapons + own + (line,)))
+    return out
+
+
+def _mark_stay_down(m: np.ndarray, u: int) -> None:
+    """Night Witches: mark unit u's lines whose dice groups give a token step (``G_SUPP`` low
+    bits 1: not close combat, not flame) in :data:`W_STAY_DOWN`."""
+    from dustsim.engines.kernel import G_SUPP
+    from dustsim.play.duel_layout import H_GROUPS, H_U, H_W, H_WPN, U_W0, U_W1
+
+    ru = int(m[0, H_UNITS]) + u
+    wg = max(int(m[0, H_W]), 1)
+    n_u = int(m[0, H_U])
+    rg = int(m[0, H_GROUPS])
+    for w in range(int(m[ru, U_W0]), int(m[ru, U_W1])):
+        rows = [rg + i * wg + w for i in range(n_u * 4)]
+        if any(int(m[r, G_SUPP]) & 3 == 1 for r in rows):
+            m[int(m[0, H_WPN]) + w, W_STAY_DOWN] = 1
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -342,6 +531,20 @@ def same_platoon(m, u, t):
     """u and t belong to the same complete platoon."""
     x = m[0, BR.H_XU]
     return m[x + u, X_PLATOON] > 0 and m[x + u, X_PLATOON] == m[x + t, X_PLATOON]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def calm_charge(m, u):
+    """u is a gorilla of a Primal Instinct platoon (an ``ordered`` unit whose platoon's leader
+    has ``ape-order``): no Suppression during its Charge (L1564)."""
+    x = m[0, BR.H_XU]
+    if (m[x + u, BR.X_RULES] & RB_PA_ORDERED) == 0 or m[x + u, X_PLATOON] <= 0:
+        return False
+    for h in range(m[0, 0]):
+        if h != u and same_platoon(m, u, h) and (m[x + h, X_PA_CODE] & 7) == PA_APES and \
+                m[x + h, X_PA_CODE] < HOLDS:
+            return True
+    return False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -154,7 +154,7 @@ HALF = np.uint64(1 << 63)  # a random initiative: side A first when the next 64 
 # int64 matrix ``m`` of ``NCOL`` columns (the widest rows: units, dice groups). A helper takes
 # that one array instead of fifteen: a call passes every array as its whole descriptor (9 to
 # 13 words each), and that argument traffic, not the dice, was most of a duel's time.
-NCOL = 24  # 18 + the platoon slots (X cols 20-21, G cols 19-20) + X cols 22-23 (issue 23)
+NCOL = 26  # 18 + the platoon slots (X cols 20-21) and issue 23 slots (X 22-25, G 18-20)
 # row 0: the header (U, W, then the first row of each block); row 1: the configuration.
 # The dice groups are ordered (target, variant, weapon line): the lines of one attacker on one
 # target are consecutive rows, resolved in place by the dice kernel (a line that does not fire

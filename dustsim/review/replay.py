@@ -332,7 +332,10 @@ def _step(states: dict[Any, UnitState], objectives: dict[int, str | None], ev: M
         changed[uid] = replace(states[uid], destroyed=True, tokens=())
     elif action == "exit":  # off the board through its exit edge
         changed[uid] = replace(states[uid], square=None)
-    elif action == "special" and ev.get("special") == "heal" and ev.get("returned"):
+    elif action == "special" and ev.get("special") == "reserve":  # fresh, off the board (L3102)
+        changed[uid] = replace(_initial(by_id[uid]), square=None)
+    elif action == "special" and ev.get("special") in ("heal", "wave-attack") and \
+            ev.get("returned"):
         t = states[ev["target"]]  # Get Up / Medevac return soldiers or a point (L3741, L3593)
         n = int(ev["returned"])
         changed[ev["target"]] = (replace(t, models=t.models + n) if t.models is not None
@@ -454,7 +457,8 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
     for key in ("from", "to"):
         board.square(where, key, ev.get(key), optional=True)
     st = states.get(uid)
-    if st is not None and st.destroyed and action in UNIT_ACTIONS - {"close-combat"}:
+    if st is not None and st.destroyed and action in UNIT_ACTIONS - {"close-combat"} and \
+            ev.get("special") != "reserve":  # a destroyed unit goes into Reserve (L3102)
         # a close-combat retaliation is simultaneous with the blow that destroys (L765)
         raise _fail(where, "unit", f"{uid!r} was destroyed before this event")
     if action in MOVES:

@@ -70,7 +70,17 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   of the same advantage, anywhere under Grab Them by the Nose (L1053), and succeeds on P
   (on P or T under Mission Tactics, L1459); Breakthrough's die (``special``
   ``breakthrough``) follows the unit's March Move, and a ``Breakthrough`` attack follows its
-  successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175).
+  successful die (L1878); Go Get 'Em Girls! rolls one die, Brave on P or T (L2175); an
+  attack naming Lightning Strike (``target_advantage``) hits a unit of that platoon in the
+  open in game turn 1 (L1169); a reaction naming Pack Hunters or Vigilant counts its
+  successes on P and S (L1821, L1947); Wave Attack's dice (``special`` ``wave-attack``) follow
+  an attack on the squad in turns 1-3, one per soldier it eliminated, each returning on P
+  (L2065); a token naming Inflect Terror (``by_advantage``) follows an
+  attack of the unit ``by`` of that platoon (L1657-1659);
+* Reserve [#] (``special`` ``reserve`` / ``reserve-arrival``; L3100-3104,
+  :mod:`dustsim.play.battle_reserve`): a unit goes into Reserve only once destroyed, its
+  side's ``placed`` counting 1, 2, ... up to its ``reserve``; it acts no more until it comes
+  on, off the board, in a later turn than the one it was eliminated in.
 """
 
 from __future__ import annotations
@@ -161,6 +171,7 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     radios = frozenset(u["id"] for u in log["units"] if "Radio" in (u.get("rules") or ()))
     snipe = _Snipe(log)  # Sniper's aim, the officer soldier, Spotters (L3315-3323, L3709)
     pending: tuple[int, Any] | None = None  # (event, unit) a successful Get Moving reactivates
+    escort: list = []  # [event, unit, activated yet] Close Cooperation's escort (L1353)
     activated: dict[Any, int] = {}  # unit -> the turn of its last activation
     aboard: dict[Any, Any] = {}  # passenger -> its vehicle (L522-530)
     dug: set = set()  # vehicles dug in with a Dozer Blade (L3503-3505)
@@ -170,8 +181,11 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     first: set = set()  # fliers activated that have not yet taken an action
     advs = {u["id"]: frozenset(u.get("advantages") or ()) for u in log["units"]}
     last: dict[Any, Mapping] = {}  # unit -> its last event (Breakthrough's order)
+    placed: dict[str, int] = {}  # side -> units placed in Reserve so far (L3102)
+    waiting: dict[Any, int] = {}  # unit -> the turn it went into Reserve, until it comes on
     for i, ev, states in walk(log):
         _check_advantage(i, ev, advs, last)
+        _check_reserve(i, ev, states, placed, waiting)
         # a unit aboard a vehicle stands nowhere on the board but where it fires from (L530)
         hidden = {k: replace(v, square=None) for k, v in states.items()
                   if v.aboard is not None and k != ev.get("unit")}
@@ -192,6 +206,7 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                                    "Artillery Observer calls in only a friendly unit that has "
                                    "not activated this turn (L3421)")
             called[a] = (ev["unit"], ev["turn"])
+        _check_escort(i, ev, escort, activated, board, feet)
         if pending is not None and ev["action"] == "activate":
             if ev["unit"] != pending[1]:
                 raise DustsimError(f"replay log: event {i} (activate): field 'unit': the unit "
@@ -271,13 +286,100 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
 
 
+def _check_escort(i: int, ev: Mapping, escort: list, activated: Mapping, board: Board,
+                  feet: Any) -> None:
+    """Close Cooperation (L1349-1353): the escort named (``special`` ``close-cooperation``) is
+    a friendly unit that has not activated this turn within range 2 of the walker; the next
+    activation is its, and its first action a Move or March Move. Knockout (L1191-1195): the
+    unit called (``special`` ``knockout``) has not activated this turn, activates next and
+    marches first (a Nothing where it cannot move)."""
+    where = f"replay log: event {i} ({ev['action']}"
+    if ev["action"] == "special" and ev.get("special") == "close-cooperation":
+        t = ev.get("target")
+        a = [q for q in feet.of(ev["unit"]) if q is not None]
+        b = [q for q in feet.of(t) if q is not None]
+        if activated.get(t) == ev["turn"] or not a or not b or \
+                min(distance(board, x, y) for x in a for y in b) > 2:
+            raise DustsimError(f"{where} close-cooperation): field 'target': the escort has "
+                               "not activated this turn and stands within range 2 of the "
+                               "walker (L1353)")
+        escort[:] = [i, t, False, ("move", "march")]
+    elif ev["action"] == "special" and ev.get("special") == "knockout":
+        if activated.get(ev.get("target")) == ev["turn"]:
+            raise DustsimError(f"{where} knockout): field 'target': Knockout calls a unit that "
+                               "has not activated this turn (L1195, L341)")
+        escort[:] = [i, ev.get("target"), False, ("march", "nothing")]
+    elif escort and ev["action"] == "activate":
+        if escort[2] or ev["unit"] != escort[1]:
+            if not escort[2]:
+                raise DustsimError(f"{where}): field 'unit': the unit named at event "
+                                   f"{escort[0]} activates right after (L1195, L1353)")
+            escort.clear()
+        else:
+            escort[2] = True
+    elif escort and escort[2] and ev.get("unit") == escort[1] and ev["action"] in (
+            "attack", "sustained", "close-combat", "nothing", "move", "march", "special"):
+        if ev["action"] not in escort[3]:
+            raise DustsimError(f"{where}): field 'action': the first action is a "
+                               f"{' or '.join(escort[3])} (Close Cooperation L1353: a Move or "
+                               "March Move; Knockout L1195: a March Move)")
+        escort.clear()
+
+
+def _check_reserve(i: int, ev: Mapping, states: Mapping, placed: dict, waiting: dict) -> None:
+    """Reserve [#] (L3100-3104; :mod:`dustsim.play.battle_reserve`): a unit goes into Reserve
+    only once eliminated, while its side has placed fewer than # units; it does not act in
+    the turn it was eliminated and comes on (``reserve-arrival``) in a later turn, off the
+    board."""
+    u = ev.get("unit")
+    where = f"replay log: event {i} ({ev['action']}"
+    where += f" {ev['special']})" if ev.get("special") else ")"
+    if ev["action"] == "special" and ev.get("special") == "reserve":
+        side = ev.get("side")
+        k = placed.get(side, 0) + 1
+        if u not in states or not states[u].destroyed:
+            raise DustsimError(f"{where}: field 'unit': a unit goes into Reserve only when it "
+                               "is eliminated (L3102)")
+        if ev.get("placed") != k or not isinstance(ev.get("reserve"), int) or \
+                k > ev["reserve"]:
+            raise DustsimError(f"{where}: field 'placed': side {side} places at most its "
+                               f"Reserve [#] units in Reserve, counted one by one (L3102; "
+                               f"this is its {k}th)")
+        placed[side] = k
+        waiting[u] = int(ev["turn"])
+    elif ev["action"] == "special" and ev.get("special") == "reserve-arrival":
+        if u not in waiting or waiting[u] >= int(ev["turn"]) or states[u].square is not None:
+            raise DustsimError(f"{where}: field 'turn': a unit in Reserve comes on, from off "
+                               "the board, in a turn after the turn it was eliminated (L3104)")
+        del waiting[u]
+    elif u in waiting and ev["action"] in ("activate", "reaction", "move", "march",
+                                           *ATTACKS):
+        raise DustsimError(f"{where}: field 'unit': a unit in Reserve acts only once it comes "
+                           "on from Reserve, in a later turn (L3104)")
+
+
 def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
     """A platoon advantage acting (module docstring; L950-958 and the advantage's lines)."""
     u = ev.get("unit")
     adv = ev.get("advantage")
     prev = last.get(u)
+    if ev["action"] in ("attack", "sustained", "reaction", "close-combat"):
+        last[("hit", ev.get("target"))] = ev  # the last attack on each unit (Wave Attack)
     if u is not None and ev["action"] not in ("token", "token-removed", "destroyed"):
         last[u] = ev
+    if ev.get("by_advantage") is not None and (
+            ev["by_advantage"] not in advs.get(ev.get("by"), ()) or ev["action"] != "token"
+            or last.get(ev.get("by")) is None
+            or last[ev["by"]]["action"] not in ("attack", "sustained", "close-combat")):
+        raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'by_advantage': "
+                           "Inflect Terror's token follows an attack of a unit of its "
+                           "platoon (L1657-1659)")
+    tadv = ev.get("target_advantage")  # Lightning Strike's saves (L1165-1169)
+    if tadv is not None and (tadv not in advs.get(ev.get("target"), ()) or ev["turn"] != 1
+                             or ev.get("cover")):
+        raise DustsimError(f"replay log: event {i} ({ev['action']}): field "
+                           "'target_advantage': Lightning Strike widens the infantry saves "
+                           "in the open of its platoon's units, in game turn 1 (L1169)")
     if adv is None:
         return
     where = f"replay log: event {i} ({ev['action']}"
@@ -293,6 +395,18 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
         if ev.get("hits") != sum(1 for c in ev.get("dice") or "" if c in ok):
             raise DustsimError(f"{where}: field 'hits': the order's die succeeds on "
                                f"{' or '.join(ok)} (L3725{', L1459' if len(ok) > 1 else ''})")
+    elif ev["action"] == "reaction" and adv in ("Pack Hunters", "Vigilant"):
+        if ev.get("hits") != sum(1 for c in ev.get("dice") or "" if c in "PS"):
+            raise DustsimError(f"{where}: field 'hits': {adv}'s reactive dice succeed on P "
+                               "and S (L1821, L1947)")
+    elif ev.get("special") == "wave-attack":
+        hit = last.get(("hit", u))
+        if int(ev["turn"]) > 3 or ev.get("hits") != (ev.get("dice") or "").count("P") or \
+                hit is None or hit["turn"] != ev["turn"] or \
+                len(ev.get("dice") or "") > (hit.get("casualties") or 0):
+            raise DustsimError(f"{where}: field 'dice': Wave Attack rolls one die per soldier "
+                               "an attack on the squad just eliminated, in turns 1-3, each "
+                               "returning on P (L2065)")
     elif ev.get("special") == "mobile-warfare":
         if len(ev.get("dice") or "") != 1 or ev.get("hits") != (ev.get("dice") or "").count("P"):
             raise DustsimError(f"{where}: field 'hits': Mobile Warfare rolls one die, Move and "

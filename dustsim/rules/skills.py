@@ -206,8 +206,8 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Airborne", S, P, "off the table until its first activation, then placed at its "
        "approach range (engagement kernel) or, in grid battles, dropped on turn 1 anywhere "
        "not within range 2 of an objective, no capture that turn (play.battle_rules); "
-       "Nothing, a second action on 2/3", "L3391-3393",
-       gap="a drop when held in reserve (reserves are not played)"),
+       "Nothing, a second action on 2/3; again when back from Reserve (play.battle_reserve)",
+       "L3391-3393"),
     _r("Air Assault", S, P, "carried by an Airlifter, may dismount after it activates; hurt "
        "on P only when it is destroyed (grid battles: play.battle_carry)", "L3379-3381",
        gap="duels on a line; boarding an Airlifter during the game"),
