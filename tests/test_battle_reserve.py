@@ -112,6 +112,34 @@ def test_destroyed_units_go_into_reserve_fresh_until_the_side_has_placed_its_num
     assert not alive(g, 2) and len(specials(g, RS.SP_RESERVE)) == 2
 
 
+def test_a_squad_back_from_reserve_has_its_officer_and_the_carriers_a_sniper_took():
+    # L3102: it comes back with no damage; the officer soldier a Sniper took (L3709) and a
+    # line's fallen carrier (L3317) are part of that damage
+    from test_battle_sniper import RIFLE, squad
+
+    from dustsim.play import battle_rules as BR
+
+    cmd = squad("Command Squad", RIFLE, models=3, skills=("Command Squad",))
+    spec = spec_with([tank("A1", track=3)], [cmd])
+    g = Game(spec, [sq(1, 0), sq(1, 5)])
+    m = g.m
+    assert BR.officer_up(m, 1)
+    w = m[m[0, H_UNITS] + 1, U_W0]
+    carriers = int(m[m[0, H_WPN] + w, BR.W_CARRIERS])
+    assert carriers > 1
+    m[m[0, BK.H_XU] + 1, BR.X_SNIPED] = 1  # the officer fell to a Sniper
+    m[m[0, H_WPN] + w, BR.W_CARRIERS] = carriers - 1  # and one of the line's carriers
+    assert not BR.officer_up(m, 1)
+    m[m[0, H_ST] + 1, BK.ST_MODELS] = 0  # then the squad is destroyed
+    BK._reserve_check(m, g.log)
+    assert alive_squad(g, 1) and BR.officer_up(m, 1)
+    assert int(m[m[0, H_WPN] + w, BR.W_CARRIERS]) == carriers
+
+
+def alive_squad(g, u):
+    return int(g.m[g.m[0, H_ST] + u, BK.ST_MODELS]) > 0
+
+
 def test_policy_none_places_nothing():
     g = Game(spec_with([tank("A")], [tank("B")], policy="none"), [sq(1, 0), sq(1, 5)])
     kill(g, 1)

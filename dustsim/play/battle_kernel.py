@@ -4071,6 +4071,7 @@ def _fresh(m, u):
     m[rx, BR.ST_DROP] = 0  # an Airborne unit drops again (L3393)
     m[rx, BR.X_WIRE] = NONE
     m[rx, BR.X_BOOST] = 0
+    BR.unsnipe(m, u)  # its officer and the carriers a Sniper took back (L3709, L3317)
     BC.leave(m, u)
     BC.dig(m, u, 0)
 

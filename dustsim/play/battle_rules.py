@@ -959,15 +959,22 @@ def regain(m, t):
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def reset_snipes(m):
     """Start of a game: every line's carriers back, officers standing, no spotter choice."""
+    for u in range(m[0, H_U]):
+        unsnipe(m, u)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def unsnipe(m, u):
+    """Unit u whole again (a new game, or back from Reserve fresh, L3102): its lines' carriers
+    back, its officer standing, no spotter choice."""
     rwp = m[0, H_WPN]
-    for w in range(m[0, 1]):  # H_W
+    ru = m[0, H_UNITS] + u
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
         c = m[rwp + w, W_SNIPE] & SN_CARRIERS
         if c > 0:
             m[rwp + w, W_CARRIERS] = c
-    x = m[0, H_XU]
-    for u in range(m[0, H_U]):
-        m[x + u, X_SNIPED] = 0
-        m[x + u, X_SPOT] = 0
+    m[m[0, H_XU] + u, X_SNIPED] = 0
+    m[m[0, H_XU] + u, X_SPOT] = 0
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

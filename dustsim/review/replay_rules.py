@@ -570,6 +570,8 @@ class _Snipe:
                 self.down.add(ev["target"])
         if ev["action"] == "special" and ev.get("special") == "heal" and ev.get("returned"):
             self.down.discard(ev.get("target"))
+        if ev["action"] == "special" and ev.get("special") == "reserve":
+            self.down.discard(ev.get("unit"))  # back fresh, its officer too (L3102)
         if ev["action"] == "special" and ev.get("unit") in self.down and ev.get("special") in (
                 "rally", "get-moving", "ammo-drop") and not ev.get("advantage"):
             self._fail(i, ev, "special", "a squad whose officer fell takes no officer action "
