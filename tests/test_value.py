@@ -84,18 +84,29 @@ def test_engagements_played_in_pieces_give_the_same_sums(d47, small_field, monke
 
 
 def test_mapping_is_monotone_and_does_not_shrink():
+    """The calibration line (value docstring, step 4): with the strength a noisy linear
+    measure of log AP, the fitted map recovers the slope and the suggested costs of the
+    cheapest and dearest tenth are unbiased (no saturation toward the mean)."""
     rng = np.random.default_rng(3)
-    s = rng.normal(0, 1, 200)
-    ap = np.exp(2 + 0.5 * s + rng.normal(0, 0.3, 200))  # R² well below 1
+    n, d_true, sd_e = 2000, 2.0, 0.6
+    y = rng.normal(2.0, 0.5, n)  # log printed AP
+    s = d_true * (y - 2.0) + rng.normal(0, sd_e, n)  # strength: its error is its own
+    ap = np.exp(y)
     m = V.fit_mapping(s, ap, boot=50)
     assert m.b > 0
     grid = np.linspace(-3, 3, 50)
     assert (np.diff(m.fair(grid)) > 0).all()
-    # reduced major axis: the suggested costs spread as widely as the printed ones
-    assert np.log(m.fair(s)).std() == pytest.approx(np.log(ap).std(), rel=1e-9)
-    # ordinary least squares would shrink them by r
-    r = np.corrcoef(s, np.log(ap))[0, 1]
+    # slope 1/d: the least-squares slope of s on y has standard error sd_e / (sqrt(n) sd(y))
+    se_d = sd_e / (np.sqrt(n) * 0.5)
+    assert abs(1 / m.b - d_true) < 5 * se_d
+    res = np.log(m.fair(s)) - y  # = e / d: mean 0 in every band of printed cost
+    for band in (y <= np.quantile(y, 0.1), y >= np.quantile(y, 0.9)):
+        se = (sd_e / d_true) / np.sqrt(band.sum())
+        assert abs(res[band].mean()) < 5 * se
+    # the suggested costs spread 1/r times as widely as the printed ones (the RMA: 1 time)
+    r = np.corrcoef(s, y)[0, 1]
     assert r < 0.9 and m.r2 == pytest.approx(r**2)
+    assert np.log(m.fair(s)).std() == pytest.approx(y.std() / r, rel=1e-9)
     lo, hi = m.band(s[:5], np.full(5, 0.05))
     assert (lo < m.fair(s[:5])).all() and (m.fair(s[:5]) < hi).all()
     with pytest.raises(DustsimError):

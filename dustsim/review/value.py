@@ -74,9 +74,26 @@ mapping in step 4).
    stay off by default.
 4. **Fair points** (:func:`fit_mapping`). The only fitted parameters: one monotone mapping
    ``log AP = a + b x strength`` for the whole edition (always the whole edition, also when a
-   report shows a subset), fitted by reduced-major-axis regression (``b = sd(log AP) /
-   sd(strength)``, sign of the correlation): unlike ordinary least squares it does not shrink
-   suggested costs toward the mean when the fit is imperfect. The fit uses the cards with a
+   report shows a subset), fitted as a **calibration line** (issue 24's saturation): the
+   strength is regressed on log AP by least squares, ``strength = c + d x log AP + e``, and
+   the line is inverted (``b = 1/d``, ``a = -c/d``; :func:`calibration_line`). Why: the
+   printed cost is the scale the fair cost is read on, and everything the model of play leaves
+   out (rules not played, the field, Monte Carlo error, and the card's own mispricing) is in
+   the *strength*'s error ``e``, not in the price: this is the errors-in-variables (Deming)
+   fit with all the error variance on the strength (its ``lambda -> inf`` limit; the classic
+   calibration or inverse regression, Eisenhart 1939). A least-squares fit of log AP on
+   strength (``E[log AP | strength]``) is attenuated by the strength's error (regression
+   dilution: slope x r²/r², suggested costs shrunk toward the mean by ``r``), and the reduced
+   major axis used before (``b = sd(log AP) / sd(strength)``) still leaves the suggested
+   cost of a card at a given printed cost pulled toward the mean by ``r``; the calibration
+   line makes the median fair/printed about 1 in every band of printed cost where the
+   strength grows linearly with log AP (the issue's test at > 40 AP and at 2-3 AP), at the
+   price of suggested costs that spread ``1/r`` times wider than the printed ones. A
+   monotone equipercentile map was not taken: it is the reduced major axis made non-linear
+   (same shrinkage at a given printed cost) and maps the strongest card onto the highest
+   price by construction. Measured on Dust 1947 (seed 0, engagements and battles): fair/printed
+   at > 40 AP 0.50 -> 0.59, at 2-3 AP 1.77 -> 1.55, Spearman unchanged (a monotone map), log R²
+   0.698 -> 0.703 (the joined heroes' differences). The fit uses the cards with a
    modelled value (step 5) and a cost. ``fair_ap = exp(a + b s)``; the band is a 90 %
    prediction band in log AP from the Monte Carlo error of ``s``, the fit's parameter
    uncertainty (bootstrap over cards, :data:`BOOTSTRAP` resamples) and the scatter of the
@@ -767,7 +784,8 @@ def strengths(eng: pd.DataFrame, field_: tuple[Opponent, ...],
 # -- the mapping ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Mapping:
-    """``log AP = a + b x strength`` (reduced major axis) with its bootstrap draws."""
+    """``log AP = a + b x strength`` (the calibration line, module docstring step 4) with its
+    bootstrap draws."""
 
     a: float
     b: float
@@ -803,7 +821,17 @@ def _rma(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(y.mean() - b * x.mean()), float(b)
 
 
-reduced_major_axis = _rma  # (intercept, slope); the static fair points fit the same way
+reduced_major_axis = _rma  # (intercept, slope); the static fair points fit this way
+
+
+def calibration_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """``y = a + b x`` from the least-squares line of ``x`` on ``y``, inverted (module
+    docstring, step 4: the error is in ``x``, the strength; ``y`` is the printed scale)."""
+    d, c = np.polyfit(np.asarray(y, float), np.asarray(x, float), 1)
+    if d == 0 or not np.isfinite(d):
+        raise DustsimError("the cost mapping needs a strength that changes with the printed "
+                           "cost", field="fair points")
+    return float(-c / d), float(1.0 / d)
 
 
 def fit_mapping(strength, ap, *, seed: int = 0, boot: int = BOOTSTRAP) -> Mapping:
@@ -814,16 +842,19 @@ def fit_mapping(strength, ap, *, seed: int = 0, boot: int = BOOTSTRAP) -> Mappin
     y = np.log(np.asarray(ap, float))
     ok = np.isfinite(s) & np.isfinite(y)
     s, y = s[ok], y[ok]
-    if len(s) < 5 or s.std() == 0:
+    if len(s) < 5 or s.std() == 0 or y.std() == 0:
         raise DustsimError(f"the cost mapping needs at least 5 cards with a modelled value "
                            f"and a cost, got {len(s)}", field="fair points")
-    a, b = _rma(s, y)
+    a, b = calibration_line(s, y)
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(boot):
         i = rng.integers(0, len(s), len(s))
-        if s[i].std() > 0:
-            draws.append(_rma(s[i], y[i]))
+        if s[i].std() > 0 and y[i].std() > 0:
+            try:
+                draws.append(calibration_line(s[i], y[i]))
+            except DustsimError:  # a resample where the strength does not follow the cost
+                continue
     rho = float(stats.spearmanr(s, y)[0])
     r2 = float(np.corrcoef(a + b * s, y)[0, 1] ** 2)
     sd_resid = float(np.std(y - (a + b * s), ddof=2))
@@ -1379,7 +1410,7 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
              f"edition's AP), from {', '.join(map(str, st.distances))} squares, "
              f"{st.turns} turns, {st.trials:,} engagements per distance (seed {st.seed}); "
              "strength = field-weighted log ratio of what it destroys to what it loses; "
-             "fair AP from one reduced-major-axis mapping of log AP on strength over the "
+             "fair AP from one calibration line of strength on log AP (inverted) over the "
              "whole edition. See <code>dustsim.review.value</code>.</p>"]
     if m is not None:
         parts.append(f"<p>Fit: n = {q['n']}, Spearman {q['spearman']:.3f}, log R² "
