@@ -256,24 +256,32 @@ def test_evidence_is_strong_only_where_both_lenses_agree(small_model):
     assert all(isinstance(r, str) and r for r in judged["reason"])
 
 
-def test_strength_of_play_is_the_mean_of_both_standardised():
+def test_strength_of_play_is_the_precision_weighted_mean_of_both_standardised():
     tab = pd.DataFrame({"unit": list("abcdefg"), "strength": [0.1, 0.5, 1.0, -0.2, 0.3, 0.8, 2.0],
-                        "strength_se": [0.1] * 7, "in_fit": [True] * 6 + [False],
+                        "strength_se": [0.1, 0.2, 0.1, 0.3, 0.1, 0.1, 0.1],
+                        "in_fit": [True] * 6 + [False],
                         "battle_value": [2.0, 5.0, 9.0, 1.0, 3.0, np.nan, 20.0],
-                        "battle_value_se": [0.5] * 7})
+                        "battle_value_se": [0.5, 0.5, 1.0, 0.2, 0.5, 0.5, 0.5]})
     out, scales = V._combine(tab, None)
     both = tab["in_fit"] & tab["battle_value"].notna()
     e, lb = tab["strength"], np.log(tab["battle_value"])
     ze = (e - e[both].mean()) / e[both].std()
     zb = (lb - lb[both].mean()) / lb[both].std()
-    np.testing.assert_allclose(out["strength"][:5], ((ze + zb) / 2)[:5])
+    # standard errors in standard units: se / sd (the log's error is se(v) / v)
+    ve = (tab["strength_se"] / e[both].std()) ** 2
+    vb = (tab["battle_value_se"] / tab["battle_value"] / lb[both].std()) ** 2
+    want = (ze / ve + zb / vb) / (1 / ve + 1 / vb)
+    np.testing.assert_allclose(out["strength"][:5], want[:5])
+    np.testing.assert_allclose(out["strength_se"][:5], np.sqrt(1 / (1 / ve + 1 / vb))[:5])
+    np.testing.assert_allclose(out["battle_weight"][:5], (ve / (ve + vb))[:5])
     assert out["strength"][5] == pytest.approx(ze[5])  # no battle value: engagements alone
+    assert out["battle_weight"][5] == 0.0
     assert out["strength_engagements"].tolist() == tab["strength"].tolist()
     # a patch keeps the unpatched edition's scales
     again, same = V._combine(tab.assign(strength=tab["strength"] + 1), scales)
     assert same == scales
     np.testing.assert_allclose(again["strength"][:5] - out["strength"][:5],
-                               1 / 2 / e[both].std())
+                               (1 - out["battle_weight"][:5]) / e[both].std())
 
 
 def test_command_cards_are_valued_from_the_battles_alone(d47):
