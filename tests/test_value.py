@@ -126,6 +126,11 @@ def test_not_modelled_roles_are_named(d47):
     # (played on the grid only): named as partly played, not silently counted as played
     pershing = dict(V.not_modelled(find_card(d47, "Pershing II")))
     assert any(k.startswith("rule partly played: Large") for k in pershing), pershing
+    assert not pershing[next(k for k in pershing if k.startswith("rule partly played"))]
+    # a rule of the card's own that no engine plays is main: a lower bound, never over-costed
+    sum_ = find_card(d47, "Professor Sum")
+    assert set(V.main_roles(sum_)) == {"rule not played: Master Deceiver",
+                                       "rule not played: Poison Master"}
 
 
 @pytest.fixture(scope="module")

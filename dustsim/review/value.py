@@ -126,7 +126,12 @@ mapping in step 4).
    Medic, Mechanic, Spy, air traffic control, radar, jamming) carry most of a card's worth:
    such cards are kept out of the verdicts and of the fit, and listed as such
    (``mainly_unmodelled``), as are cards with no weapon of their own that have an unmodelled
-   rule (all their worth is in it). Platoon advantages are never part of a card's figure.
+   rule (all their worth is in it). A **rule of the card's own that no engine plays** (not in
+   :data:`ROLES` nor played: Master Deceiver, Sibling, Dazzling Speed, Tactician, ...;
+   ``rule not played: NAME``) is main too (issue 24: the ten worst per AP were such cards,
+   scored as if the rule were worthless): a card's unique rule is what it is priced for,
+   and how much of the price it carries is unknown. Platoon advantages are never part of a
+   card's figure.
 
 5b. **Judged on what it plays** (issue 24: every card the engine can play is judged). A card
    with a main role the engagements and battles do not play that still plays (it has a
@@ -255,7 +260,7 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
                 break
         else:
             if n not in PLAYED_SKILLS:
-                found.setdefault(f"rule not played: {s.strip()}", False)
+                found[f"rule not played: {s.strip()}"] = True  # its own rule: main (step 5)
             elif r is not None and r.gap:  # e.g. Large: played on the grid, not on the line
                 found.setdefault(f"rule partly played: {s.strip()}: not in {r.gap}", False)
     standard = [w for w in card.weapons if not w.optional and w.count != 0]
