@@ -311,3 +311,18 @@ def test_command_cards_are_valued_from_the_battles_alone(d47):
     assert out.at[6, "valued_by"] == "battles (its command role)"
     assert out.at[7, "valued_by"] == "engagements and battles"
     assert out["battle_command"].tolist() == [False] * 6 + [True, False]
+
+
+def test_needed_battles_are_the_command_cards_the_joiners_and_the_field(d47, small_field):
+    """``battle_cards="needed"``: battles for the cards the engagements cannot value
+    (command roles played in battles, a Commissar that must join) and for the field, whose
+    cards have both figures; not for a card the engagements value, nor for an Artillery
+    Observer (its role is played in neither)."""
+    names = set(V.battle_needed(d47, small_field))
+    assert {o.name for o in small_field} <= names
+    assert "Ranger Command Squad" in names
+    assert "NKVD Political Commisar Machine Gunner" in names
+    assert "Ranger Observer Squad" not in names
+    assert not {"Pounder", "Steel Samuraï"} & names - {o.name for o in small_field}
+    with pytest.raises(DustsimError, match="battle_cards"):
+        V.ValueSettings(battle_cards="some")

@@ -308,6 +308,9 @@ class ValueSettings:
     battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
     battle_games: int = 24  # games per pairing (with and without the card)
     battle_budget: float = 100.0  # AP of each host army and opponent (battle_value.BUDGET)
+    #: which cards play battles: "all", or "needed" (:func:`battle_needed`: the cards the
+    #: engagements cannot value and the reference field, which puts both scales on one)
+    battle_cards: str = "all"
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not (
@@ -318,6 +321,9 @@ class ValueSettings:
             raise DustsimError("distances must be 1 to 200 squares", field="distances")
         if not 1 <= self.turns <= 100:
             raise DustsimError("turns must be 1 to 100", field="turns")
+        if self.battle_cards not in ("all", "needed"):
+            raise DustsimError(f"battle_cards must be 'all' or 'needed', got "
+                               f"{self.battle_cards!r}", field="battle_cards")
 
     @property
     def key(self) -> str:
@@ -1024,9 +1030,10 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
 
         ctx = battle_contexts if battle_contexts is not None else B.contexts(
             edition_cards, seed=st.seed, hosts=st.battle_hosts, budget=st.battle_budget)
+        only = None if st.battle_cards == "all" else battle_needed(edition_cards, fld)
         bv = B.battle_values(edition_cards, seed=st.seed, hosts=st.battle_hosts,
                              games=st.battle_games, budget=st.battle_budget, contexts_=ctx,
-                             previous=previous_battles, progress=progress)
+                             previous=previous_battles, progress=progress, only=only)
         bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping)
         bmap = bf.attrs.get("mapping")
         tab = tab.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
@@ -1052,6 +1059,20 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     out = _with_reasons(out, pair_log_ratios(eng, st.eps), fld)
     return ValueModel(out, eng, fld, mapping, st, hosts, tuple(edition_cards), bv, ctx, bmap,
                       scales)
+
+
+def battle_needed(cards: Iterable[Card], field_: tuple[Opponent, ...]) -> list[str]:
+    """The cards that play battles with ``battle_cards="needed"`` (step 3b): those the
+    engagements cannot value (main roles all played in battles: officers, command squads,
+    generals; cards that must join a unit) and the reference field's representatives, which
+    have both figures and so put the battle scale on the engagements' (:func:`_combine`).
+    Where a card has both, the battles weigh little (precision weights), so the others are
+    valued as with every card in battles, at a tenth of the CPU."""
+    from dustsim.review.battle_value import must_join, unplayed_main_roles
+
+    reps = {o.name for o in field_}
+    return [c.name for c in cards if c.name in reps or must_join(c)
+            or (bool(main_roles(c)) and not unplayed_main_roles(c))]
 
 
 def _combine(tab: pd.DataFrame, scales: tuple | None,
