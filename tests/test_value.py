@@ -131,6 +131,7 @@ def test_not_modelled_roles_are_named(d47):
     sum_ = find_card(d47, "Professor Sum")
     assert set(V.main_roles(sum_)) == {"rule not played: Master Deceiver",
                                        "rule not played: Poison Master"}
+    assert "special rule" in V.main_roles(find_card(d47, "Vasiliy"))  # Follow Me, Red Banner
 
 
 @pytest.fixture(scope="module")

@@ -128,10 +128,13 @@ mapping in step 4).
    (``mainly_unmodelled``), as are cards with no weapon of their own that have an unmodelled
    rule (all their worth is in it). A **rule of the card's own that no engine plays** (not in
    :data:`ROLES` nor played: Master Deceiver, Sibling, Dazzling Speed, Tactician, ...;
-   ``rule not played: NAME``) is main too (issue 24: the ten worst per AP were such cards,
-   scored as if the rule were worthless): a card's unique rule is what it is priced for,
-   and how much of the price it carries is unknown. Platoon advantages are never part of a
-   card's figure.
+   ``rule not played: NAME``), and so is a named special rule of :data:`ROLES` that no
+   engine plays (``special rule``: Follow Me, Red Banner, Resurrection, Possessed, ...)
+   (issue 24: the ten worst per AP held such cards, scored as if the rule were worthless):
+   a card's own rule is what it is priced for, and how much of the price it carries is
+   unknown. The convention reads an unplayed rule as worth something (a drawback such as
+   Mindless would make the figure an upper bound instead; it is named either way). Platoon
+   advantages are never part of a card's figure.
 
 5b. **Judged on what it plays** (issue 24: every card the engine can play is judged). A card
    with a main role the engagements and battles do not play that still plays (it has a
@@ -226,7 +229,7 @@ ROLES: tuple[tuple[str, str, bool], ...] = (
     (r"follow me|red banner|get moving.*|desert fox|execute|interrogate|take aim|"
      r"resurrection|blutkreuz|quick recovery|devour|sibling: .*|crazy jimmy|"
      r"lesser mythos creatures|mythos creature|possessed|mindless",
-     "special rule", False),
+     "special rule", True),  # a card's own named rule, not played: main (step 5)
     (r"(expert|fighting spirit|lucky|medal of honor|air alert|savage animal|spotter)([ :].*)?",
      "dice skill not played in engagements", False),
     (r"strong ?point", "Strongpoint", False),
