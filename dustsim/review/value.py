@@ -1466,6 +1466,16 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
              "strength = field-weighted log ratio of what it destroys to what it loses; "
              "fair AP from one calibration line of strength on log AP (inverted) over the "
              "whole edition. See <code>dustsim.review.value</code>.</p>"]
+    if st.battles:
+        who = ("every card" if st.battle_cards == "all" else
+               "the cards the engagements cannot value (command roles, Commissars) and the "
+               "reference field")
+        parts.append(f"<p>Battles (<code>dustsim.review.battle_value</code>): {who} joins "
+                     f"{st.battle_hosts} legal armies of its bloc ({st.battle_budget:g} AP) "
+                     f"and plays each one's opponent with and without it, "
+                     f"{st.battle_games} games each on common random numbers; the two "
+                     "strengths are combined by precision (inverse squared standard "
+                     "errors).</p>")
     if m is not None:
         parts.append(f"<p>Fit: n = {q['n']}, Spearman {q['spearman']:.3f}, log R² "
                      f"{q['log_r2']:.3f}; log AP = {m.a:.3f} + {m.b:.3f} × strength.</p>")
