@@ -50,9 +50,9 @@ mapping in step 4).
    cancel). It is a log ratio: +0.7 means the card trades
    about twice as well as the field, at one unit each. Monte Carlo error: the delta method on
    the per-distance means (``strength_se``).
-3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`; off by
-   default, ``ValueSettings(battles=True)``: measured below, the combination does not yet
-   beat the engagements alone reliably, and it costs about 50 s of CPU). Each card also
+3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`;
+   ``ValueSettings(battles=True)``, off by default in the library; ``dustsim report`` and
+   ``whatif`` run them with ``battle_cards="needed"``: :func:`battle_needed`). Each card also
    joins :data:`ValueSettings.battle_hosts` legal host armies of its bloc (platoon charts,
    heroes joined to a squad they may join) and plays each one's opponent with and without
    it on common random numbers; its **battle value** ``v`` is the victory points (1947 L368)
@@ -85,8 +85,10 @@ mapping in step 4).
    0, engagements alone 0.875 / 0.744 over 406 cards (75.7 %); combined, 32 host armies of
    50 AP: 0.859 / 0.718; of 100 AP (the default since, ``battle_value`` step 3b): 0.874 /
    0.755 over 440 cards (82.1 %: the 34 command cards judged from the battles), and 0.880 /
-   0.769 over the same 406 cards as the engagements. The battles cost ~136 s of CPU, so they
-   stay off by default.
+   0.769 over the same 406 cards as the engagements. The battles of every card cost ~150 s
+   of CPU, too much for the report's budget; with precision weights they move a card that
+   has both figures little, so the report plays battles only for the cards the engagements
+   cannot value and for the reference field, which sets the common scale (~25 s of CPU).
 4. **Fair points** (:func:`fit_mapping`). The only fitted parameters: one monotone mapping
    ``log AP = a + b x strength`` for the whole edition (always the whole edition, also when a
    report shows a subset), fitted as a **calibration line** (issue 24's saturation): the
