@@ -1228,7 +1228,7 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
                 vp = getattr(r, "battle_vp", math.nan)
                 vp = f" ({vp:+.1f} VP)" if isinstance(vp, float) and np.isfinite(vp) else ""
                 bits.append(f"in battles it adds {bvv:+.1f} ± {r.battle_value_se:.1f} AP of "
-                            f"attrition{vp} to {r.battle_pairings} armies of its bloc{joined}")
+                            f"attrition{vp} to {int(r.battle_pairings)} armies of its bloc{joined}")
             if r.verdict in ("over-costed", "under-costed", "in band", "lower bound"):
                 bits.append(f"worth {'at least ' if getattr(r, 'lower_bound', False) else ''}"
                             f"{r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
