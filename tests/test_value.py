@@ -327,3 +327,20 @@ def test_needed_battles_are_the_command_cards_the_joiners_and_the_field(d47, sma
     assert not {"Pounder", "Steel Samuraï"} & names - {o.name for o in small_field}
     with pytest.raises(DustsimError, match="battle_cards"):
         V.ValueSettings(battle_cards="some")
+
+
+def test_heroes_play_joined_to_their_class_squad_unless_they_join_only_their_kind(
+        d47, small_field):
+    """value.py step 2: a hero plays joined to its armour's median squad (join_heroes, the
+    default); a Zombie hero joins only Zombies (L3703), so it plays alone."""
+    st = V.ValueSettings(trials=2, threads=1)
+    assert st.join_heroes
+    hosts = V.host_squads(d47)
+    maggie = find_card(d47, "Maggie")
+    zombie = next(c for c in d47 if c.kind == "hero" and c.armour in hosts
+                  and "zombie" in {s.strip().lower() for s in c.skills})
+    host = find_card(d47, hosts[zombie.armour])
+    assert "zombie" not in {s.strip().lower() for s in host.skills}
+    eng = V.engagements([maggie, zombie], small_field, d47, st).set_index("unit")
+    assert set(eng.loc[[maggie.name], "host"]) == {hosts[maggie.armour]}
+    assert set(eng.loc[[zombie.name], "host"]) == {""}

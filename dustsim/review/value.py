@@ -25,8 +25,13 @@ mapping in step 4).
    0.840 / log R² 0.703 / fair/printed at 2-3 AP 1.55, in cover 0.842 / 0.720 / 1.39), for
    :data:`TURNS` turns from each starting distance of :data:`DISTANCES` (squares,
    equally likely), ``trials`` engagements per distance. The card is side A; a hero plays
-   alone (``join_heroes=True`` plays it joined to its class's median squad and values what it
-   adds; measured on Dust 1947 it agrees less with the printed costs, so it is off). All
+   **joined** to its class's median squad (:func:`host_squads`; ``join_heroes``) and is
+   worth what it adds: fair(joined unit) - fair(squad alone) (:func:`_apply`), valued from
+   these joined engagements alone (step 3b). Measured on Dust 1947 (seed 0, the report's
+   model): alone, Spearman 0.844 / log R² 0.731 and 0.469 among the heroes; joined, 0.846 /
+   0.735 and 0.539 (with the reduced-major-axis map and equal weights of the previous
+   passes it had agreed less, so it was off). A hero that cannot join (a pilot, a unit of
+   its own kind only, L3541, L3661, L3703) plays alone. All
    engagements of one card run from the card's own random stream (``SeedSequence`` keyed by
    the seed and the card's name; one kernel call, or pieces carried on when the per-game
    records would exceed :data:`RECORD_BYTES`), so a card's figures do not depend on which
@@ -307,7 +312,7 @@ class ValueSettings:
     eps: float = EPS
     threads: int | None = None
     per_class: int = PER_CLASS  # representatives per armour class
-    join_heroes: bool = False  # play heroes joined to a host squad (measured: worse)
+    join_heroes: bool = True  # play heroes joined to a host squad (step 2, measured)
     infantry_cover: bool = True  # infantry of both sides fights from cover (step 2)
     battles: bool = False  # value from battles (dustsim.review.battle_value) combined in
     battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
@@ -626,13 +631,15 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
     if hosts is None:
         hosts = host_squads(edition_cards) if st.join_heroes else {}
 
-    from dustsim.review.battle_value import must_join
+    from dustsim.review.battle_value import may_join_kind, must_join
 
     def host_of(card: Card) -> Card | None:
         if must_join(card):  # always joined (step 5b): the median squad it may join
             return join_host(card, edition_cards)
         h = by_name.get(hosts.get(card.armour or "", ""))
-        return h if h is not None and _side(card, h).hero is not None else None
+        if h is None or not may_join_kind(card, h):  # Zombie, Gorilla, Steel Guard heroes
+            return None  # join only their kind (L3541, L3661, L3703): alone
+        return h if _side(card, h).hero is not None else None
 
     def unit_fp(card: Card) -> str:
         h = host_of(card)
@@ -1125,8 +1132,15 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     # only where the battles did not measure it
     cmd = cmd & ~(joins & zb.isna().to_numpy())
     ze, ze_se = ze.mask(cmd), ze_se.mask(cmd)
+    hero_joined = np.zeros(len(tab), bool)
     if "host" in tab:  # valued from the battles: its marginal worth, nothing to subtract
-        tab.loc[joins & zb.notna().to_numpy(), "host"] = ""
+        tab.loc[(joins | cmd) & zb.notna().to_numpy(), "host"] = ""
+        # a hero played joined in the engagements (``join_heroes``): its strength is the
+        # joined unit's, on another footing than its own battle value, so it is valued from
+        # the joined engagements alone (the host squad's worth subtracted in _apply; with
+        # precision weights its battles would weigh ~0.2 % anyway)
+        hero_joined = (tab["host"] != "").to_numpy() & ~joins & ze.notna().to_numpy()
+        zb, zb_se = zb.mask(hero_joined), zb_se.mask(hero_joined)
     two = ze.notna() & zb.notna()
     # precision weights: each standardised strength by the inverse of its squared standard
     # error (equal weights where both errors are 0)
@@ -1138,10 +1152,12 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
         tot > 0, 1.0), 0.0)), ze_se.fillna(zb_se))
     tab["battle_weight"] = np.where(two, wb, np.where(zb.notna() & ze.isna(), 1.0, np.where(
         ze.notna(), 0.0, np.nan)))
-    tab["valued_by"] = np.where(two, "engagements and battles", np.where(
-        ze.notna(), "engagements", np.where(zb.notna(), np.where(
-            joins, "battles (joined to a unit)", np.where(
-                cmd, "battles (its command role)", "battles")), "")))
+    by_battles = np.where(joins, "battles (joined to a unit)",
+                          np.where(cmd, "battles (its command role)", "battles"))
+    tab["valued_by"] = np.where(
+        two, "engagements and battles", np.where(
+            hero_joined, "engagements (joined to a squad)", np.where(
+                ze.notna(), "engagements", np.where(zb.notna(), by_battles, ""))))
     return tab, scales
 
 
