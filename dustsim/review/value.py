@@ -1486,8 +1486,8 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
              "whole edition. See <code>dustsim.review.value</code>.</p>"]
     if st.battles:
         who = ("every card" if st.battle_cards == "all" else
-               "the cards the engagements cannot value (command roles, Commissars) and the "
-               "reference field")
+               "each card the engagements cannot value (command roles, Commissars) and each "
+               "card of the reference field")
         parts.append(f"<p>Battles (<code>dustsim.review.battle_value</code>): {who} joins "
                      f"{st.battle_hosts} legal armies of its bloc ({st.battle_budget:g} AP) "
                      f"and plays each one's opponent with and without it, "
