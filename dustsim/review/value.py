@@ -30,8 +30,10 @@ mapping in step 4).
    these joined engagements alone (step 3b). Measured on Dust 1947 (seed 0, the report's
    model): alone, Spearman 0.844 / log R² 0.731 and 0.469 among the heroes; joined, 0.846 /
    0.735 and 0.539 (with the reduced-major-axis map and equal weights of the previous
-   passes it had agreed less, so it was off). A hero that cannot join (a pilot, a unit of
-   its own kind only, L3541, L3661, L3703) plays alone. All
+   passes it had agreed less, so it was off). A hero that cannot join (a Loner or Superhuman,
+   L3581, L3671; a Zombie, Gorilla or Steel Guard hero whose unit is not
+   of its kind, L3541, L3661, L3703; an Assassin, whose rule is a lone hero's,
+   L3427-3429) plays alone. All
    engagements of one card run from the card's own random stream (``SeedSequence`` keyed by
    the seed and the card's name; one kernel call, or pieces carried on when the per-game
    records would exceed :data:`RECORD_BYTES`), so a card's figures do not depend on which
@@ -639,6 +641,8 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
         h = by_name.get(hosts.get(card.armour or "", ""))
         if h is None or not may_join_kind(card, h):  # Zombie, Gorilla, Steel Guard heroes
             return None  # join only their kind (L3541, L3661, L3703): alone
+        if any(_norm(x) == "assassin" for x in card.skills):  # the rule is a lone hero's
+            return None  # (L3427-3429; joined, its lines fire with the squad's): alone
         return h if _side(card, h).hero is not None else None
 
     def unit_fp(card: Card) -> str:
