@@ -344,7 +344,7 @@ def test_heroes_play_joined_to_their_class_squad_unless_they_join_only_their_kin
     eng = V.engagements([maggie, zombie], small_field, d47, st).set_index("unit")
     assert set(eng.loc[[maggie.name], "host"]) == {hosts[maggie.armour]}
     assert set(eng.loc[[zombie.name], "host"]) == {""}
-    # an Assassin's rule is a lone hero's (L3427-3429): it plays alone
+    # an Assassin's rule is played for a lone hero only (L3427-3429): it plays alone
     assassin = next(c for c in d47 if c.kind == "hero" and c.armour == maggie.armour
                     and "assassin" in {s.strip().lower() for s in c.skills})
     eng = V.engagements([assassin], small_field, d47, st)

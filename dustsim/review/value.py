@@ -32,8 +32,8 @@ mapping in step 4).
    0.735 and 0.539 (with the reduced-major-axis map and equal weights of the previous
    passes it had agreed less, so it was off). A hero that cannot join (a Loner or Superhuman,
    L3581, L3671; a Zombie, Gorilla or Steel Guard hero whose unit is not
-   of its kind, L3541, L3661, L3703; an Assassin, whose rule is a lone hero's,
-   L3427-3429) plays alone. All
+   of its kind, L3541, L3661, L3703; a hero with a rule the engagements play only for a
+   lone hero, :data:`LONE_RULES`: Assassin, First Strike, Assault Shield) plays alone. All
    engagements of one card run from the card's own random stream (``SeedSequence`` keyed by
    the seed and the card's name; one kernel call, or pieces carried on when the per-game
    records would exceed :data:`RECORD_BYTES`), so a card's figures do not depend on which
@@ -250,6 +250,10 @@ KEYWORD_ROLES = {"salvo": "Salvo", "volley": "Volley", "wire-guided": "wire-guid
 NO_WEAPON = "no weapon of its own (worth in its special rules)"
 #: skills the engagements play (or that change nothing in them); any other skill is named
 PLAYED_SKILLS = played_skill_names()  # the one table: dustsim.rules.skills (issue 23)
+#: a hero's rules the engagements play only while it is alone: joined, its lines fire with
+#: the squad's (the gap the skills table names for them: Assassin L3427-3429, First Strike
+#: L3523-3525, Assault Shield); such a hero plays its engagements alone (step 2)
+LONE_RULES = frozenset({"assassin", "first strike", "assault shield"})
 _ROLE_RE = [(re.compile(rf"^(?:{pat})$"), role, main) for pat, role, main in ROLES]
 
 
@@ -641,8 +645,8 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
         h = by_name.get(hosts.get(card.armour or "", ""))
         if h is None or not may_join_kind(card, h):  # Zombie, Gorilla, Steel Guard heroes
             return None  # join only their kind (L3541, L3661, L3703): alone
-        if any(_norm(x) == "assassin" for x in card.skills):  # the rule is a lone hero's
-            return None  # (L3427-3429; joined, its lines fire with the squad's): alone
+        if any(_norm(x) in LONE_RULES for x in card.skills):  # rules the engagements play
+            return None  # only for a hero alone (joined, its lines fire with the squad's)
         return h if _side(card, h).hero is not None else None
 
     def unit_fp(card: Card) -> str:
