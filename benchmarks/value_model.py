@@ -8,6 +8,9 @@ Lenses, on the same edition and seed:
   (:func:`dustsim.review.value.value_model` with ``battles=False``);
 * **new model**: engagements and battles combined
   (:func:`dustsim.review.value.value_model` with ``battles=True``);
+* **report model**: the same with battles only for the cards that need them and the field
+  (``battle_cards="needed"``, what ``dustsim report`` runs; its rows are reused here, so its
+  CPU time is the combination only);
 * **battles alone**: a card's marginal VP in sampled armies, with and without it
   (:mod:`dustsim.review.battle_value`, its own mapping);
 * **consistency lens**: the cross-validated statistical model of the price list
@@ -17,7 +20,7 @@ Lenses, on the same edition and seed:
 For each: Spearman and log R² (squared Pearson correlation of log suggested and log printed
 AP) over the cards it judges, the share of the edition's priced cards judged, and the median
 fair/printed AP of the cards above 40 AP and of those at 2-3 AP (the issue asks 0.67-1.5:
-no saturation). Then the new model's ten best and worst per AP with their sentence.
+no saturation). Then the report model's ten best and worst per AP with their sentence.
 CPU time per lens (``time.process_time``; the machine is shared, wall time is not a measure).
 """
 
@@ -136,6 +139,15 @@ def main() -> None:
         jf = jn[~jn["lower_bound"].astype(bool)]
         _row("  (not lower bounds)", jf["fair_ap"].to_numpy(float), jf["ap"].to_numpy(float),
              n_priced, 0.0)
+    c0 = time.process_time()  # the report's model: battles only where needed (rows reused)
+    rm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, battles=True,
+                                       battle_cards="needed", **kw),
+                     previous_battles=vm.battles, battle_contexts=vm.battle_contexts)
+    cpu_r = time.process_time() - c0
+    tr = rm.table.set_index("unit")
+    jr = tr[tr["judged"]]
+    _row("report model", jr["fair_ap"].to_numpy(float), jr["ap"].to_numpy(float), n_priced,
+         cpu_r)
     jb = t[t["battle_verdict"].isin(("over-costed", "under-costed", "in band"))]
     _row("battles alone", jb["battle_fair_ap"].to_numpy(float), jb["ap"].to_numpy(float),
          n_priced, 0.0)
@@ -153,10 +165,10 @@ def main() -> None:
     m = fit_mapping(np.log(hs[ok]), j["ap"].to_numpy()[ok], seed=args.seed)
     _row("heuristic", m.fair(np.log(hs[ok])), j["ap"].to_numpy(float)[ok], n_priced, 0.0)
 
-    jn = jn.assign(per_ap=jn["fair_ap"] / jn["ap"])
-    sure = jn[jn["verdict"] != "lower bound"]  # a lower bound cannot rank a card among the worst
-    for title, rows in (("best per AP (new model)", sure.nlargest(10, "per_ap")),
-                        ("worst per AP (new model)", sure.nsmallest(10, "per_ap"))):
+    jr = jr.assign(per_ap=jr["fair_ap"] / jr["ap"])
+    sure = jr[jr["verdict"] != "lower bound"]  # a lower bound cannot rank a card among the worst
+    for title, rows in (("best per AP (report model)", sure.nlargest(10, "per_ap")),
+                        ("worst per AP (report model)", sure.nsmallest(10, "per_ap"))):
         print(f"  {title}:")
         for u, r in rows.iterrows():
             print(f"    {u} ({r['kind']}, {r['armour']}, {r['ap']:g} AP): fair "

@@ -84,18 +84,29 @@ def test_engagements_played_in_pieces_give_the_same_sums(d47, small_field, monke
 
 
 def test_mapping_is_monotone_and_does_not_shrink():
+    """The calibration line (value docstring, step 4): with the strength a noisy linear
+    measure of log AP, the fitted map recovers the slope and the suggested costs of the
+    cheapest and dearest tenth are unbiased (no saturation toward the mean)."""
     rng = np.random.default_rng(3)
-    s = rng.normal(0, 1, 200)
-    ap = np.exp(2 + 0.5 * s + rng.normal(0, 0.3, 200))  # R² well below 1
+    n, d_true, sd_e = 2000, 2.0, 0.6
+    y = rng.normal(2.0, 0.5, n)  # log printed AP
+    s = d_true * (y - 2.0) + rng.normal(0, sd_e, n)  # strength: its error is its own
+    ap = np.exp(y)
     m = V.fit_mapping(s, ap, boot=50)
     assert m.b > 0
     grid = np.linspace(-3, 3, 50)
     assert (np.diff(m.fair(grid)) > 0).all()
-    # reduced major axis: the suggested costs spread as widely as the printed ones
-    assert np.log(m.fair(s)).std() == pytest.approx(np.log(ap).std(), rel=1e-9)
-    # ordinary least squares would shrink them by r
-    r = np.corrcoef(s, np.log(ap))[0, 1]
+    # slope 1/d: the least-squares slope of s on y has standard error sd_e / (sqrt(n) sd(y))
+    se_d = sd_e / (np.sqrt(n) * 0.5)
+    assert abs(1 / m.b - d_true) < 5 * se_d
+    res = np.log(m.fair(s)) - y  # = e / d: mean 0 in every band of printed cost
+    for band in (y <= np.quantile(y, 0.1), y >= np.quantile(y, 0.9)):
+        se = (sd_e / d_true) / np.sqrt(band.sum())
+        assert abs(res[band].mean()) < 5 * se
+    # the suggested costs spread 1/r times as widely as the printed ones (the RMA: 1 time)
+    r = np.corrcoef(s, y)[0, 1]
     assert r < 0.9 and m.r2 == pytest.approx(r**2)
+    assert np.log(m.fair(s)).std() == pytest.approx(y.std() / r, rel=1e-9)
     lo, hi = m.band(s[:5], np.full(5, 0.05))
     assert (lo < m.fair(s[:5])).all() and (m.fair(s[:5]) < hi).all()
     with pytest.raises(DustsimError):
@@ -115,6 +126,12 @@ def test_not_modelled_roles_are_named(d47):
     # (played on the grid only): named as partly played, not silently counted as played
     pershing = dict(V.not_modelled(find_card(d47, "Pershing II")))
     assert any(k.startswith("rule partly played: Large") for k in pershing), pershing
+    assert not pershing[next(k for k in pershing if k.startswith("rule partly played"))]
+    # a rule of the card's own that no engine plays is main: a lower bound, never over-costed
+    sum_ = find_card(d47, "Professor Sum")
+    assert set(V.main_roles(sum_)) == {"rule not played: Master Deceiver",
+                                       "rule not played: Poison Master"}
+    assert "special rule" in V.main_roles(find_card(d47, "Vasiliy"))  # Follow Me, Red Banner
 
 
 @pytest.fixture(scope="module")
@@ -245,24 +262,32 @@ def test_evidence_is_strong_only_where_both_lenses_agree(small_model):
     assert all(isinstance(r, str) and r for r in judged["reason"])
 
 
-def test_strength_of_play_is_the_mean_of_both_standardised():
+def test_strength_of_play_is_the_precision_weighted_mean_of_both_standardised():
     tab = pd.DataFrame({"unit": list("abcdefg"), "strength": [0.1, 0.5, 1.0, -0.2, 0.3, 0.8, 2.0],
-                        "strength_se": [0.1] * 7, "in_fit": [True] * 6 + [False],
+                        "strength_se": [0.1, 0.2, 0.1, 0.3, 0.1, 0.1, 0.1],
+                        "in_fit": [True] * 6 + [False],
                         "battle_value": [2.0, 5.0, 9.0, 1.0, 3.0, np.nan, 20.0],
-                        "battle_value_se": [0.5] * 7})
+                        "battle_value_se": [0.5, 0.5, 1.0, 0.2, 0.5, 0.5, 0.5]})
     out, scales = V._combine(tab, None)
     both = tab["in_fit"] & tab["battle_value"].notna()
     e, lb = tab["strength"], np.log(tab["battle_value"])
     ze = (e - e[both].mean()) / e[both].std()
     zb = (lb - lb[both].mean()) / lb[both].std()
-    np.testing.assert_allclose(out["strength"][:5], ((ze + zb) / 2)[:5])
+    # standard errors in standard units: se / sd (the log's error is se(v) / v)
+    ve = (tab["strength_se"] / e[both].std()) ** 2
+    vb = (tab["battle_value_se"] / tab["battle_value"] / lb[both].std()) ** 2
+    want = (ze / ve + zb / vb) / (1 / ve + 1 / vb)
+    np.testing.assert_allclose(out["strength"][:5], want[:5])
+    np.testing.assert_allclose(out["strength_se"][:5], np.sqrt(1 / (1 / ve + 1 / vb))[:5])
+    np.testing.assert_allclose(out["battle_weight"][:5], (ve / (ve + vb))[:5])
     assert out["strength"][5] == pytest.approx(ze[5])  # no battle value: engagements alone
+    assert out["battle_weight"][5] == 0.0
     assert out["strength_engagements"].tolist() == tab["strength"].tolist()
     # a patch keeps the unpatched edition's scales
     again, same = V._combine(tab.assign(strength=tab["strength"] + 1), scales)
     assert same == scales
     np.testing.assert_allclose(again["strength"][:5] - out["strength"][:5],
-                               1 / 2 / e[both].std())
+                               (1 - out["battle_weight"][:5]) / e[both].std())
 
 
 def test_command_cards_are_valued_from_the_battles_alone(d47):
@@ -287,3 +312,40 @@ def test_command_cards_are_valued_from_the_battles_alone(d47):
     assert out.at[6, "valued_by"] == "battles (its command role)"
     assert out.at[7, "valued_by"] == "engagements and battles"
     assert out["battle_command"].tolist() == [False] * 6 + [True, False]
+
+
+def test_needed_battles_are_the_command_cards_the_joiners_and_the_field(d47, small_field):
+    """``battle_cards="needed"``: battles for the cards the engagements cannot value
+    (command roles played in battles, a Commissar that must join) and for the field, whose
+    cards have both figures; not for a card the engagements value, nor for an Artillery
+    Observer (its role is played in neither)."""
+    names = set(V.battle_needed(d47, small_field))
+    assert {o.name for o in small_field} <= names
+    assert "Ranger Command Squad" in names
+    assert "NKVD Political Commisar Machine Gunner" in names
+    assert "Ranger Observer Squad" not in names
+    assert not {"Pounder", "Steel Samuraï"} & names - {o.name for o in small_field}
+    with pytest.raises(DustsimError, match="battle_cards"):
+        V.ValueSettings(battle_cards="some")
+
+
+def test_heroes_play_joined_to_their_class_squad_unless_they_join_only_their_kind(
+        d47, small_field):
+    """value.py step 2: a hero plays joined to its armour's median squad (join_heroes, the
+    default); a Zombie hero joins only Zombies (L3703), so it plays alone."""
+    st = V.ValueSettings(trials=2, threads=1)
+    assert st.join_heroes
+    hosts = V.host_squads(d47)
+    maggie = find_card(d47, "Maggie")
+    zombie = next(c for c in d47 if c.kind == "hero" and c.armour in hosts
+                  and "zombie" in {s.strip().lower() for s in c.skills})
+    host = find_card(d47, hosts[zombie.armour])
+    assert "zombie" not in {s.strip().lower() for s in host.skills}
+    eng = V.engagements([maggie, zombie], small_field, d47, st).set_index("unit")
+    assert set(eng.loc[[maggie.name], "host"]) == {hosts[maggie.armour]}
+    assert set(eng.loc[[zombie.name], "host"]) == {""}
+    # an Assassin's rule is played for a lone hero only (L3427-3429): it plays alone
+    assassin = next(c for c in d47 if c.kind == "hero" and c.armour == maggie.armour
+                    and "assassin" in {s.strip().lower() for s in c.skills})
+    eng = V.engagements([assassin], small_field, d47, st)
+    assert set(eng["host"]) == {""}

@@ -544,7 +544,8 @@ def cmd_whatif(args) -> int:
         previous = pd.read_parquet(f)
         fb = Path(args.baseline) / "tables" / "value_battles.parquet"
         previous_battles = pd.read_parquet(fb) if fb.is_file() else None
-    st = ValueSettings(trials=args.trials, seed=args.seed)
+    st = ValueSettings(trials=args.trials, seed=args.seed, battles=True,
+                       battle_cards="needed")  # as the report (value step 3b)
     progress = progress_wanted(args)
     before = value_model(ed, st, previous=previous, progress=progress,
                          previous_battles=previous_battles)

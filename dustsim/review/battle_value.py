@@ -39,7 +39,8 @@ engine; the board battles can replace :func:`_play_pair` later, nothing else cha
    median ``v`` at 35-100 AP 49.8 VP (25-35 AP: 43.1); another sample of armies moves
    Spearman by ~0.02 (48 x 12 at 100 AP: 0.766 / 0.577; 16 x 96: 0.756 / 0.548). Cost:
    136 s of CPU at 100 AP against 63 s at 50 (one thread; ~95 % of it compiling each army
-   with the card, not playing), so the battles stay off in the default report.
+   with the card, not playing), so the report plays battles only for the cards that need
+   them (``value.battle_needed``).
 3c. **Attrition rates, not VP** (issue 24's saturation; :func:`worth`). The VP an army wins
    are capped by the opponent's AP: a card that lifts its army from destroying 80 % of the
    opponent to 95 % adds few VP though it changes the battle most. So a pairing's worth is

@@ -130,7 +130,8 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     from dustsim.data.patches import load_patch
     from dustsim.review.value import ValueSettings
 
-    value_settings = ValueSettings(trials=settings.value_trials, seed=settings.seed)
+    value_settings = ValueSettings(trials=settings.value_trials, seed=settings.seed,
+                                   battles=True, battle_cards="needed")  # value step 3b
     changes = load_patch(settings.patch, edition_cards) if settings.patch else None
     _stage(settings, f"{len(chosen)} of {len(edition_cards)} {settings.edition} cards; the "
                      "sweeps first (minutes for a whole edition on 2 cores; progress bars on a "

@@ -16,11 +16,24 @@ mapping in step 4).
    representative with :mod:`dustsim.play.duel` (its engagement kernel: initiative, alternating
    activations, movement and March Move, range bands, reactive fire, Under Fire and
    Suppression, close combat with retaliation, persistent damage, firepower lost as models
-   die, limited ammo and reload; the default :class:`~dustsim.play.duel.DuelPolicy`), both in the
-   open, for :data:`TURNS` turns from each starting distance of :data:`DISTANCES` (squares,
+   die, limited ammo and reload; the default :class:`~dustsim.play.duel.DuelPolicy`), the
+   infantry of both sides **in cover** and vehicles and aircraft in the open
+   (``infantry_cover``; an Infantry Cover Save, P or S, replaces the Infantry Save, 1947
+   L682-686: the line has no squares, so one state is chosen for every unit of a class; infantry
+   fights from the cover every scenario board offers, a vehicle's cover depends on the squares
+   it can enter. Measured on Dust 1947, seed 0, engagements and battles: in the open Spearman
+   0.840 / log R² 0.703 / fair/printed at 2-3 AP 1.55, in cover 0.842 / 0.720 / 1.39), for
+   :data:`TURNS` turns from each starting distance of :data:`DISTANCES` (squares,
    equally likely), ``trials`` engagements per distance. The card is side A; a hero plays
-   alone (``join_heroes=True`` plays it joined to its class's median squad and values what it
-   adds; measured on Dust 1947 it agrees less with the printed costs, so it is off). All
+   **joined** to its class's median squad (:func:`host_squads`; ``join_heroes``) and is
+   worth what it adds: fair(joined unit) - fair(squad alone) (:func:`_apply`), valued from
+   these joined engagements alone (step 3b). Measured on Dust 1947 (seed 0, the report's
+   model): alone, Spearman 0.844 / log R² 0.731 and 0.469 among the heroes; joined, 0.846 /
+   0.735 and 0.539 (with the reduced-major-axis map and equal weights of the previous
+   passes it had agreed less, so it was off). A hero that cannot join (a Loner or Superhuman,
+   L3581, L3671; a Zombie, Gorilla or Steel Guard hero whose unit is not
+   of its kind, L3541, L3661, L3703; a hero with a rule the engagements play only for a
+   lone hero, :data:`LONE_RULES`: Assassin, First Strike, Assault Shield) plays alone. All
    engagements of one card run from the card's own random stream (``SeedSequence`` keyed by
    the seed and the card's name; one kernel call, or pieces carried on when the per-game
    records would exceed :data:`RECORD_BYTES`), so a card's figures do not depend on which
@@ -44,19 +57,28 @@ mapping in step 4).
    cancel). It is a log ratio: +0.7 means the card trades
    about twice as well as the field, at one unit each. Monte Carlo error: the delta method on
    the per-distance means (``strength_se``).
-3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`; off by
-   default, ``ValueSettings(battles=True)``: measured below, the combination does not yet
-   beat the engagements alone reliably, and it costs about 50 s of CPU). Each card also
+3b. **Battles, and the strength of play** (:mod:`dustsim.review.battle_value`;
+   ``ValueSettings(battles=True)``, off by default in the library; ``dustsim report`` and
+   ``whatif`` run them with ``battle_cards="needed"``: :func:`battle_needed`). Each card also
    joins :data:`ValueSettings.battle_hosts` legal host armies of its bloc (platoon charts,
    heroes joined to a squad they may join) and plays each one's opponent with and without
    it on common random numbers; its **battle value** ``v`` is the victory points (1947 L368)
    its presence adds per battle (what it destroys and what it saves the rest of its army;
    its own loss is not charged, which would charge it its printed price). The **strength**
-   that step 4 maps is then the mean of the engagement strength and ``log v``, each
-   standardised over the cards of the fit that have both (mean 0, sd 1; fixed equal
-   weights: nothing here is fitted to printed costs); a card with one of the two keeps that
-   one. The engagement strength is kept as ``strength_engagements``; the battles alone,
-   mapped by their own power law, as ``battle_fair_ap`` (``battle_*`` columns). A card
+   that step 4 maps is then the **precision-weighted** mean of the engagement strength and
+   ``log v``, each standardised over the cards of the fit that have both (mean 0, sd 1), each
+   weighted by the inverse of its squared standard error (the engagements' Monte Carlo error;
+   the battles' error over the host armies, so the spread from army to army counts); the
+   battles' share is ``battle_weight``. Nothing here is fitted to printed costs. A card with
+   one of the two keeps that one. Measured (Dust 1947, seed 0, infantry in cover, the
+   calibration line of step 4): equal weights Spearman 0.842 / log R² 0.720, precision
+   weights 0.852 / 0.740. The battles' standard error is ~20 times the engagements' (median
+   0.40 against 0.019 in standard units), so where a card has both the battles move its
+   strength little (median weight 0.2 %): one card's effect on a 100 AP battle is measured
+   too coarsely by 32 armies to correct a precise one-on-one figure, and it counts where the
+   engagements cannot value the card. The engagement strength is kept as
+   ``strength_engagements``; the battles alone, mapped by their own power law, as
+   ``battle_fair_ap`` (``battle_*`` columns). A card
    whose main roles are all command roles the battles play (an officer's Rally and Get
    Moving of other units, a General: ``battle_value.BATTLE_PLAYED_ROLES``) is valued from
    the battles alone and judged (``valued_by``; out of the fit). A battle
@@ -70,13 +92,33 @@ mapping in step 4).
    0, engagements alone 0.875 / 0.744 over 406 cards (75.7 %); combined, 32 host armies of
    50 AP: 0.859 / 0.718; of 100 AP (the default since, ``battle_value`` step 3b): 0.874 /
    0.755 over 440 cards (82.1 %: the 34 command cards judged from the battles), and 0.880 /
-   0.769 over the same 406 cards as the engagements. The battles cost ~136 s of CPU, so they
-   stay off by default.
+   0.769 over the same 406 cards as the engagements. The battles of every card cost ~150 s
+   of CPU, too much for the report's budget; with precision weights they move a card that
+   has both figures little, so the report plays battles only for the cards the engagements
+   cannot value and for the reference field, which sets the common scale (~25 s of CPU).
 4. **Fair points** (:func:`fit_mapping`). The only fitted parameters: one monotone mapping
    ``log AP = a + b x strength`` for the whole edition (always the whole edition, also when a
-   report shows a subset), fitted by reduced-major-axis regression (``b = sd(log AP) /
-   sd(strength)``, sign of the correlation): unlike ordinary least squares it does not shrink
-   suggested costs toward the mean when the fit is imperfect. The fit uses the cards with a
+   report shows a subset), fitted as a **calibration line** (issue 24's saturation): the
+   strength is regressed on log AP by least squares, ``strength = c + d x log AP + e``, and
+   the line is inverted (``b = 1/d``, ``a = -c/d``; :func:`calibration_line`). Why: the
+   printed cost is the scale the fair cost is read on, and everything the model of play leaves
+   out (rules not played, the field, Monte Carlo error, and the card's own mispricing) is in
+   the *strength*'s error ``e``, not in the price: this is the errors-in-variables (Deming)
+   fit with all the error variance on the strength (its ``lambda -> inf`` limit; the classic
+   calibration or inverse regression, Eisenhart 1939). A least-squares fit of log AP on
+   strength (``E[log AP | strength]``) is attenuated by the strength's error (regression
+   dilution: at a given printed cost the suggested costs are shrunk toward the mean by
+   ``r²``), and the reduced
+   major axis used before (``b = sd(log AP) / sd(strength)``) still leaves the suggested
+   cost of a card at a given printed cost pulled toward the mean by ``r``; the calibration
+   line makes the median fair/printed about 1 in every band of printed cost where the
+   strength grows linearly with log AP (the issue's test at > 40 AP and at 2-3 AP), at the
+   price of suggested costs that spread ``1/r`` times wider than the printed ones. A
+   monotone equipercentile map was not taken: it is the reduced major axis made non-linear
+   (same shrinkage at a given printed cost) and maps the strongest card onto the highest
+   price by construction. Measured on Dust 1947 (seed 0, engagements and battles): fair/printed
+   at > 40 AP 0.50 -> 0.59, at 2-3 AP 1.77 -> 1.55, Spearman unchanged (a monotone map), log R²
+   0.698 -> 0.703 (the joined heroes' differences). The fit uses the cards with a
    modelled value (step 5) and a cost. ``fair_ap = exp(a + b s)``; the band is a 90 %
    prediction band in log AP from the Monte Carlo error of ``s``, the fit's parameter
    uncertainty (bootstrap over cards, :data:`BOOTSTRAP` resamples) and the scatter of the
@@ -93,7 +135,15 @@ mapping in step 4).
    Medic, Mechanic, Spy, air traffic control, radar, jamming) carry most of a card's worth:
    such cards are kept out of the verdicts and of the fit, and listed as such
    (``mainly_unmodelled``), as are cards with no weapon of their own that have an unmodelled
-   rule (all their worth is in it). Platoon advantages are never part of a card's figure.
+   rule (all their worth is in it). A **rule of the card's own that no engine plays** (not in
+   :data:`ROLES` nor played: Master Deceiver, Sibling, Dazzling Speed, Tactician, ...;
+   ``rule not played: NAME``), and so is a named special rule of :data:`ROLES` that no
+   engine plays (``special rule``: Follow Me, Red Banner, Resurrection, Possessed, ...)
+   (issue 24: the ten worst per AP held such cards, scored as if the rule were worthless):
+   a card's own rule is what it is priced for, and how much of the price it carries is
+   unknown. The convention reads an unplayed rule as worth something (a drawback such as
+   Mindless would make the figure an upper bound instead; it is named either way). Platoon
+   advantages are never part of a card's figure.
 
 5b. **Judged on what it plays** (issue 24: every card the engine can play is judged). A card
    with a main role the engagements and battles do not play that still plays (it has a
@@ -188,7 +238,7 @@ ROLES: tuple[tuple[str, str, bool], ...] = (
     (r"follow me|red banner|get moving.*|desert fox|execute|interrogate|take aim|"
      r"resurrection|blutkreuz|quick recovery|devour|sibling: .*|crazy jimmy|"
      r"lesser mythos creatures|mythos creature|possessed|mindless",
-     "special rule", False),
+     "special rule", True),  # a card's own named rule, not played: main (step 5)
     (r"(expert|fighting spirit|lucky|medal of honor|air alert|savage animal|spotter)([ :].*)?",
      "dice skill not played in engagements", False),
     (r"strong ?point", "Strongpoint", False),
@@ -200,6 +250,10 @@ KEYWORD_ROLES = {"salvo": "Salvo", "volley": "Volley", "wire-guided": "wire-guid
 NO_WEAPON = "no weapon of its own (worth in its special rules)"
 #: skills the engagements play (or that change nothing in them); any other skill is named
 PLAYED_SKILLS = played_skill_names()  # the one table: dustsim.rules.skills (issue 23)
+#: a hero's rules the engagements play only while it is alone: joined, its lines fire with
+#: the squad's (the gap the skills table names for them: Assassin L3427-3429, First Strike
+#: L3523-3525, Assault Shield); such a hero plays its engagements alone (step 2)
+LONE_RULES = frozenset({"assassin", "first strike", "assault shield"})
 _ROLE_RE = [(re.compile(rf"^(?:{pat})$"), role, main) for pat, role, main in ROLES]
 
 
@@ -222,7 +276,7 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
                 break
         else:
             if n not in PLAYED_SKILLS:
-                found.setdefault(f"rule not played: {s.strip()}", False)
+                found[f"rule not played: {s.strip()}"] = True  # its own rule: main (step 5)
             elif r is not None and r.gap:  # e.g. Large: played on the grid, not on the line
                 found.setdefault(f"rule partly played: {s.strip()}: not in {r.gap}", False)
     standard = [w for w in card.weapons if not w.optional and w.count != 0]
@@ -264,12 +318,15 @@ class ValueSettings:
     eps: float = EPS
     threads: int | None = None
     per_class: int = PER_CLASS  # representatives per armour class
-    join_heroes: bool = False  # play heroes joined to a host squad (measured: worse)
-    infantry_cover: bool = False  # infantry of both sides fights from cover
+    join_heroes: bool = True  # play heroes joined to a host squad (step 2, measured)
+    infantry_cover: bool = True  # infantry of both sides fights from cover (step 2)
     battles: bool = False  # value from battles (dustsim.review.battle_value) combined in
     battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
     battle_games: int = 24  # games per pairing (with and without the card)
     battle_budget: float = 100.0  # AP of each host army and opponent (battle_value.BUDGET)
+    #: which cards play battles: "all", or "needed" (:func:`battle_needed`: the cards the
+    #: engagements cannot value and the reference field, which puts both scales on one)
+    battle_cards: str = "all"
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not (
@@ -280,6 +337,9 @@ class ValueSettings:
             raise DustsimError("distances must be 1 to 200 squares", field="distances")
         if not 1 <= self.turns <= 100:
             raise DustsimError("turns must be 1 to 100", field="turns")
+        if self.battle_cards not in ("all", "needed"):
+            raise DustsimError(f"battle_cards must be 'all' or 'needed', got "
+                               f"{self.battle_cards!r}", field="battle_cards")
 
     @property
     def key(self) -> str:
@@ -577,13 +637,17 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
     if hosts is None:
         hosts = host_squads(edition_cards) if st.join_heroes else {}
 
-    from dustsim.review.battle_value import must_join
+    from dustsim.review.battle_value import may_join_kind, must_join
 
     def host_of(card: Card) -> Card | None:
         if must_join(card):  # always joined (step 5b): the median squad it may join
             return join_host(card, edition_cards)
         h = by_name.get(hosts.get(card.armour or "", ""))
-        return h if h is not None and _side(card, h).hero is not None else None
+        if h is None or not may_join_kind(card, h):  # Zombie, Gorilla, Steel Guard heroes
+            return None  # join only their kind (L3541, L3661, L3703): alone
+        if any(_norm(x) in LONE_RULES for x in card.skills):  # rules the engagements play
+            return None  # only for a hero alone (joined, its lines fire with the squad's)
+        return h if _side(card, h).hero is not None else None
 
     def unit_fp(card: Card) -> str:
         h = host_of(card)
@@ -767,7 +831,8 @@ def strengths(eng: pd.DataFrame, field_: tuple[Opponent, ...],
 # -- the mapping ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Mapping:
-    """``log AP = a + b x strength`` (reduced major axis) with its bootstrap draws."""
+    """``log AP = a + b x strength`` (the calibration line, module docstring step 4) with its
+    bootstrap draws."""
 
     a: float
     b: float
@@ -803,7 +868,17 @@ def _rma(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(y.mean() - b * x.mean()), float(b)
 
 
-reduced_major_axis = _rma  # (intercept, slope); the static fair points fit the same way
+reduced_major_axis = _rma  # (intercept, slope); the static fair points fit this way
+
+
+def calibration_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """``y = a + b x`` from the least-squares line of ``x`` on ``y``, inverted (module
+    docstring, step 4: the error is in ``x``, the strength; ``y`` is the printed scale)."""
+    d, c = np.polyfit(np.asarray(y, float), np.asarray(x, float), 1)
+    if d == 0 or not np.isfinite(d):
+        raise DustsimError("the cost mapping needs a strength that changes with the printed "
+                           "cost", field="fair points")
+    return float(-c / d), float(1.0 / d)
 
 
 def fit_mapping(strength, ap, *, seed: int = 0, boot: int = BOOTSTRAP) -> Mapping:
@@ -814,16 +889,19 @@ def fit_mapping(strength, ap, *, seed: int = 0, boot: int = BOOTSTRAP) -> Mappin
     y = np.log(np.asarray(ap, float))
     ok = np.isfinite(s) & np.isfinite(y)
     s, y = s[ok], y[ok]
-    if len(s) < 5 or s.std() == 0:
+    if len(s) < 5 or s.std() == 0 or y.std() == 0:
         raise DustsimError(f"the cost mapping needs at least 5 cards with a modelled value "
                            f"and a cost, got {len(s)}", field="fair points")
-    a, b = _rma(s, y)
+    a, b = calibration_line(s, y)
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(boot):
         i = rng.integers(0, len(s), len(s))
-        if s[i].std() > 0:
-            draws.append(_rma(s[i], y[i]))
+        if s[i].std() > 0 and y[i].std() > 0:
+            try:
+                draws.append(calibration_line(s[i], y[i]))
+            except DustsimError:  # a resample where the strength does not follow the cost
+                continue
     rho = float(stats.spearmanr(s, y)[0])
     r2 = float(np.corrcoef(a + b * s, y)[0, 1] ** 2)
     sd_resid = float(np.std(y - (a + b * s), ddof=2))
@@ -972,9 +1050,10 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
 
         ctx = battle_contexts if battle_contexts is not None else B.contexts(
             edition_cards, seed=st.seed, hosts=st.battle_hosts, budget=st.battle_budget)
+        only = None if st.battle_cards == "all" else battle_needed(edition_cards, fld)
         bv = B.battle_values(edition_cards, seed=st.seed, hosts=st.battle_hosts,
                              games=st.battle_games, budget=st.battle_budget, contexts_=ctx,
-                             previous=previous_battles, progress=progress)
+                             previous=previous_battles, progress=progress, only=only)
         bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping)
         bmap = bf.attrs.get("mapping")
         tab = tab.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
@@ -1002,16 +1081,31 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
                       scales)
 
 
+def battle_needed(cards: Iterable[Card], field_: tuple[Opponent, ...]) -> list[str]:
+    """The cards that play battles with ``battle_cards="needed"`` (step 3b): those the
+    engagements cannot value (main roles all played in battles: officers, command squads,
+    generals; cards that must join a unit) and the reference field's representatives, which
+    have both figures and so put the battle scale on the engagements' (:func:`_combine`).
+    Where a card has both, the battles weigh little (precision weights), so the others are
+    valued as with every card in battles, at a tenth of the CPU."""
+    from dustsim.review.battle_value import must_join, unplayed_main_roles
+
+    reps = {o.name for o in field_}
+    return [c.name for c in cards if c.name in reps or must_join(c)
+            or (bool(main_roles(c)) and not unplayed_main_roles(c))]
+
+
 def _combine(tab: pd.DataFrame, scales: tuple | None,
              cards: Iterable[Card] = ()) -> tuple[pd.DataFrame, tuple | None]:
-    """The strength of play (module docstring, step 3b): the mean of the engagement strength
-    and the log battle value, each standardised (mean 0, sd 1 over the cards in the fit that
-    have both; ``scales`` from the unpatched edition when given). A card with only one of
-    the two keeps that one (standardised). A card whose main roles are all command roles
-    the battles play (``battle_value.BATTLE_PLAYED_ROLES``: an officer rallies and moves
-    other units) takes the battle value alone (``battle_command``; in a one-on-one
-    engagement it has nobody to command); ``valued_by`` says which lenses a strength is
-    from."""
+    """The strength of play (module docstring, step 3b): the precision-weighted mean of the
+    engagement strength and the log battle value, each standardised (mean 0, sd 1 over the
+    cards in the fit that have both; ``scales`` from the unpatched edition when given), each
+    weighted by the inverse of its squared standard error (``battle_weight``: the battles'
+    share). A card with only one of the two keeps that one (standardised). A card whose main
+    roles are all command roles the battles play (``battle_value.BATTLE_PLAYED_ROLES``: an
+    officer rallies and moves other units) takes the battle value alone (``battle_command``; in
+    a one-on-one engagement it has nobody to command); ``valued_by`` says which lenses a
+    strength is from."""
     tab = tab.copy()
     tab["strength_engagements"] = tab["strength"]
     tab["strength_engagements_se"] = tab["strength_se"]
@@ -1046,16 +1140,32 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     # only where the battles did not measure it
     cmd = cmd & ~(joins & zb.isna().to_numpy())
     ze, ze_se = ze.mask(cmd), ze_se.mask(cmd)
+    hero_joined = np.zeros(len(tab), bool)
     if "host" in tab:  # valued from the battles: its marginal worth, nothing to subtract
-        tab.loc[joins & zb.notna().to_numpy(), "host"] = ""
+        tab.loc[(joins | cmd) & zb.notna().to_numpy(), "host"] = ""
+        # a hero played joined in the engagements (``join_heroes``): its strength is the
+        # joined unit's, on another footing than its own battle value, so it is valued from
+        # the joined engagements alone (the host squad's worth subtracted in _apply; with
+        # precision weights its battles would weigh ~0.2 % anyway)
+        hero_joined = (tab["host"] != "").to_numpy() & ~joins & ze.notna().to_numpy()
+        zb, zb_se = zb.mask(hero_joined), zb_se.mask(hero_joined)
     two = ze.notna() & zb.notna()
-    tab["strength"] = np.where(two, (ze + zb) / 2, ze.fillna(zb))
-    tab["strength_se"] = np.where(two, np.sqrt(ze_se**2 + zb_se.fillna(0) ** 2) / 2,
-                                  ze_se.fillna(zb_se))
-    tab["valued_by"] = np.where(two, "engagements and battles", np.where(
-        ze.notna(), "engagements", np.where(zb.notna(), np.where(
-            joins, "battles (joined to a unit)", np.where(
-                cmd, "battles (its command role)", "battles")), "")))
+    # precision weights: each standardised strength by the inverse of its squared standard
+    # error (equal weights where both errors are 0)
+    ve, vb = ze_se.fillna(0) ** 2, zb_se.fillna(0) ** 2
+    tot = ve + vb
+    wb = np.where(tot > 0, ve / tot.where(tot > 0, 1.0), 0.5)
+    tab["strength"] = np.where(two, (1 - wb) * ze + wb * zb, ze.fillna(zb))
+    tab["strength_se"] = np.where(two, np.sqrt(np.where(tot > 0, ve * vb / tot.where(
+        tot > 0, 1.0), 0.0)), ze_se.fillna(zb_se))
+    tab["battle_weight"] = np.where(two, wb, np.where(zb.notna() & ze.isna(), 1.0, np.where(
+        ze.notna(), 0.0, np.nan)))
+    by_battles = np.where(joins, "battles (joined to a unit)",
+                          np.where(cmd, "battles (its command role)", "battles"))
+    tab["valued_by"] = np.where(
+        two, "engagements and battles", np.where(
+            hero_joined, "engagements (joined to a squad)", np.where(
+                ze.notna(), "engagements", np.where(zb.notna(), by_battles, ""))))
     return tab, scales
 
 
@@ -1142,7 +1252,7 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
                 vp = getattr(r, "battle_vp", math.nan)
                 vp = f" ({vp:+.1f} VP)" if isinstance(vp, float) and np.isfinite(vp) else ""
                 bits.append(f"in battles it adds {bvv:+.1f} ± {r.battle_value_se:.1f} AP of "
-                            f"attrition{vp} to {r.battle_pairings} armies of its bloc{joined}")
+                            f"attrition{vp} to {int(r.battle_pairings)} armies of its bloc{joined}")
             if r.verdict in ("over-costed", "under-costed", "in band", "lower bound"):
                 bits.append(f"worth {'at least ' if getattr(r, 'lower_bound', False) else ''}"
                             f"{r.fair_ap:.1f} AP ({r.fair_low:.0f}-{r.fair_high:.0f}) "
@@ -1376,11 +1486,22 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
                 + ", ".join(f"{(i + 0.5) / st.per_class:.0%}" for i in range(st.per_class))
                 + " quantiles of its printed costs, sharing the class's weight")
              + "; each class weighted by its share of the "
-             f"edition's AP), from {', '.join(map(str, st.distances))} squares, "
-             f"{st.turns} turns, {st.trials:,} engagements per distance (seed {st.seed}); "
+             f"edition's AP), from {', '.join(map(str, st.distances))} squares"
+             + (", infantry in cover, " if st.infantry_cover else ", ")
+             + f"{st.turns} turns, {st.trials:,} engagements per distance (seed {st.seed}); "
              "strength = field-weighted log ratio of what it destroys to what it loses; "
-             "fair AP from one reduced-major-axis mapping of log AP on strength over the "
+             "fair AP from one calibration line of strength on log AP (inverted) over the "
              "whole edition. See <code>dustsim.review.value</code>.</p>"]
+    if st.battles:
+        who = ("every card" if st.battle_cards == "all" else
+               "each card the engagements cannot value (command roles, Commissars) and each "
+               "card of the reference field")
+        parts.append(f"<p>Battles (<code>dustsim.review.battle_value</code>): {who} joins "
+                     f"{st.battle_hosts} legal armies of its bloc ({st.battle_budget:g} AP) "
+                     f"and plays each one's opponent with and without it, "
+                     f"{st.battle_games} games each on common random numbers; the two "
+                     "strengths are combined by precision (inverse squared standard "
+                     "errors).</p>")
     if m is not None:
         parts.append(f"<p>Fit: n = {q['n']}, Spearman {q['spearman']:.3f}, log R² "
                      f"{q['log_r2']:.3f}; log AP = {m.a:.3f} + {m.b:.3f} × strength.</p>")
