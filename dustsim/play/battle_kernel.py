@@ -716,7 +716,7 @@ def _expand(bd, qb, r, r_mc, r_adj, fly, limit):
                     _push(qb, t * 2 + nd, nc)
 
 
-@exported("void(i8[:, ::1], i8, i8, i8)")
+@exported("void(i4[:, ::1], i8, i8, i8)")
 @nb.njit(cache=True)
 def fill_static(bd, n, cls, limit):
     """The board's static movement tables of class ``cls`` (no units): for each start square
@@ -748,7 +748,7 @@ def fill_static_rows(bd, n, fly, r_mc, r_adj, r_st, limit):
         _expand(bd, qb, r, r_mc, r_adj, fly, limit)
 
 
-@exported("void(i8[:, ::1], i8, i8, i8)")
+@exported("void(i4[:, ::1], i8, i8, i8)")
 @nb.njit(cache=True)
 def fill_entry(bd, n, cls, limit):
     """The board's entry tables of class ``cls`` (no units): per deployment zone z the rows
@@ -795,7 +795,9 @@ def _reach(m, bd, u, limit, qb):
     square). Dial's algorithm over cost buckets (``qb``: scratch) on the board's static steps
     (``bd`` adjacency rows: passable, no wall, corners of impassable squares not cut), with the
     units as dynamic blockers (never into or past the corner of an enemy, vehicles never
-    through friendly vehicles)."""
+    through friendly vehicles). Returns the first of the board's four static rows it copied
+    when no unit can bar a path (the costs there equal the scratch's: a caller may read them
+    contiguously), -1 when it searched."""
     n = m[R_B, B_N]
     rsc = m[0, H_SCR]
     rx = m[0, H_XU] + u
@@ -813,7 +815,7 @@ def _reach(m, bd, u, limit, qb):
         limit = QL - 2
     if _foot(m, u) == 4:
         _reach_huge(m, bd, u, limit, qb)
-        return
+        return NONE
     start = m[m[0, H_ST] + u, ST_SQ]
     base = -1
     r_d = 0
@@ -831,7 +833,7 @@ def _reach(m, bd, u, limit, qb):
             m[rsc + s, SC_C1] = bd[base + 1, s]
             m[rsc + s, SC_P0] = bd[base + 2, s]
             m[rsc + s, SC_P1] = bd[base + 3, s]
-        return
+        return base
     # what bars the mover on each square: bit 1 entering it (an enemy, unless Trail Blazer,
     # L3695; for a vehicle a friendly vehicle, L463), 2 passing its corner (an enemy), 4
     # leaving it (an enemy's square); nothing for aircraft
@@ -867,7 +869,9 @@ def _reach(m, bd, u, limit, qb):
                     _push(qb, s * 2, c)
     top = 2 * QL + 2 * qb[2 * QL - 1]  # the next free entry of the buckets (as _push)
     cap = qb.shape[0] - 1
-    for level in range(limit + 1):
+    # every step costs 1 or more (checked by battle._board_matrix): a state of cost ``limit``
+    # reaches nothing further, so the last level is not expanded (the same costs and paths)
+    for level in range(limit):
         e = qb[level]
         while e >= 0:
             st = qb[e]
@@ -889,6 +893,8 @@ def _reach(m, bd, u, limit, qb):
                 step = 1 if fly else bd[r_mc, t]
                 nd = dflag
                 if d & 1:  # nor past the corner of an enemy
+                    if dflag and level + 2 > limit:
+                        continue  # a second diagonal costs 2 or more: beyond the limit
                     if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_CORNER:
                         continue
                     if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_CORNER:
@@ -908,6 +914,7 @@ def _reach(m, bd, u, limit, qb):
                             qb[qb[QL + nc] + 1] = top
                         qb[QL + nc] = top
                         top += 2
+    return NONE
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1382,12 +1389,10 @@ def _threat_setup(m, f, u, el, val):
     el[0, 0] = k
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
-def _position(m, f, bd, u, s, el, val, lam):
-    """Score of u ending on s (no attack): the threat there (the expected loss to the enemies
-    that can reach a firing square next, halved for those that acted this turn, lower in
-    cover), cover, closing on enemies it can hurt, objectives, the exit edge (weights of the
-    policy row f[0])."""
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _score(m, f, bd, u, s, el, val, lam):
+    """(score, gap) of u ending on s: :func:`_position`'s figures (one home for both the
+    single square and the one pass over an activation's squares, :func:`_positions`)."""
     n = m[R_B, B_N]
     side = _side(m, u)
     cov = 1 if bd[9 * n + 1 + _kind(m, u), s] != 0 else 0
@@ -1402,7 +1407,6 @@ def _position(m, f, bd, u, s, el, val, lam):
             gap = d - el[i, 4]
             if gap < bestgap:
                 bestgap = gap
-    val[0, 2] = bestgap  # read by _activate: no enemy within its longest range when > 0
     sc = -lam * thr
     if cov:
         sc += f[0, PW_COVER]
@@ -1430,7 +1434,6 @@ def _position(m, f, bd, u, s, el, val, lam):
     if m[R_B, B_VC] & VC_EXIT and m[m[0, H_XU] + u, X_CAN_EXIT] != 0:
         ex = 9 * n + 22 + (0 if side == m[R_G, G_ATT] else 1)
         best = 10_000
-        m[R_B, B_WIDTH]
         for q in range(n):
             if bd[ex, q] != 0:
                 d = bd[s, q]
@@ -1438,7 +1441,32 @@ def _position(m, f, bd, u, s, el, val, lam):
                     best = d
         if best < 10_000:
             sc -= f[0, PW_EXIT] * best
+    return sc, bestgap
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _position(m, f, bd, u, s, el, val, lam):
+    """Score of u ending on s (no attack): the threat there (the expected loss to the enemies
+    that can reach a firing square next, halved for those that acted this turn, lower in
+    cover), cover, closing on enemies it can hurt, objectives, the exit edge (weights of the
+    policy row f[0])."""
+    sc, bestgap = _score(m, f, bd, u, s, el, val, lam)
+    val[0, 2] = bestgap  # no enemy within u's longest range from s when > 0
     return sc
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _positions(m, f, bd, u, el, val, lam, cnt):
+    """:func:`_position` of u on each of the ``cnt`` squares listed in the scratch column
+    SC_LIST, in one pass (no call per square): the score in ``val[i, -2]``, the gap to the
+    nearest enemy within its longest range in ``val[i, -1]`` (``_scratch`` gives ``val`` a
+    row per square)."""
+    rsc = m[0, H_SCR]
+    ps = val.shape[1] - 2
+    for i in range(cnt):
+        sc, bestgap = _score(m, f, bd, u, m[rsc + i, SC_LIST], el, val, lam)
+        val[i, ps] = sc
+        val[i, ps + 1] = bestgap
 
 
 # -- attacks -------------------------------------------------------------------------------------
@@ -3279,7 +3307,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     air = m[ru, U_AIR] != 0
     onboard = cur >= 0
     limit = mv if suppressed else march
-    _reach(m, bd, u, limit, qb)
+    sbase = _reach(m, bd, u, limit, qb)
     # reload weapons that are empty: Reload + Attack replaces the Sustained Attack
     unloaded = False
     for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -3341,8 +3369,14 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             o_cap += b
     one = _foot(m, u) == 1
     rsc = m[0, H_SCR]
+    cnt = 0  # the squares u may end on, listed in SC_LIST, then scored in one pass
     for s in range(n):
-        c = _cost(m, s)
+        if sbase >= 0:  # the static rows _reach copied (contiguous)
+            c = bd[sbase, s]
+            c1 = bd[sbase + 1, s]
+            c = c if c < c1 else c1
+        else:
+            c = _cost(m, s)
         if c > limit or s == cur:
             continue
         oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
@@ -3350,8 +3384,15 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             continue
         if not BR.can_stand(m, bd, u, s, n):
             continue
-        p = _position(m, f, bd, u, s, el, val, lam)
-        near = val[0, 2] <= 0.0  # some enemy within its longest range from s
+        m[rsc + cnt, SC_LIST] = s
+        cnt += 1
+    _positions(m, f, bd, u, el, val, lam, cnt)
+    ps = val.shape[1] - 2
+    for i in range(cnt):
+        s = m[rsc + i, SC_LIST]
+        c = _cost(m, s)
+        p = val[i, ps]
+        near = val[i, ps + 1] <= 0.0  # some enemy within its longest range from s
         o_s = -1.0  # _offence from s once scored (the state does not change in this loop)
         if c <= mv:
             if suppressed:
@@ -3360,7 +3401,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 if not implacable:
                     continue
             o = 0.0
-            if val[0, 2] <= 0.0 and (o_cap < 0.0 or o_cap + p > best):  # an enemy in range
+            if near and (o_cap < 0.0 or o_cap + p > best):  # an enemy in range
                 o = _offence(m, f, bd, ls, lq, u, s, OFF, val)
                 o_s = o
             if o > 0.0 and o + p > best:
@@ -3609,6 +3650,13 @@ def _strikes(m, bd, u):
     side = m[ru, U_SIDE]
     mv = m[ru, U_MOVE]
     width = m[R_B, B_WIDTH]
+    far = -1  # the longest range of a line with ammunition and carriers: no enemy beyond it
+    for w in range(m[ru, U_W0], m[ru, U_W1]):  # + its Move is tested line by line
+        if m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0 and \
+                m[m[0, H_WPN] + w, W_RMAX] > far:
+            far = m[m[0, H_WPN] + w, W_RMAX]
+    if far < 0:
+        return False
     for t in range(U):
         if _side(m, t) == side or not _present(m, t):
             continue
@@ -3618,6 +3666,8 @@ def _strikes(m, bd, u):
         else:  # off the board: from its entry edge (the nearest row)
             r = ts // width
             d = r + 1 if side == m[R_G, G_ATT] else n // width - r
+        if d > far + mv:
+            continue
         for w in range(m[ru, U_W0], m[ru, U_W1]):
             if d <= m[m[0, H_WPN] + w, W_RMAX] + mv and _hurts(m, w, t):
                 if m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0:
@@ -4438,8 +4488,9 @@ def _scratch(m: np.ndarray) -> tuple:
     """The scratch arrays of one run (enemy list, line values, movement buckets, the AP-lost
     curve of a game), allocated here so that the kernels below count no references."""
     U = int(m[0, H_U])
+    n = int(m[R_B, B_N])
     return (np.zeros((U + 1, 5), np.int64),
-            np.zeros((max(U + 1, int(m[0, H_W])), 4 + 2 * U), np.float64),
+            np.zeros((max(U + 1, int(m[0, H_W]), n), 6 + 2 * U), np.float64),
             np.zeros(2 * QL + 40 * int(m[R_B, B_N]), np.int64),
             np.zeros((int(m[R_B, B_TURNS]) + 1, 2), np.float64))
 
@@ -4463,7 +4514,7 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps) -> None:
 
 
 # the kernels of the two entry points: one library each, the turn loop (_game) inlined
-@exported("void(u8[::1], i8, i8[:, ::1], f8[:, ::1], i8[:, ::1], i8[::1], i8[:, ::1], "
+@exported("void(u8[::1], i8, i8[:, ::1], f8[:, ::1], i4[:, ::1], i4[::1], i2[:, ::1], "
           "f8[::1], f8[:, ::1], u1[::1], i8[:, ::1], i8[::1], i8[:, ::1], f8[:, ::1], "
           "i8[::1], f8[:, ::1])")
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -4501,7 +4552,7 @@ def _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, buf, log, plog, el, val
             curves[k, 3] += b * b
 
 
-@exported("void(u8[::1], u1[::1], i8[:, ::1], f8[:, ::1], i8[:, ::1], i8[::1], i8[:, ::1], "
+@exported("void(u8[::1], u1[::1], i8[:, ::1], f8[:, ::1], i4[:, ::1], i4[::1], i2[:, ::1], "
           "i8[:, ::1], i8[::1], i8[::1], f8[::1], i8[:, ::1], f8[:, ::1], i8[::1], f8[:, "
           "::1])")
 @nb.njit(nogil=True, cache=True, _nrt=False)
