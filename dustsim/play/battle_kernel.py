@@ -648,9 +648,11 @@ def _corner_ok(m, bd, r_mc, side, q):
 def _clear_around(m, bd, u, start, limit, base):
     """No unit that could bar u's paths (an enemy: never entered nor passed at a corner; for
     a vehicle a friendly vehicle) within ``limit`` + 1 of ``start`` (``bd`` row of ranges:
-    the start square's, or a deployment zone's ``zdist`` row), nor beside a square the
-    static search at ``bd`` rows ``base`` reaches for ``limit`` or less (the search never
-    looks at a square not beside one it expands, so it runs as if the board were empty).
+    the start square's, or a deployment zone's ``zdist`` row), on a square the static
+    search at ``bd`` rows ``base`` reaches for ``limit`` or less, nor beside one it reaches
+    for ``limit`` - 1 or less (the search expands no square of cost ``limit``: every step
+    costs 1 or more; it never looks at a square not beside one it expands, so it runs as if
+    the board were empty).
     Friendly units elsewhere only bar ending on their square (checked by the callers)."""
     ru = m[0, H_UNITS]
     rx = m[0, H_XU]
@@ -680,7 +682,8 @@ def _clear_around(m, bd, u, start, limit, base):
                 continue
             for d in range(9):
                 x = q if d == 8 else bd[r_nb + d, q]
-                if x >= 0 and (bd[base, x] <= limit or bd[base + 1, x] <= limit):
+                lim = limit if d == 8 else limit - 1  # a square of cost limit steps nowhere
+                if x >= 0 and (bd[base, x] <= lim or bd[base + 1, x] <= lim):
                     return False
     return True
 
@@ -1390,23 +1393,10 @@ def _threat_setup(m, f, u, el, val):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
-def _score(m, f, bd, u, s, el, val, lam):
-    """(score, gap) of u ending on s: :func:`_position`'s figures (one home for both the
+def _score_rest(m, f, bd, u, s, cov, thr, bestgap, lam):
+    """:func:`_position`'s score from its threat ``thr`` and ``bestgap`` (one home for the
     single square and the one pass over an activation's squares, :func:`_positions`)."""
     n = m[R_B, B_N]
-    side = _side(m, u)
-    cov = 1 if bd[9 * n + 1 + _kind(m, u), s] != 0 else 0
-    thr = 0.0
-    bestgap = 10_000
-    for i in range(1, el[0, 0] + 1):
-        d = bd[el[i, 1], s]
-        if el[i, 2] >= 0 and d <= el[i, 2]:
-            v = val[i, cov]
-            thr += 0.5 * v if el[i, 3] != 0 else v
-        if el[i, 4] >= 0:
-            gap = d - el[i, 4]
-            if gap < bestgap:
-                bestgap = gap
     sc = -lam * thr
     if cov:
         sc += f[0, PW_COVER]
@@ -1432,7 +1422,7 @@ def _score(m, f, bd, u, s, el, val, lam):
                 sc -= 0.1 * f[0, PW_OBJ] * dmin
     # exits: closing on the side's exit edge
     if m[R_B, B_VC] & VC_EXIT and m[m[0, H_XU] + u, X_CAN_EXIT] != 0:
-        ex = 9 * n + 22 + (0 if side == m[R_G, G_ATT] else 1)
+        ex = 9 * n + 22 + (0 if _side(m, u) == m[R_G, G_ATT] else 1)
         best = 10_000
         for q in range(n):
             if bd[ex, q] != 0:
@@ -1441,7 +1431,27 @@ def _score(m, f, bd, u, s, el, val, lam):
                     best = d
         if best < 10_000:
             sc -= f[0, PW_EXIT] * best
-    return sc, bestgap
+    return sc
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _threat(m, bd, s, el, val, cov):
+    """(threat, gap) of a unit on s (its cover there ``cov``): the expected loss to the
+    enemies of the list ``el`` (:func:`_threat_setup`) that can reach a firing square next,
+    halved for those that acted this turn; the gap to the nearest enemy it can hurt beyond
+    its longest range (<= 0: some enemy within it)."""
+    thr = 0.0
+    bestgap = 10_000
+    for i in range(1, el[0, 0] + 1):
+        d = bd[el[i, 1], s]
+        if el[i, 2] >= 0 and d <= el[i, 2]:
+            v = val[i, cov]
+            thr += 0.5 * v if el[i, 3] != 0 else v
+        if el[i, 4] >= 0:
+            gap = d - el[i, 4]
+            if gap < bestgap:
+                bestgap = gap
+    return thr, bestgap
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1450,23 +1460,27 @@ def _position(m, f, bd, u, s, el, val, lam):
     that can reach a firing square next, halved for those that acted this turn, lower in
     cover), cover, closing on enemies it can hurt, objectives, the exit edge (weights of the
     policy row f[0])."""
-    sc, bestgap = _score(m, f, bd, u, s, el, val, lam)
+    n = m[R_B, B_N]
+    cov = 1 if bd[9 * n + 1 + _kind(m, u), s] != 0 else 0
+    thr, bestgap = _threat(m, bd, s, el, val, cov)
     val[0, 2] = bestgap  # no enemy within u's longest range from s when > 0
-    return sc
+    return _score_rest(m, f, bd, u, s, cov, thr, bestgap, lam)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _positions(m, f, bd, u, el, val, lam, cnt):
-    """:func:`_position` of u on each of the ``cnt`` squares listed in the scratch column
-    SC_LIST, in one pass (no call per square): the score in ``val[i, -2]``, the gap to the
-    nearest enemy within its longest range in ``val[i, -1]`` (``_scratch`` gives ``val`` a
-    row per square)."""
-    rsc = m[0, H_SCR]
-    ps = val.shape[1] - 2
-    for i in range(cnt):
-        sc, bestgap = _score(m, f, bd, u, m[rsc + i, SC_LIST], el, val, lam)
-        val[i, ps] = sc
-        val[i, ps + 1] = bestgap
+    """:func:`_position` of u on each of ``cnt`` squares in one pass (no call per square).
+    The last four rows of ``val`` (:func:`_scratch`), entry j of each: the square, its cost
+    (both set by the caller), the score and the gap (:func:`_threat`)."""
+    q = val.shape[0] - 4
+    n = m[R_B, B_N]
+    r_cov = 9 * n + 1 + _kind(m, u)
+    for j in range(cnt):
+        s = np.int64(val[q, j])
+        cov = 1 if bd[r_cov, s] != 0 else 0
+        thr, bestgap = _threat(m, bd, s, el, val, cov)
+        val[q + 2, j] = _score_rest(m, f, bd, u, s, cov, thr, bestgap, lam)
+        val[q + 3, j] = bestgap
 
 
 # -- attacks -------------------------------------------------------------------------------------
@@ -3369,7 +3383,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             o_cap += b
     one = _foot(m, u) == 1
     rsc = m[0, H_SCR]
-    cnt = 0  # the squares u may end on, listed in SC_LIST, then scored in one pass
+    cnt = 0  # the squares u may end on and their costs, then scored in one pass
+    q = val.shape[0] - 4  # (the per-square rows of _positions)
     for s in range(n):
         if sbase >= 0:  # the static rows _reach copied (contiguous)
             c = bd[sbase, s]
@@ -3384,15 +3399,15 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             continue
         if not BR.can_stand(m, bd, u, s, n):
             continue
-        m[rsc + cnt, SC_LIST] = s
+        val[q, cnt] = s
+        val[q + 1, cnt] = c
         cnt += 1
     _positions(m, f, bd, u, el, val, lam, cnt)
-    ps = val.shape[1] - 2
     for i in range(cnt):
-        s = m[rsc + i, SC_LIST]
-        c = _cost(m, s)
-        p = val[i, ps]
-        near = val[i, ps + 1] <= 0.0  # some enemy within its longest range from s
+        s = np.int64(val[q, i])
+        c = np.int64(val[q + 1, i])
+        p = val[q + 2, i]
+        near = val[q + 3, i] <= 0.0  # some enemy within its longest range from s
         o_s = -1.0  # _offence from s once scored (the state does not change in this loop)
         if c <= mv:
             if suppressed:
@@ -4489,8 +4504,8 @@ def _scratch(m: np.ndarray) -> tuple:
     curve of a game), allocated here so that the kernels below count no references."""
     U = int(m[0, H_U])
     n = int(m[R_B, B_N])
-    return (np.zeros((U + 1, 5), np.int64),
-            np.zeros((max(U + 1, int(m[0, H_W]), n), 6 + 2 * U), np.float64),
+    return (np.zeros((U + 1, 5), np.int64),  # + 4 rows of n: per-square rows (_positions)
+            np.zeros((max(U + 1, int(m[0, H_W])) + 4, max(4 + 2 * U, n)), np.float64),
             np.zeros(2 * QL + 40 * int(m[R_B, B_N]), np.int64),
             np.zeros((int(m[R_B, B_TURNS]) + 1, 2), np.float64))
 
