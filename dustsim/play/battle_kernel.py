@@ -1299,16 +1299,18 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         m[rws + w, 6] = -1
         m[rws + w, 7] = 0
     air_u = _kind(m, u) == KIND_AIR
+    big_u = _foot(m, u) > 1
     for t in range(U):
-        if m[m[0, H_UNITS] + t, U_SIDE] == side or not _present(m, t):
+        if m[m[0, H_UNITS] + t, U_SIDE] == side:
             continue
         ts = _sq(m, t)
-        if _foot(m, u) > 1 or _foot(m, t) > 1:  # a Large or Huge vehicle: by its squares
-            _offence_big(m, bd, ls, lq, u, s, t, val)
+        if ts < 0:
+            continue  # not on the board (_present)
+        if big_u or _foot(m, t) > 1:  # a Large or Huge vehicle: by its squares
+            if _present(m, t):
+                _offence_big(m, bd, ls, lq, u, s, t, val)
             continue
         d = bd[s, ts]
-        if BR.hidden(m, t, d):
-            continue  # camouflaged: not from range 3 or more (L3455)
         inreach = False  # a line in range whose value on t could beat its best so far
         for w in range(w0, w1):
             if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX] and (
@@ -1317,6 +1319,8 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
                 break
         if not inreach:
             continue  # no line would take t: its sight is not needed
+        if not _present(m, t) or BR.hidden(m, t, d):
+            continue  # camouflaged: not from range 3 or more (L3455)
         los = _sight(m, bd, ls, lq, s, ts, u, t)
         if los == 2:
             continue
@@ -3385,23 +3389,31 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     rsc = m[0, H_SCR]
     cnt = 0  # the squares u may end on and their costs, then scored in one pass
     q = val.shape[0] - 4  # (the per-square rows of _positions)
-    for s in range(n):
-        if sbase >= 0:  # the static rows _reach copied (contiguous)
-            c = bd[sbase, s]
-            c1 = bd[sbase + 1, s]
-            c = c if c < c1 else c1
-        else:
-            c = _cost(m, s)
-        if c > limit or s == cur:
-            continue
-        oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
-        if not ((oc == 0 or oc - 1 == u) if one else _can_end(m, u, s)):
-            continue
-        if not BR.can_stand(m, bd, u, s, n):
-            continue
-        val[q, cnt] = s
-        val[q + 1, cnt] = c
-        cnt += 1
+    width = m[R_B, B_WIDTH]
+    row0, row1, col0, col1 = 0, n // width - 1, 0, width - 1
+    if cur >= 0:  # each step costs 1 or more: nothing beyond ``limit`` rows or columns
+        row0 = max(row0, cur // width - limit)
+        row1 = min(row1, cur // width + limit)
+        col0 = max(col0, cur % width - limit)
+        col1 = min(col1, cur % width + limit)
+    for row in range(row0, row1 + 1):  # the squares in reach, in order
+        for s in range(row * width + col0, row * width + col1 + 1):
+            if sbase >= 0:  # the static rows _reach copied (contiguous)
+                c = bd[sbase, s]
+                cd = bd[sbase + 1, s]
+                c = c if c < cd else cd
+            else:
+                c = _cost(m, s)
+            if c > limit or s == cur:
+                continue
+            oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
+            if not ((oc == 0 or oc - 1 == u) if one else _can_end(m, u, s)):
+                continue
+            if not BR.can_stand(m, bd, u, s, n):
+                continue
+            val[q, cnt] = s
+            val[q + 1, cnt] = c
+            cnt += 1
     _positions(m, f, bd, u, el, val, lam, cnt)
     for i in range(cnt):
         s = np.int64(val[q, i])
@@ -3705,8 +3717,11 @@ def _pick(m, f, bd, side):
             continue
         if m[rs + u, ST_GONE] != 0:
             continue
+        obs = BR.has(m, u, BR.RB_OBSERVER) and _sq(m, u) >= 0
+        if not obs and BC.carrier(m, u) < 0 and f[F_UNITS + u, 0] + 1e6 <= bk:
+            continue  # cannot beat the pick so far, whatever _strikes says
         k = f[F_UNITS + u, 0] + (1e6 if _strikes(m, bd, u) else 0.0)
-        if BR.has(m, u, BR.RB_OBSERVER) and _sq(m, u) >= 0:
+        if obs:
             for a in range(U):  # an observer goes before the artillery it may call in (L3421)
                 if a != u and _side(m, a) == side and m[rs + a, ST_ACT] == 0 and \
                         BR.has(m, a, BR.RB_ARTILLERY) and _alive(m, a):
