@@ -649,10 +649,11 @@ def _clear_around(m, bd, u, start, limit, base):
     """No unit that could bar u's paths (an enemy: never entered nor passed at a corner; for
     a vehicle a friendly vehicle) within ``limit`` + 1 of ``start`` (``bd`` row of ranges:
     the start square's, or a deployment zone's ``zdist`` row), on a square the static
-    search at ``bd`` rows ``base`` reaches for ``limit`` or less, nor beside one it reaches
-    for ``limit`` - 1 or less (the search expands no square of cost ``limit``: every step
-    costs 1 or more; it never looks at a square not beside one it expands, so it runs as if
-    the board were empty).
+    search at ``bd`` rows ``base`` reaches for ``limit`` or less, nor (an enemy) beside one
+    it reaches for ``limit`` - 1 or less in a row or column (a diagonal step passes the
+    corners of two such squares; the search expands no square of cost ``limit``: every step
+    costs 1 or more): the search never steps into or past it, so it runs as if the board
+    were empty.
     Friendly units elsewhere only bar ending on their square (checked by the callers)."""
     ru = m[0, H_UNITS]
     rx = m[0, H_XU]
@@ -674,15 +675,21 @@ def _clear_around(m, bd, u, start, limit, base):
                 dv = bd[start, q]
         if dv > limit + 1:
             continue
-        if m[ru + v, U_SIDE] == side and not (veh and m[rx + v, X_KIND] == KIND_VEH):
+        friend = m[ru + v, U_SIDE] == side
+        if friend and not (veh and m[rx + v, X_KIND] == KIND_VEH):
             continue
-        for k in range(_foot(m, v)):  # does the static search expand a square beside it?
+        for k in range(_foot(m, v)):  # does the static search enter it or pass its corner?
             q = _usq(m, v, k)
             if q < 0:
                 continue
-            for d in range(9):
-                x = q if d == 8 else bd[r_nb + d, q]
-                lim = limit if d == 8 else limit - 1  # a square of cost limit steps nowhere
+            # entered: its square reached for limit or less; a corner passed (an enemy's,
+            # never a friendly vehicle's) by a diagonal step from an orthogonal neighbour of
+            # cost limit - 1 or less (a square of cost limit steps nowhere: steps cost >= 1)
+            for d in range(-1, 8, 2):
+                x = q if d < 0 else bd[r_nb + d - 1, q]
+                lim = limit if d < 0 else limit - 1
+                if d >= 0 and friend:
+                    break
                 if x >= 0 and (bd[base, x] <= lim or bd[base + 1, x] <= lim):
                     return False
     return True
@@ -895,28 +902,27 @@ def _reach(m, bd, u, limit, qb):
                     continue  # never into an enemy's square, nor a vehicle into a vehicle's
                 step = 1 if fly else bd[r_mc, t]
                 nd = dflag
-                if d & 1:  # nor past the corner of an enemy
-                    if dflag and level + 2 > limit:
-                        continue  # a second diagonal costs 2 or more: beyond the limit
-                    if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_CORNER:
-                        continue
-                    if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_CORNER:
-                        continue
+                if d & 1:
                     step += dflag  # further diagonals count two (L461)
                     nd = 1
                 nc = level + step
-                if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
-                    m[rsc + t, SC_C0 + nd] = nc
-                    m[rsc + t, SC_P0 + nd] = s * 2 + dflag
-                    if top < cap:  # _push, its count kept here
-                        qb[top] = t * 2 + nd
-                        qb[top + 1] = -1
-                        if qb[nc] < 0:
-                            qb[nc] = top
-                        else:
-                            qb[qb[QL + nc] + 1] = top
-                        qb[QL + nc] = top
-                        top += 2
+                if nc > limit or nc >= m[rsc + t, SC_C0 + nd]:
+                    continue  # no cheaper (tested first: the corners are read less often)
+                if d & 1 and (  # nor past the corner of an enemy
+                        m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_CORNER or
+                        m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_CORNER):
+                    continue
+                m[rsc + t, SC_C0 + nd] = nc
+                m[rsc + t, SC_P0 + nd] = s * 2 + dflag
+                if top < cap:  # _push, its count kept here
+                    qb[top] = t * 2 + nd
+                    qb[top + 1] = -1
+                    if qb[nc] < 0:
+                        qb[nc] = top
+                    else:
+                        qb[qb[QL + nc] + 1] = top
+                    qb[QL + nc] = top
+                    top += 2
     return NONE
 
 
