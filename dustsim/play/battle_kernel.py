@@ -1354,6 +1354,30 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
     return BR.wire_choice(m, u, total, val, commit)  # a wire-guided line alone (L3345)
 
 
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _offence_cap(m, bd, u, s, el, val):
+    """An upper bound of :func:`_offence` of one-square u from s among one-square enemies
+    (the list ``el`` of :func:`_threat_setup`, fresh): each line at the best value of an
+    enemy in its range, sight and cover aside. A sum of terms no smaller than
+    :func:`_offence`'s, in the same order: never below it in floating point either."""
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    tot = 0.0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        b = 0.0
+        for i in range(1, el[0, 0] + 1):
+            d = bd[el[i, 1], s]
+            if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX]:
+                t = el[i, 0]
+                v = val[w, 4 + 2 * t]
+                if val[w, 5 + 2 * t] > v:
+                    v = val[w, 5 + 2 * t]
+                if v > b:
+                    b = v
+        tot += b
+    return tot
+
+
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _threat_setup(m, f, u, el, val):
     """The enemies of u on the board, as a compact list for the square scores: el[0, 0] their
@@ -3392,6 +3416,10 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                     b = val[w, j]
             o_cap += b
     one = _foot(m, u) == 1
+    capped = one  # _offence_cap applies: no Large or Huge vehicle on either side
+    for i in range(1, el[0, 0] + 1):
+        if _foot(m, el[i, 0]) > 1:
+            capped = False
     rsc = m[0, H_SCR]
     cnt = 0  # the squares u may end on and their costs, then scored in one pass
     q = val.shape[0] - 4  # (the per-square rows of _positions)
@@ -3434,7 +3462,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 if not implacable:
                     continue
             o = 0.0
-            if near and (o_cap < 0.0 or o_cap + p > best):  # an enemy in range
+            if near and (o_cap < 0.0 or (o_cap + p > best and (
+                    not capped or _offence_cap(m, bd, u, s, el, val) + p > best))):
                 o = _offence(m, f, bd, ls, lq, u, s, OFF, val)
                 o_s = o
             if o > 0.0 and o + p > best:
