@@ -322,7 +322,7 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         entry(BK.fill_static)(bd, n, cls, BK.QL - 2)
         entry(BK.fill_entry)(bd, n, cls, BK.QL - 2)
     _amphibious_tables(board, bd, objs)
-    ls = np.asarray(board.line_start, np.int32)
+    ls = np.array(board.line_start, np.int32)  # a writable copy: the AOT signature's type
     lq = np.stack([np.asarray(board.line_squares, np.int16),
                    np.asarray(board.line_corner, np.int16)], axis=1)
     if lq.shape[0] == 0:
