@@ -87,14 +87,11 @@ class Game:
         m[BK.R_B, BK.B_LOG] = 1
         m[BK.R_B, BK.B_LOGN] = 0
         m[BK.R_B, BK.B_PLOGN] = 0
-        n = W * H
-        U = len(places)
         self.buf = np.array([FACE[c] for c in faces] or [0], np.uint8)
         self.rng = state(np.random.SeedSequence(1))
         self.log = np.zeros((400, BK.NLOG), np.int64)
         self.plog = np.zeros(1600, np.int64)
-        self.val = np.zeros((max(U + 1, m[0, 1]), 4 + 2 * U), np.float64)
-        self.qb = np.zeros(2 * BK.QL + 40 * n, np.int64)
+        _el, self.val, self.qb, _ = BK._scratch(m)  # the kernel's own shapes
 
     def aim(self, u, t, org=0):
         """(range, sight, cover) of u where it stands at t (lines from ``org``)."""

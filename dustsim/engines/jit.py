@@ -7,6 +7,9 @@ kernel's helpers were compiled two to four times each, most of a first run's com
 :func:`one_version_per_type` makes the helpers of a module compile for the plain integer
 type instead; the constant is then an ordinary argument (same results, one compile).
 
+Likewise a narrow signed integer (``int8``/``int16``/``int32``, read from the battle kernel's
+compact board tables) is passed as ``int64``: the same value, one compile of the helper.
+
 Boolean literals are left alone by default on purpose: the kernels pass their dice mode as a
 literal ``False``/``True`` so that each mode compiles one path without the other's branches.
 A helper whose flag only picks a few lines (the battle kernel's ``_victory(..., end)``) is
@@ -24,18 +27,21 @@ from numba.core.dispatcher import Dispatcher
 
 
 def _plain(t):
-    return types.unliteral(t) if isinstance(t, types.IntegerLiteral) else t
+    if isinstance(t, types.IntegerLiteral):
+        return types.unliteral(t)
+    if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64:
+        return types.int64  # a value read from a narrow table (int32 board, int16 lines)
+    return t
 
 
 def _plain_or_bool(t):
-    return types.unliteral(t) if isinstance(t, (types.IntegerLiteral, types.BooleanLiteral)) \
-        else t
+    return types.unliteral(t) if isinstance(t, types.BooleanLiteral) else _plain(t)
 
 
 def unliteral_ints(dispatcher: Dispatcher, bools: bool = False) -> Dispatcher:
     """Have ``dispatcher``, when called from compiled code, compile for ``int64`` where the
-    caller passes an integer constant (``Literal[int]``); with ``bools`` also for ``boolean``
-    where it passes ``True``/``False``."""
+    caller passes an integer constant (``Literal[int]``) or a narrower signed integer; with
+    ``bools`` also for ``boolean`` where it passes ``True``/``False``."""
     if getattr(dispatcher, "_dustsim_unliteral", False):
         return dispatcher
     typed_call = dispatcher.get_call_template

@@ -291,7 +291,7 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return hit[1]
     n = board.n
     R = BK.bd_rows(n)
-    bd = np.full((R["rows"], n), 0, np.int64)
+    bd = np.full((R["rows"], n), 0, np.int32)  # int32: half the cache of int64 (issue 22)
     bd[:n] = board.dist
     bd[n:2 * n] = board.los
     bd[R["los_tall"]:R["los_tall"] + n] = board.los_tall  # walkers, Large/Huge (L3156-3158)
@@ -308,6 +308,8 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         bd[R["cover0"] + k] = board.cover[:, k]
     for k in range(B.N_MOVE_CLASSES):
         bd[R["mc0"] + k] = board.move_cost[:, k]
+    if (bd[R["mc0"]:R["mc0"] + B.N_MOVE_CLASSES] < 1).any():  # _reach expands no last level
+        raise DustsimError("internal: a square costs less than 1 to enter")
     for d in range(8):
         bd[R["nb0"] + d] = board.neighbours[:, d]
     bd[R["deploy0"]] = board.deploy[0]
@@ -328,11 +330,11 @@ def _board_matrix(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         entry(BK.fill_static)(bd, n, cls, BK.QL - 2)
         entry(BK.fill_entry)(bd, n, cls, BK.QL - 2)
     _amphibious_tables(board, bd, objs)
-    ls = np.asarray(board.line_start, np.int64)
-    lq = np.stack([np.asarray(board.line_squares, np.int64),
-                   np.asarray(board.line_corner, np.int64)], axis=1)
+    ls = np.array(board.line_start, np.int32)  # a writable copy: the AOT signature's type
+    lq = np.stack([np.asarray(board.line_squares, np.int16),
+                   np.asarray(board.line_corner, np.int16)], axis=1)
     if lq.shape[0] == 0:
-        lq = np.zeros((1, 2), np.int64)
+        lq = np.zeros((1, 2), np.int16)
     out = (bd, ls, np.ascontiguousarray(lq))
     if len(_BOARD) > 64:
         _BOARD.clear()

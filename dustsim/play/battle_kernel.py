@@ -654,9 +654,12 @@ def _corner_ok(m, bd, r_mc, side, q):
 def _clear_around(m, bd, u, start, limit, base):
     """No unit that could bar u's paths (an enemy: never entered nor passed at a corner; for
     a vehicle a friendly vehicle) within ``limit`` + 1 of ``start`` (``bd`` row of ranges:
-    the start square's, or a deployment zone's ``zdist`` row), nor beside a square the
-    static search at ``bd`` rows ``base`` reaches for ``limit`` or less (the search never
-    looks at a square not beside one it expands, so it runs as if the board were empty).
+    the start square's, or a deployment zone's ``zdist`` row), on a square the static
+    search at ``bd`` rows ``base`` reaches for ``limit`` or less, nor (an enemy) beside one
+    it reaches for ``limit`` - 1 or less in a row or column (a diagonal step passes the
+    corners of two such squares; the search expands no square of cost ``limit``: every step
+    costs 1 or more): the search never steps into or past it, so it runs as if the board
+    were empty.
     Friendly units elsewhere only bar ending on their square (checked by the callers)."""
     ru = m[0, H_UNITS]
     rx = m[0, H_XU]
@@ -678,15 +681,22 @@ def _clear_around(m, bd, u, start, limit, base):
                 dv = bd[start, q]
         if dv > limit + 1:
             continue
-        if m[ru + v, U_SIDE] == side and not (veh and m[rx + v, X_KIND] == KIND_VEH):
+        friend = m[ru + v, U_SIDE] == side
+        if friend and not (veh and m[rx + v, X_KIND] == KIND_VEH):
             continue
-        for k in range(_foot(m, v)):  # does the static search expand a square beside it?
+        for k in range(_foot(m, v)):  # does the static search enter it or pass its corner?
             q = _usq(m, v, k)
             if q < 0:
                 continue
-            for d in range(9):
-                x = q if d == 8 else bd[r_nb + d, q]
-                if x >= 0 and (bd[base, x] <= limit or bd[base + 1, x] <= limit):
+            # entered: its square reached for limit or less; a corner passed (an enemy's,
+            # never a friendly vehicle's) by a diagonal step from an orthogonal neighbour of
+            # cost limit - 1 or less (a square of cost limit steps nowhere: steps cost >= 1)
+            for d in range(-1, 8, 2):
+                x = q if d < 0 else bd[r_nb + d - 1, q]
+                lim = limit if d < 0 else limit - 1
+                if d >= 0 and friend:
+                    break
+                if x >= 0 and (bd[base, x] <= lim or bd[base + 1, x] <= lim):
                     return False
     return True
 
@@ -722,7 +732,7 @@ def _expand(bd, qb, r, r_mc, r_adj, fly, limit):
                     _push(qb, t * 2 + nd, nc)
 
 
-@exported("void(i8[:, ::1], i8, i8, i8)")
+@exported("void(i4[:, ::1], i8, i8, i8)")
 @nb.njit(cache=True)
 def fill_static(bd, n, cls, limit):
     """The board's static movement tables of class ``cls`` (no units): for each start square
@@ -754,7 +764,7 @@ def fill_static_rows(bd, n, fly, r_mc, r_adj, r_st, limit):
         _expand(bd, qb, r, r_mc, r_adj, fly, limit)
 
 
-@exported("void(i8[:, ::1], i8, i8, i8)")
+@exported("void(i4[:, ::1], i8, i8, i8)")
 @nb.njit(cache=True)
 def fill_entry(bd, n, cls, limit):
     """The board's entry tables of class ``cls`` (no units): per deployment zone z the rows
@@ -801,7 +811,9 @@ def _reach(m, bd, u, limit, qb):
     square). Dial's algorithm over cost buckets (``qb``: scratch) on the board's static steps
     (``bd`` adjacency rows: passable, no wall, corners of impassable squares not cut), with the
     units as dynamic blockers (never into or past the corner of an enemy, vehicles never
-    through friendly vehicles)."""
+    through friendly vehicles). Returns the first of the board's four static rows it copied
+    when no unit can bar a path (the costs there equal the scratch's: a caller may read them
+    contiguously), -1 when it searched."""
     n = m[R_B, B_N]
     rsc = m[0, H_SCR]
     rx = m[0, H_XU] + u
@@ -819,7 +831,7 @@ def _reach(m, bd, u, limit, qb):
         limit = QL - 2
     if _foot(m, u) == 4:
         _reach_huge(m, bd, u, limit, qb)
-        return
+        return NONE
     start = m[m[0, H_ST] + u, ST_SQ]
     base = -1
     r_d = 0
@@ -837,7 +849,7 @@ def _reach(m, bd, u, limit, qb):
             m[rsc + s, SC_C1] = bd[base + 1, s]
             m[rsc + s, SC_P0] = bd[base + 2, s]
             m[rsc + s, SC_P1] = bd[base + 3, s]
-        return
+        return base
     # what bars the mover on each square: bit 1 entering it (an enemy, unless Trail Blazer,
     # L3695; for a vehicle a friendly vehicle, L463), 2 passing its corner (an enemy), 4
     # leaving it (an enemy's square); nothing for aircraft
@@ -873,7 +885,9 @@ def _reach(m, bd, u, limit, qb):
                     _push(qb, s * 2, c)
     top = 2 * QL + 2 * qb[2 * QL - 1]  # the next free entry of the buckets (as _push)
     cap = qb.shape[0] - 1
-    for level in range(limit + 1):
+    # every step costs 1 or more (checked by battle._board_matrix): a state of cost ``limit``
+    # reaches nothing further, so the last level is not expanded (the same costs and paths)
+    for level in range(limit):
         e = qb[level]
         while e >= 0:
             st = qb[e]
@@ -894,26 +908,28 @@ def _reach(m, bd, u, limit, qb):
                     continue  # never into an enemy's square, nor a vehicle into a vehicle's
                 step = 1 if fly else bd[r_mc, t]
                 nd = dflag
-                if d & 1:  # nor past the corner of an enemy
-                    if m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_CORNER:
-                        continue
-                    if m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_CORNER:
-                        continue
+                if d & 1:
                     step += dflag  # further diagonals count two (L461)
                     nd = 1
                 nc = level + step
-                if nc <= limit and nc < m[rsc + t, SC_C0 + nd]:
-                    m[rsc + t, SC_C0 + nd] = nc
-                    m[rsc + t, SC_P0 + nd] = s * 2 + dflag
-                    if top < cap:  # _push, its count kept here
-                        qb[top] = t * 2 + nd
-                        qb[top + 1] = -1
-                        if qb[nc] < 0:
-                            qb[nc] = top
-                        else:
-                            qb[qb[QL + nc] + 1] = top
-                        qb[QL + nc] = top
-                        top += 2
+                if nc > limit or nc >= m[rsc + t, SC_C0 + nd]:
+                    continue  # no cheaper (tested first: the corners are read less often)
+                if d & 1 and (  # nor past the corner of an enemy
+                        m[rsc + bd[r_nb + ((d + 7) & 7), s], SC_BAR] & BAR_CORNER or
+                        m[rsc + bd[r_nb + ((d + 1) & 7), s], SC_BAR] & BAR_CORNER):
+                    continue
+                m[rsc + t, SC_C0 + nd] = nc
+                m[rsc + t, SC_P0 + nd] = s * 2 + dflag
+                if top < cap:  # _push, its count kept here
+                    qb[top] = t * 2 + nd
+                    qb[top + 1] = -1
+                    if qb[nc] < 0:
+                        qb[nc] = top
+                    else:
+                        qb[qb[QL + nc] + 1] = top
+                    qb[QL + nc] = top
+                    top += 2
+    return NONE
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1295,16 +1311,18 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         m[rws + w, 6] = -1
         m[rws + w, 7] = 0
     air_u = _kind(m, u) == KIND_AIR
+    big_u = _foot(m, u) > 1
     for t in range(U):
-        if m[m[0, H_UNITS] + t, U_SIDE] == side or not _present(m, t):
+        if m[m[0, H_UNITS] + t, U_SIDE] == side:
             continue
         ts = _sq(m, t)
-        if _foot(m, u) > 1 or _foot(m, t) > 1:  # a Large or Huge vehicle: by its squares
-            _offence_big(m, bd, ls, lq, u, s, t, val)
+        if ts < 0:
+            continue  # not on the board (_present)
+        if big_u or _foot(m, t) > 1:  # a Large or Huge vehicle: by its squares
+            if _present(m, t):
+                _offence_big(m, bd, ls, lq, u, s, t, val)
             continue
         d = bd[s, ts]
-        if BR.hidden(m, t, d):
-            continue  # camouflaged: not from range 3 or more (L3455)
         inreach = False  # a line in range whose value on t could beat its best so far
         for w in range(w0, w1):
             if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX] and (
@@ -1313,6 +1331,8 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
                 break
         if not inreach:
             continue  # no line would take t: its sight is not needed
+        if not _present(m, t) or BR.hidden(m, t, d):
+            continue  # camouflaged: not from range 3 or more (L3455)
         los = _sight(m, bd, ls, lq, s, ts, u, t)
         if los == 2:
             continue
@@ -1338,6 +1358,30 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
             m[rws + w, WS_TGT] = m[rws + w, 6]
             m[rws + w, WS_COV] = m[rws + w, 7]
     return BR.wire_choice(m, u, total, val, commit)  # a wire-guided line alone (L3345)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _offence_cap(m, bd, u, s, el, val):
+    """An upper bound of :func:`_offence` of one-square u from s among one-square enemies
+    (the list ``el`` of :func:`_threat_setup`, fresh): each line at the best value of an
+    enemy in its range, sight and cover aside. A sum of terms no smaller than
+    :func:`_offence`'s, in the same order: never below it in floating point either."""
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    tot = 0.0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        b = 0.0
+        for i in range(1, el[0, 0] + 1):
+            d = bd[el[i, 1], s]
+            if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX]:
+                t = el[i, 0]
+                v = val[w, 4 + 2 * t]
+                if val[w, 5 + 2 * t] > v:
+                    v = val[w, 5 + 2 * t]
+                if v > b:
+                    b = v
+        tot += b
+    return tot
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1388,27 +1432,11 @@ def _threat_setup(m, f, u, el, val):
     el[0, 0] = k
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
-def _position(m, f, bd, u, s, el, val, lam):
-    """Score of u ending on s (no attack): the threat there (the expected loss to the enemies
-    that can reach a firing square next, halved for those that acted this turn, lower in
-    cover), cover, closing on enemies it can hurt, objectives, the exit edge (weights of the
-    policy row f[0])."""
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _score_rest(m, f, bd, u, s, cov, thr, bestgap, lam):
+    """:func:`_position`'s score from its threat ``thr`` and ``bestgap`` (one home for the
+    single square and the one pass over an activation's squares, :func:`_positions`)."""
     n = m[R_B, B_N]
-    side = _side(m, u)
-    cov = 1 if bd[9 * n + 1 + _kind(m, u), s] != 0 else 0
-    thr = 0.0
-    bestgap = 10_000
-    for i in range(1, el[0, 0] + 1):
-        d = bd[el[i, 1], s]
-        if el[i, 2] >= 0 and d <= el[i, 2]:
-            v = val[i, cov]
-            thr += 0.5 * v if el[i, 3] != 0 else v
-        if el[i, 4] >= 0:
-            gap = d - el[i, 4]
-            if gap < bestgap:
-                bestgap = gap
-    val[0, 2] = bestgap  # read by _activate: no enemy within its longest range when > 0
     sc = -lam * thr
     if cov:
         sc += f[0, PW_COVER]
@@ -1434,9 +1462,8 @@ def _position(m, f, bd, u, s, el, val, lam):
                 sc -= 0.1 * f[0, PW_OBJ] * dmin
     # exits: closing on the side's exit edge
     if m[R_B, B_VC] & VC_EXIT and m[m[0, H_XU] + u, X_CAN_EXIT] != 0:
-        ex = 9 * n + 22 + (0 if side == m[R_G, G_ATT] else 1)
+        ex = 9 * n + 22 + (0 if _side(m, u) == m[R_G, G_ATT] else 1)
         best = 10_000
-        m[R_B, B_WIDTH]
         for q in range(n):
             if bd[ex, q] != 0:
                 d = bd[s, q]
@@ -1445,6 +1472,55 @@ def _position(m, f, bd, u, s, el, val, lam):
         if best < 10_000:
             sc -= f[0, PW_EXIT] * best
     return sc
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
+def _threat(m, bd, s, el, val, cov):
+    """(threat, gap) of a unit on s (its cover there ``cov``): the expected loss to the
+    enemies of the list ``el`` (:func:`_threat_setup`) that can reach a firing square next,
+    halved for those that acted this turn; the gap to the nearest enemy it can hurt beyond
+    its longest range (<= 0: some enemy within it)."""
+    thr = 0.0
+    bestgap = 10_000
+    for i in range(1, el[0, 0] + 1):
+        d = bd[el[i, 1], s]
+        if el[i, 2] >= 0 and d <= el[i, 2]:
+            v = val[i, cov]
+            thr += 0.5 * v if el[i, 3] != 0 else v
+        if el[i, 4] >= 0:
+            gap = d - el[i, 4]
+            if gap < bestgap:
+                bestgap = gap
+    return thr, bestgap
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _position(m, f, bd, u, s, el, val, lam):
+    """Score of u ending on s (no attack): the threat there (the expected loss to the enemies
+    that can reach a firing square next, halved for those that acted this turn, lower in
+    cover), cover, closing on enemies it can hurt, objectives, the exit edge (weights of the
+    policy row f[0])."""
+    n = m[R_B, B_N]
+    cov = 1 if bd[9 * n + 1 + _kind(m, u), s] != 0 else 0
+    thr, bestgap = _threat(m, bd, s, el, val, cov)
+    val[0, 2] = bestgap  # no enemy within u's longest range from s when > 0
+    return _score_rest(m, f, bd, u, s, cov, thr, bestgap, lam)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _positions(m, f, bd, u, el, val, lam, cnt):
+    """:func:`_position` of u on each of ``cnt`` squares in one pass (no call per square).
+    The last four rows of ``val`` (:func:`_scratch`), entry j of each: the square, its cost
+    (both set by the caller), the score and the gap (:func:`_threat`)."""
+    q = val.shape[0] - 4
+    n = m[R_B, B_N]
+    r_cov = 9 * n + 1 + _kind(m, u)
+    for j in range(cnt):
+        s = np.int64(val[q, j])
+        cov = 1 if bd[r_cov, s] != 0 else 0
+        thr, bestgap = _threat(m, bd, s, el, val, cov)
+        val[q + 2, j] = _score_rest(m, f, bd, u, s, cov, thr, bestgap, lam)
+        val[q + 3, j] = bestgap
 
 
 # -- attacks -------------------------------------------------------------------------------------
@@ -3624,7 +3700,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     air = m[ru, U_AIR] != 0 or (m[m[0, H_XU] + u, RS.X_RES] & RS.MOVE_FIRST) != 0
     onboard = cur >= 0
     limit = mv if suppressed else march
-    _reach(m, bd, u, limit, qb)
+    sbase = _reach(m, bd, u, limit, qb)
     # reload weapons that are empty: Reload + Attack replaces the Sustained Attack
     unloaded = False
     for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -3685,18 +3761,44 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                     b = val[w, j]
             o_cap += b
     one = _foot(m, u) == 1
+    capped = one  # _offence_cap applies: no Large or Huge vehicle on either side
+    for i in range(1, el[0, 0] + 1):
+        if _foot(m, el[i, 0]) > 1:
+            capped = False
     rsc = m[0, H_SCR]
-    for s in range(n):
-        c = _cost(m, s)
-        if c > limit or s == cur:
-            continue
-        oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
-        if not ((oc == 0 or oc - 1 == u) if one else _can_end(m, u, s)):
-            continue
-        if not BR.can_stand(m, bd, u, s, n):
-            continue
-        p = _position(m, f, bd, u, s, el, val, lam)
-        near = val[0, 2] <= 0.0  # some enemy within its longest range from s
+    cnt = 0  # the squares u may end on and their costs, then scored in one pass
+    q = val.shape[0] - 4  # (the per-square rows of _positions)
+    width = m[R_B, B_WIDTH]
+    row0, row1, col0, col1 = 0, n // width - 1, 0, width - 1
+    if cur >= 0:  # each step costs 1 or more: nothing beyond ``limit`` rows or columns
+        row0 = max(row0, cur // width - limit)
+        row1 = min(row1, cur // width + limit)
+        col0 = max(col0, cur % width - limit)
+        col1 = min(col1, cur % width + limit)
+    for row in range(row0, row1 + 1):  # the squares in reach, in order
+        for s in range(row * width + col0, row * width + col1 + 1):
+            if sbase >= 0:  # the static rows _reach copied (contiguous)
+                c = bd[sbase, s]
+                cd = bd[sbase + 1, s]
+                c = c if c < cd else cd
+            else:
+                c = _cost(m, s)
+            if c > limit or s == cur:
+                continue
+            oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
+            if not ((oc == 0 or oc - 1 == u) if one else _can_end(m, u, s)):
+                continue
+            if not BR.can_stand(m, bd, u, s, n):
+                continue
+            val[q, cnt] = s
+            val[q + 1, cnt] = c
+            cnt += 1
+    _positions(m, f, bd, u, el, val, lam, cnt)
+    for i in range(cnt):
+        s = np.int64(val[q, i])
+        c = np.int64(val[q + 1, i])
+        p = val[q + 2, i]
+        near = val[q + 3, i] <= 0.0  # some enemy within its longest range from s
         o_s = -1.0  # _offence from s once scored (the state does not change in this loop)
         if c <= mv:
             if suppressed:
@@ -3705,7 +3807,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 if not implacable:
                     continue
             o = 0.0
-            if val[0, 2] <= 0.0 and (o_cap < 0.0 or o_cap + p > best):  # an enemy in range
+            if near and (o_cap < 0.0 or (o_cap + p > best and (
+                    not capped or _offence_cap(m, bd, u, s, el, val) + p > best))):
                 o = _offence(m, f, bd, ls, lq, u, s, OFF, val)
                 o_s = o
             if o > 0.0 and o + p > best:
@@ -3954,6 +4057,13 @@ def _strikes(m, bd, u):
     side = m[ru, U_SIDE]
     mv = m[ru, U_MOVE]
     width = m[R_B, B_WIDTH]
+    far = -1  # the longest range of a line with ammunition and carriers: no enemy beyond it
+    for w in range(m[ru, U_W0], m[ru, U_W1]):  # + its Move is tested line by line
+        if m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0 and \
+                m[m[0, H_WPN] + w, W_RMAX] > far:
+            far = m[m[0, H_WPN] + w, W_RMAX]
+    if far < 0:
+        return False
     for t in range(U):
         if _side(m, t) == side or not _present(m, t):
             continue
@@ -3963,6 +4073,8 @@ def _strikes(m, bd, u):
         else:  # off the board: from its entry edge (the nearest row)
             r = ts // width
             d = r + 1 if side == m[R_G, G_ATT] else n // width - r
+        if d > far + mv:
+            continue
         for w in range(m[ru, U_W0], m[ru, U_W1]):
             if d <= m[m[0, H_WPN] + w, W_RMAX] + mv and _hurts(m, w, t):
                 if m[m[0, H_WS] + w, WS_AMMO] != 0 and _carriers(m, w) > 0:
@@ -3985,8 +4097,11 @@ def _pick(m, f, bd, side):
             continue
         if m[rs + u, ST_GONE] != 0:
             continue
+        obs = BR.has(m, u, BR.RB_OBSERVER) and _sq(m, u) >= 0
+        if not obs and BC.carrier(m, u) < 0 and f[F_UNITS + u, 0] + 1e6 <= bk:
+            continue  # cannot beat the pick so far, whatever _strikes says
         k = f[F_UNITS + u, 0] + (1e6 if _strikes(m, bd, u) else 0.0)
-        if BR.has(m, u, BR.RB_OBSERVER) and _sq(m, u) >= 0:
+        if obs:
             for a in range(U):  # an observer goes before the artillery it may call in (L3421)
                 if a != u and _side(m, a) == side and m[rs + a, ST_ACT] == 0 and \
                         BR.has(m, a, BR.RB_ARTILLERY) and _alive(m, a):
@@ -4942,8 +5057,9 @@ def _scratch(m: np.ndarray) -> tuple:
     """The scratch arrays of one run (enemy list, line values, movement buckets, the AP-lost
     curve of a game), allocated here so that the kernels below count no references."""
     U = int(m[0, H_U])
-    return (np.zeros((U + 1, 5), np.int64),
-            np.zeros((max(U + 1, int(m[0, H_W])), 4 + 2 * U), np.float64),
+    n = int(m[R_B, B_N])
+    return (np.zeros((U + 1, 5), np.int64),  # + 4 rows of n: per-square rows (_positions)
+            np.zeros((max(U + 1, int(m[0, H_W])) + 4, max(4 + 2 * U, n)), np.float64),
             np.zeros(2 * QL + 40 * int(m[R_B, B_N]), np.int64),
             np.zeros((int(m[R_B, B_TURNS]) + 1, 2), np.float64))
 
@@ -4967,7 +5083,7 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps) -> None:
 
 
 # the kernels of the two entry points: one library each, the turn loop (_game) inlined
-@exported("void(u8[::1], i8, i8[:, ::1], f8[:, ::1], i8[:, ::1], i8[::1], i8[:, ::1], "
+@exported("void(u8[::1], i8, i8[:, ::1], f8[:, ::1], i4[:, ::1], i4[::1], i2[:, ::1], "
           "f8[::1], f8[:, ::1], u1[::1], i8[:, ::1], i8[::1], i8[:, ::1], f8[:, ::1], "
           "i8[::1], f8[:, ::1])")
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -5005,7 +5121,7 @@ def _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, buf, log, plog, el, val
             curves[k, 3] += b * b
 
 
-@exported("void(u8[::1], u1[::1], i8[:, ::1], f8[:, ::1], i8[:, ::1], i8[::1], i8[:, ::1], "
+@exported("void(u8[::1], u1[::1], i8[:, ::1], f8[:, ::1], i4[:, ::1], i4[::1], i2[:, ::1], "
           "i8[:, ::1], i8[::1], i8[::1], f8[::1], i8[:, ::1], f8[:, ::1], i8[::1], f8[:, "
           "::1])")
 @nb.njit(nogil=True, cache=True, _nrt=False)
