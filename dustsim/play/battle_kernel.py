@@ -2680,13 +2680,7 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
             return pos
         fs_u = fs_t = False  # the rest strikes together
     if fs_t and not fs_u:  # the retaliation strikes first, if u has a line that will fire
-        d = _gap(m, bd, u, t)
-        ready = False
-        ru = m[0, H_UNITS] + u
-        for w in range(m[ru, U_W0], m[ru, U_W1]):
-            if m[m[0, H_WS] + w, WS_TGT] == t and _fires_at(m, w, t, d, ON) > 0:
-                ready = True
-        if not ready:
+        if not _cc_ready(m, bd, u, t):
             return pos
         pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
         if not _alive(m, u):
@@ -2725,6 +2719,18 @@ def _close_combat(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _cc_ready(m, bd, u, t):
+    """Whether u has a close-combat line declared at t that will fire (so that t's First
+    Strike retaliation comes before it, L3523-3525)."""
+    d = _gap(m, bd, u, t)
+    ru = m[0, H_UNITS] + u
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[m[0, H_WS] + w, WS_TGT] == t and _fires_at(m, w, t, d, ON) > 0:
+            return True
+    return False
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved, hero):
     """A joined hero's own First Strike (L3523-3525, :func:`BR.hero_first`): ``hero`` 1, u's
     hero (attacking) resolves his close-combat lines at t and removes the casualties before
@@ -2749,13 +2755,7 @@ def _hero_first(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sus, moved, h
             pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
             return pos, True
         return pos, False
-    d = _gap(m, bd, u, t)
-    ready = False
-    ru = m[0, H_UNITS] + u
-    for w in range(m[ru, U_W0], m[ru, U_W1]):
-        if m[m[0, H_WS] + w, WS_TGT] == t and _fires_at(m, w, t, d, ON) > 0:
-            ready = True
-    if not ready:
+    if not _cc_ready(m, bd, u, t):
         return pos, True
     m[R_G, BR.G_PART] = 1  # t's hero's First Strike lines only
     pos = _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, ON)
