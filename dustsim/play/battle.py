@@ -902,6 +902,13 @@ def battle(list_a, list_b, *, scenario: Any = DEFAULT_SCENARIO, trials: int = BA
 
 
 # -- the event log ---------------------------------------------------------------------------------
+def _dice(r, faces) -> str:
+    """The faces an event row ``r`` rolled (its ``L_D0:L_D1`` slice of ``faces``), as letters."""
+    from dustsim.play import battle_kernel as BK
+
+    return "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+
+
 def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     """One game with every event (the event log contract of TEAM.md): dice faces drawn from
     ``SeedSequence([seed, 1947])`` and read by the kernel as scripted dice, so each attack's
@@ -1000,7 +1007,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                        "weapons": lines, "range": int(r[BK.L_RANGE]),
                        "los": "cover" if r[BK.L_LOS] == 1 else "clear",
                        "cover": bool(r[BK.L_COVER]),
-                       "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                       "dice": _dice(r, faces),
                        "hits": int(r[BK.L_HITS]), "saves": int(r[BK.L_SAVES]),
                        "damage": int(r[BK.L_DAMAGE]), "casualties": int(r[BK.L_CAS]),
                        "token": TOKENS[int(r[BK.L_TOKEN])]})
@@ -1030,7 +1037,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
         elif a == "reaction":
             t = int(r[BK.L_TARGET])
             ev.update({"from": int(r[BK.L_FROM]), "to": int(r[BK.L_TO]), "target": t,
-                       "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                       "dice": _dice(r, faces),
                        "hits": int(r[BK.L_HITS])})
             ev["text"] = (f"{uname} reacts to {names[t]}: {ev['hits']} reactive "
                           f"success{'es' if ev['hits'] != 1 else ''}.")
@@ -1166,7 +1173,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                       "from range 3 or more until it acts (L3453-3457).")
     elif kind == "airborne":
         ev["to"] = s
-        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["dice"] = _dice(r, faces)
         ev["text"] = (f"{uname} drops onto {square_name(s, width)} (Airborne, L3391-3393): "
                       "a Nothing action, then "
                       + ("a second action on its die." if r[BK.L_HITS] > 0 else
@@ -1185,13 +1192,13 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     elif kind == "repair":
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),
-                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "dice": _dice(r, faces),
                    "hits": int(r[BK.L_HITS]), "repaired": int(r[BK.L_DAMAGE])})
         ev["text"] = (f"{uname} makes a Makeshift Repair on {names[t]}: {ev['hits']} of 5 dice "
                       f"succeed, {ev['repaired']} damage point"
                       f"{'s' if ev['repaired'] != 1 else ''} restored (Mechanic, L3759-3765).")
     elif kind == "spy":
-        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["dice"] = _dice(r, faces)
         ev["hits"] = int(r[BK.L_HITS])
         if s >= 0:
             ev["to"] = s
@@ -1205,20 +1212,20 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     elif kind == "air-alert":
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),
-                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "dice": _dice(r, faces),
                    "hits": int(r[BK.L_HITS])})
         ev["text"] = (f"{uname} calls an Air Alert on {names[t]} ({ev['dice']}): "
                       + ("its side's vehicles hit it on P and T this turn"
                          if ev["hits"] else "no effect") + " (Air Alert, L3375-3377).")
     elif kind == "follow-me":
-        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["dice"] = _dice(r, faces)
         ev["hits"] = int(r[BK.L_HITS])
         ev["text"] = (f"{uname} calls Follow Me ({ev['dice']}): {ev['hits']} unit"
                       f"{'s' if ev['hits'] != 1 else ''} move up to 2 (Follow Me, L3531-3533).")
     elif kind == "heal":
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),
-                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "dice": _dice(r, faces),
                    "hits": int(r[BK.L_HITS]), "returned": int(r[BK.L_DAMAGE]),
                    "rule": ("Medic", "Medevac", "Resurrection")[int(r[BK.L_TOKEN])]})
         what = (f"{ev['returned']} soldier{'s' if ev['returned'] != 1 else ''} back"
@@ -1232,7 +1239,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     elif kind == "ammo-drop":
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),
-                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "dice": _dice(r, faces),
                    "hits": int(r[BK.L_HITS])})
         ev["text"] = (f"{uname} calls an ammo drop for {names[t]} ({ev['dice']}): "
                       + ("its Limited Ammo weapons are full again" if ev["hits"] > 0 else
@@ -1240,7 +1247,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     elif kind in ("rally", "get-moving"):
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),
-                   "dice": "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]),
+                   "dice": _dice(r, faces),
                    "hits": int(r[BK.L_HITS])})
         if kind == "rally":
             ev["token"] = TOKENS[int(r[BK.L_TOKEN])]
@@ -1257,7 +1264,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
     elif kind == "psychic-scream":
         t = int(r[BK.L_TARGET])
         ev["target"] = t
-        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["dice"] = _dice(r, faces)
         ev["hits"] = int(r[BK.L_HITS])
         ev["damage"] = int(r[BK.L_DAMAGE])
         ev["casualties"] = int(r[BK.L_CAS])
@@ -1269,7 +1276,7 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
         t = int(r[BK.L_TARGET])
         ev.update(target=t, cover=bool(r[BK.L_COVER]), hits=int(r[BK.L_HITS]),
                   damage=int(r[BK.L_DAMAGE]), casualties=int(r[BK.L_CAS]),
-                  dice="".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]]))
+                  dice=_dice(r, faces))
         what = (f"{uname}'s Large Ordnance strikes {names[t]} in the same 2 x 2 area as its "
                 "target (like artillery, L3218-3224; BattleScribe Dust_1947.gst rule "
                 "5fce-2ac8-7580-9ecc)" if kind == "area" else
@@ -1388,7 +1395,7 @@ def _platoon_special(r: np.ndarray, uname: str, names, faces: np.ndarray) -> dic
     from dustsim.play import battle_platoon as BP
 
     kind = BP.SPECIALS[int(r[BK.L_X])]
-    dice = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+    dice = _dice(r, faces)
     ev: dict = {"special": kind, "square": int(r[BK.L_FROM]), "dice": dice,
                 "hits": int(r[BK.L_HITS])}
     if kind == "get-moving":
@@ -1457,7 +1464,7 @@ def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarr
         ev["target"] = t
     if kind == "bury":
         ev["to"] = int(r[BK.L_TO])
-        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["dice"] = _dice(r, faces)
         ev["hits"] = int(r[BK.L_HITS])
         ev["text"] = (f"{uname} takes two Engineering special actions to bury the fortification "
                       f"at {square_name(ev['to'], width)} with its Dozer Blade: {ev['dice']}, "
@@ -1473,7 +1480,7 @@ def _carry_special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarr
     elif kind == "aboard":
         ev["text"] = f"{uname} stays aboard the {names[t]} ({where})."
     elif kind == "bail-out":
-        ev["dice"] = "".join(FACES[int(x)] for x in faces[r[BK.L_D0]: r[BK.L_D1]])
+        ev["dice"] = _dice(r, faces)
         ev["hits"] = int(r[BK.L_HITS])
         ev["text"] = (f"The {names[t]} is destroyed with {uname} aboard: {ev['dice']}, "
                       f"{ev['hits']} point{'s' if ev['hits'] != 1 else ''} of damage to those "
