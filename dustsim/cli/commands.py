@@ -507,7 +507,7 @@ def cmd_whatif(args) -> int:
     from dustsim.cli.shell import _data_paths
     from dustsim.data.cards import find_card, load_cards
     from dustsim.review.analytics import modify_card
-    from dustsim.review.value import ValueSettings, run_patch, value_model
+    from dustsim.review.value import ValueSettings, run_patch
 
     cells = {}
     for spec in args.cell:
@@ -547,8 +547,12 @@ def cmd_whatif(args) -> int:
     st = ValueSettings(trials=args.trials, seed=args.seed, battles=True,
                        battle_cards="needed")  # as the report (value step 3b)
     progress = progress_wanted(args)
-    before = value_model(ed, st, previous=previous, progress=progress,
-                         previous_battles=previous_battles)
+    # the edition's model as the report has it: from the cache, else computed (reusing the
+    # baseline's rows where nothing changed)
+    from dustsim.review.value_cache import cached_value_model
+
+    before, _ = cached_value_model(ed, st, progress=progress, previous=previous,
+                                   previous_battles=previous_battles)
     after, diff = run_patch(ed, {card.name: changed}, before, progress=progress)
     from dustsim.review.whatif import summary_text, with_bands
 

@@ -282,11 +282,14 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
         html_section,
         roles_table,
         run_patch,
-        value_model,
     )
+    from dustsim.review.value_cache import cached_value_model
     from dustsim.review.whatif import with_bands
 
-    vm = value_model(edition_cards, vs, progress=s.progress, client=client)
+    vm, hit = cached_value_model(edition_cards, vs, progress=s.progress, client=client)
+    if hit:
+        _stage(s, "value model read from the cache (same cards, settings and code; "
+                  "DUSTSIM_VALUE_CACHE=0 recomputes it)")
     names = {c.name for c in chosen}
     fp = vm.table[vm.table["unit"].isin(names)].reset_index(drop=True)
     frames = {"value_engagements": vm.engagements, "value_battles": vm.battles,
