@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -48,10 +51,100 @@ SLOW_TESTS = frozenset({"test_notebook_executes", "test_platoons_command",
 
 
 def pytest_collection_modifyitems(config, items):
+    wanted = set()
     for item in items:
+        names = getattr(item, "fixturenames", ())
         if (item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS
-                or "small_report" in getattr(item, "fixturenames", ())):
+                or "small_report" in names):
             item.add_marker(pytest.mark.slow)
+        wanted |= BACKGROUND.keys() & set(names)
+    for name in sorted(wanted):
+        _start(config, name)
+
+
+# -- Long subprocesses started in the background ----------------------------------------------
+# Two session fixtures are subprocesses of minutes that need nothing from the tests before
+# them: the shared small report, and the battle kernel played by the JIT (compiling it is the
+# suite's longest single piece of work). When a collected test uses one, it starts as
+# collection ends and runs beside the tests (the second core); the fixture waits for it (the
+# timeout bounds a hang only).
+SMALL_REPORT_UNITS = "Pounder,Heavy Laser Grenadier Squad,Ludwig"
+BACKGROUND_TIMEOUT = 3600
+
+
+def _small_report_argv(out: Path) -> list[str]:
+    return [sys.executable, "-m", "dustsim", "report", "--units", SMALL_REPORT_UNITS,
+            "--out", str(out / "rep"), "--format", "png,svg", "--confirm", "20",
+            "--trials", "4000", "--quiet"]
+
+
+def _jit_reference_argv(out: Path) -> list[str] | None:
+    from dustsim.engines import aot
+
+    if not aot.available():  # every kernel runs by the JIT in this process anyway
+        return None
+    return [sys.executable, str(ROOT / "tests" / "jit_battle_reference.py"), str(out / "ref")]
+
+
+#: fixture name -> (argv for an output folder, or None: nothing to start; extra environment)
+BACKGROUND = {"small_report": (_small_report_argv, {}),
+              "jit_battle_reference": (_jit_reference_argv, {"DUSTSIM_AOT": "0"})}
+_RUNNING: dict[str, tuple[subprocess.Popen, Path]] = {}
+_FOLDERS: list[Path] = []  # removed when the session ends
+
+
+def _start(config, name: str) -> None:
+    make, env = BACKGROUND[name]
+    out = Path(tempfile.mkdtemp(prefix=f"dustsim-{name}-"))
+    _FOLDERS.append(out)
+    argv = make(out)
+    if argv is None:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    log = (out / "stderr.txt").open("w", encoding="utf-8")
+    proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **env},
+                            stdout=subprocess.DEVNULL, stderr=log)
+    _RUNNING[name] = (proc, out)
+
+
+def _finished(name: str) -> Path | None:
+    """The output folder of a background run, once it ended well; None where none started."""
+    if name not in _RUNNING:
+        return None
+    proc, out = _RUNNING[name]
+    code = proc.wait(timeout=BACKGROUND_TIMEOUT)
+    err = (out / "stderr.txt").read_text(encoding="utf-8", errors="replace")
+    assert code == 0, f"{name} (background) exited {code}: {err[-3000:]}"
+    return out
+
+
+def pytest_unconfigure(config):
+    for proc, _ in _RUNNING.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    for out in _FOLDERS:
+        shutil.rmtree(out, ignore_errors=True)
+    _RUNNING.clear()
+    _FOLDERS.clear()
+
+
+@pytest.fixture(scope="session")
+def jit_battle_reference():
+    """The JIT's results for the battle kernel (tests/jit_battle_reference.py), played in a
+    process of its own; None where the compiled kernels do not serve this process (the JIT
+    then serves every test here)."""
+    import json
+
+    import numpy as np
+
+    out = _finished("jit_battle_reference")
+    if out is None:
+        return None
+    ref = json.loads((out / "ref" / "reference.json").read_text(encoding="utf-8"))
+    ref["acc"] = np.load(out / "ref" / "acc.npy")
+    ref["curves"] = np.load(out / "ref" / "curves.npy")
+    return ref
 
 
 @pytest.fixture(scope="session")
@@ -61,23 +154,19 @@ def all_cards():
     return load_cards([UNIT_DATA])
 
 
-SMALL_REPORT_UNITS = "Pounder,Heavy Laser Grenadier Squad,Ludwig"
-
-
 @pytest.fixture(scope="session")
-def small_report(tmp_path_factory):
+def small_report():
     """One small report (three cards, every section) shared by the report, site and browser
-    tests: built once per session through the command line, as a user runs it."""
-    import subprocess
-    import sys
-
-    out = tmp_path_factory.mktemp("report") / "rep"
-    p = subprocess.run([sys.executable, "-m", "dustsim", "report", "--units", SMALL_REPORT_UNITS,
-                        "--out", str(out), "--format", "png,svg", "--confirm", "20",
-                        "--trials", "4000", "--quiet"], capture_output=True, text=True,
-                       timeout=600, cwd=ROOT)
-    assert p.returncode == 0, p.stderr
-    return out
+    tests: built once per session through the command line, as a user runs it (in the
+    background from the end of collection)."""
+    out = _finished("small_report")
+    if out is None:  # not started at collection (a test that asked for it by name later)
+        out = Path(tempfile.mkdtemp(prefix="dustsim-small_report-"))
+        _FOLDERS.append(out)
+        p = subprocess.run(_small_report_argv(out), capture_output=True, text=True,
+                           timeout=BACKGROUND_TIMEOUT, cwd=ROOT)
+        assert p.returncode == 0, p.stderr
+    return out / "rep"
 
 
 # -- Chromium for the browser tests (review site, replay page) --------------------------------

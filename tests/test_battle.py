@@ -118,30 +118,26 @@ def test_same_seed_same_numbers_for_any_thread_count(lists):
     assert not np.array_equal(r1.acc, r3.acc)
 
 
-def test_the_grid_kernel_compiles_each_function_once(lists, jit_kernels):
+def test_the_grid_kernel_compiles_each_function_once(lists, jit_battle_reference, jit_kernels):
     """Cold-compile guard (issue 26): after random and logged games every kernel function of
     the board is compiled for one signature at most (no literal or dtype copies), and the
-    single-caller links of the turn loop are inlined, never compiled on their own."""
-    import numba
+    single-caller links of the turn loop are inlined, never compiled on their own. Where the
+    compiled kernels serve this process, the JIT ran in a process of its own
+    (tests/jit_battle_reference.py); else it runs here."""
+    from jit_battle_reference import COMPILE_RUN, INLINED, compile_report, play
 
-    from dustsim.play import battle_kernel as BK
-    from dustsim.play import battle_rules as BR
-
-    spec = prepare(lists["allies-rangers"], lists["axis-heavy-grenadiers"], seed=2, boards=1)
-    simulate_battle(spec, 20, 1, threads=1)
-    event_log(spec, 1)
-    if not BK._actions.signatures:
-        pytest.skip("the kernels came from the Numba cache: nothing compiled in this process")
+    report = jit_battle_reference["compile"] if jit_battle_reference is not None else None
+    if report is None:
+        play(lists, COMPILE_RUN)
+        report = compile_report()
+    if not report["compiled"]:
+        pytest.skip("the kernels came from the Numba cache: nothing compiled in that process")
     # the board's own functions (helpers it imports from the attack and duel kernels are
     # also compiled for those kernels' own dice mode when other tests ran them first)
-    many = {f"{mod.__name__}.{k}": len(v.signatures) for mod in (BK, BR)
-            for k, v in vars(mod).items()
-            if isinstance(v, numba.core.dispatcher.Dispatcher)
-            and v.py_func.__module__ == mod.__name__ and len(v.signatures) > 1}
-    assert many == {}
-    for name in ("_game", "_activate", "_drop", "_smoke", "_execute", "_march", "_after_march"):
-        assert getattr(BK, name).signatures == [], name
-    assert len(BK._victory.signatures) == 1
+    assert report["many"] == {}
+    for name in INLINED:
+        assert report["inlined"][name] == [], name
+    assert report["victory"] == 1
 
 
 def test_mirror_match_is_even(lists):
