@@ -1,0 +1,168 @@
+"""Where a duel is fought (issue 23): Dust 1947 duels on scenario 101's board by default,
+``--scenario line`` for the line engine (the Tactics rulesets' only mode); line-only options
+refused on a board; each engine's notes name its own gaps."""
+
+import json
+
+import pytest
+
+from dustsim.cli.shell import main
+from dustsim.data.cards import COLUMNS, Card, Weapon, parse_cell
+from dustsim.errors import DustsimError
+from dustsim.play.duel import compile_duel, duel, duel_scenario, parse_side
+from dustsim.rules import skills as S
+
+
+def test_where_a_duel_is_fought():
+    assert duel_scenario("dust-1947") == "101"
+    assert duel_scenario("dust-1947", "LINE") == "line"
+    assert duel_scenario("dust-1947", 103) == "103"
+    assert duel_scenario("tactics-2009") == duel_scenario("tactics-2013") == "line"
+    with pytest.raises(DustsimError, match="on a line only") as e:
+        duel_scenario("tactics-2013", "101")
+    assert e.value.field == "--scenario"
+
+
+def test_cli_default_is_the_board(capsys):
+    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--trials", "40"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == ["A: Ludwig", "B: Pounder"]
+    assert out[2].startswith("dust-1947, scenario 101 Firefight, board 9x12, 8 turns, policy ")
+    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--trials", "40",
+                 "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["scenario"], d["board"], d["turns"]) == ("101 Firefight", "9x12", 8)
+    assert (d["list_a"], d["list_b"], d["trials"]) == ("Ludwig", "Pounder", 40)
+    assert d["p_a_wins"] + d["p_b_wins"] + d["p_draw"] == pytest.approx(1.0)
+
+
+def test_cli_line_header(capsys):
+    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--scenario", "line",
+                 "--distance", "7", "--trials", "40"]) == 0
+    head = capsys.readouterr().out.splitlines()[2]
+    assert head == "dust-1947, on a line, 7 squares apart, up to 5 turns; 40 duels, seed 0"
+
+
+def test_board_csv(tmp_path):
+    out = tmp_path / "duel.csv"
+    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--trials", "40",
+                 "--csv", str(out)]) == 0
+    import csv
+
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert list(rows[0]) == ["quantity", "side", "unit", "k", "value", "se"]
+    assert {r["quantity"] for r in rows} >= {"p_a_wins", "p_b_wins", "p_draw", "vp_a"}
+    curve = [r for r in rows if r["quantity"] == "ap_lost_by_turn"]
+    assert len(curve) == 2 * 9  # AP lost per side at the end of turns 0-8
+
+
+LINE_ONLY = ["--distance 6", "--cover-a", "--cover-b", "--approach close-in",
+             "--passing never", "--reactive never", "--initiative a",
+             "--allocation hero-first", "--salvo never", "--volley one",
+             "--initiative_choice go-second", "--charge never", "--orders never"]
+
+
+@pytest.mark.parametrize("extra", LINE_ONLY)
+@pytest.mark.parametrize("scenario", [[], ["--scenario", "103"]])
+def test_line_options_refused_on_a_board(extra, scenario, capsys):
+    flag = extra.split()[0]
+    argv = ["duel", "--side-a", "Ludwig", "--side-b", "Pounder", *scenario, *extra.split()]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert f"{flag} applies to duels on a line only" in err and "add --scenario line" in err
+    assert ("101 Firefight" if not scenario else "103 Fuel Run") in err
+
+
+@pytest.mark.parametrize("argv, field, words", [
+    (["--side-b", "Pounder@cover"], "--side-b", "@cover applies to duels on a line only"),
+    (["--side-b", "Pounder", "--scenario", "line", "--policy", "advance"], "--policy",
+     "applies to a scenario's board"),
+    (["--side-b", "Pounder", "--scenario", "line", "--attacker", "A"], "--attacker",
+     "applies to a scenario's board"),
+    (["--side-b", "Pounder", "--scenario", "line", "--variant", "Reserves"], "--variant",
+     "applies to a scenario's board"),
+    (["--side-b", "Pounder", "--scenario", "nowhere"], "--scenario", "or 'line'"),
+    (["--side-b", "Pounder", "--scenario", "101", "--ruleset", "tactics-2013"], "--scenario",
+     "tactics-2013 duels are fought on a line only"),
+    (["--side-b", "Pounder", "--policy", "advnce"], "--policy", "advnce"),
+])
+def test_bad_combinations_are_one_line(argv, field, words, capsys):
+    assert main(["duel", "--side-a", "Ludwig", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and field in err and words in err
+
+
+def test_python_default_follows_the_cli(all_cards):
+    from dustsim.play.battle import BattleResult
+
+    r = duel("Ludwig", "Pounder", cards=all_cards, trials=30, seed=1)
+    assert isinstance(r, BattleResult) and str(r.spec.setup.number) == "101"
+    assert r.spec.list_names == ("Ludwig", "Pounder") and r.trials == 30
+    line = duel("Ludwig", "Pounder", cards=all_cards, scenario="line", trials=30, seed=1)
+    assert line.to_dict()["scenario"] == "line" and line.spec.distance == 6
+    assert "on a line, 6 squares apart" in repr(line)
+    for kw, what in ((dict(distance=6), "distance"), (dict(approach="close-in"), "approach"),
+                     (dict(initiative="a"), "initiative")):
+        with pytest.raises(DustsimError, match=f"{what} applies to duels on a line only"):
+            duel("Ludwig", "Pounder", cards=all_cards, trials=30, **kw)
+    with pytest.raises(DustsimError, match="cover applies to duels on a line only"):
+        duel("Ludwig", "Pounder@cover", cards=all_cards, trials=30)
+    with pytest.raises(DustsimError, match="applies to a scenario's board"):
+        duel("Ludwig", "Pounder", cards=all_cards, scenario="line", attacker="A")
+
+
+def _gun_vehicle(name, edition):
+    line = tuple(parse_cell({"V4": "2/2"}.get(c, "-")) for c in COLUMNS)
+    gun = Weapon(name="gun", line=line, count=1, range="8")
+    return Card(name=name, edition=edition, kind="vehicle", armour="V4", ap=10, move=2,
+                march_move=4, damage_track=6, weapons=(gun,))
+
+
+def test_tactics_duels_say_the_line_is_their_only_mode():
+    a, b = (_gun_vehicle(n, "tactics-2013") for n in "AB")
+    r = duel([a], [b], ruleset="tactics-2013", trials=20, turns=1)
+    assert r.to_dict()["scenario"] == "line"
+    assert "the only mode of Tactics duels: the board plays Dust 1947" in repr(r)
+
+
+# -- each engine's notes name its own gaps ---------------------------------------------------------
+def test_engine_gaps_are_rows_of_the_table():
+    rules = [*S.SKILL_RULES.values(), *S.WEAPON_RULES.values()]
+    played = {r.name for r in rules if r.status == "played"}
+    assert set(S.ENGINE_GAPS) <= played
+    for r in rules:
+        board = r.gap_in("board")
+        # the board never claims a gap of the line, and its own part is a part of the gap
+        assert "on a line" not in board, r.name
+        assert not board or board in r.gap, r.name
+        assert r.gap_in(None) == r.gap
+    with pytest.raises(ValueError, match="engine"):
+        S.unplayed_rules([], "grid")
+
+
+def test_sniper_notes_on_the_line_and_on_the_board(all_cards):
+    """The Ranger Sniper Squad: Spotter, Camouflage's special action and the Sniper's chosen
+    casualty are gaps of the line only (L3321-3323, L3453-3457, L3315-3319); the board plays
+    all three, so its notes name none of them."""
+    from dustsim.play.battle import prepare
+
+    d47 = [c for c in all_cards if c.edition == "dust-1947"]
+    a = parse_side("Heavy Grenadier Assault Squad", d47, "dust-1947")
+    b = parse_side("Ranger Sniper Squad", d47, "dust-1947")
+    line = S.note_rule_names(compile_duel(a, b, distance=6, turns=1).notes)
+    assert {"Spotter", "Camouflage", "Sniper"} <= line
+    board = prepare(a, b, scenario="101", seed=0, boards=1).notes
+    assert not {"Spotter", "Camouflage", "Sniper"} & S.note_rule_names(board)
+    assert not [n for n in board if "duels on a line" in n]
+
+
+def test_line_notes_name_the_movement_rules_the_line_cannot_play(all_cards):
+    """No terrain on a line: a tracked vehicle's terrain movement (L3689-3691) is a gap there,
+    not on the board."""
+    d47 = [c for c in all_cards if c.edition == "dust-1947"]
+    tracked = next(c for c in d47 if S.skill_rule("Tracked") in S.card_rules(c))
+    line = S.unplayed_rules([tracked], "line")
+    assert any(n.startswith("Tracked") and "no terrain there" in n for n in line)
+    assert not any(n.startswith("Tracked") for n in S.unplayed_rules([tracked], "board"))
+
