@@ -1,15 +1,26 @@
 """Duels and small engagements (Dust Tactics 2009, 2013, Dust 1947): who wins, not only how
 much damage one attack does.
 
-Two sides of one to ``MAX_UNITS`` units (whole army lists: :mod:`dustsim.play.list_battles`) play
-up to N turns: the initiative roll, alternating
+**Where a duel is fought** (:func:`duel`, ``dustsim duel``; :func:`duel_scenario`): a Dust 1947
+duel is a game on a scenario's board, by default 101 Firefight (:mod:`dustsim.play.battle`:
+squares, terrain, line of sight, every rule the board plays); ``scenario="line"``
+(``--scenario line``) keeps the line engine of this module, the only mode of the Tactics
+rulesets. The settings below that exist only on the line (distance, cover per unit, the
+:class:`DuelPolicy` choices; :data:`LINE_ONLY`) are refused with a board, never ignored. The
+value model and the report's duel section call the line engine directly
+(:func:`compile_duel`, :func:`simulate_duel`). Each engine's notes name the rules it leaves
+out (:func:`dustsim.rules.skills.unplayed_rules` with ``engine="line"`` here).
+
+The line engine: two sides of one to ``MAX_UNITS`` units (whole army lists:
+:mod:`dustsim.play.list_battles`) play up to N turns: the initiative roll, alternating
 activations (a side with fewer unactivated units may pass), two actions per activation chosen
 by a named policy, reactive attacks, Under Fire / Suppression tokens with their removal rolls,
 persistent damage, firepower that drops as models die, joined heroes, Damage Resilient,
 limited ammo and reload. Every attack is compiled by :mod:`dustsim.rules.attack` and resolved by the
 dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kernel` (Numba).
 
-**The abstraction** (the rules play on a grid; a duel keeps only what changes the dice):
+**The abstraction** (the rules play on a grid; a duel on a line keeps only what changes the
+dice):
 
 * Distance is one number. Side A starts at square 0, side B ``distance`` squares away, on a
   line; every unit moves straight at its target and never closer than one square (adjacent)
@@ -1003,11 +1014,12 @@ def duel(side_a, side_b, *, ruleset: str = "dust-1947", scenario: str | int | No
     from dustsim.play.battle import prepare, simulate_battle
     from dustsim.play.policies import DEFAULT_POLICY
 
-    given = [k for k in policy_kw if k in DuelPolicy.CHOICES]
-    given += ["distance"] * (distance is not None) + ["policy"] * isinstance(policy, DuelPolicy)
-    given += ["cover"] * any(u.cover for u in (*ua, *ub))
-    if given or policy_kw:
-        what = (given or sorted(policy_kw))[0]
+    on = {"distance": distance is not None, "cover": any(u.cover for u in (*ua, *ub)),
+          **{k: k in policy_kw for k in DuelPolicy.CHOICES}}
+    given = [k for k in LINE_ONLY if on[k]] + ["policy"] * isinstance(policy, DuelPolicy)
+    given += sorted(set(policy_kw) - set(DuelPolicy.CHOICES))
+    if given:
+        what = given[0]
         raise DustsimError(f"{what} applies to duels on a line only, not on scenario "
                            f"{where}'s board (cover from the terrain, the sides entering from "
                            f"their edges, the battle policy): give scenario='{LINE}' or leave "
