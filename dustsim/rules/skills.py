@@ -706,8 +706,9 @@ def played_skill_names() -> frozenset[str]:
 
 def skills_table(cards: Iterable[Card], edition: str | None = None) -> list[dict]:
     """Every rule of the table carried by ``cards`` (of ``edition``, if given): name, kind,
-    status, reason, lines, gap, changes_play, the cards carrying it and their army points
-    (unknown costs counted as 0 and named in ``ap_unknown``)."""
+    status, reason, lines, gap (and ``gap_line`` / ``gap_board``: each engine's own part),
+    changes_play, the cards carrying it and their army points (unknown costs counted as 0 and
+    named in ``ap_unknown``)."""
     rows: dict[Rule, dict] = {}
     for c in cards:
         if edition is not None and c.edition != edition:
@@ -715,6 +716,8 @@ def skills_table(cards: Iterable[Card], edition: str | None = None) -> list[dict
         for r in card_rules(c):
             row = rows.setdefault(r, {"name": r.name, "kind": r.kind, "status": r.status,
                                       "reason": r.reason, "lines": r.lines, "gap": r.gap,
+                                      "gap_line": r.gap_in("line"),
+                                      "gap_board": r.gap_in("board"),
                                       "changes_play": r.changes_play, "cards": [], "ap": 0.0,
                                       "ap_unknown": []})
             row["cards"].append(c.name)
