@@ -828,7 +828,8 @@ def _duel_arguments(p) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="FILE",
                    help="write the result's tidy table (to_frame) to a CSV file")
-    p.add_argument("--force", action="store_true", help="replace an existing --csv file")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --csv or --replay file")
     b = p.add_argument_group("on a scenario's board (Dust 1947; not with --scenario line)")
     b.add_argument("--policy", help=f"battle policy of both sides: {', '.join(POLICIES)} "
                                     f"(default {DEFAULT_POLICY}; dustsim/play/policies.py)")
@@ -836,6 +837,9 @@ def _duel_arguments(p) -> None:
                    help="side playing the scenario's attacker (default: drawn per game)")
     b.add_argument("--variant", help="a printed variant of the scenario (`dustsim scenarios "
                                      "SCENARIO`)")
+    b.add_argument("--replay", metavar="FILE",
+                   help="write one sampled game: FILE.html (the page) or FILE.json (the event "
+                        "log)")
     ln = p.add_argument_group(f"on the line (--scenario {LINE}, and every Tactics duel); "
                               "with a board they are refused")
     ln.add_argument("--distance", type=int,
@@ -863,6 +867,7 @@ def _duel_line_flags(args) -> list[str]:
 
 def _duel_board(args, side_a, side_b, where: str) -> tuple:
     """``dustsim duel`` on a scenario's board: line-only options refused, the battle played."""
+    from dustsim.cli.list_commands import variant_name
     from dustsim.play.duel import LINE, duel
     from dustsim.play.scenarios import find_scenario
 
@@ -889,8 +894,15 @@ def _duel_board(args, side_a, side_b, where: str) -> tuple:
              threads=args.threads, turns=args.turns, options=_parse_options(args.option),
              progress=progress_wanted(args))
     d = r.to_dict()
-    head = (f"{args.ruleset}, scenario {d['scenario']}, board {d['board']}, {d['turns']} "
-            f"turns, policy {d['policy']}; {r.trials:,} games, seed {r.seed}")
+    d["variant"] = variant_name(sc.number, args.variant)
+    if args.replay is not None:
+        from dustsim.play.battle import event_log
+        from dustsim.review.replay import write_replay
+
+        write_replay(event_log(r.spec, args.seed), args.replay, force=args.force)
+    variant = f", variant {d['variant']}" if d["variant"] else ""
+    head = (f"{args.ruleset}, scenario {d['scenario']}{variant}, board {d['board']}, "
+            f"{d['turns']} turns, policy {d['policy']}; {r.trials:,} games, seed {r.seed}")
     rows = [f"  {label:<10} {d[k]:.4f} ± {d['se_' + k]:.4f}"
             for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw"))]
     for side in ("A", "B"):
@@ -914,7 +926,7 @@ def _duel_line(args, side_a, side_b) -> tuple:
         simulate_duel,
     )
 
-    for flag in ("policy", "attacker", "variant"):
+    for flag in ("policy", "attacker", "variant", "replay"):
         if getattr(args, flag) is not None:
             raise DustsimError(f"--{flag} applies to a scenario's board, not to a duel on a "
                                f"line (--scenario {LINE}, or a Tactics ruleset)",
@@ -971,8 +983,13 @@ def cmd_duel(args) -> int:
         from dustsim.io import check_output_file
 
         csv_path = check_output_file(Path(args.csv), args.force, "--csv")
-    else:
-        refuse_unused(args, {"--force": "it replaces an existing --csv file; no --csv given"})
+    elif not args.replay:
+        refuse_unused(args, {"--force": "it replaces an existing --csv or --replay file; "
+                                        "neither given"})
+    if args.replay and where != LINE:
+        from dustsim.cli.list_commands import _check_replay_path
+
+        args.replay = _check_replay_path(args)
     cards = load_cards(_data_paths(args.data))
     if args.edition is not None:
         cards = [c for c in cards if c.edition == args.edition]

@@ -1123,6 +1123,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                   "enters": [bool(board.enters[zone[i]]) for i in (0, 1)]},
         "units": units,
         "policy": {"A": spec.policy.name, "B": spec.policy.name},
+        "sides": dict(zip(SIDES, spec.list_names, strict=True)),  # the lists' names
         "victory_conditions": list(spec.setup.conditions),
         "seed": seed,
         "attacker": SIDES[int(out[6])],
