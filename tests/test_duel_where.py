@@ -126,7 +126,7 @@ def test_tactics_duels_say_the_line_is_their_only_mode():
     assert "the only mode of Tactics duels: the board plays Dust 1947" in repr(r)
 
 
-# -- each engine's notes name its own gaps ---------------------------------------------------------
+# -- each engine's notes name its own gaps -------------------------------------------------------
 def test_engine_gaps_are_rows_of_the_table():
     rules = [*S.SKILL_RULES.values(), *S.WEAPON_RULES.values()]
     played = {r.name for r in rules if r.status == "played"}
@@ -166,3 +166,51 @@ def test_line_notes_name_the_movement_rules_the_line_cannot_play(all_cards):
     assert any(n.startswith("Tracked") and "no terrain there" in n for n in line)
     assert not any(n.startswith("Tracked") for n in S.unplayed_rules([tracked], "board"))
 
+
+
+# -- the headers name the variant and the lists ---------------------------------------------------
+def test_board_duel_replay_names_the_sides(tmp_path, capsys):
+    from dustsim.review.replay import read_replay, render_replay_html
+
+    out = tmp_path / "game.json"
+    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder, Ranger Combat Squad",
+                 "--scenario", "111", "--variant", "reserves", "--trials", "20", "--replay",
+                 str(out)]) == 0
+    head = capsys.readouterr().out.splitlines()[2]
+    assert head.startswith("dust-1947, scenario 111 Field of Armor, variant Reserves, board")
+    log = read_replay(out)
+    assert log["sides"] == {"A": "Ludwig", "B": "Pounder, Ranger Combat Squad"}
+    page = render_replay_html(log)
+    assert '<b class="a">Ludwig</b> (side A)' in page
+    assert '<b class="b">Pounder, Ranger Combat Squad</b> (side B)' in page
+    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--scenario", "line",
+                 "--replay", str(tmp_path / "x.json")]) == 2
+    assert "--replay applies to a scenario's board" in capsys.readouterr().err
+
+
+def test_replay_page_without_list_names_says_side_a():
+    from pathlib import Path
+
+    from dustsim.review.replay import render_replay_html
+
+    log = json.loads((Path(__file__).parent / "data" / "replay_small.json").read_text())
+    log.pop("sides", None)
+    page = render_replay_html(log)
+    assert '<b class="a">Side A</b>, policy' in page
+    log["sides"] = {"A": "A", "B": "Axis & friends"}  # a bare letter is no name; escaped
+    page = render_replay_html(log)
+    assert '<b class="a">Side A</b>, policy' in page
+    assert '<b class="b">Axis &amp; friends</b> (side B)' in page
+
+
+def test_list_vs_header_names_the_variant(capsys):
+    from conftest import ROOT
+
+    lists = [str(ROOT / "examples" / "lists" / f) for f in ("allies-rangers.toml",
+                                                             "axis-heavy-grenadiers.toml")]
+    assert main(["list", "vs", *lists, "--scenario", "111", "--variant", "Reserves",
+                 "--trials", "20", "--boards", "1"]) == 0
+    assert ", variant Reserves, board 9x12" in capsys.readouterr().out.splitlines()[2]
+    assert main(["list", "vs", *lists, "--scenario", "111", "--trials", "20", "--boards", "1",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["variant"] is None
