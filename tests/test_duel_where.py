@@ -157,6 +157,20 @@ def test_sniper_notes_on_the_line_and_on_the_board(all_cards):
     assert not [n for n in board if "duels on a line" in n]
 
 
+def test_air_traffic_control_is_named_once_on_the_board_and_not_on_the_line(all_cards):
+    """Air Traffic Control (L3387-3389): the line's officers order aircraft, the board's do
+    not: one note on the board, none on the line."""
+    from dustsim.play.battle import prepare
+
+    d47 = [c for c in all_cards if c.edition == "dust-1947"]
+    a = parse_side("Seahorse", d47, "dust-1947")
+    b = parse_side("Pounder", d47, "dust-1947")
+    line = compile_duel(a, b, distance=6, turns=1).notes
+    board = prepare(a, b, scenario="101", seed=0, boards=1).notes
+    assert [n for n in line if "Air Traffic Control" in n] == []
+    assert len([n for n in board if "Air Traffic Control" in n]) == 1
+
+
 def test_line_notes_name_the_movement_rules_the_line_cannot_play(all_cards):
     """No terrain on a line: a tracked vehicle's terrain movement (L3689-3691) is a gap there,
     not on the board."""

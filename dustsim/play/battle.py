@@ -880,7 +880,7 @@ def _unplayed(units) -> tuple[str, ...]:
             name = r.name.lower()
             if r.status != "played":
                 continue
-            if name in NOT_ON_BOARD:
+            if name in NOT_ON_BOARD and not r.gap_in("board"):  # else the table names it
                 names = extra.setdefault(f"{r.name} ({r.kind}) not played on the board "
                                          f"(the line engine plays it); {r.lines}", [])
                 if c.name not in names:
