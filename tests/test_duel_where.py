@@ -141,6 +141,17 @@ def test_engine_gaps_are_rows_of_the_table():
         S.unplayed_rules([], "grid")
 
 
+def test_skills_table_gives_each_engines_gap(all_cards, capsys):
+    d47 = [c for c in all_cards if c.edition == "dust-1947"]
+    rows = {r["name"]: r for r in S.skills_table(d47, "dust-1947")}
+    sniper = rows["Sniper"]  # the weapon rule (the 2009 skill is another edition's)
+    assert sniper["gap_line"] == sniper["gap"] and sniper["gap_board"] == ""
+    assert rows["Tracked"]["gap"] == "" and "no terrain" in rows["Tracked"]["gap_line"]
+    assert main(["skills", "--edition", "dust-1947"]) == 0
+    out = capsys.readouterr().out
+    assert "  not played (line): the chosen casualty in duels on a line" in out
+
+
 def test_sniper_notes_on_the_line_and_on_the_board(all_cards):
     """The Ranger Sniper Squad: Spotter, Camouflage's special action and the Sniper's chosen
     casualty are gaps of the line only (L3321-3323, L3453-3457, L3315-3319); the board plays
