@@ -124,6 +124,7 @@ def test_tactics_duels_say_the_line_is_their_only_mode():
     r = duel([a], [b], ruleset="tactics-2013", trials=20, turns=1)
     assert r.to_dict()["scenario"] == "line"
     assert "the only mode of Tactics duels: the board plays Dust 1947" in repr(r)
+    assert "(the board plays Dust 1947 only)" in r.spec.notes[0]
 
 
 # -- each engine's notes name its own gaps -------------------------------------------------------
@@ -161,11 +162,13 @@ def test_sniper_notes_on_the_line_and_on_the_board(all_cards):
     d47 = [c for c in all_cards if c.edition == "dust-1947"]
     a = parse_side("Heavy Grenadier Assault Squad", d47, "dust-1947")
     b = parse_side("Ranger Sniper Squad", d47, "dust-1947")
-    line = S.note_rule_names(compile_duel(a, b, distance=6, turns=1).notes)
+    notes = compile_duel(a, b, distance=6, turns=1).notes
+    assert notes[0].startswith("played on a line, 6 squares apart: ")
+    line = S.note_rule_names(notes)
     assert {"Spotter", "Camouflage", "Sniper"} <= line
     board = prepare(a, b, scenario="101", seed=0, boards=1).notes
     assert not {"Spotter", "Camouflage", "Sniper"} & S.note_rule_names(board)
-    assert not [n for n in board if "duels on a line" in n]
+    assert not [n for n in board if "on a line" in n]
 
 
 def test_air_traffic_control_is_named_once_on_the_board_and_not_on_the_line(all_cards):

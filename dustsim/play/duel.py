@@ -673,6 +673,8 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
     # every rule on these cards that battles do not play: the one table (issue 23)
     notes.extend(unplayed_rules((c for du in all_units for c in (du.card, du.hero, du.pilot)),
                                 engine))
+    if engine == "line":  # what the line itself leaves out (the grid's notes: play.battle)
+        notes.insert(0, line_note(distance, ruleset))
     # one unit a side: the target and reactor choices have a single candidate, so the
     # value matrix that orders them is not needed (zeros behave the same)
     value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs, compiled,
@@ -704,6 +706,16 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         config=config, value=value, distance=distance, turns=turns, policy=policy,
         notes=tuple(dict.fromkeys(notes)),
     )
+
+
+def line_note(distance: int, ruleset: str) -> str:
+    """The note of every duel on a line: what the abstraction leaves out (module docstring)."""
+    board = ("the board plays them: --scenario NAME" if ruleset == "dust-1947" else
+             "the board plays Dust 1947 only")
+    return (f"played on a line, {distance} squares apart: units move straight at their "
+            "targets, line of sight is always clear, cover is fixed per unit, and there are no "
+            f"terrain, fire arcs, objectives or deployment ({board}); units activate in the "
+            "order listed")
 
 
 # -- running --------------------------------------------------------------------------------------
