@@ -139,6 +139,9 @@ from dustsim.rules.unit_rules import improvised_weapons, unit_rules
 if TYPE_CHECKING:
     import pandas as pd
 
+    from dustsim.play.battle import BattleResult
+    from dustsim.play.policies import Policy
+
 T = FaceSet.of("T")  # the initiative tie-break symbol (1947 L337)
 S = FaceSet.of("S")  # the shield: Advanced Reactive Fire's second reactive face (L3373)
 #: a duel on the line: start distance (squares) and turn limit (a scenario has its own)
@@ -982,8 +985,9 @@ def line_words(distance: int, ruleset: str) -> str:
 def duel(side_a, side_b, *, ruleset: str = "dust-1947", scenario: str | int | None = None,
          distance: int | None = None, turns: int | None = None, trials: int | None = None,
          seed: int = 0, threads: int | None = None, cards: list[Card] | None = None,
-         policy=None, options: dict | None = None, progress: bool = False,
-         attacker: str | None = None, variant: str | None = None, **policy_kw):
+         policy: DuelPolicy | str | Policy | None = None, options: dict | None = None,
+         progress: bool = False, attacker: str | None = None, variant: str | None = None,
+         **policy_kw) -> DuelResult | BattleResult:
     """Play an engagement: sides as strings (``"Pounder, Ranger Combat Squad"``) or sequences
     of :class:`DuelUnit` / :class:`Card`.
 
