@@ -34,6 +34,19 @@ def test_cli_default_is_the_board(capsys):
     assert (d["scenario"], d["board"], d["turns"]) == ("101 Firefight", "9x12", 8)
     assert (d["list_a"], d["list_b"], d["trials"]) == ("Ludwig", "Pounder", 40)
     assert d["p_a_wins"] + d["p_b_wins"] + d["p_draw"] == pytest.approx(1.0)
+    # the default is scenario 101 itself: the same games, seed for seed
+    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--trials", "40",
+                 "--json", "--scenario", "firefight"]) == 0
+    assert json.loads(capsys.readouterr().out) == d
+
+
+def test_mirror_duel_on_the_board_is_even(all_cards):
+    """Pounder against Pounder on 101 Firefight (attacker drawn per game): neither side is
+    favoured, within 5 standard errors."""
+    r = duel("Pounder", "Pounder", cards=all_cards, trials=3_000, seed=3)
+    se = (r.se("p_a_wins") ** 2 + r.se("p_b_wins") ** 2) ** 0.5
+    assert abs(r.p_a_wins - r.p_b_wins) < 5 * se
+    assert r.p_a_wins > 0.3  # decided games, not a board where nobody meets
 
 
 def test_cli_line_header(capsys):
