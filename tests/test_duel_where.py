@@ -255,3 +255,6 @@ def test_list_vs_header_names_the_variant(capsys):
     assert main(["list", "vs", *lists, "--scenario", "111", "--trials", "20", "--boards", "1",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["variant"] is None
+    assert main(["list", "vs", *lists, "--scenario", "line", "--trials", "20"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].startswith(
+        "on a line, 12 squares apart, up to 6 turns; 20 games")

@@ -309,8 +309,8 @@ def cmd_list_vs(args) -> int:
     else:
         print(f"A: {printable(a.name)} ({d['ap_a']:g} AP)\nB: {printable(b.name)} "
               f"({d['ap_b']:g} AP)\n"
-              f"{args.distance} squares apart, up to {args.turns} turns; {r.trials:,} games, "
-              f"seed {r.seed}")
+              f"on a line, {args.distance} squares apart, up to {args.turns} turns; "
+              f"{r.trials:,} games, seed {r.seed}")
         for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw"),
                          ("A destroys all", "p_a_annihilates"),
                          ("B destroys all", "p_b_annihilates")):
