@@ -123,6 +123,13 @@ def test_python_default_follows_the_cli(all_cards):
         duel("Ludwig", "Pounder@cover", cards=all_cards, trials=30)
     with pytest.raises(DustsimError, match="applies to a scenario's board"):
         duel("Ludwig", "Pounder", cards=all_cards, scenario="line", attacker="A")
+    from dustsim.play.duel import DuelPolicy
+
+    with pytest.raises(DustsimError, match="a DuelPolicy applies to duels on a line only"):
+        duel("Ludwig", "Pounder", cards=all_cards, policy=DuelPolicy())
+    for where in (None, "line"):  # a typo is named as such on either engine
+        with pytest.raises(DustsimError, match="no setting 'approch'; did you mean 'approach'"):
+            duel("Ludwig", "Pounder", cards=all_cards, scenario=where, approch="close-in")
 
 
 def _gun_vehicle(name, edition):

@@ -1009,6 +1009,15 @@ def duel(side_a, side_b, *, ruleset: str = "dust-1947", scenario: str | int | No
                               field_name=label)
         return tuple(x if isinstance(x, DuelUnit) else DuelUnit(x) for x in s)
 
+    unknown = sorted(set(policy_kw) - set(DuelPolicy.CHOICES))
+    if unknown:
+        import difflib
+
+        near = difflib.get_close_matches(unknown[0], DuelPolicy.CHOICES, n=1)
+        raise DustsimError(f"duel() has no setting {unknown[0]!r}"
+                           + (f"; did you mean {near[0]!r}?" if near else "")
+                           + f" (the line's policy choices: {', '.join(DuelPolicy.CHOICES)})",
+                           field=unknown[0])
     ua, ub = side(side_a, "--side-a"), side(side_b, "--side-b")
     if where == LINE:
         for name, v in (("attacker", attacker), ("variant", variant)):
@@ -1033,13 +1042,12 @@ def duel(side_a, side_b, *, ruleset: str = "dust-1947", scenario: str | int | No
     on = {"distance": distance is not None, "cover": any(u.cover for u in (*ua, *ub)),
           **{k: k in policy_kw for k in DuelPolicy.CHOICES}}
     given = [k for k in LINE_ONLY if on[k]] + ["policy"] * isinstance(policy, DuelPolicy)
-    given += sorted(set(policy_kw) - set(DuelPolicy.CHOICES))
     if given:
-        what = given[0]
+        what = "a DuelPolicy" if given[0] == "policy" else given[0]
         raise DustsimError(f"{what} applies to duels on a line only, not on scenario "
                            f"{where}'s board (cover from the terrain, the sides entering from "
-                           f"their edges, the battle policy): give scenario='{LINE}' or leave "
-                           f"it out", field=f"--{what}")
+                           f"their edges, a battle policy by name): give scenario='{LINE}' or "
+                           f"leave it out", field=f"--{given[0]}")
     spec = prepare(ua, ub, scenario=where, seed=seed, policy=policy or DEFAULT_POLICY,
                    attacker=attacker, turns=turns, options=options, variant=variant)
     names = tuple(", ".join(u.name for u in s) for s in (ua, ub))
