@@ -911,6 +911,8 @@ def _duel_board(args, side_a, side_b, where: str) -> tuple:
     for s in ("a", "b"):
         rows.append(f"  AP lost by {s.upper()}: {d[f'ap_lost_{s}']:.2f} ± "
                     f"{d[f'se_ap_lost_{s}']:.2f}")
+    rows.append(f"  VP of A {d['vp_a']:.2f} ± {d['se_vp_a']:.2f}, of B {d['vp_b']:.2f} ± "
+                f"{d['se_vp_b']:.2f}; turns played {d['mean_turns']:.2f} on average")
     return r, d, head, rows
 
 
