@@ -265,3 +265,23 @@ def test_list_vs_header_names_the_variant(capsys):
     assert main(["list", "vs", *lists, "--scenario", "line", "--trials", "20"]) == 0
     assert capsys.readouterr().out.splitlines()[2].startswith(
         "on a line, 12 squares apart, up to 6 turns; 20 games")
+
+
+def test_board_notes_of_the_example_lists_name_exactly_the_boards_gaps(all_cards):
+    """`list vs` on 101 Firefight: the notes name every rule on the lists' cards that the board
+    does not play, and no gap of the line alone (issue 23)."""
+    from conftest import ROOT
+
+    from dustsim.army.lists import load_list
+    from dustsim.play.battle import prepare
+
+    a = load_list(ROOT / "examples/lists/allies-rangers.toml", all_cards)
+    b = load_list(ROOT / "examples/lists/axis-heavy-grenadiers.toml", all_cards)
+    spec = prepare(a, b, scenario="101", seed=0, boards=1)
+    cards = [c for lst in (a, b) for u in lst.units for c in u.cards]
+    expected = {r.name for c in cards for r in S.card_rules(c, fielded=True)
+                if r.unplayed or r.gap_in("board")}
+    line_only = {r.name for c in cards for r in S.card_rules(c, fielded=True)
+                 if not r.unplayed and r.gap_in("line") and not r.gap_in("board")}
+    assert S.note_rule_names(spec.notes) == expected
+    assert line_only and not line_only & S.note_rule_names(spec.notes)
