@@ -118,7 +118,9 @@ def unit_attack(attacker: Card, defender: Card, *, action: str = "attack", cover
 
 
 def duel(side_a, side_b, **kw):
-    """Play a small engagement to the end; see :func:`dustsim.play.duel.duel` (Monte Carlo)."""
+    """Play a small engagement to the end (Monte Carlo; :func:`dustsim.play.duel.duel`): Dust
+    1947 on scenario 101's board by default (a ``BattleResult``), ``scenario="line"`` and the
+    Tactics rulesets on the line (a ``DuelResult``)."""
     from dustsim.play.duel import duel as _duel
 
     return _duel(side_a, side_b, **kw)

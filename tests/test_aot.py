@@ -114,8 +114,8 @@ def test_every_command_kernel_is_served_by_the_compiled_module(capsys):
     before = dict(aot.USED)
     for argv in (["list", "vs", str(lists / "allies-rangers.toml"),
                   str(lists / "ssu-red-army.toml"), "--trials", "50", "--quiet"],
-                 ["duel", "--side-a", "Pounder", "--side-b", "Ludwig", "--trials", "50",
-                  "--quiet"],
+                 ["duel", "--side-a", "Pounder", "--side-b", "Ludwig", "--scenario", "line",
+                  "--trials", "50", "--quiet"],
                  ["attack", "--unit", "Pounder", "--vs", "Ludwig", "--engine", "mc",
                   "--trials", "2000"]):
         assert main(argv) == 0

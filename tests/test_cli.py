@@ -231,15 +231,19 @@ def test_every_command_takes_quiet_and_progress_needs_a_terminal(monkeypatch):
 def test_one_default_trial_count():
     import inspect
 
-    from dustsim import DEFAULT_TRIALS, api
+    from dustsim import BATTLE_TRIALS, DEFAULT_TRIALS, api
     from dustsim.cli.shell import build_parser
     from dustsim.play import duel, epic
 
     assert inspect.signature(api.attack).parameters["trials"].default == DEFAULT_TRIALS
-    assert inspect.signature(duel.duel).parameters["trials"].default == DEFAULT_TRIALS
     assert inspect.signature(epic.battle).parameters["trials"].default == DEFAULT_TRIALS
+    # a duel's default follows where it is fought: a line duel as one attack, a duel on a
+    # scenario's board as a list battle there (the CLI and Python resolve it the same way)
+    assert inspect.signature(duel.duel).parameters["trials"].default is None
+    assert duel.default_trials("line") == DEFAULT_TRIALS
+    assert duel.default_trials("101") == BATTLE_TRIALS
     p = build_parser()
     for argv in (["attack", "--weapon", "3/1", "--target", "I2"],
-                 ["duel", "--side-a", "A", "--side-b", "B"],
                  ["epic", "battle", "1 tank", "vs", "1 tank"]):
         assert p.parse_args(argv).trials == DEFAULT_TRIALS
+    assert p.parse_args(["duel", "--side-a", "A", "--side-b", "B"]).trials is None

@@ -200,7 +200,7 @@ def test_hero_joined_and_resilient_matches_exact(all_cards):
 # -- symmetry and reproducibility -----------------------------------------------------------------
 def test_identical_sides_are_symmetric(all_cards):
     side = "Pounder, Ranger Combat Squad"
-    kw = dict(cards=all_cards, distance=10, turns=4, trials=20_000, seed=11)
+    kw = dict(cards=all_cards, scenario="line", distance=10, turns=4, trials=20_000, seed=11)
     ra = duel(side, side, initiative="a", **kw)
     rb = duel(side, side, initiative="b", **kw)
     # mirrored with the same random stream: bitwise the same numbers
@@ -213,7 +213,7 @@ def test_identical_sides_are_symmetric(all_cards):
 
 
 def test_same_seed_same_numbers_any_thread_count(all_cards):
-    kw = dict(cards=all_cards, distance=8, turns=3, trials=10_000, seed=2)
+    kw = dict(cards=all_cards, scenario="line", distance=8, turns=3, trials=10_000, seed=2)
     r1 = duel("Ludwig", "Pounder, Ranger Combat Squad", threads=1, **kw)
     r2 = duel("Ludwig", "Pounder, Ranger Combat Squad", threads=2, **kw)
     assert r1.summary() == r2.summary()
@@ -221,7 +221,7 @@ def test_same_seed_same_numbers_any_thread_count(all_cards):
 
 
 def test_invariants(all_cards):
-    kw = dict(cards=all_cards, distance=8, turns=3, trials=5_000, seed=4)
+    kw = dict(cards=all_cards, scenario="line", distance=8, turns=3, trials=5_000, seed=4)
     r = duel("Ludwig", "Pounder", **kw)
     s = r.to_dict()
     assert s["units"][0]["p_destroyed"] == pytest.approx(r.p_b_wins)
@@ -230,14 +230,16 @@ def test_invariants(all_cards):
     # (its knife cannot hurt vehicles and replaces the improvised weapon, 1947 L767-773)
     unarmed = vehicle("Unarmed", weapon({"I1": "1/1"}, name="knife", range_="C"), armour="V4",
                       track=6)
-    r = duel([unarmed], [find_card(all_cards, "Pounder", "dust-1947")], trials=2_000)
+    r = duel([unarmed], [find_card(all_cards, "Pounder", "dust-1947")], scenario="line",
+             trials=2_000)
     assert r.p_a_wins == 0.0
 
 
 # -- bad input ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("args, field", [
     (["--side-a", "Ludwig", "--side-b", "Nobody"], "--side-b"),
-    (["--side-a", "Ludwig", "--side-b", "Pounder", "--distance", "0"], "--distance"),
+    (["--side-a", "Ludwig", "--side-b", "Pounder", "--scenario", "line", "--distance", "0"],
+     "--distance"),
     (["--side-a", "Ludwig", "--side-b", "Pounder", "--turns", "0"], "--turns"),
     (["--side-a", ",".join(["Ludwig"] * 41), "--side-b", "Pounder"], "--side-a"),  # > 40
     (["--side-a", "Ludwig", "--side-b", "Pounder", "--trials", "0"], "--trials"),
@@ -254,12 +256,14 @@ def test_cli_json(capsys):
     import json
 
     assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder, Ranger Combat Squad@cover",
-                 "--distance", "6", "--turns", "5", "--trials", "4000", "--json"]) == 0
+                 "--scenario", "line", "--distance", "6", "--turns", "5", "--trials", "4000",
+                 "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert {"p_a_wins", "p_b_wins", "p_draw", "expected_turns_a_wins", "ap_lost_a",
             "units"} <= set(d)
     assert d["p_a_wins"] + d["p_b_wins"] + d["p_draw"] == pytest.approx(1.0)
     assert d["units"][2]["name"].endswith("@cover")
+    assert (d["scenario"], d["distance"]) == ("line", 6)
 
 
 def test_parse_side_rules(all_cards):

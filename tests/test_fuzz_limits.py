@@ -215,4 +215,4 @@ def test_duel_flags_that_a_scenario_overrides_are_refused(capsys):
     """`duel --scenario 101 --distance 5` ignored --distance (the sides enter from their
     edges): a flag that would do nothing is refused."""
     _refused(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--scenario", "101",
-              "--distance", "5"], capsys, "--distance does not apply with --scenario")
+              "--distance", "5"], capsys, "--distance applies to duels on a line only")

@@ -89,7 +89,8 @@ def test_epic_battle_result(tmp_path):
 
 def test_duel_and_list_battle_results(all_cards):
     n = 3000
-    r = api.duel("Ludwig", "Pounder", cards=all_cards, trials=n, seed=1, turns=2)
+    r = api.duel("Ludwig", "Pounder", cards=all_cards, scenario="line", trials=n, seed=1,
+                 turns=2)
     _conforms(r)
     p = r.p_draw
     assert r.se("p_draw") == pytest.approx(math.sqrt(p * (1 - p) / n))

@@ -123,9 +123,9 @@ def test_list_vs_notes_name_exactly_the_unplayed_rules_of_the_example_lists(card
 
     a = load_list(ROOT / "examples/lists/allies-rangers.toml", cards)
     b = load_list(ROOT / "examples/lists/axis-heavy-grenadiers.toml", cards)
-    spec = compile_lists(a, b)
+    spec = compile_lists(a, b)  # the line engine: its own gaps (a board's: test_duel_where)
     expected = {r.name for lst in (a, b) for u in lst.units for c in u.cards
-                for r in S.card_rules(c, fielded=True) if r.unplayed or r.gap}
+                for r in S.card_rules(c, fielded=True) if r.unplayed or r.gap_in("line")}
     assert S.note_rule_names(spec.notes) == expected
     assert expected  # the example lists carry rules battles leave (partly) unplayed
     platoons = [n for n in spec.notes if n.startswith("platoon advantage not played")]

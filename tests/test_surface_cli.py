@@ -49,8 +49,8 @@ def test_a_mistyped_long_option_is_never_offered_dash_h(capsys):
 
 def test_duel_csv(tmp_path, capsys):
     out = tmp_path / "duel.csv"
-    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--trials", "2000",
-                 "--csv", str(out)]) == 0
+    assert main(["duel", "--side-a", "Ludwig", "--side-b", "Pounder", "--scenario", "line",
+                 "--trials", "2000", "--csv", str(out)]) == 0
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     assert rows and {"side", "unit"} <= set(rows[0])
     assert {r["unit"] for r in rows} >= {"Ludwig", "Pounder"}

@@ -787,99 +787,200 @@ def _register_duel(sub) -> None:
         sub, "duel", _duel_arguments,
         help="a small engagement played to the end: P(win), turns, AP exchanged",
         description="Two sides of one to forty units (comma-separated card names; 'Hero + "
-                    "Squad' joins a hero; 'Name@cover' puts a unit in cover) play up to "
-                    "--turns turns from --distance squares apart. Monte Carlo; the policies "
-                    "and the abstraction are documented in dustsim/play/duel.py.")
+                    "Squad' joins a hero) play a game to the end. Dust 1947 duels are fought on "
+                    "a scenario's board (default 101 Firefight: 9 x 12 squares, 8 turns, the "
+                    "sides entering from their edges, every rule the board plays; "
+                    "dustsim/play/battle.py). --scenario line keeps the line engine: the sides "
+                    "--distance squares apart, cover fixed per unit ('Name@cover', --cover-a, "
+                    "--cover-b) and the line policies (dustsim/play/duel.py); it is the only "
+                    "mode of the Tactics rulesets. A line option with a board is refused "
+                    "(exit 2).")
 
 
 def _duel_arguments(p) -> None:
-    from dustsim.play.duel import DUEL_DISTANCE, DUEL_RULESETS, DUEL_TURNS, DuelPolicy
+    from dustsim.play.duel import (
+        DUEL_DISTANCE,
+        DUEL_RULESETS,
+        DUEL_SCENARIO,
+        DUEL_TURNS,
+        LINE,
+        DuelPolicy,
+        default_trials,
+    )
+    from dustsim.play.policies import DEFAULT_POLICY, POLICIES
 
     p.add_argument("--ruleset", choices=DUEL_RULESETS,
                    help="default: the edition's ruleset, else dust-1947")
     p.add_argument("--edition", help="look the names up in this edition only")
     p.add_argument("--side-a", required=True, metavar="UNITS")
     p.add_argument("--side-b", required=True, metavar="UNITS")
-    p.add_argument("--distance", type=int,
-                   help=f"squares between the sides ({DUEL_DISTANCE}; not with --scenario)")
+    p.add_argument("--scenario", metavar="NAME",
+                   help=f"where the duel is fought: a Dust 1947 scenario's board, number or "
+                        f"name (`dustsim scenarios`; default {DUEL_SCENARIO} Firefight), or "
+                        f"'{LINE}': the line engine (the default and only mode of the "
+                        f"tactics-2009/2013 rulesets)")
     p.add_argument("--turns", type=int,
-                   help=f"turn limit ({DUEL_TURNS}; with --scenario, the scenario's)")
-    p.add_argument("--cover-a", action="store_true", help="every unit of side A in cover")
-    p.add_argument("--cover-b", action="store_true", help="every unit of side B in cover")
-    for name, choices in DuelPolicy.CHOICES.items():
-        default = getattr(DuelPolicy(), name)
-        p.add_argument(f"--{name}", default=default, choices=choices,
-                       help=f"{name} policy (default {default})")
-    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
-                   help=f"duels to play (default {DEFAULT_TRIALS:,})")
+                   help=f"turn limit (default: the scenario's; {DUEL_TURNS} on the line)")
+    p.add_argument("--trials", type=int,
+                   help=f"games to play (default {default_trials(DUEL_SCENARIO):,} on a board, "
+                        f"{DEFAULT_TRIALS:,} on the line)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, help="worker threads (default: all cores)")
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="ruleset option (see dustsim.rules.rulesets.OPTIONS)")
     p.add_argument("--data", nargs="*", help="unit files or folders")
-    p.add_argument("--scenario", metavar="NAME",
-                   help="play the duel on this Dust 1947 scenario's board (`dustsim "
-                        "scenarios`; dustsim/play/battle.py): the sides enter from their edges, "
-                        "--distance/--cover/the line policies do not apply")
-    p.add_argument("--policy", help="battle policy with --scenario (dustsim/play/policies.py)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="FILE",
-                   help="write the result's tidy table (DuelResult.to_frame) to a CSV file")
-    p.add_argument("--force", action="store_true", help="replace an existing --csv file")
+                   help="write the result's tidy table (to_frame) to a CSV file")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --csv or --replay file")
+    b = p.add_argument_group("on a scenario's board (Dust 1947; not with --scenario line)")
+    b.add_argument("--policy", help=f"battle policy of both sides: {', '.join(POLICIES)} "
+                                    f"(default {DEFAULT_POLICY}; dustsim/play/policies.py)")
+    b.add_argument("--attacker", choices=("A", "B"),
+                   help="side playing the scenario's attacker (default: drawn per game)")
+    b.add_argument("--variant", help="a printed variant of the scenario (`dustsim scenarios "
+                                     "SCENARIO`)")
+    b.add_argument("--replay", metavar="FILE",
+                   help="write one sampled game: FILE.html (the page) or FILE.json (the event "
+                        "log)")
+    ln = p.add_argument_group(f"on the line (--scenario {LINE}, and every Tactics duel); "
+                              "with a board they are refused")
+    ln.add_argument("--distance", type=int,
+                    help=f"squares between the sides (default {DUEL_DISTANCE})")
+    ln.add_argument("--cover-a", action="store_true",
+                    help="every unit of side A in cover (one unit: 'Name@cover')")
+    ln.add_argument("--cover-b", action="store_true", help="every unit of side B in cover")
+    for name, choices in DuelPolicy.CHOICES.items():
+        default = getattr(DuelPolicy(), name)
+        ln.add_argument(f"--{name}", choices=choices,
+                        help=f"{name} policy (default {default})")
     p.set_defaults(func=cmd_duel)
 
 
-def _duel_board(args, cards) -> int:
-    """``dustsim duel --scenario``: the sides as a battle on the scenario's board."""
-    from dustsim.play.battle import battle
-    from dustsim.play.duel import parse_side
-    from dustsim.play.policies import DEFAULT_POLICY
+def _duel_line_flags(args) -> list[str]:
+    """The line-only options given (typed or not at their default)."""
+    from dustsim.play.duel import DuelPolicy
 
-    if args.ruleset != "dust-1947":
-        raise DustsimError("--scenario plays Dust 1947 only", field="--ruleset")
-    for flag in ("cover_a", "cover_b"):
-        if getattr(args, flag):
-            raise DustsimError(f"--{flag.replace('_', '-')} does not apply with --scenario "
-                               "(cover comes from the board)", field=f"--{flag}")
-    if args.distance is not None:
-        raise DustsimError("--distance does not apply with --scenario (the sides enter from "
-                           "their table edges)", field="--distance")
-    side_a = parse_side(args.side_a, cards, args.ruleset, field_name="--side-a")
-    side_b = parse_side(args.side_b, cards, args.ruleset, field_name="--side-b")
-    r = battle(side_a, side_b, scenario=args.scenario, trials=args.trials, seed=args.seed,
-               policy=args.policy or DEFAULT_POLICY, threads=args.threads, turns=args.turns,
-               options=_parse_options(args.option), progress=progress_wanted(args))
+    flags = ["--distance"] * (args.distance is not None)
+    flags += [f"--{s}" for s in ("cover-a", "cover-b") if getattr(args, s.replace("-", "_"))]
+    flags += [f"--{n}" for n in DuelPolicy.CHOICES
+              if getattr(args, n) is not None]
+    return flags
+
+
+def _duel_board(args, side_a, side_b, where: str) -> tuple:
+    """``dustsim duel`` on a scenario's board: line-only options refused, the battle played."""
+    from dustsim.cli.list_commands import variant_name
+    from dustsim.play.duel import LINE, duel
+    from dustsim.play.scenarios import find_scenario
+
+    try:
+        sc = find_scenario(where)
+    except DustsimError as exc:
+        raise DustsimError(f"{exc.message}, or '{LINE}' (a duel on a line)",
+                           field="--scenario") from None
+    where = f"{sc.number} {sc.name}"
+    why = (f"Dust 1947 duels are fought on scenario {where}'s board unless you give --scenario "
+           f"{LINE}" if args.scenario is None else f"not on scenario {where}'s board")
+    flags = _duel_line_flags(args)
+    if flags:
+        raise DustsimError(f"{flags[0]} applies to duels on a line only ({why}): add --scenario "
+                           f"{LINE}, or drop {flags[0]}", field=flags[0])
+    for label, side in (("--side-a", side_a), ("--side-b", side_b)):
+        for u in side:
+            if u.cover:
+                raise DustsimError(f"'{u.name}': @cover applies to duels on a line only "
+                                   f"({why}; on the board cover comes from the terrain): add "
+                                   f"--scenario {LINE}, or drop @cover", field=label)
+    r = duel(side_a, side_b, scenario=sc.number, trials=args.trials, seed=args.seed,
+             policy=args.policy, attacker=args.attacker, variant=args.variant,
+             threads=args.threads, turns=args.turns, options=_parse_options(args.option),
+             progress=progress_wanted(args))
     d = r.to_dict()
-    if args.json:
-        print(json.dumps(d, indent=1))
-        return 0
-    print(f"A: {args.side_a}\nB: {args.side_b}\nscenario {d['scenario']}, board {d['board']}, "
-          f"{d['turns']} turns, policy {d['policy']}; {r.trials:,} games, seed {r.seed}")
-    for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw")):
-        print(f"  {label:<10} {d[k]:.4f} ± {d['se_' + k]:.4f}")
+    d["variant"] = variant_name(sc.number, args.variant)
+    if args.replay is not None:
+        from dustsim.play.battle import event_log
+        from dustsim.review.replay import write_replay
+
+        write_replay(event_log(r.spec, args.seed), args.replay, force=args.force)
+    variant = f", variant {d['variant']}" if d["variant"] else ""
+    head = (f"{args.ruleset}, scenario {d['scenario']}{variant}, board {d['board']}, "
+            f"{d['turns']} turns, policy {d['policy']}; {r.trials:,} games, seed {r.seed}")
+    rows = [f"  {label:<10} {d[k]:.4f} ± {d['se_' + k]:.4f}"
+            for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw"))]
     for side in ("A", "B"):
         parts = ", ".join(f"{k} {v:.3f}" for k, v in d["won_by"][side].items() if v)
-        print(f"  {side} won by  {parts or '-'}")
+        rows.append(f"  {side} won by  {parts or '-'}")
     for s in ("a", "b"):
-        print(f"  AP lost by {s.upper()}: {d[f'ap_lost_{s}']:.2f} ± {d[f'se_ap_lost_{s}']:.2f}")
-    for n in d["notes"]:
-        print(f"note: {n}", file=sys.stderr)
-    return 0
+        rows.append(f"  AP lost by {s.upper()}: {d[f'ap_lost_{s}']:.2f} ± "
+                    f"{d[f'se_ap_lost_{s}']:.2f}")
+    rows.append(f"  VP of A {d['vp_a']:.2f} ± {d['se_vp_a']:.2f}, of B {d['vp_b']:.2f} ± "
+                f"{d['se_vp_b']:.2f}; turns played {d['mean_turns']:.2f} on average")
+    return r, d, head, rows
+
+
+def _duel_line(args, side_a, side_b) -> tuple:
+    """``dustsim duel --scenario line`` (and every Tactics duel): the engagement kernel."""
+    from dustsim.play.duel import (
+        DUEL_DISTANCE,
+        DUEL_TURNS,
+        LINE,
+        DuelPolicy,
+        compile_duel,
+        line_words,
+        simulate_duel,
+    )
+
+    for flag in ("policy", "attacker", "variant", "replay"):
+        if getattr(args, flag) is not None:
+            raise DustsimError(f"--{flag} applies to a scenario's board, not to a duel on a "
+                               f"line (--scenario {LINE}, or a Tactics ruleset)",
+                               field=f"--{flag}")
+    distance = DUEL_DISTANCE if args.distance is None else args.distance
+    turns = DUEL_TURNS if args.turns is None else args.turns
+    default = DuelPolicy()
+    policy = DuelPolicy(**{k: getattr(args, k) or getattr(default, k)
+                           for k in DuelPolicy.CHOICES})
+    spec = compile_duel(side_a, side_b, ruleset=args.ruleset, distance=distance,
+                        turns=turns, policy=policy, options=_parse_options(args.option))
+    r = simulate_duel(spec, args.trials, args.seed, threads=args.threads,
+                      progress=progress_wanted(args))
+    d = r.to_dict()
+    head = (f"{args.ruleset}, {line_words(distance, args.ruleset)}, up to {turns} turns; "
+            f"{r.trials:,} duels, seed {r.seed}")
+    rows = []
+    for label, key in (("A wins", "a"), ("B wins", "b"), ("no result", "none")):
+        p = {"a": r.p_a_wins, "b": r.p_b_wins, "none": r.p_draw}[key]
+        extra = ""
+        if key != "none" and d[f"expected_turns_{key}_wins"] is not None:
+            extra = f"   (in {d[f'expected_turns_{key}_wins']:.2f} turns on average)"
+        word = {"a": "p_a_wins", "b": "p_b_wins", "none": "p_draw"}[key]
+        rows.append(f"  {label:<10} {p:.4f} ± {r.se(word):.4f}{extra}")
+    for s in ("a", "b"):
+        m = d[f"ap_lost_{s}"]
+        rows.append(f"  AP lost by {s.upper()}: " + ("unknown (a cost is '?')" if m is None else
+                                                     f"{m:.2f} ± {d[f'se_ap_lost_{s}']:.2f}"))
+    rows.append("  unit                                   start  mean left  P(destroyed)")
+    for u in d["units"]:
+        rows.append(f"  {u['side'].upper()} {u['name'][:36]:<36} {u['start']:>5}  "
+                    f"{u['mean_left']:>9.2f}  {u['p_destroyed']:>12.4f}")
+    return r, d, head, rows
 
 
 def cmd_duel(args) -> int:
     from dustsim.cli.shell import _data_paths
     from dustsim.data.cards import load_cards
-    from dustsim.play.duel import (
-        DUEL_DISTANCE,
-        DUEL_TURNS,
-        DuelPolicy,
-        compile_duel,
-        parse_side,
-        simulate_duel,
-    )
+    from dustsim.play.duel import LINE, default_trials, duel_scenario, parse_side
     from dustsim.rules.rulesets import DEFAULT_RULESET_FOR_EDITION
 
+    if args.edition is not None and args.edition not in DEFAULT_RULESET_FOR_EDITION:
+        raise DustsimError(f"unknown edition {args.edition!r}", field="--edition")
+    args.ruleset = args.ruleset or DEFAULT_RULESET_FOR_EDITION.get(args.edition or "",
+                                                                   "dust-1947")
+    where = duel_scenario(args.ruleset, args.scenario)
+    if args.trials is None:
+        args.trials = default_trials(where)
     _check_trials(args)
     csv_path = None
     if args.csv:
@@ -888,32 +989,22 @@ def cmd_duel(args) -> int:
         from dustsim.io import check_output_file
 
         csv_path = check_output_file(Path(args.csv), args.force, "--csv")
-    else:
-        refuse_unused(args, {"--force": "it replaces an existing --csv file; no --csv given"})
+    elif not args.replay:
+        refuse_unused(args, {"--force": "it replaces an existing --csv or --replay file; "
+                                        "neither given"})
+    if args.replay and where != LINE:
+        from dustsim.cli.list_commands import _check_replay_path
+
+        args.replay = _check_replay_path(args)
     cards = load_cards(_data_paths(args.data))
     if args.edition is not None:
-        if args.edition not in DEFAULT_RULESET_FOR_EDITION:
-            raise DustsimError(f"unknown edition {args.edition!r}", field="--edition")
         cards = [c for c in cards if c.edition == args.edition]
-    args.ruleset = args.ruleset or DEFAULT_RULESET_FOR_EDITION.get(args.edition or "",
-                                                                   "dust-1947")
-    if args.scenario is not None:
-        return _duel_board(args, cards)
-    if args.policy is not None:
-        raise DustsimError("--policy names a battle policy: give --scenario too",
-                           field="--policy")
-    args.distance = DUEL_DISTANCE if args.distance is None else args.distance
-    args.turns = DUEL_TURNS if args.turns is None else args.turns
     side_a = parse_side(args.side_a, cards, args.ruleset, cover=args.cover_a,
                         field_name="--side-a")
     side_b = parse_side(args.side_b, cards, args.ruleset, cover=args.cover_b,
                         field_name="--side-b")
-    policy = DuelPolicy(**{k: getattr(args, k) for k in DuelPolicy.CHOICES})
-    spec = compile_duel(side_a, side_b, ruleset=args.ruleset, distance=args.distance,
-                        turns=args.turns, policy=policy, options=_parse_options(args.option))
-    r = simulate_duel(spec, args.trials, args.seed, threads=args.threads,
-                      progress=progress_wanted(args))
-    d = r.to_dict()
+    r, d, head, rows = (_duel_line(args, side_a, side_b) if where == LINE
+                        else _duel_board(args, side_a, side_b, where))
     if csv_path is not None:
         from dustsim.io import atomic_write_bytes
 
@@ -923,23 +1014,8 @@ def cmd_duel(args) -> int:
         print(json.dumps(d, indent=1))
         return 0
     names = lambda side: ", ".join(u.name for u in side)  # noqa: E731
-    print(f"A: {names(side_a)}\nB: {names(side_b)}\n{args.ruleset}, {args.distance} squares "
-          f"apart, up to {args.turns} turns; {r.trials:,} duels, seed {r.seed}")
-    for label, key in (("A wins", "a"), ("B wins", "b"), ("no result", "none")):
-        p = {"a": r.p_a_wins, "b": r.p_b_wins, "none": r.p_draw}[key]
-        extra = ""
-        if key != "none" and d[f"expected_turns_{key}_wins"] is not None:
-            extra = f"   (in {d[f'expected_turns_{key}_wins']:.2f} turns on average)"
-        word = {"a": "p_a_wins", "b": "p_b_wins", "none": "p_draw"}[key]
-        print(f"  {label:<10} {p:.4f} ± {r.se(word):.4f}{extra}")
-    for s in ("a", "b"):
-        m = d[f"ap_lost_{s}"]
-        print(f"  AP lost by {s.upper()}: " + ("unknown (a cost is '?')" if m is None else
-                                               f"{m:.2f} ± {d[f'se_ap_lost_{s}']:.2f}"))
-    print("  unit                                   start  mean left  P(destroyed)")
-    for u in d["units"]:
-        print(f"  {u['side'].upper()} {u['name'][:36]:<36} {u['start']:>5}  {u['mean_left']:>9.2f}"
-              f"  {u['p_destroyed']:>12.4f}")
+    print(f"A: {names(side_a)}\nB: {names(side_b)}\n{head}")
+    print("\n".join(rows))
     for n in d["notes"]:
         print(f"note: {n}", file=sys.stderr)
     return 0

@@ -261,6 +261,17 @@ def cmd_list_show(args) -> int:
     return 0
 
 
+def variant_name(scenario, variant: str | None) -> str | None:
+    """The printed name of the scenario's variant ``variant`` (None without one), for the
+    headers and JSON of the commands that play a board."""
+    if not variant:
+        return None
+    from dustsim.play.scenarios import find_scenario
+
+    v = find_scenario(scenario).variant(variant)
+    return v.name + (" (not modelled)" if v.status == "not modelled" else "")
+
+
 def _check_replay_path(args) -> Path | None:
     if not getattr(args, "replay", None):
         return None
@@ -298,8 +309,8 @@ def cmd_list_vs(args) -> int:
     else:
         print(f"A: {printable(a.name)} ({d['ap_a']:g} AP)\nB: {printable(b.name)} "
               f"({d['ap_b']:g} AP)\n"
-              f"{args.distance} squares apart, up to {args.turns} turns; {r.trials:,} games, "
-              f"seed {r.seed}")
+              f"on a line, {args.distance} squares apart, up to {args.turns} turns; "
+              f"{r.trials:,} games, seed {r.seed}")
         for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw"),
                          ("A destroys all", "p_a_annihilates"),
                          ("B destroys all", "p_b_annihilates")):
@@ -343,12 +354,14 @@ def _vs_board(args) -> int:
                                  if spec.sides[u] == 0]))
     d["ap_b"] = float(np.nansum([spec.ap[u] for u in range(len(spec.names))
                                  if spec.sides[u] == 1]))
+    d["variant"] = variant_name(args.scenario, args.variant)
     if args.json:
         print(json.dumps(d, indent=1))
     else:
+        variant = f", variant {d['variant']}" if d["variant"] else ""
         print(f"A: {a.name} ({d['ap_a']:g} AP)\nB: {b.name} ({d['ap_b']:g} AP)\n"
-              f"scenario {d['scenario']}, board {d['board']}, {d['turns']} turns, policy "
-              f"{d['policy']}; {r.trials:,} games, seed {r.seed}")
+              f"scenario {d['scenario']}{variant}, board {d['board']}, {d['turns']} turns, "
+              f"policy {d['policy']}; {r.trials:,} games, seed {r.seed}")
         for label, k in (("A wins", "p_a_wins"), ("B wins", "p_b_wins"), ("draw", "p_draw")):
             print(f"  {label:<15} {d[k]:.4f} ± {d['se_' + k]:.4f}")
         for side in ("A", "B"):
@@ -414,7 +427,9 @@ def cmd_list_meta(args) -> int:
         import pandas as pd
 
         with pd.option_context("display.width", 200, "display.max_columns", 20):
-            where = "the line" if line else f"scenario {table['scenario'].iloc[0]}"
+            variant = variant_name(args.scenario, None if line else args.variant)
+            where = "the line" if line else f"scenario {table['scenario'].iloc[0]}" + (
+                f", variant {variant}" if variant else "")
             print(f"{len(lists)} lists on {where}, {args.trials:,} games per pairing, seed "
                   f"{args.seed}")
             print("P(row list wins) against the column list:")

@@ -94,8 +94,12 @@ def cmd_skills(args) -> int:
     for r in rows:
         lines = r["lines"] or "no seed text"
         print(f"{r['name']} ({r['kind']}): {r['status']} -- {r['reason']} [{lines}]")
-        if r["gap"]:
+        if r["gap"] and r["gap_line"] == r["gap_board"] == r["gap"]:
             print(f"  not played: {r['gap']}")
+        else:  # the engines differ: each one's own part (rules.skills.ENGINE_GAPS)
+            for where, k in (("line", "gap_line"), ("board", "gap_board")):
+                if r[k]:
+                    print(f"  not played ({where}): {r[k]}")
         unknown = f", {len(r['ap_unknown'])} of unknown cost" if r["ap_unknown"] else ""
         print(f"  {len(r['cards'])} cards, {r['ap']:g} AP{unknown}: "
               + ", ".join(r["cards"][:8]) + (", ..." if len(r["cards"]) > 8 else ""))

@@ -472,10 +472,10 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     units_a = [replace(u, cover=False) for u in BP.with_mounted_lines(units_a, grants[0])]
     units_b = [replace(u, cover=False) for u in BP.with_mounted_lines(units_b, grants[1])]
     spec = D.compile_duel(units_a, units_b, ruleset="dust-1947", distance=12,
-                          turns=setup.turns, options=options)
+                          turns=setup.turns, options=options, engine="board")
     spec_c = D.compile_duel([replace(u, cover=True) for u in units_a],
                             [replace(u, cover=True) for u in units_b], ruleset="dust-1947",
-                            distance=12, turns=setup.turns, options=options)
+                            distance=12, turns=setup.turns, options=options, engine="board")
     all_units = [*units_a, *units_b]
     U = len(all_units)
     W = spec.weapons.shape[0]
@@ -873,14 +873,14 @@ def _unplayed(units) -> tuple[str, ...]:
     cards = []
     for u in units:
         cards += [c for c in (u.card, u.hero, u.pilot) if c is not None]
-    out = [str(x) for x in unplayed_rules(cards)]
+    out = [str(x) for x in unplayed_rules(cards, "board")]  # the board's gaps only
     extra: dict[str, list[str]] = {}
     for c in cards:
         for r in card_rules(c, fielded=True):
             name = r.name.lower()
             if r.status != "played":
                 continue
-            if name in NOT_ON_BOARD:
+            if name in NOT_ON_BOARD and not r.gap_in("board"):  # else the table names it
                 names = extra.setdefault(f"{r.name} ({r.kind}) not played on the board "
                                          f"(the line engine plays it); {r.lines}", [])
                 if c.name not in names:
@@ -1123,6 +1123,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                   "enters": [bool(board.enters[zone[i]]) for i in (0, 1)]},
         "units": units,
         "policy": {"A": spec.policy.name, "B": spec.policy.name},
+        "sides": dict(zip(SIDES, spec.list_names, strict=True)),  # the lists' names
         "victory_conditions": list(spec.setup.conditions),
         "seed": seed,
         "attacker": SIDES[int(out[6])],

@@ -1,15 +1,26 @@
 """Duels and small engagements (Dust Tactics 2009, 2013, Dust 1947): who wins, not only how
 much damage one attack does.
 
-Two sides of one to ``MAX_UNITS`` units (whole army lists: :mod:`dustsim.play.list_battles`) play
-up to N turns: the initiative roll, alternating
+**Where a duel is fought** (:func:`duel`, ``dustsim duel``; :func:`duel_scenario`): a Dust 1947
+duel is a game on a scenario's board, by default 101 Firefight (:mod:`dustsim.play.battle`:
+squares, terrain, line of sight, every rule the board plays); ``scenario="line"``
+(``--scenario line``) keeps the line engine of this module, the only mode of the Tactics
+rulesets. The settings below that exist only on the line (distance, cover per unit, the
+:class:`DuelPolicy` choices; :data:`LINE_ONLY`) are refused with a board, never ignored. The
+value model and the report's duel section call the line engine directly
+(:func:`compile_duel`, :func:`simulate_duel`). Each engine's notes name the rules it leaves
+out (:func:`dustsim.rules.skills.unplayed_rules` with ``engine="line"`` here).
+
+The line engine: two sides of one to ``MAX_UNITS`` units (whole army lists:
+:mod:`dustsim.play.list_battles`) play up to N turns: the initiative roll, alternating
 activations (a side with fewer unactivated units may pass), two actions per activation chosen
 by a named policy, reactive attacks, Under Fire / Suppression tokens with their removal rolls,
 persistent damage, firepower that drops as models die, joined heroes, Damage Resilient,
 limited ammo and reload. Every attack is compiled by :mod:`dustsim.rules.attack` and resolved by the
 dice kernel's own trial code; the turn loop runs in :mod:`dustsim.play.duel_kernel` (Numba).
 
-**The abstraction** (the rules play on a grid; a duel keeps only what changes the dice):
+**The abstraction** (the rules play on a grid; a duel on a line keeps only what changes the
+dice):
 
 * Distance is one number. Side A starts at square 0, side B ``distance`` squares away, on a
   line; every unit moves straight at its target and never closer than one square (adjacent)
@@ -127,6 +138,9 @@ from dustsim.rules.unit_rules import improvised_weapons, unit_rules
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from dustsim.play.battle import BattleResult
+    from dustsim.play.policies import Policy
 
 T = FaceSet.of("T")  # the initiative tie-break symbol (1947 L337)
 S = FaceSet.of("S")  # the shield: Advanced Reactive Fire's second reactive face (L3373)
@@ -557,8 +571,10 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                  side_b: tuple[DuelUnit, ...] | list[DuelUnit], *,
                  ruleset: str = "dust-1947", distance: int = DUEL_DISTANCE,
                  turns: int = DUEL_TURNS,
-                 policy: DuelPolicy | None = None, options: dict | None = None) -> DuelSpec:
-    """Compile two sides into the engagement kernel's arrays."""
+                 policy: DuelPolicy | None = None, options: dict | None = None,
+                 engine: str = "line") -> DuelSpec:
+    """Compile two sides into the engagement kernel's arrays. ``engine``: whose rule gaps
+    the notes name (``"line"``; the grid battles compile through here with ``"board"``)."""
 
     policy = policy or DuelPolicy()
     if ruleset not in DUEL_RULESETS:
@@ -658,7 +674,10 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 gdice[w0 + k, t] = dice
     notes.extend(sorted(unusable))
     # every rule on these cards that battles do not play: the one table (issue 23)
-    notes.extend(unplayed_rules(c for du in all_units for c in (du.card, du.hero, du.pilot)))
+    notes.extend(unplayed_rules((c for du in all_units for c in (du.card, du.hero, du.pilot)),
+                                engine))
+    if engine == "line":  # what the line itself leaves out (the grid's notes: play.battle)
+        notes.insert(0, line_note(distance, ruleset))
     # one unit a side: the target and reactor choices have a single candidate, so the
     # value matrix that orders them is not needed (zeros behave the same)
     value = (_values(all_units, targets, sides, units, wlist, gdice + gblast, rs, compiled,
@@ -690,6 +709,16 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         config=config, value=value, distance=distance, turns=turns, policy=policy,
         notes=tuple(dict.fromkeys(notes)),
     )
+
+
+def line_note(distance: int, ruleset: str) -> str:
+    """The note of every duel on a line: what the abstraction leaves out (module docstring)."""
+    board = ("the board plays them: --scenario NAME" if ruleset == "dust-1947" else
+             "the board plays Dust 1947 only")
+    return (f"played on a line, {distance} squares apart: units move straight at their "
+            "targets, line of sight is always clear, cover is fixed per unit, and there are no "
+            f"terrain, fire arcs, objectives or deployment ({board}); units activate in the "
+            "order listed")
 
 
 # -- running --------------------------------------------------------------------------------------
@@ -778,7 +807,7 @@ class DuelResult(ResultAPI):
             m, _ = self.ap_lost(s)
             items.append((f"AP lost by {s.upper()}", num(m)))
         items.append(("duels", f"{self.trials:,}, seed {self.seed}, {sp.ruleset}, "
-                               f"{sp.distance} squares, up to {sp.turns} turns"))
+                               f"{line_words(sp.distance, sp.ruleset)}, up to {sp.turns} turns"))
         return items
 
     def __repr__(self) -> str:
@@ -795,7 +824,7 @@ class DuelResult(ResultAPI):
         """The full record (the CLI's ``--json`` object): units and notes included."""
         sp = self.spec
         d = {
-            "ruleset": sp.ruleset, "distance": sp.distance, "turns": sp.turns,
+            "ruleset": sp.ruleset, "scenario": LINE, "distance": sp.distance, "turns": sp.turns,
             "policy": dict(vars(sp.policy)), "trials": self.trials, "seed": self.seed,
             "p_a_wins": self.p_a_wins, "p_b_wins": self.p_b_wins, "p_draw": self.p_draw,
             "se_p_a_wins": self.se("p_a_wins"), "se_p_b_wins": self.se("p_b_wins"),
@@ -907,15 +936,70 @@ def replay_duel(spec: DuelSpec, faces: str | list[int]) -> ScriptedDuel:
     return ScriptedDuel(OUTCOMES[out[0]], int(out[1]), left, int(out[2]))
 
 
-def duel(side_a, side_b, *, ruleset: str = "dust-1947", distance: int = DUEL_DISTANCE,
-         turns: int = DUEL_TURNS,
-         trials: int = DEFAULT_TRIALS, seed: int = 0, threads: int | None = None,
-         cards: list[Card] | None = None, policy: DuelPolicy | None = None,
-         options: dict | None = None, progress: bool = False, **policy_kw) -> DuelResult:
+#: where a duel is fought: ``LINE`` (the engagement kernel on a line: :func:`compile_duel`,
+#: :func:`simulate_duel`) or a Dust 1947 scenario's board (:mod:`dustsim.play.battle`)
+LINE = "line"
+#: the board of a Dust 1947 duel unless ``scenario`` says otherwise (101 Firefight)
+DUEL_SCENARIO = "101"
+#: a duel's settings that exist only on the line (the board has its own: cover from the
+#: terrain, the sides entering from their edges, the battle policies)
+LINE_ONLY = ("distance", "cover", *DuelPolicy.CHOICES)
+
+
+def duel_scenario(ruleset: str = "dust-1947", scenario: str | int | None = None) -> str:
+    """Where a duel under ``ruleset`` is fought: ``"line"`` or the scenario asked for. Default:
+    Dust 1947 on :data:`DUEL_SCENARIO`'s board; the Tactics rulesets on the line, their only
+    mode (the board plays Dust 1947)."""
+    if ruleset not in DUEL_RULESETS:
+        raise DustsimError(f"duels are played under {', '.join(DUEL_RULESETS)}; "
+                           f"{ruleset!r} is not one (Dust Epic: `dustsim epic battle`)",
+                           field="--ruleset")
+    if scenario is None:
+        return DUEL_SCENARIO if ruleset == "dust-1947" else LINE
+    if str(scenario).strip().lower() == LINE:
+        return LINE
+    if ruleset != "dust-1947":
+        raise DustsimError(f"{ruleset} duels are fought on a line only (the board and its "
+                           f"scenarios play Dust 1947): leave out --scenario {scenario} or "
+                           f"give --scenario {LINE}", field="--scenario")
+    return str(scenario)
+
+
+def default_trials(where: str) -> int:
+    """A duel's default number of games: ``DEFAULT_TRIALS`` on the line, ``BATTLE_TRIALS`` on a
+    scenario's board (a whole game on the grid, as ``dustsim list vs``)."""
+    from dustsim import BATTLE_TRIALS
+
+    return DEFAULT_TRIALS if where == LINE else BATTLE_TRIALS
+
+
+def line_words(distance: int, ruleset: str) -> str:
+    """Where a line duel was fought, for a header: ``on a line, 6 squares apart`` (and, for
+    the Tactics rulesets, that the line is their only mode)."""
+    where = f"on a line, {distance} squares apart"
+    if ruleset != "dust-1947":
+        where += " (the only mode of Tactics duels: the board plays Dust 1947)"
+    return where
+
+
+def duel(side_a, side_b, *, ruleset: str = "dust-1947", scenario: str | int | None = None,
+         distance: int | None = None, turns: int | None = None, trials: int | None = None,
+         seed: int = 0, threads: int | None = None, cards: list[Card] | None = None,
+         policy: DuelPolicy | str | Policy | None = None, options: dict | None = None,
+         progress: bool = False, attacker: str | None = None, variant: str | None = None,
+         **policy_kw) -> DuelResult | BattleResult:
     """Play an engagement: sides as strings (``"Pounder, Ranger Combat Squad"``) or sequences
-    of :class:`DuelUnit` / :class:`Card`. Policy choices may be passed as keywords."""
-    if policy_kw:
-        policy = replace(policy or DuelPolicy(), **policy_kw)
+    of :class:`DuelUnit` / :class:`Card`.
+
+    Where (:func:`duel_scenario`): a Dust 1947 duel is fought on ``scenario``'s board (default
+    101 Firefight: :func:`dustsim.play.battle.battle`, every rule the board plays; ``policy``
+    a battle policy name, ``attacker``/``variant`` as there; ``trials`` default
+    ``BATTLE_TRIALS``) and returns a :class:`~dustsim.play.battle.BattleResult`;
+    ``scenario="line"`` (and every Tactics duel) plays the line (``distance``, ``turns``
+    default :data:`DUEL_DISTANCE`/:data:`DUEL_TURNS`, units in cover, a :class:`DuelPolicy`
+    or its choices as keywords; ``trials`` default ``DEFAULT_TRIALS``) and returns a
+    :class:`DuelResult`. A line-only setting on a board is an error naming it."""
+    where = duel_scenario(ruleset, scenario)
 
     def side(s, label):
         if isinstance(s, str):
@@ -925,9 +1009,51 @@ def duel(side_a, side_b, *, ruleset: str = "dust-1947", distance: int = DUEL_DIS
                               field_name=label)
         return tuple(x if isinstance(x, DuelUnit) else DuelUnit(x) for x in s)
 
-    spec = compile_duel(side(side_a, "--side-a"), side(side_b, "--side-b"), ruleset=ruleset,
-                        distance=distance, turns=turns, policy=policy, options=options)
-    return simulate_duel(spec, trials, seed, threads=threads, progress=progress)
+    unknown = sorted(set(policy_kw) - set(DuelPolicy.CHOICES))
+    if unknown:
+        import difflib
+
+        near = difflib.get_close_matches(unknown[0], DuelPolicy.CHOICES, n=1)
+        raise DustsimError(f"duel() has no setting {unknown[0]!r}"
+                           + (f"; did you mean {near[0]!r}?" if near else "")
+                           + f" (the line's policy choices: {', '.join(DuelPolicy.CHOICES)})",
+                           field=unknown[0])
+    ua, ub = side(side_a, "--side-a"), side(side_b, "--side-b")
+    if where == LINE:
+        for name, v in (("attacker", attacker), ("variant", variant)):
+            if v is not None:
+                raise DustsimError(f"{name}= applies to a scenario's board, not to a duel on "
+                                   "a line", field=f"--{name}")
+        if policy is not None and not isinstance(policy, DuelPolicy):
+            raise DustsimError(f"policy {policy!r}: a duel on a line takes a DuelPolicy (or "
+                               f"its choices as keywords: {', '.join(DuelPolicy.CHOICES)})",
+                               field="--policy")
+        if policy_kw:
+            policy = replace(policy or DuelPolicy(), **policy_kw)
+        spec = compile_duel(ua, ub, ruleset=ruleset,
+                            distance=DUEL_DISTANCE if distance is None else distance,
+                            turns=DUEL_TURNS if turns is None else turns, policy=policy,
+                            options=options)
+        return simulate_duel(spec, default_trials(where) if trials is None else trials, seed,
+                             threads=threads, progress=progress)
+    from dustsim.play.battle import prepare, simulate_battle
+    from dustsim.play.policies import DEFAULT_POLICY
+
+    on = {"distance": distance is not None, "cover": any(u.cover for u in (*ua, *ub)),
+          **{k: k in policy_kw for k in DuelPolicy.CHOICES}}
+    given = [k for k in LINE_ONLY if on[k]] + ["policy"] * isinstance(policy, DuelPolicy)
+    if given:
+        what = "a DuelPolicy" if given[0] == "policy" else given[0]
+        raise DustsimError(f"{what} applies to duels on a line only, not on scenario "
+                           f"{where}'s board (cover from the terrain, the sides entering from "
+                           f"their edges, a battle policy by name): give scenario='{LINE}' or "
+                           f"leave it out", field=f"--{given[0]}")
+    spec = prepare(ua, ub, scenario=where, seed=seed, policy=policy or DEFAULT_POLICY,
+                   attacker=attacker, turns=turns, options=options, variant=variant)
+    names = tuple(", ".join(u.name for u in s) for s in (ua, ub))
+    return simulate_battle(replace(spec, list_names=names),
+                           default_trials(where) if trials is None else trials, seed,
+                           threads=threads, progress=progress)
 
 
 def duel_matrix(cards: list[Card], *, ruleset: str = "dust-1947", distance: int = 8,

@@ -769,9 +769,12 @@ def render_replay_html(log: dict) -> str:
     sc = log["scenario"]
     title = " ".join(str(x) for x in (sc.get("number"), sc.get("name")) if x is not None)
     sides = log.get("sides") if isinstance(log.get("sides"), Mapping) else {}
+    # the lists' names where the log has them (a bare side letter is no name)
+    names = {s: sides.get(s) if isinstance(sides.get(s), str) and sides.get(s) != s else None
+             for s in SIDES}
     return _template().render(
         title=title, scenario=sc, log=log, turns=turns, result=data["result"],
-        sides={s: sides.get(s) for s in SIDES}, data=_json_for_script(data),
+        sides=names, data=_json_for_script(data),
         notes=[n for n in log.get("notes", []) if isinstance(n, str)])
 
 

@@ -22,7 +22,7 @@ To add a skill: put its base name in the data layer's vocabulary
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from dustsim.data.skill_names import SKILL_ALIASES, SKILLS, skill_base, suggest  # noqa: F401
@@ -56,6 +56,9 @@ STATUSES = ("played", "attack only", "not played", "no effect on play")
 KINDS = ("skill", "weapon rule", "keyword")
 #: statuses a battle's notes name (the rule changes play and the battles do not play it)
 UNPLAYED = frozenset({"attack only", "not played"})
+#: the engines whose notes :func:`unplayed_rules` gives: duels on a line (the engagement
+#: kernel, :mod:`dustsim.play.duel`) and battles on a scenario's board (:mod:`dustsim.play.battle`)
+ENGINES = ("line", "board")
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,11 @@ class Rule:
     rule whose text is in no seed the BattleScribe catalogue's rule (``BSD:<file> rule <id>``,
     with book and page where the catalogue gives them; the catalogues in
     ``../shared/data/bsdata-dust1947``); empty where neither has its text. ``gap``: for a
-    ``played`` rule, the part of it the battles still leave out (named in their notes)."""
+    ``played`` rule, the part of it the battles still leave out (named in their notes):
+    the table's word (``dustsim skills``, the value model). ``line_gap`` / ``board_gap``:
+    what duels on a line (:mod:`dustsim.play.duel`) / grid battles (:mod:`dustsim.play.battle`)
+    leave out where it differs from ``gap`` (None: ``gap``; "": nothing), each engine's notes;
+    :data:`ENGINE_GAPS` sets them."""
 
     name: str
     kind: str
@@ -74,6 +81,8 @@ class Rule:
     reason: str
     lines: str = ""
     gap: str = ""
+    line_gap: str | None = None
+    board_gap: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES or self.kind not in KINDS:
@@ -88,6 +97,16 @@ class Rule:
     def unplayed(self) -> bool:
         """Changes play and the battles do not play it (``attack only`` or ``not played``)."""
         return self.status in UNPLAYED
+
+    def gap_in(self, engine: str | None) -> str:
+        """The part of the rule ``engine`` leaves out (:data:`ENGINES`; None: ``gap``,
+        what either leaves out)."""
+        if engine is None:
+            return self.gap
+        if engine not in ENGINES:
+            raise ValueError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+        own = self.line_gap if engine == "line" else self.board_gap
+        return self.gap if own is None else own
 
 
 #: rules with no text anywhere the project may read (issue 23)
@@ -521,6 +540,55 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
 )}
 
 
+#: each engine's own part of a played rule's ``gap`` where it differs (issue 23: a battle's
+#: notes name exactly what its engine leaves out): rule name -> (line_gap, board_gap), None
+#: where the engine leaves out the whole ``gap``, "" where it plays the whole rule. The grid
+#: plays what a gap calls "duels on a line" (its reason says how); the line has no squares,
+#: terrain or objectives, so the movement rules the board plays are its gaps too.
+_NO_TERRAIN = "duels on a line (no terrain there)"
+ENGINE_GAPS: dict[str, tuple[str | None, str | None]] = {
+    **dict.fromkeys(("Spotter", "Assassin", "Air Alert", "First Strike", "Camouflage",
+                     "Black Ops", "Interrogate", "Officer", "General", "Follow Me",
+                     "Red Banner", "Desert Fox", "Medevac", "Resurrection", "Jammer", "Spy",
+                     "Execute", "Amphibious", "Large", "Large Vehicle", "Huge",
+                     "Huge Vehicle", "Assault Vehicle", "Raid", "Blutkreuz", "Mindless",
+                     "Crazy Jimmy", "Sniper", "Large Ordnance", "Head Shot"), (None, "")),
+    "Air Traffic Control": ("", None),  # the line's officers order aircraft, the board's not
+    "Air Assault": (None, "boarding an Airlifter during the game"),
+    "Passengers": (None, "mounting during the game"),
+    "Airlifter": (None, "picking a vehicle up during the game"),
+    "Command Squad": (None, "the medic's and mechanic's actions (the Command Squad cards "
+                            "carry neither skill)"),
+    "Command Vehicle": (None, "the Command Squad, Medic or Mechanic mounted in it "
+                              "(passengers are not played)"),
+    "Combat Medic": (None, "Inject Stimulants (L3745-3757)"),
+    "Medic": (None, "Inject Stimulants (L3745-3757)"),
+    "Mechanic": (None, "the repair of critical hits (L3090)"),
+    "Mechanic Crew": (None, "whatever its ENLIST text adds"),
+    "Artillery Observer": (None, "observed smoke shells"),
+    "Naval Unit": (None, "its water-only movement and its wreck becoming water (the "
+                         "scenarios' tables have water only as scenario 110's river, L2822: "
+                         "it moves as a vehicle of its class)"),
+    "Dozer Blade": (None, "a buried fortification's terrain stays (the seeds do not say what "
+                          "it becomes); filling a trench or clearing a minefield gap (no "
+                          "scenario board has either)"),
+    "Artillery": (None, "a Target Point on an empty square (the grid aims at a unit); smoke "
+                        "shells"),
+    "Wire-guided": (None, "reactive Attacks (every weapon fires together there)"),
+    **dict.fromkeys(("Tracked", "Wheeled", "Half Tracked"), (_NO_TERRAIN, None)),
+    "Flying": (_NO_TERRAIN, None),
+    "Trail Blazer": ("duels on a line (no squares there: units never pass an enemy)", None),
+}
+SKILL_RULES = {k: (replace(r, line_gap=ENGINE_GAPS[r.name][0],
+                           board_gap=ENGINE_GAPS[r.name][1])
+                   if r.name in ENGINE_GAPS and r.status == "played" else r)
+               for k, r in SKILL_RULES.items()}
+WEAPON_RULES = {k: (replace(r, line_gap=ENGINE_GAPS[r.name][0],
+                            board_gap=ENGINE_GAPS[r.name][1])
+                    if r.name in ENGINE_GAPS and r.status == "played" else r)
+                for k, r in WEAPON_RULES.items()}
+
+
 #: rules of the rulebook that no card names but every battle plays (issue 23), each with its
 #: decision where the seeds leave it open; ``dustsim skills`` lists them after the table
 RULEBOOK_RULES: tuple[Rule, ...] = (
@@ -568,16 +636,19 @@ def _cite(r: Rule) -> str:
         if r.lines else ""
 
 
-def unplayed_rules(cards: Iterable[Card]) -> list[str]:
+def unplayed_rules(cards: Iterable[Card], engine: str | None = None) -> list[str]:
     """A battle's notes: one line per rule the battles do not play (``attack only``, ``not
-    played``, or the ``gap`` of a played rule) that these cards carry (their fielded weapons),
-    naming the cards, in table order (skills, then weapon rules)."""
+    played``, or the gap of a played rule) that these cards carry (their fielded weapons),
+    naming the cards, in table order (skills, then weapon rules). ``engine``: ``"line"`` or
+    ``"board"`` names the gaps of that engine only (:meth:`Rule.gap_in`); None, either's."""
+    if engine is not None and engine not in ENGINES:
+        raise ValueError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
     by_rule: dict[Rule, list[str]] = {}
     for c in cards:
         if c is None:
             continue
         for r in card_rules(c, fielded=True):
-            if r.unplayed or r.gap:
+            if r.unplayed or r.gap_in(engine):
                 names = by_rule.setdefault(r, [])
                 if c.name not in names:
                     names.append(c.name)
@@ -589,8 +660,8 @@ def unplayed_rules(cards: Iterable[Card]) -> list[str]:
             out.append(f"{r.name} ({r.kind}) {r.status} in battles: {r.reason}{_cite(r)} "
                        f"-- {who}")
         else:
-            out.append(f"{r.name} ({r.kind}) played in battles except {r.gap}{_cite(r)} "
-                       f"-- {who}")
+            out.append(f"{r.name} ({r.kind}) played in battles except {r.gap_in(engine)}"
+                       f"{_cite(r)} -- {who}")
     return out
 
 
@@ -635,8 +706,9 @@ def played_skill_names() -> frozenset[str]:
 
 def skills_table(cards: Iterable[Card], edition: str | None = None) -> list[dict]:
     """Every rule of the table carried by ``cards`` (of ``edition``, if given): name, kind,
-    status, reason, lines, gap, changes_play, the cards carrying it and their army points
-    (unknown costs counted as 0 and named in ``ap_unknown``)."""
+    status, reason, lines, gap (and ``gap_line`` / ``gap_board``: each engine's own part),
+    changes_play, the cards carrying it and their army points (unknown costs counted as 0 and
+    named in ``ap_unknown``)."""
     rows: dict[Rule, dict] = {}
     for c in cards:
         if edition is not None and c.edition != edition:
@@ -644,6 +716,8 @@ def skills_table(cards: Iterable[Card], edition: str | None = None) -> list[dict
         for r in card_rules(c):
             row = rows.setdefault(r, {"name": r.name, "kind": r.kind, "status": r.status,
                                       "reason": r.reason, "lines": r.lines, "gap": r.gap,
+                                      "gap_line": r.gap_in("line"),
+                                      "gap_board": r.gap_in("board"),
                                       "changes_play": r.changes_play, "cards": [], "ap": 0.0,
                                       "ap_unknown": []})
             row["cards"].append(c.name)

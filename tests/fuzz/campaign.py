@@ -158,6 +158,7 @@ def gen_args(rng: random.Random) -> tuple[list[str], str | None]:
         maybe("--distance", INTS, 0.3)
         maybe("--seed", INTS, 0.3)
         maybe("--threads", INTS, 0.2)
+        maybe("--scenario", ["line", "line", "101", "nowhere", "LINE"], 0.5)  # --distance: line
         if rng.random() < 0.5:
             a.append("--json")
     elif cmd == "import-bs":
