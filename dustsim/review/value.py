@@ -24,7 +24,15 @@ mapping in step 4).
    it can enter. Measured on Dust 1947, seed 0, engagements and battles: in the open Spearman
    0.840 / log R² 0.703 / fair/printed at 2-3 AP 1.55, in cover 0.842 / 0.720 / 1.39), for
    :data:`TURNS` turns from each starting distance of :data:`DISTANCES` (squares,
-   equally likely), ``trials`` engagements per distance. The card is side A; a hero plays
+   equally likely), ``trials`` engagements per distance. **Limited ammunition is rationed**
+   (``ration_ammo``, :func:`rationed`): a weapon's boxes (L3288) last the whole game
+   (:data:`GAME_TURNS` = 8 turns in every scenario, 101-115), and an engagement is
+   :data:`TURNS` of them, so each side carries that share of its boxes, rounded up (1 -> 1,
+   2 -> 1, 4 -> 2, 6 -> 3); with all its boxes, a Volley card spent in one fight what it
+   must spread over the game's opponents (issue 24: the 52 limited-ammunition cards were
+   over-valued against the others by 0.19 in log AP on average, the Volley aircraft by
+   0.53; rationed: 0.11 and 0.24. Dust 1947, seed 0, the report's model: Spearman 0.849 /
+   log R² 0.746 -> 0.850 / 0.752, aircraft 0.684 -> 0.731). The card is side A; a hero plays
    **joined** to its class's median squad (:func:`host_squads`; ``join_heroes``) and is
    worth what it adds: fair(joined unit) - fair(squad alone) (:func:`_apply`), valued from
    these joined engagements alone (step 3b). Measured on Dust 1947 (seed 0, the report's
@@ -185,13 +193,15 @@ from dustsim.data.cards import COLUMNS, Card
 from dustsim.data.patches import PATCH_FIELDS, load_patch, patched  # noqa: F401 (moved; re-exported)
 from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
-from dustsim.rules.skills import played_skill_names, skill_rule
+from dustsim.rules.skills import keyword_rule, played_skill_names, skill_rule
 
 DISTANCES: tuple[int, ...] = (3, 6, 9, 12)
 TURNS = 4
 EPS = 0.05
 TRIALS = 32
 PER_CLASS = 3
+#: a scenario's length (every Dust 1947 scenario, 101-115: the game-turn track, e.g. L2460-2478)
+GAME_TURNS = 8
 BOOTSTRAP = 200
 BAND = 0.90
 ROUNDING_AP = 0.5
@@ -244,7 +254,7 @@ ROLES: tuple[tuple[str, str, bool], ...] = (
     (r"strong ?point", "Strongpoint", False),
     (r"infantry ace", "Infantry Ace (third action)", False),
 )
-#: weapon keywords the engagement kernel fires as a plain attack (named, not valued)
+#: weapon keywords named where the skills table says the engagements do not play them
 KEYWORD_ROLES = {"salvo": "Salvo", "volley": "Volley", "wire-guided": "wire-guided re-roll",
                  "smoke": "smoke", "tesla": "Tesla stun", "grapple": "Grapple stun"}
 NO_WEAPON = "no weapon of its own (worth in its special rules)"
@@ -282,7 +292,12 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
     standard = [w for w in card.weapons if not w.optional and w.count != 0]
     for w in standard:
         for k in w.keywords:
-            if k in KEYWORD_ROLES:
+            r = keyword_rule(k)  # the one table: a keyword the engagement kernel plays
+            if r is not None and not r.unplayed and not r.gap:  # (Salvo, Volley, Tesla)
+                continue  # is not named
+            if r is not None and not r.unplayed:
+                found.setdefault(f"rule partly played: {r.name}: not in {r.gap}", False)
+            elif k in KEYWORD_ROLES:
                 found.setdefault(KEYWORD_ROLES[k], False)
     if not standard and found:  # it cannot attack: its worth is what its rules do
         found[NO_WEAPON] = True
@@ -320,6 +335,7 @@ class ValueSettings:
     per_class: int = PER_CLASS  # representatives per armour class
     join_heroes: bool = True  # play heroes joined to a host squad (step 2, measured)
     infantry_cover: bool = True  # infantry of both sides fights from cover (step 2)
+    ration_ammo: bool = True  # limited ammunition shared over the game's turns (step 2)
     battles: bool = False  # value from battles (dustsim.review.battle_value) combined in
     battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
     battle_games: int = 24  # games per pairing (with and without the card)
@@ -346,7 +362,7 @@ class ValueSettings:
         """What the engagement figures depend on (a cached table is reused only if equal)."""
         return (f"t{self.trials}s{self.seed}d{','.join(map(str, self.distances))}"
                 f"T{self.turns}k{self.per_class}j{int(self.join_heroes)}"
-                f"c{int(self.infantry_cover)}")
+                f"c{int(self.infantry_cover)}a{int(self.ration_ammo)}")
 
 
 @dataclass(frozen=True)
@@ -571,11 +587,26 @@ def join_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
     return _JOIN_HOSTS[key]
 
 
-def _side(card: Card, host: Card | None, cover: bool = False):
-    """The unit the card plays as: joined to its host squad when it is a hero that can join."""
+def rationed(card: Card, turns: int = TURNS) -> Card:
+    """The card with the boxes of each limited-ammunition weapon (L3288) it carries into an
+    engagement of ``turns`` turns: its share of a game of :data:`GAME_TURNS` turns, rounded
+    up (module docstring, step 2: the ammunition lasts the game, not one fight)."""
+    if not any(w.ammo for w in card.weapons):
+        return card
+    return replace(card, weapons=tuple(
+        replace(w, ammo=math.ceil(w.ammo * min(turns, GAME_TURNS) / GAME_TURNS))
+        if w.ammo else w for w in card.weapons))
+
+
+def _side(card: Card, host: Card | None, cover: bool = False, ration: int | None = None):
+    """The unit the card plays as: joined to its host squad when it is a hero that can join;
+    ``ration``: the engagement's turns, to ration limited ammunition (:func:`rationed`)."""
     from dustsim.play.duel import DuelUnit, join_hero
     from dustsim.review.battle_value import joined_card, must_join
 
+    if ration is not None:
+        card = rationed(card, ration)
+        host = rationed(host, ration) if host is not None else None
     cover = cover and card.armour_type == "I"
     if host is not None and must_join(card):  # a Commissar plays as part of its unit
         return DuelUnit(joined_card(host, card), cover=cover)
@@ -594,10 +625,12 @@ def _card_row(card: Card, opponents: list[Card], st: ValueSettings,
     from dustsim.play.duel import compile_duel
 
     ruleset = _ruleset(card.edition)
-    side = _side(card, host, st.infantry_cover)
+    ration = st.turns if st.ration_ammo else None
+    side = _side(card, host, st.infantry_cover, ration)
     specs, notes = [], []
     for opp in opponents:
-        spec = compile_duel([side], [_side(opp, None, st.infantry_cover)], ruleset=ruleset,
+        spec = compile_duel([side], [_side(opp, None, st.infantry_cover, ration)],
+                            ruleset=ruleset,
                             distance=st.distances[0], turns=st.turns)
         specs.append(spec)
         notes.append(tuple(n for n in spec.notes if n.startswith(f"{card.name}:")
