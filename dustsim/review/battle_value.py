@@ -110,6 +110,14 @@ def unplayed_main_roles(card: Card) -> tuple[str, ...]:
     return tuple(r for r in main_roles(card) if r not in BATTLE_PLAYED_ROLES)
 
 
+def commands(card: Card) -> bool:
+    """Whether one of the card's main roles is a command role the battles play
+    (:data:`BATTLE_PLAYED_ROLES`: an officer's Rally and Get Moving, a General)."""
+    from dustsim.review.value import main_roles
+
+    return any(r in BATTLE_PLAYED_ROLES for r in main_roles(card))
+
+
 def must_join(card: Card) -> bool:
     """A non-hero card that must join an infantry unit of its armour at the start of the
     game (a Commissar, 1947 L3477-3479): never a unit of its own in an army."""

@@ -1097,6 +1097,13 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     if "battle_command" in tab:  # valued from the battles alone: the role is played there
         cmd = tab["battle_command"] & tab["strength"].notna()
         tab.loc[cmd, "mainly_unmodelled"] = ""
+        part = tab["valued_by"] == "battles (its command role; the rest not played)"
+        if part.any():  # the roles left are what the battles do not play (a lower bound)
+            from dustsim.review.battle_value import unplayed_main_roles
+
+            by = {c.name: c for c in edition_cards}
+            tab.loc[part, "mainly_unmodelled"] = ["; ".join(unplayed_main_roles(by[u]))
+                                                  for u in tab.loc[part, "unit"]]
         tab["judged"] = tab["judged"] | (cmd & (tab["ap"].fillna(0) > 0) & ~tab["partial"])
     # step 5b: a card that plays but whose main role is not played is judged on what it
     # plays, the role named; its fair cost is a lower bound (``lower_bound``)
@@ -1121,11 +1128,10 @@ def battle_needed(cards: Iterable[Card], field_: tuple[Opponent, ...]) -> list[s
     have both figures and so put the battle scale on the engagements' (:func:`_combine`).
     Where a card has both, the battles weigh little (precision weights), so the others are
     valued as with every card in battles, at a tenth of the CPU."""
-    from dustsim.review.battle_value import must_join, unplayed_main_roles
+    from dustsim.review.battle_value import commands, must_join
 
     reps = {o.name for o in field_}
-    return [c.name for c in cards if c.name in reps or must_join(c)
-            or (bool(main_roles(c)) and not unplayed_main_roles(c))]
+    return [c.name for c in cards if c.name in reps or must_join(c) or commands(c)]
 
 
 def _combine(tab: pd.DataFrame, scales: tuple | None,
@@ -1145,12 +1151,18 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     tab["valued_by"] = np.where(tab["strength"].notna(), "engagements", "")
     if "battle_value" not in tab:
         return tab, scales
-    from dustsim.review.battle_value import V_MIN, must_join, unplayed_main_roles
+    from dustsim.review.battle_value import V_MIN, commands, must_join, unplayed_main_roles
 
     by = {c.name: c for c in cards}
     main = tab["mainly_unmodelled"] if "mainly_unmodelled" in tab else pd.Series("", tab.index)
+    # a command role the battles play: all its main roles (battle_command), or some of them,
+    # the rest not played anywhere (battle_command_part: valued from the battles, which play
+    # more of it, as a lower bound; step 5b)
     tab["battle_command"] = [bool(m) and u in by and not unplayed_main_roles(by[u])
                              for u, m in zip(tab["unit"], main, strict=True)]
+    part = np.array([bool(m) and u in by and commands(by[u]) and bool(unplayed_main_roles(
+        by[u])) for u, m in zip(tab["unit"], main, strict=True)], bool)
+    tab["battle_command_part"] = part
     joins = np.array([u in by and must_join(by[u]) for u in tab["unit"]], bool)
     tab["battle_command"] = tab["battle_command"].to_numpy(bool) | joins
     v = pd.to_numeric(tab["battle_value"], errors="coerce")
@@ -1169,9 +1181,10 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     ze, zb = (e - me) / se_, (lb - mb) / sb
     ze_se, zb_se = e_se / se_, lb_se / sb
     cmd = tab["battle_command"].to_numpy(bool)
-    # a card that must join a unit keeps its joined engagement (host subtracted in _apply)
-    # only where the battles did not measure it
-    cmd = cmd & ~(joins & zb.isna().to_numpy())
+    # a card that must join a unit, or whose command role is only part of its main roles,
+    # keeps its (joined) engagement (host subtracted in _apply) where the battles did not
+    # measure it
+    cmd = (cmd & ~(joins & zb.isna().to_numpy())) | (part & zb.notna().to_numpy())
     ze, ze_se = ze.mask(cmd), ze_se.mask(cmd)
     hero_joined = np.zeros(len(tab), bool)
     if "host" in tab:  # valued from the battles: its marginal worth, nothing to subtract
@@ -1194,7 +1207,8 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     tab["battle_weight"] = np.where(two, wb, np.where(zb.notna() & ze.isna(), 1.0, np.where(
         ze.notna(), 0.0, np.nan)))
     by_battles = np.where(joins, "battles (joined to a unit)",
-                          np.where(cmd, "battles (its command role)", "battles"))
+                          np.where(part, "battles (its command role; the rest not played)",
+                                   np.where(cmd, "battles (its command role)", "battles")))
     tab["valued_by"] = np.where(
         two, "engagements and battles", np.where(
             hero_joined, "engagements (joined to a squad)", np.where(
