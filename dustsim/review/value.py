@@ -24,15 +24,19 @@ mapping in step 4).
    it can enter. Measured on Dust 1947, seed 0, engagements and battles: in the open Spearman
    0.840 / log R² 0.703 / fair/printed at 2-3 AP 1.55, in cover 0.842 / 0.720 / 1.39), for
    :data:`TURNS` turns from each starting distance of :data:`DISTANCES` (squares,
-   equally likely), ``trials`` engagements per distance. **Limited ammunition is rationed**
-   (``ration_ammo``, :func:`rationed`): a weapon's boxes (L3288) last the whole game
-   (:data:`GAME_TURNS` = 8 turns in every scenario, 101-115), and an engagement is
-   :data:`TURNS` of them, so each side carries that share of its boxes, rounded up (1 -> 1,
-   2 -> 1, 4 -> 2, 6 -> 3); with all its boxes, a Volley card spent in one fight what it
-   must spread over the game's opponents (issue 24: the 52 limited-ammunition cards were
-   over-valued against the others by 0.19 in log AP on average, the Volley aircraft by
-   0.53; rationed: 0.11 and 0.24. Dust 1947, seed 0, the report's model: Spearman 0.849 /
-   log R² 0.746 -> 0.850 / 0.752, aircraft 0.684 -> 0.731). The card is side A; a hero plays
+   equally likely), ``trials`` engagements per distance. **What lasts the game is rationed**
+   (``ration_game``, :func:`rationed`): a weapon's boxes of ammunition (L3288) and a
+   once-per-game skill (:data:`GAME_ONCE`: Fighting Spirit, Lucky, Smoke Launchers) last the
+   whole game (:data:`GAME_TURNS` = 8 turns in every scenario, 101-115) and an engagement is
+   :data:`TURNS` of them, so each side has that share ``p`` = 1/2: half the engagements with
+   the boxes rounded up and the skills, half with the boxes rounded down and without them
+   (a 2-box weapon fires 1 box, a 1-box one in half the engagements). With all of it, a
+   Volley card spent in one fight what it must spread over the game's opponents (issue 24:
+   the 52 limited-ammunition cards were over-valued against the others by 0.19 in log AP on
+   average, the Volley aircraft by 0.53; with the boxes rounded up, 0.11 and 0.24. Dust
+   1947, seed 0, the report's model: Spearman 0.849 / log R² 0.746 -> 0.850 / 0.752 with
+   the boxes rounded up, aircraft 0.684 -> 0.731; the halves and the once-per-game skills:
+   0.860 / 0.767 -> 0.862 / 0.770). The card is side A; a hero plays
    **joined** to its class's median squad (:func:`host_squads`; ``join_heroes``) and is
    worth what it adds: fair(joined unit) - fair(squad alone) (:func:`_apply`), valued from
    these joined engagements alone (step 3b). Measured on Dust 1947 (seed 0, the report's
@@ -335,7 +339,7 @@ class ValueSettings:
     per_class: int = PER_CLASS  # representatives per armour class
     join_heroes: bool = True  # play heroes joined to a host squad (step 2, measured)
     infantry_cover: bool = True  # infantry of both sides fights from cover (step 2)
-    ration_ammo: bool = True  # limited ammunition shared over the game's turns (step 2)
+    ration_game: bool = True  # ammunition and once-per-game skills rationed (step 2)
     battles: bool = False  # value from battles (dustsim.review.battle_value) combined in
     battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
     battle_games: int = 24  # games per pairing (with and without the card)
@@ -362,7 +366,7 @@ class ValueSettings:
         """What the engagement figures depend on (a cached table is reused only if equal)."""
         return (f"t{self.trials}s{self.seed}d{','.join(map(str, self.distances))}"
                 f"T{self.turns}k{self.per_class}j{int(self.join_heroes)}"
-                f"c{int(self.infantry_cover)}a{int(self.ration_ammo)}")
+                f"c{int(self.infantry_cover)}a{2 * int(self.ration_game)}")
 
 
 @dataclass(frozen=True)
@@ -587,26 +591,41 @@ def join_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
     return _JOIN_HOSTS[key]
 
 
-def rationed(card: Card, turns: int = TURNS) -> Card:
-    """The card with the boxes of each limited-ammunition weapon (L3288) it carries into an
-    engagement of ``turns`` turns: its share of a game of :data:`GAME_TURNS` turns, rounded
-    up (module docstring, step 2: the ammunition lasts the game, not one fight)."""
-    if not any(w.ammo for w in card.weapons):
+#: once-per-game skills (rationed like ammunition, :func:`rationed`): Fighting Spirit
+#: L3519-3521, Lucky L3583-3585, Smoke Launchers / Grenades L3651-3653
+GAME_ONCE = frozenset({"fighting spirit", "lucky", "smoke launchers", "smoke grenades"})
+
+
+def rationed(card: Card, turns: int = TURNS, low: bool = False) -> Card:
+    """The card with what lasts the whole game rationed to an engagement of ``turns`` turns,
+    its share ``p`` of a game of :data:`GAME_TURNS` turns (module docstring, step 2): each
+    limited-ammunition weapon (L3288) carries ``k x p`` of its ``k`` boxes and a
+    once-per-game skill (:data:`GAME_ONCE`) is there with probability ``p``. ``low``: the
+    boxes rounded down and the once-per-game skills gone, else the boxes rounded up and the
+    skills kept; half the engagements play each (exactly the share at ``p`` = 1/2)."""
+    share = min(turns, GAME_TURNS) / GAME_TURNS
+    if share >= 1:
         return card
-    return replace(card, weapons=tuple(
-        replace(w, ammo=math.ceil(w.ammo * min(turns, GAME_TURNS) / GAME_TURNS))
-        if w.ammo else w for w in card.weapons))
+    rnd = math.floor if low else math.ceil
+    weapons = tuple(replace(w, ammo=rnd(w.ammo * share)) if w.ammo else w
+                    for w in card.weapons)
+    skills = tuple(x for x in card.skills if not (low and _norm(x) in GAME_ONCE))
+    if weapons == card.weapons and skills == card.skills:
+        return card
+    return replace(card, weapons=weapons, skills=skills)
 
 
-def _side(card: Card, host: Card | None, cover: bool = False, ration: int | None = None):
+def _side(card: Card, host: Card | None, cover: bool = False, ration: int | None = None,
+          low: bool = False):
     """The unit the card plays as: joined to its host squad when it is a hero that can join;
-    ``ration``: the engagement's turns, to ration limited ammunition (:func:`rationed`)."""
+    ``ration``: the engagement's turns, to ration what lasts the game (:func:`rationed`,
+    ``low`` its rounded-down half)."""
     from dustsim.play.duel import DuelUnit, join_hero
     from dustsim.review.battle_value import joined_card, must_join
 
     if ration is not None:
-        card = rationed(card, ration)
-        host = rationed(host, ration) if host is not None else None
+        card = rationed(card, ration, low)
+        host = rationed(host, ration, low) if host is not None else None
     cover = cover and card.armour_type == "I"
     if host is not None and must_join(card):  # a Commissar plays as part of its unit
         return DuelUnit(joined_card(host, card), cover=cover)
@@ -625,20 +644,31 @@ def _card_row(card: Card, opponents: list[Card], st: ValueSettings,
     from dustsim.play.duel import compile_duel
 
     ruleset = _ruleset(card.edition)
-    ration = st.turns if st.ration_ammo else None
-    side = _side(card, host, st.infantry_cover, ration)
-    specs, notes = [], []
-    for opp in opponents:
-        spec = compile_duel([side], [_side(opp, None, st.infantry_cover, ration)],
-                            ruleset=ruleset,
-                            distance=st.distances[0], turns=st.turns)
-        specs.append(spec)
-        notes.append(tuple(n for n in spec.notes if n.startswith(f"{card.name}:")
-                           or n.startswith(f"{side.name}:")))
-    out = np.zeros((len(specs), len(st.distances), N_ACC), float)
-    if specs:
+    ration = st.turns if st.ration_game else None
+    halves = [False]  # the rounded-up half (all of it without rationing), then the other
+    if ration is not None and any(rationed(c, ration, True) != rationed(c, ration) for c in (
+            card, *opponents, *(() if host is None else (host,)))):
+        halves.append(True)
+    stacks, notes = [], []
+    for low in halves:
+        side = _side(card, host, st.infantry_cover, ration, low)
+        specs = []
+        for opp in opponents:
+            spec = compile_duel([side], [_side(opp, None, st.infantry_cover, ration, low)],
+                                ruleset=ruleset, distance=st.distances[0], turns=st.turns)
+            specs.append(spec)
+            if not low:
+                notes.append(tuple(n for n in spec.notes if n.startswith(f"{card.name}:")
+                                   or n.startswith(f"{side.name}:")))
+        stacks.append(specs)
+    out = np.zeros((len(opponents), len(st.distances), N_ACC), float)
+    if opponents:
         rng = _rng(np.random.SeedSequence([st.seed, *_stream_key(card.name)]))
-        out = _play_card(rng, st.trials, np.asarray(st.distances, np.int64), _stack(specs))
+        dists = np.asarray(st.distances, np.int64)
+        n_high = -(-st.trials // len(halves))
+        for specs, n in zip(stacks, (n_high, st.trials - n_high), strict=False):
+            if n > 0:  # the accumulators are sums: the two halves add up
+                out += _play_card(rng, n, dists, _stack(specs))
     return out, notes
 
 
