@@ -649,15 +649,20 @@ def _card_row(card: Card, opponents: list[Card], st: ValueSettings,
     if ration is not None and any(rationed(c, ration, True) != rationed(c, ration) for c in (
             card, *opponents, *(() if host is None else (host,)))):
         halves.append(True)
-    stacks, notes = [], []
+    stacks, notes, sides = [], [], []
     for low in halves:
         side = _side(card, host, st.infantry_cover, ration, low)
         specs = []
-        for opp in opponents:
-            spec = compile_duel([side], [_side(opp, None, st.infantry_cover, ration, low)],
-                                ruleset=ruleset, distance=st.distances[0], turns=st.turns)
+        for i, opp in enumerate(opponents):
+            other = _side(opp, None, st.infantry_cover, ration, low)
+            if low and sides[i] == (side, other):  # nothing rationed in this pairing
+                specs.append(stacks[0][i])
+                continue
+            spec = compile_duel([side], [other], ruleset=ruleset,
+                                distance=st.distances[0], turns=st.turns)
             specs.append(spec)
             if not low:
+                sides.append((side, other))
                 notes.append(tuple(n for n in spec.notes if n.startswith(f"{card.name}:")
                                    or n.startswith(f"{side.name}:")))
         stacks.append(specs)
