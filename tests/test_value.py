@@ -222,7 +222,8 @@ def test_report_patch_section_and_bad_patch(tmp_path):
     patch.write_text('[[change]]\nunit = "Pounder"\nap = 30\n', encoding="utf-8")
     out = tmp_path / "rep"
     common = ["--units", "Pounder,Rhino", "--format", "png", "--confirm", "0",
-              "--duel-units", "0", "--quiet", "--value-trials", "8"]
+              "--duel-units", "0", "--quiet", "--value-trials", "8",
+              "--value-battle-hosts", "4"]  # the patch's mechanics, not the figures
     assert main(["report", "--out", str(out), "--patch", str(patch), *common]) == 0
     diff = pd.read_csv(out / "tables" / "patch.csv")
     row = diff.set_index("unit").loc["Pounder"]
