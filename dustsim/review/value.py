@@ -1115,6 +1115,7 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         lambda x: "; ".join(dict.fromkeys(n for v in x for n in v.split("; ") if n)))
     tab["notes"] = tab["unit"].map(notes).fillna("")
     tab["host"] = tab["unit"].map(played.groupby("unit")["host"].first()).fillna("")
+    tab["host_engagements"] = tab["host"]  # kept where the battles value it (the sentence)
     tab["partial"] = tab["notes"].str.contains("unknown|no known range|not fired", regex=True)
     bv, ctx, bmap = pd.DataFrame(), {}, None
     if st.battles:
@@ -1329,7 +1330,8 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
             lose = float((ww * g["d_opp"]).sum() / ww.sum())
             best = g.loc[g["y"].idxmax(), "opponent"]
             worst = g.loc[g["y"].idxmin(), "opponent"]
-            who = f" (joined to {r.host})" if isinstance(r.host, str) and r.host else ""
+            host = getattr(r, "host_engagements", r.host)  # whom it played joined to
+            who = f" (joined to {host})" if isinstance(host, str) and host else ""
             bits.append(f"In play{who} it destroys {kill:.0%} of an opponent of the field for "
                         f"{lose:.0%} of itself; best against {best}, worst against {worst}")
             bvv = getattr(r, "battle_value", math.nan)
