@@ -596,7 +596,8 @@ def join_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
 
 
 #: once-per-game skills (rationed like ammunition, :func:`rationed`): Fighting Spirit
-#: L3519-3521, Lucky L3583-3585, Smoke Launchers / Grenades L3651-3653
+#: L3519-3521, Lucky L3583-3585, Smoke Launchers / Grenades L3651-3653. Not rationed: a
+#: Psychic Scream line (the duel compiler gives it one shot whatever the card prints)
 GAME_ONCE = frozenset({"fighting spirit", "lucky", "smoke launchers", "smoke grenades"})
 
 
