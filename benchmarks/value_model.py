@@ -20,7 +20,8 @@ Lenses, on the same edition and seed:
 For each: Spearman and log R² (squared Pearson correlation of log suggested and log printed
 AP) over the cards it judges, the share of the edition's priced cards judged, and the median
 fair/printed AP of the cards above 40 AP and of those at 2-3 AP (the issue asks 0.67-1.5:
-no saturation). Then the report model's ten best and worst per AP with their sentence.
+no saturation); the report model's figures by kind of card (aircraft, hero, squad, support,
+vehicle). Then the report model's ten best and worst per AP with their sentence.
 CPU time per lens (``time.process_time``; the machine is shared, wall time is not a measure).
 """
 
@@ -148,6 +149,9 @@ def main() -> None:
     jr = tr[tr["judged"]]
     _row("report model", jr["fair_ap"].to_numpy(float), jr["ap"].to_numpy(float), n_priced,
          cpu_r)
+    for kind, g in jr.groupby("kind"):  # the report model by kind of card
+        _row(f"  {kind}", g["fair_ap"].to_numpy(float), g["ap"].to_numpy(float), n_priced,
+             0.0)
     jb = t[t["battle_verdict"].isin(("over-costed", "under-costed", "in band"))]
     _row("battles alone", jb["battle_fair_ap"].to_numpy(float), jb["ap"].to_numpy(float),
          n_priced, 0.0)

@@ -350,3 +350,56 @@ def test_heroes_play_joined_to_their_class_squad_unless_they_join_only_their_kin
                     and "assassin" in {s.strip().lower() for s in c.skills})
     eng = V.engagements([assassin], small_field, d47, st)
     assert set(eng["host"]) == {""}
+
+
+def test_what_lasts_the_game_is_rationed_to_the_engagements_share(d47):
+    """value.py step 2: an engagement plays 4 of a game's 8 turns (every scenario, L2460-2478),
+    so a weapon's k boxes (L3288) are k/2: rounded up in half the engagements, down in the
+    other half; a once-per-game skill (Fighting Spirit L3519-3521) is there in half of them."""
+    assert V.TURNS == 4 and V.GAME_TURNS == 8
+    falke = find_card(d47, "Falke")
+    bomb = next(w for w in falke.weapons if w.ammo)
+    assert bomb.ammo == 6  # the card as printed: 6 boxes of Light Bomb
+    for low, want in ((False, 3), (True, 3)):
+        r = V.rationed(falke, V.TURNS, low)
+        assert next(w for w in r.weapons if w.name == bomb.name).ammo == want
+    odd = replace(falke, weapons=tuple(replace(w, ammo=1) if w.ammo else w
+                                       for w in falke.weapons))
+    assert [next(w for w in V.rationed(odd, V.TURNS, low).weapons if w.ammo is not None).ammo
+            for low in (False, True)] == [1, 0]  # one box: in half the engagements
+    kurt = find_card(d47, "Kurt")
+    assert "Fighting Spirit" in kurt.skills
+    assert "Fighting Spirit" in V.rationed(kurt, V.TURNS, False).skills
+    assert "Fighting Spirit" not in V.rationed(kurt, V.TURNS, True).skills
+    assert V.rationed(kurt, V.GAME_TURNS, True) is kurt  # a whole game: nothing rationed
+    # the cached engagement rows of one are never reused for the other (content key)
+    st = V.ValueSettings(trials=4, threads=1)
+    field_ = tuple(o for o in V.reference_field(d47, per_class=1) if o.column == "I1")
+    a = V.engagements([falke], field_, d47, st)
+    b = V.engagements([falke], field_, d47, replace(st, ration_game=False))
+    assert a["settings"].iloc[0] != b["settings"].iloc[0]
+
+
+def test_a_command_role_among_unplayed_roles_is_valued_from_the_battles(d47):
+    """value.py step 5b: The Desert Fox's General and Officer roles play in battles, its own
+    special rule nowhere: valued from the battles alone, a lower bound naming the rest; a
+    card whose battles show no measurable effect keeps its engagements."""
+    from dustsim.review import battle_value as B
+
+    fox = find_card(d47, "The Desert Fox")
+    assert B.commands(fox) and B.unplayed_main_roles(fox) == ("special rule",)
+    names = ["a", "b", "c", "d", "e", "f", fox.name]
+    tab = pd.DataFrame({"unit": names, "strength": [0.1, 0.5, 1.0, -0.2, 0.3, 0.8, -1.0],
+                        "strength_se": [0.1] * 7, "in_fit": [True] * 6 + [False],
+                        "host": [""] * 6 + ["PLA Demolition Squad"],
+                        "mainly_unmodelled": [""] * 6 + ["special rule; General; Officer"],
+                        "battle_value": [2.0, 5.0, 9.0, 1.0, 3.0, 4.0, 6.0],
+                        "battle_value_se": [0.5] * 7})
+    out, (_me, _se, mb, sb) = V._combine(tab, None, [fox])
+    assert out.at[6, "strength"] == pytest.approx((np.log(6.0) - mb) / sb)  # battles only
+    assert out.at[6, "valued_by"] == "battles (its command role; the rest not played)"
+    assert out.at[6, "host"] == ""  # nothing subtracted: its marginal worth in armies
+    none = tab.assign(battle_value=[2.0, 5.0, 9.0, 1.0, 3.0, 4.0, 0.01])
+    kept, _ = V._combine(none, None, [fox])
+    assert kept.at[6, "valued_by"] == "engagements (joined to a squad)"
+    assert V.battle_needed([fox], ()) == [fox.name]

@@ -403,6 +403,8 @@ def _register_report(sub) -> None:
     p.add_argument("--value-trials", type=int, default=32,
                    help="value model: engagements per pairing and starting distance "
                         "(default: 32)")
+    p.add_argument("--value-battle-hosts", type=int, default=32,
+                   help="value model: host armies per bloc in the battles (default: 32)")
     p.add_argument("--patch", metavar="TOML",
                    help="balance proposal (costs, cells, weapons, skills): adds a "
                         "before/after section (format: dustsim.data.patches.load_patch)")
@@ -455,9 +457,11 @@ def cmd_report(args) -> int:
                               platoon_budget=args.platoon_budget, workers=args.workers,
                               scheduler=args.scheduler, duel_units=args.duel_units,
                               duel_trials=args.duel_trials, value_trials=args.value_trials,
-                              patch=args.patch)
+                              value_battle_hosts=args.value_battle_hosts, patch=args.patch)
     if args.value_trials < 1:
         raise DustsimError("--value-trials must be >= 1", field="--value-trials")
+    if args.value_battle_hosts < 1:
+        raise DustsimError("--value-battle-hosts must be >= 1", field="--value-battle-hosts")
     if args.duel_trials < 1:
         raise DustsimError("--duel-trials must be >= 1", field="--duel-trials")
     if args.workers < 0:

@@ -62,7 +62,10 @@ What the battles do not play is named per card (the unplayed skills of
 play gets ``battle_why`` and no value, never 0. Command roles are played: an officer rallies
 and moves the other units of its army (:data:`BATTLE_PLAYED_ROLES`), so officers, command
 squads and generals get a battle verdict; the other main roles (Artillery Observer,
-transport, Mechanic, Spy, ...) keep a card's battle verdict "not judged".
+transport, Mechanic, Spy, ...) keep a card's battle verdict "not judged". A card with a
+command role and a main role no engine plays (The Desert Fox's own rule, Fumiko's Tactician:
+:func:`commands` and :func:`unplayed_main_roles`) is valued from its battles in the value
+model, as a lower bound naming the rest (:func:`dustsim.review.value._combine`).
 
 The grid battlefield (:mod:`dustsim.play.battle`) is not used yet: it scores only side
 totals (the card's own loss cannot be left out of the margin) and it reads the units' AP in
@@ -108,6 +111,14 @@ def unplayed_main_roles(card: Card) -> tuple[str, ...]:
     from dustsim.review.value import main_roles
 
     return tuple(r for r in main_roles(card) if r not in BATTLE_PLAYED_ROLES)
+
+
+def commands(card: Card) -> bool:
+    """Whether one of the card's main roles is a command role the battles play
+    (:data:`BATTLE_PLAYED_ROLES`: an officer's Rally and Get Moving, a General)."""
+    from dustsim.review.value import main_roles
+
+    return any(r in BATTLE_PLAYED_ROLES for r in main_roles(card))
 
 
 def must_join(card: Card) -> bool:

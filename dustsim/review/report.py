@@ -62,6 +62,7 @@ class ReportSettings:
     duel_distance: int = 8
     duel_turns: int = 5
     value_trials: int = 32  # value model: engagements per pairing and distance
+    value_battle_hosts: int = 32  # value model: host armies per bloc in its battles
     patch: str | None = None  # balance proposal (TOML): before/after section
 
 
@@ -131,7 +132,8 @@ def build_report(out: Path, settings: ReportSettings, *, force: bool = False,
     from dustsim.review.value import ValueSettings
 
     value_settings = ValueSettings(trials=settings.value_trials, seed=settings.seed,
-                                   battles=True, battle_cards="needed")  # value step 3b
+                                   battles=True, battle_cards="needed",  # value step 3b
+                                   battle_hosts=settings.value_battle_hosts)
     changes = load_patch(settings.patch, edition_cards) if settings.patch else None
     _stage(settings, f"{len(chosen)} of {len(edition_cards)} {settings.edition} cards; the "
                      "sweeps first (minutes for a whole edition on 2 cores; progress bars on a "

@@ -24,7 +24,19 @@ mapping in step 4).
    it can enter. Measured on Dust 1947, seed 0, engagements and battles: in the open Spearman
    0.840 / log R² 0.703 / fair/printed at 2-3 AP 1.55, in cover 0.842 / 0.720 / 1.39), for
    :data:`TURNS` turns from each starting distance of :data:`DISTANCES` (squares,
-   equally likely), ``trials`` engagements per distance. The card is side A; a hero plays
+   equally likely), ``trials`` engagements per distance. **What lasts the game is rationed**
+   (``ration_game``, :func:`rationed`): a weapon's boxes of ammunition (L3288) and a
+   once-per-game skill (:data:`GAME_ONCE`: Fighting Spirit, Lucky, Smoke Launchers) last the
+   whole game (:data:`GAME_TURNS` = 8 turns in every scenario, 101-115) and an engagement is
+   :data:`TURNS` of them, so each side has that share ``p`` = 1/2: half the engagements with
+   the boxes rounded up and the skills, half with the boxes rounded down and without them
+   (a 2-box weapon fires 1 box, a 1-box one in half the engagements). With all of it, a
+   Volley card spent in one fight what it must spread over the game's opponents (issue 24:
+   the 52 limited-ammunition cards were over-valued against the others by 0.19 in log AP on
+   average, the Volley aircraft by 0.53; with the boxes rounded up, 0.11 and 0.24. Dust
+   1947, seed 0, the report's model: Spearman 0.849 / log R² 0.746 -> 0.850 / 0.752 with
+   the boxes rounded up, aircraft 0.684 -> 0.731; the halves and the once-per-game skills:
+   0.860 / 0.767 -> 0.862 / 0.770). The card is side A; a hero plays
    **joined** to its class's median squad (:func:`host_squads`; ``join_heroes``) and is
    worth what it adds: fair(joined unit) - fair(squad alone) (:func:`_apply`), valued from
    these joined engagements alone (step 3b). Measured on Dust 1947 (seed 0, the report's
@@ -81,7 +93,11 @@ mapping in step 4).
    ``battle_fair_ap`` (``battle_*`` columns). A card
    whose main roles are all command roles the battles play (an officer's Rally and Get
    Moving of other units, a General: ``battle_value.BATTLE_PLAYED_ROLES``) is valued from
-   the battles alone and judged (``valued_by``; out of the fit). A battle
+   the battles alone and judged (``valued_by``; out of the fit); one whose command role sits
+   beside a main role no engine plays (The Desert Fox's own rule, Fumiko's Tactician,
+   ``battle_command_part``) is valued from the battles too, as a lower bound naming the rest
+   (step 5b; before, it was its joined engagements' lower bound, with nobody to command:
+   Spearman 0.850 / log R² 0.752 -> 0.860 / 0.767, heroes 0.544 -> 0.628). A battle
    value not above its own standard error (nor ``battle_value.V_MIN``) is "no measurable
    effect" and not used. Why combine: the engagements are precise but saturate (a log ratio
    of one-on-one trades) and play heroes alone; the battles value heroes joined and a
@@ -185,13 +201,15 @@ from dustsim.data.cards import COLUMNS, Card
 from dustsim.data.patches import PATCH_FIELDS, load_patch, patched  # noqa: F401 (moved; re-exported)
 from dustsim.engines.results import ResultAPI
 from dustsim.errors import DustsimError
-from dustsim.rules.skills import played_skill_names, skill_rule
+from dustsim.rules.skills import keyword_rule, played_skill_names, skill_rule
 
 DISTANCES: tuple[int, ...] = (3, 6, 9, 12)
 TURNS = 4
 EPS = 0.05
 TRIALS = 32
 PER_CLASS = 3
+#: a scenario's length (every Dust 1947 scenario, 101-115: the game-turn track, e.g. L2460-2478)
+GAME_TURNS = 8
 BOOTSTRAP = 200
 BAND = 0.90
 ROUNDING_AP = 0.5
@@ -244,7 +262,7 @@ ROLES: tuple[tuple[str, str, bool], ...] = (
     (r"strong ?point", "Strongpoint", False),
     (r"infantry ace", "Infantry Ace (third action)", False),
 )
-#: weapon keywords the engagement kernel fires as a plain attack (named, not valued)
+#: weapon keywords named where the skills table says the engagements do not play them
 KEYWORD_ROLES = {"salvo": "Salvo", "volley": "Volley", "wire-guided": "wire-guided re-roll",
                  "smoke": "smoke", "tesla": "Tesla stun", "grapple": "Grapple stun"}
 NO_WEAPON = "no weapon of its own (worth in its special rules)"
@@ -282,7 +300,12 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
     standard = [w for w in card.weapons if not w.optional and w.count != 0]
     for w in standard:
         for k in w.keywords:
-            if k in KEYWORD_ROLES:
+            r = keyword_rule(k)  # the one table: a keyword the engagement kernel plays
+            if r is not None and not r.unplayed and not r.gap:  # (Salvo, Volley, Tesla)
+                continue  # is not named
+            if r is not None and not r.unplayed:
+                found.setdefault(f"rule partly played: {r.name}: not in {r.gap}", False)
+            elif k in KEYWORD_ROLES:
                 found.setdefault(KEYWORD_ROLES[k], False)
     if not standard and found:  # it cannot attack: its worth is what its rules do
         found[NO_WEAPON] = True
@@ -320,6 +343,7 @@ class ValueSettings:
     per_class: int = PER_CLASS  # representatives per armour class
     join_heroes: bool = True  # play heroes joined to a host squad (step 2, measured)
     infantry_cover: bool = True  # infantry of both sides fights from cover (step 2)
+    ration_game: bool = True  # ammunition and once-per-game skills rationed (step 2)
     battles: bool = False  # value from battles (dustsim.review.battle_value) combined in
     battle_hosts: int = 32  # host armies per bloc (battle rows carry their own settings key)
     battle_games: int = 24  # games per pairing (with and without the card)
@@ -346,7 +370,7 @@ class ValueSettings:
         """What the engagement figures depend on (a cached table is reused only if equal)."""
         return (f"t{self.trials}s{self.seed}d{','.join(map(str, self.distances))}"
                 f"T{self.turns}k{self.per_class}j{int(self.join_heroes)}"
-                f"c{int(self.infantry_cover)}")
+                f"c{int(self.infantry_cover)}a{2 * int(self.ration_game)}")
 
 
 @dataclass(frozen=True)
@@ -571,11 +595,42 @@ def join_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
     return _JOIN_HOSTS[key]
 
 
-def _side(card: Card, host: Card | None, cover: bool = False):
-    """The unit the card plays as: joined to its host squad when it is a hero that can join."""
+#: once-per-game skills (rationed like ammunition, :func:`rationed`): Fighting Spirit
+#: L3519-3521, Lucky L3583-3585, Smoke Launchers / Grenades L3651-3653. Not rationed: a
+#: Psychic Scream line (the duel compiler gives it one shot whatever the card prints)
+GAME_ONCE = frozenset({"fighting spirit", "lucky", "smoke launchers", "smoke grenades"})
+
+
+def rationed(card: Card, turns: int = TURNS, low: bool = False) -> Card:
+    """The card with what lasts the whole game rationed to an engagement of ``turns`` turns,
+    its share ``p`` of a game of :data:`GAME_TURNS` turns (module docstring, step 2): each
+    limited-ammunition weapon (L3288) carries ``k x p`` of its ``k`` boxes and a
+    once-per-game skill (:data:`GAME_ONCE`) is there with probability ``p``. ``low``: the
+    boxes rounded down and the once-per-game skills gone, else the boxes rounded up and the
+    skills kept; half the engagements play each (exactly the share at ``p`` = 1/2)."""
+    share = min(turns, GAME_TURNS) / GAME_TURNS
+    if share >= 1:
+        return card
+    rnd = math.floor if low else math.ceil
+    weapons = tuple(replace(w, ammo=rnd(w.ammo * share)) if w.ammo else w
+                    for w in card.weapons)
+    skills = tuple(x for x in card.skills if not (low and _norm(x) in GAME_ONCE))
+    if weapons == card.weapons and skills == card.skills:
+        return card
+    return replace(card, weapons=weapons, skills=skills)
+
+
+def _side(card: Card, host: Card | None, cover: bool = False, ration: int | None = None,
+          low: bool = False):
+    """The unit the card plays as: joined to its host squad when it is a hero that can join;
+    ``ration``: the engagement's turns, to ration what lasts the game (:func:`rationed`,
+    ``low`` its rounded-down half)."""
     from dustsim.play.duel import DuelUnit, join_hero
     from dustsim.review.battle_value import joined_card, must_join
 
+    if ration is not None:
+        card = rationed(card, ration, low)
+        host = rationed(host, ration, low) if host is not None else None
     cover = cover and card.armour_type == "I"
     if host is not None and must_join(card):  # a Commissar plays as part of its unit
         return DuelUnit(joined_card(host, card), cover=cover)
@@ -594,18 +649,36 @@ def _card_row(card: Card, opponents: list[Card], st: ValueSettings,
     from dustsim.play.duel import compile_duel
 
     ruleset = _ruleset(card.edition)
-    side = _side(card, host, st.infantry_cover)
-    specs, notes = [], []
-    for opp in opponents:
-        spec = compile_duel([side], [_side(opp, None, st.infantry_cover)], ruleset=ruleset,
-                            distance=st.distances[0], turns=st.turns)
-        specs.append(spec)
-        notes.append(tuple(n for n in spec.notes if n.startswith(f"{card.name}:")
-                           or n.startswith(f"{side.name}:")))
-    out = np.zeros((len(specs), len(st.distances), N_ACC), float)
-    if specs:
+    ration = st.turns if st.ration_game else None
+    halves = [False]  # the rounded-up half (all of it without rationing), then the other
+    if ration is not None and any(rationed(c, ration, True) != rationed(c, ration) for c in (
+            card, *opponents, *(() if host is None else (host,)))):
+        halves.append(True)
+    stacks, notes, sides = [], [], []
+    for low in halves:
+        side = _side(card, host, st.infantry_cover, ration, low)
+        specs = []
+        for i, opp in enumerate(opponents):
+            other = _side(opp, None, st.infantry_cover, ration, low)
+            if low and sides[i] == (side, other):  # nothing rationed in this pairing
+                specs.append(stacks[0][i])
+                continue
+            spec = compile_duel([side], [other], ruleset=ruleset,
+                                distance=st.distances[0], turns=st.turns)
+            specs.append(spec)
+            if not low:
+                sides.append((side, other))
+                notes.append(tuple(n for n in spec.notes if n.startswith(f"{card.name}:")
+                                   or n.startswith(f"{side.name}:")))
+        stacks.append(specs)
+    out = np.zeros((len(opponents), len(st.distances), N_ACC), float)
+    if opponents:
         rng = _rng(np.random.SeedSequence([st.seed, *_stream_key(card.name)]))
-        out = _play_card(rng, st.trials, np.asarray(st.distances, np.int64), _stack(specs))
+        dists = np.asarray(st.distances, np.int64)
+        n_high = -(-st.trials // len(halves))
+        for specs, n in zip(stacks, (n_high, st.trials - n_high), strict=False):
+            if n > 0:  # the accumulators are sums: the two halves add up
+                out += _play_card(rng, n, dists, _stack(specs))
     return out, notes
 
 
@@ -1043,6 +1116,7 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         lambda x: "; ".join(dict.fromkeys(n for v in x for n in v.split("; ") if n)))
     tab["notes"] = tab["unit"].map(notes).fillna("")
     tab["host"] = tab["unit"].map(played.groupby("unit")["host"].first()).fillna("")
+    tab["host_engagements"] = tab["host"]  # kept where the battles value it (the sentence)
     tab["partial"] = tab["notes"].str.contains("unknown|no known range|not fired", regex=True)
     bv, ctx, bmap = pd.DataFrame(), {}, None
     if st.battles:
@@ -1064,6 +1138,13 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     if "battle_command" in tab:  # valued from the battles alone: the role is played there
         cmd = tab["battle_command"] & tab["strength"].notna()
         tab.loc[cmd, "mainly_unmodelled"] = ""
+        part = tab["valued_by"] == "battles (its command role; the rest not played)"
+        if part.any():  # the roles left are what the battles do not play (a lower bound)
+            from dustsim.review.battle_value import unplayed_main_roles
+
+            by = {c.name: c for c in edition_cards}
+            tab.loc[part, "mainly_unmodelled"] = ["; ".join(unplayed_main_roles(by[u]))
+                                                  for u in tab.loc[part, "unit"]]
         tab["judged"] = tab["judged"] | (cmd & (tab["ap"].fillna(0) > 0) & ~tab["partial"])
     # step 5b: a card that plays but whose main role is not played is judged on what it
     # plays, the role named; its fair cost is a lower bound (``lower_bound``)
@@ -1088,11 +1169,10 @@ def battle_needed(cards: Iterable[Card], field_: tuple[Opponent, ...]) -> list[s
     have both figures and so put the battle scale on the engagements' (:func:`_combine`).
     Where a card has both, the battles weigh little (precision weights), so the others are
     valued as with every card in battles, at a tenth of the CPU."""
-    from dustsim.review.battle_value import must_join, unplayed_main_roles
+    from dustsim.review.battle_value import commands, must_join
 
     reps = {o.name for o in field_}
-    return [c.name for c in cards if c.name in reps or must_join(c)
-            or (bool(main_roles(c)) and not unplayed_main_roles(c))]
+    return [c.name for c in cards if c.name in reps or must_join(c) or commands(c)]
 
 
 def _combine(tab: pd.DataFrame, scales: tuple | None,
@@ -1112,12 +1192,18 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     tab["valued_by"] = np.where(tab["strength"].notna(), "engagements", "")
     if "battle_value" not in tab:
         return tab, scales
-    from dustsim.review.battle_value import V_MIN, must_join, unplayed_main_roles
+    from dustsim.review.battle_value import V_MIN, commands, must_join, unplayed_main_roles
 
     by = {c.name: c for c in cards}
     main = tab["mainly_unmodelled"] if "mainly_unmodelled" in tab else pd.Series("", tab.index)
+    # a command role the battles play: all its main roles (battle_command), or some of them,
+    # the rest not played anywhere (battle_command_part: valued from the battles, which play
+    # more of it, as a lower bound; step 5b)
     tab["battle_command"] = [bool(m) and u in by and not unplayed_main_roles(by[u])
                              for u, m in zip(tab["unit"], main, strict=True)]
+    part = np.array([bool(m) and u in by and commands(by[u]) and bool(unplayed_main_roles(
+        by[u])) for u, m in zip(tab["unit"], main, strict=True)], bool)
+    tab["battle_command_part"] = part
     joins = np.array([u in by and must_join(by[u]) for u in tab["unit"]], bool)
     tab["battle_command"] = tab["battle_command"].to_numpy(bool) | joins
     v = pd.to_numeric(tab["battle_value"], errors="coerce")
@@ -1136,9 +1222,10 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     ze, zb = (e - me) / se_, (lb - mb) / sb
     ze_se, zb_se = e_se / se_, lb_se / sb
     cmd = tab["battle_command"].to_numpy(bool)
-    # a card that must join a unit keeps its joined engagement (host subtracted in _apply)
-    # only where the battles did not measure it
-    cmd = cmd & ~(joins & zb.isna().to_numpy())
+    # a card that must join a unit, or whose command role is only part of its main roles,
+    # keeps its (joined) engagement (host subtracted in _apply) where the battles did not
+    # measure it
+    cmd = (cmd & ~(joins & zb.isna().to_numpy())) | (part & zb.notna().to_numpy())
     ze, ze_se = ze.mask(cmd), ze_se.mask(cmd)
     hero_joined = np.zeros(len(tab), bool)
     if "host" in tab:  # valued from the battles: its marginal worth, nothing to subtract
@@ -1161,7 +1248,8 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     tab["battle_weight"] = np.where(two, wb, np.where(zb.notna() & ze.isna(), 1.0, np.where(
         ze.notna(), 0.0, np.nan)))
     by_battles = np.where(joins, "battles (joined to a unit)",
-                          np.where(cmd, "battles (its command role)", "battles"))
+                          np.where(part, "battles (its command role; the rest not played)",
+                                   np.where(cmd, "battles (its command role)", "battles")))
     tab["valued_by"] = np.where(
         two, "engagements and battles", np.where(
             hero_joined, "engagements (joined to a squad)", np.where(
@@ -1243,7 +1331,8 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
             lose = float((ww * g["d_opp"]).sum() / ww.sum())
             best = g.loc[g["y"].idxmax(), "opponent"]
             worst = g.loc[g["y"].idxmin(), "opponent"]
-            who = f" (joined to {r.host})" if isinstance(r.host, str) and r.host else ""
+            host = getattr(r, "host_engagements", r.host)  # whom it played joined to
+            who = f" (joined to {host})" if isinstance(host, str) and host else ""
             bits.append(f"In play{who} it destroys {kill:.0%} of an opponent of the field for "
                         f"{lose:.0%} of itself; best against {best}, worst against {worst}")
             bvv = getattr(r, "battle_value", math.nan)
