@@ -122,6 +122,10 @@ def test_not_modelled_roles_are_named(d47):
     assert V.main_roles(find_card(d47, "Pounder")) == ()
     rhino = dict(V.not_modelled(find_card(d47, "Rhino")))
     assert all(not main for main in rhino.values())
+    # First Strike and Assassin are played for a hero alone, and such a hero plays alone
+    # (LONE_RULES): their joined-hero gap is not named (Samson: First Strike only)
+    assert "First Strike" not in rhino and V.not_modelled(find_card(d47, "Samson")) == ()
+    assert "Assassin" not in dict(V.not_modelled(find_card(d47, "Goliath")))
     # the engagements run on the line, where a Large vehicle's second square does not exist
     # (played on the grid only): named as partly played, not silently counted as played
     pershing = dict(V.not_modelled(find_card(d47, "Pershing II")))

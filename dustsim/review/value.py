@@ -286,7 +286,11 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
     for s in card.skills:
         n = _norm(s)
         r = skill_rule(s)  # the one table (dustsim.rules.skills): played rules are not named
-        if r is not None and not r.unplayed and not r.gap:
+        # the engagements and the value battles are fought on the line: its gaps count; a
+        # rule whose gap is a joined hero's own (LONE_RULES) is played, since such a hero
+        # plays alone (step 2)
+        gap = r.gap_in("line") if r is not None else ""
+        if r is not None and not r.unplayed and (not gap or n in LONE_RULES):
             continue
         for rx, role, main in _ROLE_RE:
             if rx.match(n):
@@ -295,16 +299,17 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
         else:
             if n not in PLAYED_SKILLS:
                 found[f"rule not played: {s.strip()}"] = True  # its own rule: main (step 5)
-            elif r is not None and r.gap:  # e.g. Large: played on the grid, not on the line
-                found.setdefault(f"rule partly played: {s.strip()}: not in {r.gap}", False)
+            elif r is not None and gap:  # e.g. Large: played on the grid, not on the line
+                found.setdefault(f"rule partly played: {s.strip()}: not in {gap}", False)
     standard = [w for w in card.weapons if not w.optional and w.count != 0]
     for w in standard:
         for k in w.keywords:
             r = keyword_rule(k)  # the one table: a keyword the engagement kernel plays
-            if r is not None and not r.unplayed and not r.gap:  # (Salvo, Volley, Tesla)
+            gap = r.gap_in("line") if r is not None else ""
+            if r is not None and not r.unplayed and not gap:  # (Salvo, Volley, Tesla)
                 continue  # is not named
             if r is not None and not r.unplayed:
-                found.setdefault(f"rule partly played: {r.name}: not in {r.gap}", False)
+                found.setdefault(f"rule partly played: {r.name}: not in {gap}", False)
             elif k in KEYWORD_ROLES:
                 found.setdefault(KEYWORD_ROLES[k], False)
     if not standard and found:  # it cannot attack: its worth is what its rules do
