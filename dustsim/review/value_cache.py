@@ -49,16 +49,15 @@ def enabled() -> bool:
 @lru_cache(maxsize=1)
 def _code_digest() -> str:
     """The package source and the versions of what computes the model."""
-    import numba
-    import numpy
-    import pandas
-    import scipy
-    import sklearn
+    from importlib.metadata import PackageNotFoundError, version
 
     h = hashlib.blake2b(digest_size=16)
     h.update(sys.version.encode())
-    for mod in (numpy, numba, pandas, scipy, sklearn):
-        h.update(f"{mod.__name__}={mod.__version__}\0".encode())
+    for dist in ("numpy", "numba", "pandas", "scipy", "scikit-learn"):
+        try:
+            h.update(f"{dist}={version(dist)}\0".encode())
+        except PackageNotFoundError:
+            h.update(f"{dist}=?\0".encode())
     for f in sorted(PACKAGE.rglob("*.py")):
         h.update(str(f.relative_to(PACKAGE)).encode() + b"\0")
         h.update(f.read_bytes())
