@@ -1333,11 +1333,10 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
             continue
         d = bd[s, ts]
         inreach = False  # a line in range whose value on t could beat its best so far
-        for w in range(w0, w1):
-            if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX] and (
-                    val[w, 4 + 2 * t] > val[w, 3] or val[w, 5 + 2 * t] > val[w, 3]):
-                inreach = True
-                break
+        for w in range(w0, w1):  # (without branches on the data)
+            b = val[w, 3]
+            inreach = inreach | ((d >= m[rwp + w, W_RMIN]) & (d <= m[rwp + w, W_RMAX]) & (
+                (val[w, 4 + 2 * t] > b) | (val[w, 5 + 2 * t] > b)))
         if not inreach:
             continue  # no line would take t: its sight is not needed
         if not _present(m, t) or BR.hidden(m, t, d):
@@ -3792,10 +3791,15 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 c = c if c < cd else cd
             else:
                 c = _cost(m, bd, s)
-            if c > limit or s == cur:
+            if one:  # without branches on the data: each square written, kept by counting it
+                oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
+                keep = (c <= limit) & (s != cur) & ((oc == 0) | (oc - 1 == u)) & \
+                    BR.can_stand(m, bd, u, s, n)
+                val[q, cnt] = s
+                val[q + 1, cnt] = c
+                cnt += 1 if keep else 0
                 continue
-            oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
-            if not ((oc == 0 or oc - 1 == u) if one else _can_end(m, bd, u, s)):
+            if c > limit or s == cur or not _can_end(m, bd, u, s):
                 continue
             if not BR.can_stand(m, bd, u, s, n):
                 continue
