@@ -1315,10 +1315,14 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
     w1 = m[ru, U_W1]
     if w1 <= w0:
         return 0.0
+    lo = INF  # the shortest and longest reach of its lines
+    hi = -1
     for w in range(w0, w1):
         val[w, 3] = 0.0
         m[rws + w, 6] = -1
         m[rws + w, 7] = 0
+        lo = min(lo, m[rwp + w, W_RMIN])
+        hi = max(hi, m[rwp + w, W_RMAX])
     air_u = _kind(m, u) == KIND_AIR
     big_u = _foot(m, u) > 1
     for t in range(U):
@@ -1332,6 +1336,8 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
                 _offence_big(m, bd, ls, lq, u, s, t, val)
             continue
         d = bd[s, ts]
+        if d < lo or d > hi:
+            continue  # beyond every line's range
         inreach = False  # a line in range whose value on t could beat its best so far
         for w in range(w0, w1):  # (without branches on the data)
             b = val[w, 3]
