@@ -30,7 +30,9 @@ the threat, offence-bound and candidate loops lost their data-dependent branches
 ``_line_values`` 6 % each, ``_sight``, ``_strikes`` 5 %, ``_occupy`` 4 %, ``_clear_around``
 3 %. Tried and dropped: ``_pick`` trying units by AP to stop at the first that strikes
 (slower: most picks find none that strikes, and the ordered scans cost more than they save);
-a whole-board vectorised threat row (no faster than the ~36 candidate squares scalar).
+a whole-board vectorised threat row (no faster than the ~36 candidate squares scalar);
+``_occupy`` clearing only occupied squares and ``_threat_setup`` keeping u's armed lines as
+bits (no gain measurable in interleaved rounds).
 """
 
 from __future__ import annotations
