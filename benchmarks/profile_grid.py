@@ -23,6 +23,16 @@ activation were scored in one pass and ``_offence_cap`` spared ``_offence`` call
 ``_actions`` 22 % (the candidate loops and the inlined plan), ``_reach`` 12 % (its
 searches: about 10 a game still need one), ``_positions`` 11 %, ``_offence`` 8 %,
 ``_line_values``, ``_sight``, ``_threat_setup`` ~6 % each, ``_strikes``, ``_occupy`` ~4 %.
+
+Third round (2026-11-25, 6,000 games, after the static movement rows were read in place and
+the threat, offence-bound and candidate loops lost their data-dependent branches):
+``_actions`` 21 %, ``_offence`` 10 %, ``_reach`` 9 %, ``_positions`` 9 %, ``_threat_setup``,
+``_line_values`` 6 % each, ``_sight``, ``_strikes`` 5 %, ``_occupy`` 4 %, ``_clear_around``
+3 %. Tried and dropped: ``_pick`` trying units by AP to stop at the first that strikes
+(slower: most picks find none that strikes, and the ordered scans cost more than they save);
+a whole-board vectorised threat row (no faster than the ~36 candidate squares scalar);
+``_occupy`` clearing only occupied squares and ``_threat_setup`` keeping u's armed lines as
+bits (no gain measurable in interleaved rounds).
 """
 
 from __future__ import annotations

@@ -453,7 +453,7 @@ def test_an_amphibious_vehicle_moves_through_water_as_open_ground(amphibious):
              board=river_board())
     BK._occupy(g.m)
     BK._reach(g.m, g.spec.bd, 0, 4, g.qb)
-    costs = [int(BK._cost(g.m, s)) for s in (sq(2, 2), sq(3, 2), sq(4, 2))]
+    costs = [int(BK._cost(g.m, g.spec.bd, s)) for s in (sq(2, 2), sq(3, 2), sq(4, 2))]
     assert costs == ([1, 2, 3] if amphibious else [1, BK.INF, BK.INF])
     assert ("Amphibious" in BC.carry_rule_names(g.m, 0)) == amphibious
 

@@ -230,7 +230,7 @@ def test_a_large_vehicle_turns_by_moving_its_rear_into_the_vacated_square():
     g = Game(board(), [large()], [card("Far", GUN)], [(sq(3, 2), 0), (sq(7, 6), 0)])
     g.reach(0, 2)
     # one step east: the front on (4,2), the rear on the square it left, (3,2): facing 2
-    assert BK._can_end(g.m, 0, sq(4, 2))
+    assert BK._can_end(g.m, g.spec.bd, 0, sq(4, 2))
     assert BK._place(g.m, g.spec.bd, g.log, g.plog, 0, sq(4, 2), 2, BK.A_MOVE, BK.NONE,
                      BK.ZERO)
     assert g.where(0) == (sq(4, 2), 2)
@@ -253,8 +253,8 @@ def test_a_large_vehicle_cannot_end_where_its_rear_would_stand_on_a_unit():
     g = Game(board(), [large(move=3), card("Friend", GUN)], [card("Far", GUN)],
              [(sq(3, 2), 0), (sq(3, 3), 0), (sq(7, 6), 0)])
     g.reach(0, 2)
-    assert BK._cost(g.m, sq(3, 4)) == 2
-    assert not BK._can_end(g.m, 0, sq(3, 4))
+    assert BK._cost(g.m, g.spec.bd, sq(3, 4)) == 2
+    assert not BK._can_end(g.m, g.spec.bd, 0, sq(3, 4))
 
 
 def test_a_gap_one_square_wide_passes_a_large_vehicle_lengthwise_but_not_a_huge_one():
@@ -264,15 +264,15 @@ def test_a_gap_one_square_wide_passes_a_large_vehicle_lengthwise_but_not_a_huge_
     g = Game(bd_, [large(move=4)], [card("Far", GUN)], [(sq(3, 2), 0), (sq(7, 6), 0)])
     g.reach(0, 4)
     # the front drives up column 3 through the gap: (3,5) costs 3, its rear on (3,4)
-    assert BK._cost(g.m, sq(3, 5)) == 3 and BK._can_end(g.m, 0, sq(3, 5))
+    assert BK._cost(g.m, g.spec.bd, sq(3, 5)) == 3 and BK._can_end(g.m, g.spec.bd, 0, sq(3, 5))
     # the Huge block (3,1)-(4,2) cannot: no anchor beyond row 3 is reachable
     g = Game(bd_, [huge(move=6)], [card("Far", GUN)], [(sq(3, 1), 0), (sq(7, 6), 0)])
     g.reach(0, 6)
-    assert all(BK._cost(g.m, s) >= BK.INF for s in range(W * H) if s // W >= 2)
+    assert all(BK._cost(g.m, g.spec.bd, s) >= BK.INF for s in range(W * H) if s // W >= 2)
     # on open ground it moves as a block: two squares up costs 2
     g = Game(board(), [huge(move=6)], [card("Far", GUN)], [(sq(3, 1), 0), (sq(7, 6), 0)])
     g.reach(0, 6)
-    assert BK._cost(g.m, sq(3, 3)) == 2 and BK._can_end(g.m, 0, sq(3, 3))
+    assert BK._cost(g.m, g.spec.bd, sq(3, 3)) == 2 and BK._can_end(g.m, g.spec.bd, 0, sq(3, 3))
 
 
 def test_a_huge_block_does_not_move_onto_a_unit_or_off_the_board():
@@ -280,9 +280,9 @@ def test_a_huge_block_does_not_move_onto_a_unit_or_off_the_board():
              [(sq(3, 1), 0), (sq(5, 2), 0), (sq(0, 6), 0)])
     g.reach(0, 4)
     # one step east would put the block's (5,2) on the friendly vehicle (L463): barred
-    assert BK._cost(g.m, sq(4, 1)) >= BK.INF
+    assert BK._cost(g.m, g.spec.bd, sq(4, 1)) >= BK.INF
     # the block's last column is W-1: an anchor on column W-1 never fits
-    assert all(BK._cost(g.m, sq(W - 1, r)) >= BK.INF for r in range(H))
+    assert all(BK._cost(g.m, g.spec.bd, sq(W - 1, r)) >= BK.INF for r in range(H))
 
 
 def test_entering_from_the_edge():
@@ -292,13 +292,13 @@ def test_entering_from_the_edge():
     g = Game(board(), [large(), huge()], [card("Far", GUN)],
              [(-1, 0), (-1, 0), (sq(7, 6), 0)])
     g.reach(0, 2)
-    assert BK._cost(g.m, sq(3, 0)) == 1 and not BK._can_end(g.m, 0, sq(3, 0))
-    assert BK._cost(g.m, sq(3, 1)) == 2 and BK._can_end(g.m, 0, sq(3, 1))
+    assert BK._cost(g.m, g.spec.bd, sq(3, 0)) == 1 and not BK._can_end(g.m, g.spec.bd, 0, sq(3, 0))
+    assert BK._cost(g.m, g.spec.bd, sq(3, 1)) == 2 and BK._can_end(g.m, g.spec.bd, 0, sq(3, 1))
     BK._place(g.m, g.spec.bd, g.log, g.plog, 0, sq(3, 1), 2, BK.A_MOVE, BK.NONE, BK.ZERO)
     assert g.where(0) == (sq(3, 1), 0)
     g.reach(1, 2)
-    assert BK._cost(g.m, sq(5, 0)) == 2 and BK._can_end(g.m, 1, sq(5, 0))
-    assert BK._cost(g.m, sq(5, 1)) >= BK.INF  # no further within a Move of 2
+    assert BK._cost(g.m, g.spec.bd, sq(5, 0)) == 2 and BK._can_end(g.m, g.spec.bd, 1, sq(5, 0))
+    assert BK._cost(g.m, g.spec.bd, sq(5, 1)) >= BK.INF  # no further within a Move of 2
 
 
 @pytest.mark.parametrize("scenario", ["101", "107"])

@@ -90,9 +90,7 @@ def expected_costs(m, bd, u, limit):
 
 def kernel_costs(m, bd, u, limit, qb):
     BK._reach(m, bd, np.int64(u), np.int64(limit), qb)
-    rsc = int(m[0, BK.H_SCR])
-    c = np.minimum(m[rsc:rsc + int(m[BK.R_B, BK.B_N]), BK.SC_C0],
-                   m[rsc:rsc + int(m[BK.R_B, BK.B_N]), BK.SC_C1])
+    c = [BK._cost(m, bd, np.int64(s)) for s in range(int(m[BK.R_B, BK.B_N]))]
     return [int(x) if x <= limit else None for x in c]
 
 

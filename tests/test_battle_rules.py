@@ -301,8 +301,8 @@ def test_trail_blazer_moves_through_enemy_units():
                  [sq(0, 2), sq(2, 2)])
         BK._reach(g.m, g.spec.bd, 0, 6, g.qb)
         # the square beyond B: 4 steps through B (L3695), unreachable otherwise (L463)
-        assert (BK._cost(g.m, sq(4, 2)) == 4) == passes
-        assert BK._can_end(g.m, 0, sq(2, 2)) is False  # never ends on B's square
+        assert (BK._cost(g.m, g.spec.bd, sq(4, 2)) == 4) == passes
+        assert BK._can_end(g.m, g.spec.bd, 0, sq(2, 2)) is False  # never ends on B's square
 
 
 def test_flying_passes_over_water_but_ends_only_where_it_can_stand():
@@ -311,7 +311,7 @@ def test_flying_passes_over_water_but_ends_only_where_it_can_stand():
         g = Game(spec_on(board, [unit("A", GUN, skills=skills)],
                          [unit("B", GUN)]), [sq(0, 2), sq(7, 2)])
         BK._reach(g.m, g.spec.bd, 0, 6, g.qb)
-        assert (BK._cost(g.m, sq(5, 2)) == 5) == passes  # over the water (L3529)
+        assert (BK._cost(g.m, g.spec.bd, sq(5, 2)) == 5) == passes  # over the water (L3529)
         assert not BR.can_stand(g.m, g.spec.bd, 0, sq(3, 2), W * H) or not passes
 
 
@@ -324,7 +324,7 @@ def test_vehicle_movement_classes_on_the_terrain(skills, cls_passes):
     g = Game(spec_on(board, [unit("V", GUN, kind="vehicle", skills=skills, track=3)],
                      [unit("B", GUN)]), [sq(0, 2), sq(7, 2)])
     BK._reach(g.m, g.spec.bd, 0, 6, g.qb)
-    assert (BK._cost(g.m, sq(5, 2)) == 5) == cls_passes
+    assert (BK._cost(g.m, g.spec.bd, sq(5, 2)) == 5) == cls_passes
 
 
 def test_notes_no_longer_name_the_rules_battles_play():

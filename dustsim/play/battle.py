@@ -536,6 +536,7 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     m[BK.R_B, BK.B_NOBJ] = len(board.objectives)
     m[BK.R_B, BK.B_NVC] = setup.victory.shape[0]
     m[BK.R_B, BK.B_HEIGHT] = board.height
+    m[BK.R_B, BK.B_SBASE] = -1  # no movement search yet (its costs: the scratch)
     # floats: policy row, unit AP, per (line, target) expected damage of one carrier
     f = np.zeros((BK.F_UNITS + U + max(W, 1) * U, BK.NF), float)
     f[0, : len(policy.row())] = policy.row()

@@ -186,6 +186,9 @@ FIRST_BLOCK = 4
 # battle configuration (row R_B)
 (B_N, B_WIDTH, B_TURNS, B_POLICY, B_ROLE, B_VC, B_NOBJ, B_LOG, B_LOGN, B_PLOGN, B_NVC,
  B_HEIGHT) = range(12)
+# where the last movement search's costs and parents are read (:func:`_reach`): the first of
+# the board's four static rows it stood for (no copy into the scratch), -1 the scratch
+B_SBASE = 12
 # victory condition bits (B_VC)
 # policy hints (B_VC): the scenario scores objectives / exits
 VC_OBJECTIVES, VC_EXIT = 2, 4
@@ -480,7 +483,7 @@ def _aim(m, bd, ls, lq, u, s, t, org):
     o0 = s
     o1 = -1
     if su == 2 and org != 0:
-        r = _rear(m, u, s)
+        r = _rear(m, bd, u, s)
         if r >= 0:
             if org == 1:
                 o0 = r
@@ -811,9 +814,9 @@ def _reach(m, bd, u, limit, qb):
     square). Dial's algorithm over cost buckets (``qb``: scratch) on the board's static steps
     (``bd`` adjacency rows: passable, no wall, corners of impassable squares not cut), with the
     units as dynamic blockers (never into or past the corner of an enemy, vehicles never
-    through friendly vehicles). Returns the first of the board's four static rows it copied
-    when no unit can bar a path (the costs there equal the scratch's: a caller may read them
-    contiguously), -1 when it searched."""
+    through friendly vehicles). When no unit can bar a path the board's four static rows are
+    the search (their first row in B_SBASE, read through :func:`_sc`; nothing is copied) and
+    it returns that row (a caller may read them contiguously); -1 when it searched."""
     n = m[R_B, B_N]
     rsc = m[0, H_SCR]
     rx = m[0, H_XU] + u
@@ -843,13 +846,11 @@ def _reach(m, bd, u, limit, qb):
         base = _r_entry(n) + (cls * 2 + z) * 4
         r_d = _r_entry(n) + 7 * 2 * 4 + z
     if base >= 0 and _clear_around(m, bd, u, r_d, limit, base):
-        # no unit can bar or end a path within reach: the board's static table is exact
-        for s in range(n):
-            m[rsc + s, SC_C0] = bd[base, s]
-            m[rsc + s, SC_C1] = bd[base + 1, s]
-            m[rsc + s, SC_P0] = bd[base + 2, s]
-            m[rsc + s, SC_P1] = bd[base + 3, s]
+        # no unit can bar or end a path within reach: the board's static table is exact;
+        # the readers (_sc) take its rows as the search's costs and parents (no copy)
+        m[R_B, B_SBASE] = base
         return base
+    m[R_B, B_SBASE] = NONE
     # what bars the mover on each square: bit 1 entering it (an enemy, unless Trail Blazer,
     # L3695; for a vehicle a friendly vehicle, L463), 2 passing its corner (an enemy), 4
     # leaving it (an enemy's square); nothing for aircraft
@@ -993,6 +994,7 @@ def _reach_huge(m, bd, u, limit, qb):
     its edge, the block's edge pair enters the zone and the block drives on fully: cost 2."""
     n = m[R_B, B_N]
     rsc = m[0, H_SCR]
+    m[R_B, B_SBASE] = NONE  # the scratch holds this search
     ru = m[0, H_UNITS]
     rx = m[0, H_XU] + u
     side = m[ru + u, U_SIDE]
@@ -1051,16 +1053,26 @@ def _reach_huge(m, bd, u, limit, qb):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _rear(m, u, s):
+def _sc(m, bd, s, k):
+    """Column k (SC_C0, SC_C1, SC_P0 or SC_P1) of the last movement search at square s: the
+    board's static rows it stood for (B_SBASE, :func:`_reach`), else the scratch."""
+    b = m[R_B, B_SBASE]
+    if b >= 0:
+        return np.int64(bd[b + k, s])
+    return m[m[0, H_SCR] + s, k]
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _rear(m, bd, u, s):
     """The rear square of Large vehicle u ending its move with its front on s (scratch
     parents of the last search): the square its front left on the final step (L504); after a
     diagonal final step, the square beside that step's corner in the front's column, else in
     its row (decision: it keeps to the grid, L461, L506-508); its present rear square when s
     is where it stands; -1 on an entry square (the rear would be off the board)."""
     rsc = m[0, H_SCR]
-    a = m[rsc + s, SC_C0]
-    b = m[rsc + s, SC_C1]
-    p = m[rsc + s, SC_P0] if a <= b else m[rsc + s, SC_P1]
+    a = _sc(m, bd, s, SC_C0)
+    b = _sc(m, bd, s, SC_C1)
+    p = _sc(m, bd, s, SC_P0) if a <= b else _sc(m, bd, s, SC_P1)
     if p == -1 or s == _sq(m, u):
         return _usq(m, u, 1)
     if p < 0:
@@ -1079,15 +1091,14 @@ def _rear(m, u, s):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _cost(m, s):
-    rsc = m[0, H_SCR]
-    a = m[rsc + s, SC_C0]
-    b = m[rsc + s, SC_C1]
+def _cost(m, bd, s):
+    a = _sc(m, bd, s, SC_C0)
+    b = _sc(m, bd, s, SC_C1)
     return a if a < b else b
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _can_end(m, u, s):
+def _can_end(m, bd, u, s):
     """u may end a move on s: no other unit on it (L465), nor on the other squares of a Large
     or Huge vehicle's footprint there."""
     rsc = m[0, H_SCR]
@@ -1098,7 +1109,7 @@ def _can_end(m, u, s):
     if size == 1:
         return True
     for k in range(1, size):
-        q = _rear(m, u, s) if size == 2 else _fsq(m, 4, s, 0, k)
+        q = _rear(m, bd, u, s) if size == 2 else _fsq(m, 4, s, 0, k)
         if q < 0:
             return False
         o = m[rsc + q, SC_OCC]
@@ -1108,29 +1119,28 @@ def _can_end(m, u, s):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _path(m, plog, s, upto, stop):
+def _path(m, bd, plog, s, upto, stop):
     """Write the path to s (entry or start square first) into ``plog`` from B_PLOGN; returns
     (first index, count, the last square of cost <= upto on the way)."""
-    rsc = m[0, H_SCR]
     # walk back into the tail of plog, then reverse in place
     cap = plog.shape[0]
     k0 = m[R_B, B_PLOGN]
-    a = m[rsc + s, SC_C0]
-    b = m[rsc + s, SC_C1]
+    a = _sc(m, bd, s, SC_C0)
+    b = _sc(m, bd, s, SC_C1)
     st = 0 if a <= b else 1
     cur = s
     k = k0
     mid = s
     best_mid_c = -1
     while True:
-        c = m[rsc + cur, SC_C0 + st]
+        c = _sc(m, bd, cur, SC_C0 + st)
         if c <= upto and c > best_mid_c:
             best_mid_c = c
             mid = cur
         if k < cap:
             plog[k] = cur
         k += 1
-        p = m[rsc + cur, SC_P0 + st]
+        p = _sc(m, bd, cur, SC_P0 + st)
         if p < 0 or cur == stop:
             break
         cur = p // 2
@@ -1152,17 +1162,16 @@ def _path(m, plog, s, upto, stop):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _midpoint(m, s, upto):
+def _midpoint(m, bd, s, upto):
     """The last square of cost <= upto on the path to s (a March Move's normal Move, L811)."""
-    rsc = m[0, H_SCR]
-    a = m[rsc + s, SC_C0]
-    b = m[rsc + s, SC_C1]
+    a = _sc(m, bd, s, SC_C0)
+    b = _sc(m, bd, s, SC_C1)
     st = 0 if a <= b else 1
     cur = s
     for _ in range(400):
-        if m[rsc + cur, SC_C0 + st] <= upto:
+        if _sc(m, bd, cur, SC_C0 + st) <= upto:
             return cur
-        p = m[rsc + cur, SC_P0 + st]
+        p = _sc(m, bd, cur, SC_P0 + st)
         if p < 0:
             return cur
         cur = p // 2
@@ -1306,10 +1315,14 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
     w1 = m[ru, U_W1]
     if w1 <= w0:
         return 0.0
+    lo = INF  # the shortest and longest reach of its lines
+    hi = -1
     for w in range(w0, w1):
         val[w, 3] = 0.0
         m[rws + w, 6] = -1
         m[rws + w, 7] = 0
+        lo = min(lo, m[rwp + w, W_RMIN])
+        hi = max(hi, m[rwp + w, W_RMAX])
     air_u = _kind(m, u) == KIND_AIR
     big_u = _foot(m, u) > 1
     for t in range(U):
@@ -1323,12 +1336,13 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
                 _offence_big(m, bd, ls, lq, u, s, t, val)
             continue
         d = bd[s, ts]
+        if d < lo or d > hi:
+            continue  # beyond every line's range
         inreach = False  # a line in range whose value on t could beat its best so far
-        for w in range(w0, w1):
-            if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX] and (
-                    val[w, 4 + 2 * t] > val[w, 3] or val[w, 5 + 2 * t] > val[w, 3]):
-                inreach = True
-                break
+        for w in range(w0, w1):  # (without branches on the data)
+            b = val[w, 3]
+            inreach = inreach | ((d >= m[rwp + w, W_RMIN]) & (d <= m[rwp + w, W_RMAX]) & (
+                (val[w, 4 + 2 * t] > b) | (val[w, 5 + 2 * t] > b)))
         if not inreach:
             continue  # no line would take t: its sight is not needed
         if not _present(m, t) or BR.hidden(m, t, d):
@@ -1371,15 +1385,15 @@ def _offence_cap(m, bd, u, s, el, val):
     tot = 0.0
     for w in range(m[ru, U_W0], m[ru, U_W1]):
         b = 0.0
-        for i in range(1, el[0, 0] + 1):
+        lo = m[rwp + w, W_RMIN]
+        hi = m[rwp + w, W_RMAX]
+        for i in range(1, el[0, 0] + 1):  # without branches on the data (selects)
             d = bd[el[i, 1], s]
-            if d >= m[rwp + w, W_RMIN] and d <= m[rwp + w, W_RMAX]:
-                t = el[i, 0]
-                v = val[w, 4 + 2 * t]
-                if val[w, 5 + 2 * t] > v:
-                    v = val[w, 5 + 2 * t]
-                if v > b:
-                    b = v
+            t = el[i, 0]
+            v = val[w, 4 + 2 * t]
+            v1 = val[w, 5 + 2 * t]
+            v = v1 if v1 > v else v
+            b = v if (d >= lo) & (d <= hi) & (v > b) else b
         tot += b
     return tot
 
@@ -1482,15 +1496,15 @@ def _threat(m, bd, s, el, val, cov):
     its longest range (<= 0: some enemy within it)."""
     thr = 0.0
     bestgap = 10_000
-    for i in range(1, el[0, 0] + 1):
+    for i in range(1, el[0, 0] + 1):  # without branches on the data (selects: same sums)
         d = bd[el[i, 1], s]
-        if el[i, 2] >= 0 and d <= el[i, 2]:
-            v = val[i, cov]
-            thr += 0.5 * v if el[i, 3] != 0 else v
-        if el[i, 4] >= 0:
-            gap = d - el[i, 4]
-            if gap < bestgap:
-                bestgap = gap
+        r = el[i, 2]
+        v = val[i, cov]
+        v = 0.5 * v if el[i, 3] != 0 else v
+        thr += v if (r >= 0) & (d <= r) else 0.0  # + 0.0: thr is never -0.0
+        mine = el[i, 4]
+        gap = d - mine
+        bestgap = gap if (mine >= 0) & (gap < bestgap) else bestgap
     return thr, bestgap
 
 
@@ -2989,8 +3003,8 @@ def _knockout(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, k, t, qb):
     best = -1
     key = INF
     for s in range(n):
-        c = _cost(m, s)
-        if c > m[ru, U_MARCH] or s == cur or not _can_end(m, k, s) or \
+        c = _cost(m, bd, s)
+        if c > m[ru, U_MARCH] or s == cur or not _can_end(m, bd, k, s) or \
                 not BR.can_stand(m, bd, k, s, n):
             continue
         kk = bd[s, ts] * 1000 + c
@@ -3102,16 +3116,16 @@ def _place(m, bd, log, plog, u, s, upto, action, stop, base):
     frm = m[rs, ST_SQ]
     if s == frm:
         return False
-    p0, cnt, _mid = _path(m, plog, s, upto, stop)
+    p0, cnt, _mid = _path(m, bd, plog, s, upto, stop)
     k = _log(m, log, m[R_G, G_TURN], _side(m, u), u, action, frm, s)
     if k >= 0:
         log[k, L_P0] = p0
         log[k, L_PN] = cnt
-        log[k, L_X] = _cost(m, s) - base  # this segment's cost (a march's second part)
+        log[k, L_X] = _cost(m, bd, s) - base  # this segment's cost (a march's second part)
     width = m[R_B, B_WIDTH]
     prev = plog[p0 + cnt - 2] if cnt >= 2 and p0 + cnt - 1 < plog.shape[0] else frm
     size = _foot(m, u)
-    rear = _rear(m, u, s) if size == 2 else -1
+    rear = _rear(m, bd, u, s) if size == 2 else -1
     rsc = m[0, H_SCR]
     for j in range(1, size):  # leave the other squares of a Large/Huge footprint
         q = _usq(m, u, j)
@@ -3497,7 +3511,7 @@ def _best_move(m, f, bd, log, plog, u, el, val, qb):
     best = _position(m, f, bd, u, s0, el, val, lam)
     bs = s0
     for s in range(n):
-        if s == s0 or _cost(m, s) > mv or not _can_end(m, u, s):
+        if s == s0 or _cost(m, bd, s) > mv or not _can_end(m, bd, u, s):
             continue
         if not BR.can_stand(m, bd, u, s, n):
             continue
@@ -3777,16 +3791,21 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         col1 = min(col1, cur % width + limit)
     for row in range(row0, row1 + 1):  # the squares in reach, in order
         for s in range(row * width + col0, row * width + col1 + 1):
-            if sbase >= 0:  # the static rows _reach copied (contiguous)
+            if sbase >= 0:  # the static rows of _reach (contiguous)
                 c = bd[sbase, s]
                 cd = bd[sbase + 1, s]
                 c = c if c < cd else cd
             else:
-                c = _cost(m, s)
-            if c > limit or s == cur:
+                c = _cost(m, bd, s)
+            if one:  # without branches on the data: each square written, kept by counting it
+                oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
+                keep = (c <= limit) & (s != cur) & ((oc == 0) | (oc - 1 == u)) & \
+                    BR.can_stand(m, bd, u, s, n)
+                val[q, cnt] = s
+                val[q + 1, cnt] = c
+                cnt += 1 if keep else 0
                 continue
-            oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
-            if not ((oc == 0 or oc - 1 == u) if one else _can_end(m, u, s)):
+            if c > limit or s == cur or not _can_end(m, bd, u, s):
                 continue
             if not BR.can_stand(m, bd, u, s, n):
                 continue
@@ -3840,7 +3859,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         plan = 13  # the Dozer special action, then an Attack (battle_carry, L3503-3505)
     if onboard and not suppressed and BC.dozer(m, u) and _fort_target(m, bd, u) >= 0:
         plan = 14  # two Engineering special actions: bury the fortification (L3357)
-    if plan == 4 and BR.has(m, u, BR.RB_CAMOUFLAGE) and _cost(m, plan_sq) <= mv and not (
+    if plan == 4 and BR.has(m, u, BR.RB_CAMOUFLAGE) and _cost(m, bd, plan_sq) <= mv and not (
             scout or maf or BR.has(m, u, BR.RB_AT_THE_DOUBLE)):
         plan = 12  # a Move keeps (or, with the special action, regains) camouflage
     # execute
@@ -3944,7 +3963,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if not _alive(m, u):
             return pos
         _occupy(m)  # no unit moved: the path found before still holds
-        if _cost(m, plan_sq) <= mv and _can_end(m, u, plan_sq):
+        if _cost(m, bd, plan_sq) <= mv and _can_end(m, bd, u, plan_sq):
             _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
             _try_exit(m, bd, log, u)
         return pos
@@ -3996,12 +4015,12 @@ def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
     mv = m[ru, U_MOVE]
     march = m[ru, U_MARCH]
     cur = m[rs, ST_SQ]
-    mid = _midpoint(m, plan_sq, mv)
+    mid = _midpoint(m, bd, plan_sq, mv)
     if mid == cur or mid < 0:
         _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, NONE, ZERO)
         _try_exit(m, bd, log, u)
         return pos
-    if not _can_end(m, u, mid) or not BR.can_stand(m, bd, u, mid, m[R_B, B_N]):
+    if not _can_end(m, bd, u, mid) or not BR.can_stand(m, bd, u, mid, m[R_B, B_N]):
         _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] == 0:
@@ -4009,12 +4028,12 @@ def _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
         return pos
     # first part (a normal Move), the reaction, then the rest from where it stands
     _place(m, bd, log, plog, u, mid, mv, A_MARCH, NONE, ZERO)
-    spent = _cost(m, mid)
+    spent = _cost(m, bd, mid)
     pos = _react_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
     if not _alive(m, u):
         return pos
     _occupy(m)  # no unit moved: the rest of the path found before still holds
-    if _can_end(m, u, plan_sq):
+    if _can_end(m, bd, u, plan_sq):
         _place(m, bd, log, plog, u, plan_sq, march, A_MARCH, mid, spent)
     _try_exit(m, bd, log, u)
     return pos
@@ -4662,8 +4681,8 @@ def _game(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, el, val, qb, cur
         if k >= 0:
             log[k, L_X] = first
         cur = first
+        a0, a1, l0, l1 = _counts(m)  # recounted after each activation (nothing else changes)
         while True:
-            a0, a1, l0, l1 = _counts(m)
             na = a0 if cur == 0 else a1
             no = a1 if cur == 0 else a0
             if na == 0 and no == 0:
@@ -4767,7 +4786,7 @@ def _step_off(m, f, bd, log, plog, u, el, val, qb):
     best = -1e300
     bs = -1
     for s in range(n):
-        if s == s0 or _cost(m, s) > mv or not _can_end(m, u, s):
+        if s == s0 or _cost(m, bd, s) > mv or not _can_end(m, bd, u, s):
             continue
         if not BR.can_stand(m, bd, u, s, n):
             continue
@@ -5090,6 +5109,7 @@ def _run_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps) -> None:
 def _play_battles(rng, n, m, f, bd, ls, lq, acc, curves, buf, log, plog, el, val, qb, curve):
     T = m[R_B, B_TURNS]
     m[R_B, B_LOG] = 0
+    m[R_B, B_SBASE] = NONE  # no movement search yet: the scratch
     for _ in range(n):
         _game(rng, buf, ZERO, OFF, m, f, bd, ls, lq, log, plog, el, val, qb, curve)
         w = m[R_G, G_WINNER]
@@ -5129,6 +5149,7 @@ def _play_logged(rng, faces, m, f, bd, ls, lq, log, plog, out, vps, el, val, qb,
     m[R_B, B_LOG] = 1
     m[R_B, B_LOGN] = 0
     m[R_B, B_PLOGN] = 0
+    m[R_B, B_SBASE] = NONE  # no movement search yet: the scratch
     pos = _game(rng, faces, ZERO, ON, m, f, bd, ls, lq, log, plog, el, val, qb, curve)
     out[0] = m[R_B, B_LOGN]
     out[1] = m[R_B, B_PLOGN]
