@@ -149,6 +149,37 @@ def test_move_counts_as_march_then_an_attack(face, attacks):
         assert "attack" not in ev and _track(g, FOE) == 3
 
 
+def test_a_sustained_attack_where_it_stands_counts_one_action():
+    # the foe on c4 r2 is within the gun's range 4 where the friend stands (c0 r2). T: an
+    # Attack counts as a Sustained Attack (L3755): the Sustained Attack is one action, a Move
+    # may follow (to the square the policy scores best; none when it stands best). The
+    # attack: S misses, its re-roll P hits (L793), the save S fails: 3 - 1 = 2
+    g = _game([sq(0, 1), sq(0, 2), sq(4, 2)], "T" + "SPS")
+    g.m[g.m[0, BK.H_XU] + FRIEND, BR.X_STIM] = 1
+    g.activate(FRIEND)
+    ev = [e for e, r in zip(g.events(), g.log, strict=False) if r[BK.L_UNIT] == FRIEND]
+    assert ev.count("sustained") == 1 and ev.count("move") <= 1 and "march" not in ev
+    k = g.events().index("sustained")
+    assert g.log[k, BK.L_X] == BR.WHY_STIM and _track(g, FOE) == 2
+
+
+@pytest.mark.parametrize("plan, effect, expected", [
+    # Move + Attack: the Attack as a Sustained Attack (T, or P's choice), three actions
+    (2, BR.STIM_SUSTAINED, (2, True, True)), (2, BR.STIM_CHOOSE, (2, True, True)),
+    (2, BR.STIM_MARCH, (2, False, False)),  # its Move as a March gains it nothing
+    # a March Move: it was the treated Move, an Attack follows (S, or P's choice)
+    (4, BR.STIM_MARCH, (4, True, True)), (4, BR.STIM_CHOOSE, (4, True, True)),
+    (4, BR.STIM_SUSTAINED, (4, False, False)),  # March (2) + Sustained (2) > 3 (L3757)
+    # a Sustained Attack where it stands: one action with T, a Move after (the kernel's)
+    (1, BR.STIM_SUSTAINED, (1, False, True)), (1, BR.STIM_MARCH, (1, False, False)),
+    # one action left (Suppressed: Nothing first, L745): its Attack as a Sustained Attack
+    (5, BR.STIM_SUSTAINED, (1, False, True)), (5, BR.STIM_MARCH, (5, False, False)),
+    (3, BR.STIM_CHOOSE, (3, False, False)),  # Attack + Move: a gap of the plans
+])
+def test_what_each_effect_does_to_a_plan(plan, effect, expected):
+    assert tuple(BR.stim_plan(plan, effect)) == expected
+
+
 def test_never_more_than_three_actions():
     # an Infantry Ace's third action on its die (P or T, L3557): with it the token's effect
     # adds nothing (L3757): the roll says so and the Move + Attack stays an Attack.

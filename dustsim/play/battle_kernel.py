@@ -4160,12 +4160,18 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     _release(m, u)  # not a Nothing action: u's grapple lets go (L3268)
     k0 = m[R_B, B_LOGN]
     used = False
+    orig = plan
     if stim > 0:  # the Stimulants effect on the plan (battle_rules.stim_plan, L3753-3757)
         plan, three, used = BR.stim_plan(plan, stim)
     pos = _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb,
                    plan, plan_sq, three)
     if used:
         _stim_mark(m, log, u, k0, A_ATTACK if plan == 4 or plan == 11 else A_SUSTAINED)
+        if orig == 1 and not BR.has(m, u, BR.RB_MOVE_AND_FIRE) and _present(m, u):
+            # its Sustained Attack was one action: a Move follows (Attack + Move, L797)
+            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+            if _alive(m, u):
+                _best_move(m, f, bd, log, plog, u, el, val, qb)
     m[R_G, G_NOCC] = 0
     return pos
 

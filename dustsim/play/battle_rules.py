@@ -128,8 +128,9 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   Sustained); a March Move is followed by an Attack (Move -> March: the unit's March is its
   treated Move, then its Attack); a unit left one action (Suppressed, Stunned, or after a
   special action) makes a Sustained Attack instead of its Attack; "choose" takes whichever
-  fits the plan. Attack + Move, Reload + Attack and a Sustained Attack where it stands gain
-  nothing (the kernel's plans have no Sustained Attack + Move: a gap). The plans score the
+  fits the plan; a Sustained Attack where it stands is followed by a Move to the square the
+  policy scores best (Attack -> Sustained: the Sustained Attack is one action, then a Move).
+  Attack + Move and Reload + Attack gain nothing (a gap of the kernel's plans). The plans score the
   effect rolled (a Move + Sustained Attack at the Sustained Attack's weight, a March Move +
   Attack at the Attack from the March's square). Named policy **stim-strikers**: the medic
   injects first, after Get Up, It Ain't That Bad if that one was not taken, the friendly
@@ -1279,11 +1280,13 @@ def stim_effect(m, face):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def stim_plan(plan, effect):
-    """What the effect does to the battle kernel's plan (its codes: 2 Move + Attack, 4 and 11
-    a March Move, 5 the one Attack left): (plan, three, used). ``three``: the kernel's third
-    action (Move + Sustained Attack, or an Attack after the March); plan 5 becomes 1 (a
-    Sustained Attack where it stands: a Nothing or special action, then the Attack as a
-    Sustained Attack, three actions). Other plans gain nothing (L3757)."""
+    """What the effect does to the battle kernel's plan (its codes: 1 a Sustained Attack where
+    it stands, 2 Move + Attack, 4 and 11 a March Move, 5 the one Attack left): (plan, three,
+    used). ``three``: the kernel's third action (Move + Sustained Attack, or an Attack after
+    the March); plan 5 becomes 1 (a Nothing or special action, then the Attack as a Sustained
+    Attack, three actions); plan 1 stays, the kernel adds a Move after it (the Sustained
+    Attack counted one action: Sustained + Move, three actions; not for a Move and Fire unit,
+    whose free Move follows it already). Other plans gain nothing (L3757)."""
     sus = 0 < effect < STIM_MARCH  # choose or Attack -> Sustained
     mar = effect > 0 and effect != STIM_SUSTAINED  # choose or Move -> March
     if plan == 2 and sus:
@@ -1292,6 +1295,8 @@ def stim_plan(plan, effect):
         return plan, True, True
     if plan == 5 and sus:
         return 1, False, True
+    if plan == 1 and sus:  # the Sustained Attack is one action: the kernel adds a Move
+        return plan, False, True
     return plan, False, False
 
 
