@@ -81,16 +81,23 @@ def test_the_medic_injects_an_adjacent_friend_worth_more_that_can_strike():
     assert _token(g, FRIEND) == 1 and _token(g, MEDIC) == 0
 
 
-@pytest.mark.parametrize("case", ["range-2", "cheaper", "activated", "far-foe"])
+@pytest.mark.parametrize("case", ["range-2", "cheaper", "far-foe"])
 def test_the_policy_injects_only_where_the_token_pays(case):
     squares = [sq(0, 1), sq(0, 3) if case == "range-2" else sq(0, 2), sq(6, 2)]
     if case == "far-foe":
         squares[FOE] = sq(7, 5)  # range 7 > the friend's 4 + 2: it cannot strike
     g = _game(squares, "", friend_ap=5 if case == "cheaper" else 40)
-    if case == "activated":
-        g.m[g.m[0, H_ST] + FRIEND, ST_ACT] = 1  # it has activated this turn
     g.activate(MEDIC)
     assert not _special(g, BR.SP_STIM) and _token(g, FRIEND) == 0
+
+
+def test_a_friend_that_has_activated_keeps_the_token_for_its_next_activation():
+    # the token waits for the unit's next activation (L3751): injecting a friend that has
+    # activated this turn pays next turn (the medic keeps its place in the order)
+    g = _game([sq(0, 1), sq(0, 2), sq(6, 2)], "")
+    g.m[g.m[0, H_ST] + FRIEND, ST_ACT] = 1
+    g.activate(MEDIC)
+    assert len(_special(g, BR.SP_STIM)) == 1 and _token(g, FRIEND) == 1
 
 
 # -- the token's die (L3751-3757) -----------------------------------------------------------------

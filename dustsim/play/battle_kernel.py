@@ -2721,14 +2721,17 @@ def _inject(m, f, bd, ls, lq, log, u):
     """Inject Stimulants (L3745-3749; :mod:`dustsim.play.battle_rules`, policy
     stim-strikers): medic unit u gives a Stimulants token to the friendly infantry unit within
     range 1 and sight (not u, L3743 is Get Up's alone; no Zombie, L3703), without a token,
-    not activated this turn, not grappled, that can strike and is worth more AP than u (the
-    one worth most). No dice. Returns True when taken."""
+    not grappled, that can strike and is worth more AP than u (the one worth most; one still
+    to activate this turn before one that has). No dice. Returns True when taken."""
     best = -1
-    bv = f[F_UNITS + u, 0]
+    bv = -1.0
+    rs = m[0, H_ST]
     for t in range(m[0, H_U]):
-        if _stim_ok(m, f, bd, u, t) and f[F_UNITS + t, 0] > bv and \
-                _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) != 2:
-            best, bv = t, f[F_UNITS + t, 0]
+        if not _stim_ok(m, f, bd, u, t):
+            continue
+        v = f[F_UNITS + t, 0] + (1e6 if m[rs + t, ST_ACT] == 0 else 0.0)  # pays this turn
+        if v > bv and _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) != 2:
+            best, bv = t, v
     if best < 0:
         return False
     xu = m[0, H_XU]
@@ -2744,29 +2747,18 @@ def _inject(m, f, bd, ls, lq, log, u):
 def _stim_ok(m, f, bd, u, t):
     """Medic unit u may give t a Stimulants token under policy stim-strikers (sight aside):
     another friendly infantry unit on the board within range 1, no Zombie (L3703) nor unit
-    no Medic acts on, without a token, not activated this turn, not grappled, not aboard, that
-    can strike (:func:`_strikes`) and is worth more AP than u."""
+    no Medic acts on, without a token, not grappled, not aboard, that can strike
+    (:func:`_strikes`) and is worth more AP than u. Activated this turn or not: the token
+    waits for its next activation (L3751), so the medic keeps its place in the order."""
     if t == u or _side(m, t) != _side(m, u) or not _present(m, t) or _kind(m, t) != KIND_INF:
         return False
     if (m[m[0, H_UNITS] + t, U_FLAGS] & F_NO_ORDERS) != 0 or BR.has(m, t, BR.RB_ZOMBIE):
         return False
-    if m[m[0, H_XU] + t, BR.X_STIM] != 0 or m[m[0, H_ST] + t, ST_ACT] != 0 or _stun(m, t) >= 2:
+    if m[m[0, H_XU] + t, BR.X_STIM] != 0 or _stun(m, t) >= 2:
         return False
     if f[F_UNITS + t, 0] <= f[F_UNITS + u, 0] or BC.carrier(m, t) >= 0:
         return False
     return _gap(m, bd, u, t) <= 1 and _strikes(m, bd, t)
-
-
-@nb.njit(nogil=True, cache=True, _nrt=False)
-def _stim_first(m, f, bd, u):
-    """Policy stim-strikers' activation order: medic u on the board goes before a unit it may
-    inject (:func:`_stim_ok`; sight aside), so the token pays this turn."""
-    if not BR.has(m, u, BR.RB_MEDIC) or _sq(m, u) < 0:
-        return False
-    for t in range(m[0, H_U]):  # noqa: SIM110 (Numba)
-        if _stim_ok(m, f, bd, u, t):
-            return True
-    return False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -4415,12 +4407,9 @@ def _pick(m, f, bd, side):
         if m[rs + u, ST_GONE] != 0:
             continue
         obs = BR.has(m, u, BR.RB_OBSERVER) and _sq(m, u) >= 0
-        med = BR.has(m, u, BR.RB_MEDIC) and _stim_first(m, f, bd, u)  # Stimulants (L3749)
-        if not obs and not med and BC.carrier(m, u) < 0 and f[F_UNITS + u, 0] + 1e6 <= bk:
+        if not obs and BC.carrier(m, u) < 0 and f[F_UNITS + u, 0] + 1e6 <= bk:
             continue  # cannot beat the pick so far, whatever _strikes says
         k = f[F_UNITS + u, 0] + (1e6 if _strikes(m, bd, u) else 0.0)
-        if med:
-            k += 2e6  # a medic goes before the unit it injects (policy stim-strikers)
         if obs:
             for a in range(U):  # an observer goes before the artillery it may call in (L3421)
                 if a != u and _side(m, a) == side and m[rs + a, ST_ACT] == 0 and \
