@@ -93,12 +93,13 @@ def test_an_incomplete_platoon_earns_no_advantage(tmp_path):
 
 def test_notes_name_the_advantages_earned_and_not_played_with_why():
     notes = BP.notes([grant("Rangers Lead the Way", (0, "scout")), grant("Mission Tactics"),
-                      grant("BRAINSSSS!"), grant("Dig In Girls!")])
-    assert len(notes) == 2  # Rangers Lead the Way is played (its reserve die: a decision)
+                      grant("BRAINSSSS!"), grant("Dig In Girls!"), grant("Wave Attack"),
+                      grant("Seek, Strike, Destroy")])
+    assert len(notes) == 2  # Rangers, BRAINSSSS!, Dig In Girls! are played
     assert notes[0].startswith("platoon advantage partly played in battles")
-    assert "BRAINSSSS! (L1630-1634)" in notes[0] and "friends" in notes[0]
+    assert "Wave Attack (L2063-2065)" in notes[0] and "transport" in notes[0]
     assert notes[1].startswith("platoon advantage not played in battles") and \
-        "Dig In Girls! (L2197-2201)" in notes[1]
+        "Seek, Strike, Destroy" in notes[1]
 
 
 # -- the flags -------------------------------------------------------------------------------------

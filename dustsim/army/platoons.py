@@ -483,7 +483,8 @@ def _skill(card: Card, name: str) -> bool:
 
 # the hero whose presence a lasting grant needs
 _HOLDS = {"Fanatical Loyalty": "sigrid", "Tight Quarters": "christoph",
-          "Strike Unseen": "roza", "Inflect Terror": "frank von stein"}
+          "Strike Unseen": "roza", "Inflect Terror": "frank von stein",
+          "Dig In Girls!": "tanya"}
 
 
 def _grant_roles(advantage: str, card: Card, leader: bool,
@@ -559,8 +560,8 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         if leader and _has(card, "markus"):
             return ("ape-order",)
         return ("ordered",) if _has(card, "gorilla") else ()
-    if a == "BRAINSSSS!":
-        return ("charge",) if _skill(card, "mindless") else ()
+    if a == "BRAINSSSS!":  # Mindless Zombie units: Charge, and the swarm's hunger (L1634)
+        return ("charge", "swarm") if _skill(card, "mindless") else ()
     if a == "Tight Quarters":
         ndak = "afrika" in (card.faction or "").lower()
         return holds + (("scout", "trail-blazer-while") if ndak else ())
@@ -577,6 +578,13 @@ def _grant_roles(advantage: str, card: Card, leader: bool,
         return ("mobile",) if ok and not _skill(card, "move and fire") else ()
     if a == "Implacable Advance":
         return ("implacable",) if _has(card, "steel guard") and card.kind == "squad" else ()
+    if a == "Dig In Girls!":  # Mercenary units and support weapon teams near Tanya (L2201)
+        if holds:  # Tanya's unit: her own card has Defensive Tactics; not the re-roll
+            return holds
+        merc = "mercenar" in (card.bloc or "").lower() or _skill(card, "mercenary")
+        own = any(_skill(c, "defensive tactics") for c in (cards or (card,)))  # kept always
+        return (("dig-in",) if (merc or card.kind == "support") and not own else ()) + (
+            ("dig-in-reroll",) if merc else ())
     if a == "Go Get 'Em Girls!":
         merc = "mercenar" in (card.bloc or "").lower() or _skill(card, "mercenary")
         return ("go-girls",) if merc else ()

@@ -69,6 +69,9 @@ AIM_HERO, AIM_SOLDIER = 4, 8  # G_MEDAL bits (see above)
 JAMMED = 16
 #: res[5] bit: the soldier a line aimed at (AIM_SOLDIER) was eliminated in this attack
 AIMED_FELL = 8
+#: res[5] bit: a JAMMED line had successful to-hit dice, which were re-rolled (the battle
+#: kernel spends Dig In Girls!' once-per-game re-roll only then, 003:L2201)
+REROLLED = 32
 # spec row columns
 S_MODELS, S_SINGLE, S_FULL, S_HERO, S_SQDR, S_SGDR, S_AUTOFULL, S_POLICY, S_TOKEN, S_SUPP, \
     S_REACT, S_REACT_N, S_CHEAT = range(13)
@@ -166,6 +169,7 @@ def _trial(rng, buf, pos, scripted, spec, groups, g0, g1, res):
             h += r
         if (groups[gi, G_MEDAL] & JAMMED) != 0 and h > 0:
             h, pos = _count(rng, buf, pos, scripted, hit, h)
+            stun |= REROLLED
         if groups[gi, G_CHAIN] != 0:
             pending = h  # each chain die that succeeds adds a hit and one more die
             while pending > 0:

@@ -72,7 +72,7 @@ ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "re
 # A_SPECIAL events' L_X (BK.SP_*; the transports' codes from 20: battle_carry)
 SPECIALS = ("", "camouflage", "smoke", "airborne", "psychic-scream", "area", "observe", "repair",
             "spy", "rally", "get-moving", "heal", "air-alert", "follow-me", "artillery",
-            "execute", "ammo-drop")
+            "execute", "ammo-drop", "stimulants", "stimulant-roll")
 #: why a move or attack was taken (battle_kernel.WHY_*): said in the event's text
 WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-3641)",
        "At the Double: a free Move after its March Move (L3431-3433)",
@@ -473,9 +473,11 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
     units_b = [replace(u, cover=False) for u in BP.with_mounted_lines(units_b, grants[1])]
     spec = D.compile_duel(units_a, units_b, ruleset="dust-1947", distance=12,
                           turns=setup.turns, options=options, engine="board")
-    spec_c = D.compile_duel([replace(u, cover=True) for u in units_a],
-                            [replace(u, cover=True) for u in units_b], ruleset="dust-1947",
-                            distance=12, turns=setup.turns, options=options, engine="board")
+    # Dig In Girls!' Defensive Tactics, in cover only (L2201, L3497; battle_platoon)
+    spec_c = D.compile_duel([replace(u, cover=True) for u in BP.with_dig_in(units_a, grants[0])],
+                            [replace(u, cover=True) for u in BP.with_dig_in(units_b, grants[1])],
+                            ruleset="dust-1947", distance=12, turns=setup.turns,
+                            options=options, engine="board")
     all_units = [*units_a, *units_b]
     U = len(all_units)
     W = spec.weapons.shape[0]
@@ -588,8 +590,9 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
         scream = bool(spec.weapons[i, K.W_SCREAM])
         if spec.weapons[i, K.W_SCREAM] == 1:  # its saves compiled away (rules.attack); friends
             skills = skills | {"psychic scream"}  # valued too (the policy)
+        swarm = D._mindless(all_units[u])  # BRAINSSSS! weighs harm to friends (L1634)
         for t in range(U):
-            if (spec.sides[t] == spec.sides[u] and not scream) or t == u or (
+            if (spec.sides[t] == spec.sides[u] and not scream and not swarm) or t == u or (
                     spec.gdice[i, t] + spec.gblast[i, t]) == 0:
                 continue
             row = BK.F_UNITS + U + i * U + t
@@ -917,6 +920,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
     from dustsim.engines.rng import state
     from dustsim.play import battle_kernel as BK
     from dustsim.play import battle_platoon as BP
+    from dustsim.play import battle_rules as BR
     from dustsim.play.battle_carry import carry_rule_names
     from dustsim.play.battle_rules import aim_fields, line_roles, rule_names
 
@@ -1026,12 +1030,19 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 ev["rule"] = WHY[int(r[BK.L_X])].split(":")[0]
                 ev["text"] += f" ({WHY[int(r[BK.L_X])]})"
                 _granted(ev, spec, u)
+            elif int(r[BK.L_X]) in BR.WHY_TEXT:  # Inject Stimulants' upgrade (battle_rules)
+                ev["rule"] = BR.WHY_TEXT[int(r[BK.L_X])].split(":")[0]
+                ev["text"] += f" ({BR.WHY_TEXT[int(r[BK.L_X])]})"
             elif int(r[BK.L_X]) in BP.WHY:  # a platoon advantage's attack (battle_platoon)
                 ev["rule"] = BP.WHY[int(r[BK.L_X])].split(":")[0]
                 ev["advantage"] = ev["rule"]
                 ev["text"] += f" ({BP.WHY[int(r[BK.L_X])]})"
             if r[BK.L_PN] > 0:  # a Sniper's named miniature, a Spotter's choice
                 ev.update(aim_fields(int(r[BK.L_PN]), names[t], spec.weapon_names, ev))
+            if r[BK.L_PN] > 0 and int(r[BK.L_PN]) & BP.DIG_LOG:  # battle_platoon
+                ev["dig_in"] = True
+                ev["text"] += (f" Dig In Girls!: {names[t]} near Tanya has the attack's "
+                               "successful dice re-rolled, once per game (L2201).")
             if r[BK.L_X] == BK.WHY_OBSERVED:  # the observer (kept in the row's L_P0)
                 ev["observer"] = int(r[BK.L_P0])
                 ev["text"] = ev["text"].replace("the observer", names[ev["observer"]], 1)
@@ -1238,6 +1249,24 @@ def _special(r: np.ndarray, uname: str, width: int, names, faces: np.ndarray,
                          "Resurrection, L3631-3633"}.get(ev["rule"],
                                                          "Get Up, It Ain't That Bad, L3739-3743")
                       + ").")
+    elif kind == "stimulants":
+        t = int(r[BK.L_TARGET])
+        ev.update({"target": t, "to": int(r[BK.L_TO]), "rule": "Inject Stimulants"})
+        ev["text"] = (f"{uname} injects {names[t]} with stimulants: it holds a Stimulants "
+                      "token until it activates (Inject Stimulants, L3745-3749).")
+    elif kind == "stimulant-roll":
+        from dustsim.play.battle_rules import STIM_NAMES
+
+        eff = STIM_NAMES[int(r[BK.L_TOKEN])]
+        ev.update({"dice": _dice(r, faces), "effect": eff, "third": bool(r[BK.L_HITS]),
+                   "rule": "Inject Stimulants"})
+        what = {"choose": "the player chooses either effect",
+                "sustained": "an Attack action counts as a Sustained Attack",
+                "march": "a Move action counts as a March Move"}[eff]
+        ev["text"] = (f"{uname} removes its Stimulants token and rolls {ev['dice']}: {what}"
+                      + (", three actions this activation" if ev["third"] else
+                         ", but it takes no more actions (never more than three)")
+                      + " (Inject Stimulants, L3751-3757; faces: our decision).")
     elif kind == "ammo-drop":
         t = int(r[BK.L_TARGET])
         ev.update({"target": t, "to": int(r[BK.L_TO]),

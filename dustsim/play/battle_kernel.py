@@ -74,9 +74,14 @@ from dustsim.engines.aot import entry, exported
 from dustsim.engines.kernel import (
     G_DICE,
     G_HIT,
+    G_MEDAL,
+    G_RES_SG,
+    G_RES_SQ,
     G_RR,
     G_SAVE,
     G_SUPP,
+    JAMMED,
+    REROLLED,
     S_MODELS,
     S_POLICY,
     S_SINGLE,
@@ -1651,7 +1656,11 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
     sn = BR.SN_ASSASSIN if cc else BR.SN_AIM
     if aim != BR.AIM_NONE:
         BR.aim_lines(m, rg, w0, w1, aim, ON, sn)
+    dig_dr = _dig_dr(m, bd, t, rg, w0, w1, cov)  # Dig In Girls! (L2201)
+    dig_h = _dig_arm(m, bd, t, rg, w0, w1)
     pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w0, rg + w1, m[rr])
+    _dig_back(m, rg, w0, w1, dig_dr)
+    dug = _dig_spent(m, dig_h, rg, w0, w1, rr)
     m[rt, S_POLICY] = policy
     if aim != BR.AIM_NONE:
         BR.aim_lines(m, rg, w0, w1, aim, OFF, sn)
@@ -1680,9 +1689,87 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         spot = m[m[0, H_XU] + u, BR.X_SPOT]  # a Spotter squad's choice (battle_rules.spot)
         if spot != 0 and (mask & BR.sniper_mask(m, u)) != 0:
             aim |= BR.SPOT_SPOTS if spot == 1 else BR.SPOT_FIRES
+        if dug:  # Dig In Girls!' re-roll spent on this attack (battle_platoon)
+            aim |= BP.DIG_LOG
         if aim != 0:  # attack rows keep no path: the aim and the spotter's choice
             log[k, L_PN] = aim
     return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _dig_holder(m, bd, t):
+    """Dig In Girls! (L2201; battle_platoon roles ``dig-in``, ``dig-in-reroll``): the
+    platoon's ``holds`` unit (Tanya) on the board within range 2 of t, -1 none."""
+    x0 = m[0, H_XU]
+    for h in range(m[0, H_U]):
+        if h != t and m[x0 + h, BP.X_PA_CODE] == BP.HOLDS and BP.same_platoon(m, t, h) and \
+                _present(m, h) and _gap(m, bd, t, h) <= BP.DIG_RANGE:
+            return h
+    return -1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _dig_dr(m, bd, t, rg, w0, w1, cov):
+    """Dig In Girls!' Defensive Tactics (L2201, L3497): t's cover groups carry it (compiled,
+    battle_platoon.with_dig_in); with Tanya not within range 2 it is off for this attack. The
+    rows' Damage Resilient flags as they were (bits 2i, 2i+1 of line w0 + i), -1 untouched;
+    :func:`_dig_back` restores them."""
+    if cov == 0 or not BR.has(m, t, BP.RB_PA_DIG_IN) or _dig_holder(m, bd, t) >= 0:
+        return -1
+    saved = 0
+    for w in range(w0, w1):
+        i = 2 * (w - w0)
+        saved |= (1 if m[rg + w, G_RES_SQ] != 0 else 0) << i
+        saved |= (1 if m[rg + w, G_RES_SG] != 0 else 0) << (i + 1)
+        m[rg + w, G_RES_SQ] = 0
+        m[rg + w, G_RES_SG] = 0
+    return saved
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _dig_back(m, rg, w0, w1, saved):
+    """Undo :func:`_dig_dr`."""
+    if saved < 0:
+        return
+    for w in range(w0, w1):
+        i = 2 * (w - w0)
+        m[rg + w, G_RES_SQ] = (saved >> i) & 1
+        m[rg + w, G_RES_SG] = (saved >> (i + 1)) & 1
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _dig_arm(m, bd, t, rg, w0, w1):
+    """Dig In Girls!' once-per-game re-roll (L2201; policy dig-in-first-hit): t within range 2
+    of Tanya, her platoon's re-roll unspent and no line of the attack already re-rolled by a
+    Jammer: the attack's lines re-roll their successful to-hit dice (the dice kernel's
+    ``JAMMED``). Returns Tanya's index (-1: not armed); :func:`_dig_spent` after the roll."""
+    if not BR.has(m, t, BP.RB_PA_DIG_REROLL):
+        return -1
+    h = _dig_holder(m, bd, t)
+    if h < 0 or m[m[0, H_XU] + h, BP.X_DIG] != 0:
+        return -1
+    for w in range(w0, w1):
+        if m[rg + w, G_DICE] > 0 and (m[rg + w, G_MEDAL] & JAMMED) != 0:
+            return -1
+    for w in range(w0, w1):
+        if m[rg + w, G_DICE] > 0:
+            m[rg + w, G_MEDAL] |= JAMMED
+    return h
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _dig_spent(m, h, rg, w0, w1, rr):
+    """After an attack :func:`_dig_arm` armed: the lines back; the re-roll is spent (Tanya's
+    ``X_DIG``) when the roll had a success to re-roll (declared after the roll, L2201).
+    Returns True then."""
+    if h < 0:
+        return False
+    for w in range(w0, w1):
+        m[rg + w, G_MEDAL] &= ~JAMMED
+    if (m[rr, 5] & REROLLED) == 0:
+        return False
+    m[m[0, H_XU] + h, BP.X_DIG] = 1
+    return True
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1909,13 +1996,16 @@ def _area(rng, buf, pos, scripted, m, bd, ls, lq, log, u, w, t, sustained):
         bl = _left(m, x)
         bt = m[rs + x, ST_TOK]
         p0 = pos
+        dig_dr = _dig_dr(m, bd, x, rg, w, w + 1, cov)  # Dig In Girls! (L2201)
         pos = _trial(rng, buf, pos, scripted, m[rt], m, rg + w, rg + w + 1, m[rres])
+        _dig_back(m, rg, w, w + 1, dig_dr)
         code = SP_AREA if m[m[0, H_WPN] + w, W_SCREAM] == W_AREA else SP_ARTY
         k = _log_special(m, log, turn, side, u, _sq(m, u), xs, code, x, p0, pos, m[rres, 0])
         if k >= 0:
             log[k, L_DAMAGE] = m[rres, 2] + m[rres, 3]
             log[k, L_CAS] = m[rres, 2]
             log[k, L_COVER] = cov
+        pos = _wave(rng, buf, pos, scripted, m, log, x, rres)  # Wave Attack (L2065)
         _hit(m, log, x, rres, bl, bt, u)
     return pos
 
@@ -2059,12 +2149,13 @@ def _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, sustained,
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _execute_stunned(m, bd, log, u):
+def _execute_stunned(rng, buf, pos, scripted, m, bd, log, u):
     """The Execute special action (L3511-3513, :mod:`dustsim.play.battle_rules`): u eliminates
     one soldier of an enemy infantry unit with a Stunned token within range 1 (the policy: the
     unit with most soldiers and points at start; in a squad its joined hero first, else a
     plain soldier; a lone hero is eliminated; a support weapon loses one crew, a damage
-    point). No dice; True when done (nothing when no such unit stands in range)."""
+    point). No dice (but Wave Attack's for a soldier, L2065); (pos, True) when done (nothing
+    when no such unit stands in range)."""
     U = m[0, H_U]
     ru = m[0, H_UNITS]
     rs = m[0, H_ST]
@@ -2081,7 +2172,7 @@ def _execute_stunned(m, bd, log, u):
         if v > bv:
             best, bv = t, v
     if best < 0:
-        return False
+        return pos, False
     t = best
     BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
     _release(m, u)
@@ -2107,10 +2198,15 @@ def _execute_stunned(m, bd, log, u):
     if k >= 0:
         log[k, L_CAS] = cas
         log[k, L_DAMAGE] = dmg
+    if cas > 0:  # Wave Attack: the executed soldier's die (L2065)
+        rr = m[0, H_RES2]
+        m[rr, 2] = cas
+        pos = _wave(rng, buf, pos, scripted, m, log, t, rr)
+        m[rs + t, ST_MODELS] += cas - m[rr, 2]
     if not _alive(m, t):
         _log(m, log, turn, _side(m, t), t, A_DESTROYED, _sq(m, t), NONE)
     BR.interrogate(m, u, t, vip)  # an Executed hero or officer (L3563)
-    return True
+    return pos, True
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -2631,6 +2727,177 @@ def _heal(rng, buf, pos, scripted, m, bd, ls, lq, log, u, mode):
     if k >= 0:
         log[k, L_DAMAGE] = back
         log[k, L_TOKEN] = mode
+    return pos, True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _inject(m, f, bd, ls, lq, log, u):
+    """Inject Stimulants (L3745-3749; :mod:`dustsim.play.battle_rules`, policy
+    stim-strikers): medic unit u gives a Stimulants token to the friendly infantry unit within
+    range 1 and sight (not u, L3743 is Get Up's alone; no Zombie, L3703), without a token,
+    not grappled, that can strike and is worth more AP than u (the one worth most; one still
+    to activate this turn before one that has). No dice. Returns True when taken."""
+    best = -1
+    bv = -1.0
+    rs = m[0, H_ST]
+    for t in range(m[0, H_U]):
+        if not _stim_ok(m, f, bd, u, t):
+            continue
+        v = f[F_UNITS + t, 0] + (1e6 if m[rs + t, ST_ACT] == 0 else 0.0)  # pays this turn
+        if v > bv and _sight(m, bd, ls, lq, _sq(m, u), _sq(m, t), u, t) != 2:
+            best, bv = t, v
+    if best < 0:
+        return False
+    xu = m[0, H_XU]
+    BR.unhide(m, u)  # a special action other than Move or Nothing (L3455)
+    _release(m, u)
+    m[xu + best, BR.X_STIM] = 1
+    _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, _sq(m, u), _sq(m, best), BR.SP_STIM,
+                 best, NONE, NONE, NONE)
+    return True
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _stim_ok(m, f, bd, u, t):
+    """Medic unit u may give t a Stimulants token under policy stim-strikers (sight aside):
+    another friendly infantry unit on the board within range 1, no Zombie (L3703) nor unit
+    no Medic acts on, without a token, not grappled, not aboard, that can strike
+    (:func:`_strikes`) and is worth more AP than u. Activated this turn or not: the token
+    waits for its next activation (L3751), so the medic keeps its place in the order."""
+    if t == u or _side(m, t) != _side(m, u) or not _present(m, t) or _kind(m, t) != KIND_INF:
+        return False
+    if (m[m[0, H_UNITS] + t, U_FLAGS] & F_NO_ORDERS) != 0 or BR.has(m, t, BR.RB_ZOMBIE):
+        return False
+    if m[m[0, H_XU] + t, BR.X_STIM] != 0 or _stun(m, t) >= 2:
+        return False
+    if f[F_UNITS + t, 0] <= f[F_UNITS + u, 0] or BC.carrier(m, t) >= 0:
+        return False
+    return _gap(m, bd, u, t) <= 1 and _strikes(m, bd, t)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _stim_roll(rng, buf, pos, scripted, m, log, u):
+    """u activates with a Stimulants token (L3751): the token goes, one die names the effect
+    (``battle_rules.stim_effect``). Returns (pos, effect: 0 no token, STIM_*, log row)."""
+    x = m[0, H_XU] + u
+    if m[x, BR.X_STIM] == 0:
+        return pos, 0, -1
+    m[x, BR.X_STIM] = 0
+    p0 = pos
+    if scripted:
+        fc = np.int64(buf[pos]) if pos < buf.shape[0] else np.int64(2)
+        pos += 1
+    else:
+        fc = np.int64(uniform(rng) * 3.0)
+        fc = 2 if fc > 2 else fc
+    eff = BR.stim_effect(m, fc)
+    s = _sq(m, u)
+    k = _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, s, s, BR.SP_STIM_ROLL, NONE, p0,
+                     pos, ZERO)
+    if k >= 0:
+        log[k, L_TOKEN] = eff
+    return pos, eff, k
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _stim_mark(m, log, u, k0, action):
+    """Name Inject Stimulants (WHY_STIM) on u's attacks of kind ``action`` logged from k0 that
+    name no other rule: the attacks its effect upgraded (L3753-3757)."""
+    if m[R_B, B_LOG] == 0:
+        return
+    for k in range(k0, min(m[R_B, B_LOGN], log.shape[0])):
+        if log[k, L_UNIT] == u and log[k, L_ACTION] == action and log[k, L_X] <= 0:
+            log[k, L_X] = BR.WHY_STIM
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _brains(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, qb, actions):
+    """BRAINSSSS! (L1630-1634; battle_platoon role ``swarm``): a Mindless Zombie unit of a
+    Zombie Swarm that starts its activation within range 3 of a friendly non-Zombie unit makes
+    an Attack action against a friendly non-Zombie unit. Policy **brains-least-harm**: of the
+    friends it can attack from where it stands, or after a Move (two actions left), with the
+    lines of one class (ranged, or close combat beside it), the one it harms least (the lines'
+    values, :func:`_ev`), staying put before moving; the Move draws a reaction (Move +
+    Attack, L797). Its activation is that Move + Attack, or that Attack alone. When no friend
+    can be attacked the activation goes on as usual (the text sets no other duty). Returns
+    (pos, forced)."""
+    U = m[0, H_U]
+    rs = m[0, H_ST]
+    rws = m[0, H_WS]
+    ru = m[0, H_UNITS] + u
+    side = _side(m, u)
+    cur = _sq(m, u)
+    near = False
+    for t in range(U):
+        if t != u and _side(m, t) == side and _present(m, t) and \
+                not BR.has(m, t, BR.RB_ZOMBIE) and _gap(m, bd, u, t) <= BP.BRAINS_RANGE:
+            near = True
+    if not near:
+        return pos, False
+    mv = m[ru, U_MOVE]
+    _occupy(m)
+    _reach(m, bd, u, mv if actions >= 2 else 0, qb)
+    no_cc = m[R_CFG, C_SUPP] != 0 and m[rs + u, ST_TOK] == 2  # Suppressed: no CC (L745)
+    n = m[R_B, B_N]
+    bt, bsq, bcc, bcost = -1, -1, 0, INF
+    bh = 1e300
+    for s in range(n):
+        if s != cur and (actions < 2 or _cost(m, bd, s) > mv or not _can_end(m, bd, u, s)
+                         or not BR.can_stand(m, bd, u, s, n)):
+            continue
+        c_s = 0 if s == cur else _cost(m, bd, s)
+        for t in range(U):
+            if t == u or _side(m, t) != side or not _present(m, t) or \
+                    BR.has(m, t, BR.RB_ZOMBIE):
+                continue
+            ts = _sq(m, t)
+            d = bd[s, ts]
+            los = _sight(m, bd, ls, lq, s, ts, u, t)
+            cov = _in_cover(m, bd, t, ts, los) if los != 2 else 0
+            for cc in range(2):
+                if (cc == 1 and (no_cc or d > 1)) or (cc == 0 and los == 2):
+                    continue
+                h = 0.0
+                fires = False
+                for w in range(m[ru, U_W0], m[ru, U_W1]):
+                    c = _fires_at(m, w, t, d, cc == 1)
+                    if c > 0:
+                        fires = True
+                        h += _ev(m, f, w, t, cov if cc == 0 else 0, c)
+                if fires and (h < bh or (h == bh and c_s < bcost)):
+                    bt, bsq, bcc, bcost, bh = t, s, cc, c_s, h
+    if bt < 0:
+        return pos, False
+    _release(m, u)
+    if bsq != cur:
+        _place(m, bd, log, plog, u, bsq, mv, A_MOVE, NONE, ZERO)
+        _try_exit(m, bd, log, u)
+        if m[rs + u, ST_GONE] != 0:
+            return pos, True
+        pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+        if not _alive(m, u) or not _present(m, bt):
+            return pos, True
+        _occupy(m)
+    s = _sq(m, u)
+    ts = _sq(m, bt)
+    d = bd[s, ts]
+    los = _sight(m, bd, ls, lq, s, ts, u, bt)
+    cov = _in_cover(m, bd, bt, ts, los) if los != 2 else 0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        ok = _fires_at(m, w, bt, d, bcc == 1) > 0 and (bcc == 1 or los != 2)
+        m[rws + w, WS_TGT] = bt if ok else -1
+        m[rws + w, WS_COV] = cov if ok and bcc == 0 else 0
+    k0 = m[R_B, B_LOGN]
+    pos = _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, OFF, bsq != cur, A_ATTACK)
+    if m[R_B, B_LOG] != 0:  # the rule on the attack and on the friend's retaliation
+        for k in range(k0, min(m[R_B, B_LOGN], log.shape[0])):
+            a = log[k, L_ACTION]
+            if a != A_ATTACK and a != A_CC:
+                continue
+            if log[k, L_UNIT] == u and log[k, L_TARGET] == bt:
+                log[k, L_X] = BP.WHY_BRAINS
+            elif log[k, L_UNIT] == bt and log[k, L_TARGET] == u:
+                log[k, L_X] = BR.WHY_BRAINS_BACK
     return pos, True
 
 
@@ -3332,6 +3599,7 @@ def _scream(rng, buf, pos, scripted, m, f, bd, log, u):
         if k >= 0:
             log[k, L_DAMAGE] = m[rr, 2] + m[rr, 3]
             log[k, L_CAS] = m[rr, 2]
+        pos = _wave(rng, buf, pos, scripted, m, log, t, rr)  # Wave Attack (L2065)
         _hit(m, log, t, rr, bl, bt, u)
     return pos
 
@@ -3648,6 +3916,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         k = _log(m, log, turn, side, u, A_TOKEN_REMOVED, cur, NONE)
         if k >= 0:
             log[k, L_TOKEN] = m[rs, ST_TOK]
+    pos, stim, kstim = _stim_roll(rng, buf, pos, scripted, m, log, u)  # Stimulants (L3751)
     pos = _scream(rng, buf, pos, scripted, m, f, bd, log, u)  # a free action (BattleScribe)
     pos = _bail(rng, buf, pos, scripted, m, bd, log)  # a transport it destroyed (L530)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
@@ -3679,6 +3948,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                                 np.int64(kind_heal))
             if healed:
                 actions -= 1
+    if actions >= 2 and BR.has(m, u, BR.RB_MEDIC) and cur >= 0 and \
+            _inject(m, f, bd, ls, lq, log, u):  # Inject Stimulants (L3745-3749)
+        actions -= 1
     if actions >= 2 and BR.has(m, u, BR.RB_FOLLOW_ME) and cur >= 0 and \
             m[m[0, H_XU] + u, BR.X_ALERT] != turn:  # Follow Me, once per turn (L3533)
         pos, led = _follow_me(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val,
@@ -3686,7 +3958,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if led:
             actions -= 1
     if actions >= 2 and BR.has(m, u, BR.RB_EXECUTE) and cur >= 0:  # Execute (L3513)
-        if _execute_stunned(m, bd, log, u):
+        pos, executed = _execute_stunned(rng, buf, pos, scripted, m, bd, log, u)
+        if executed:
             actions -= 1
     if actions >= 2 and BR.officer_up(m, u) and cur >= 0 and m[R_CFG, C_ORDERS] != 0:
         pos, actions, ended = _officer(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
@@ -3701,7 +3974,17 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             return pos
         if tried:
             actions -= 1
+    if actions >= 1 and cur >= 0 and BR.has(m, u, BP.RB_PA_SWARM):  # BRAINSSSS! (L1634)
+        pos, forced = _brains(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, qb,
+                              actions)
+        if forced:
+            m[R_G, G_NOCC] = 0
+            return pos
     three = actions == 3
+    if three and stim > 0:  # never more than three actions (L3757)
+        stim = 0
+    if stim > 0 and kstim >= 0:
+        log[kstim, L_HITS] = 1
     suppressed = actions == 1  # one action left: Attack or Move
     m[R_G, G_NOCC] = 1 if m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2 else 0  # L745
     _occupy(m)
@@ -3734,6 +4017,10 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     bt = BR.has(m, u, BP.RB_PA_BREAKTHROUGH) and not suppressed  # Breakthrough (L1878)
     # Implacable Advance: Suppressed, a Move instead of Nothing, then an Attack (L2096)
     implacable = suppressed and BR.has(m, u, BP.RB_PA_IMPLACABLE) and stun == 0
+    # Inject Stimulants' effect (battle_rules.stim_plan): Move + Sustained Attack, March + Attack
+    stim_s = stim == BR.STIM_CHOOSE or stim == BR.STIM_SUSTAINED
+    spotter = BR.has(m, u, BR.RB_SPOTTER)  # a Sustained Attack scored as it will fire
+    stim_m = (stim == BR.STIM_CHOOSE or stim == BR.STIM_MARCH) and not suppressed
     if onboard:
         here = _position(m, f, bd, u, cur, el, val, lam)
         # an aircraft's first action is a Move or March Move (L516; a Helicopter hovers,
@@ -3760,13 +4047,15 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 off_here = obs if obs > off_here else off_here
             if off_here > 0.0:
                 sc = (off_here if suppressed else sust * off_here) + here
+                if spotter and not suppressed:  # policy spotter-weighs (battle_rules)
+                    sc += BR.spot_plan(m, u, val, sust)
                 if sc > best:
                     best, plan = sc, (5 if suppressed else 1)
     # an upper bound of _offence from any square (each line at its best target anywhere):
     # a square where even that cannot beat the best plan so far is not scored (the same plan,
     # fewer sight lines); not with the free Attacks and wire-guided choices, valued apart
     o_cap = -1.0
-    if not (scout or maf or charge or BR.has(m, u, BR.RB_WIRE)):
+    if not (scout or maf or charge or BR.has(m, u, BR.RB_WIRE) or stim_s or stim_m):
         o_cap = 0.0
         for w in range(m[ru, U_W0], m[ru, U_W1]):
             b = 0.0
@@ -3832,17 +4121,25 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 o_s = o
             if o > 0.0 and o + p > best:
                 best, plan, plan_sq = o + p, 2, s
+            if stim_s and not suppressed and o > 0.0:  # Move + Sustained (Stimulants)
+                so = sust * o + (BR.spot_plan(m, u, val, sust) if spotter else 0.0)
+                if so + p > best:
+                    best, plan, plan_sq = so + p, 2, s
             if onboard and not air and off_here > 0.0 and off_here + p > best and \
                     not suppressed:
                 best, plan, plan_sq = off_here + p, 3, s
             if maf and near and o > 0.0:  # a free Move, then a ranged Sustained Attack
                 o2 = BR.class_total(m, u, val, OFF)  # o's ranged lines
+                if o2 > 0.0 and spotter:  # policy spotter-weighs (battle_rules.spot_plan)
+                    o2 += BR.spot_plan(m, u, val, sust) / sust
                 if o2 > 0.0 and sust * o2 + p > best:
                     best, plan, plan_sq = sust * o2 + p, 10, s
         if not suppressed and p > best:
             best, plan, plan_sq = p, 4, s
-        if near and (scout or maf or charge or bt):
+        if near and (scout or maf or charge or bt or stim_m):
             o3 = o_s if o_s >= 0.0 else _offence(m, f, bd, ls, lq, u, s, OFF, val)
+            if stim_m and o3 > 0.0 and o3 + p > best:  # March + Attack (Stimulants)
+                best, plan, plan_sq = o3 + p, 4, s
             if scout and o3 > 0.0 and o3 + p > best:  # March (one action), then an Attack
                 best, plan, plan_sq = o3 + p, 9, s
             o4 = 0.0  # the free Attacks after a March: its lines of that class
@@ -3872,8 +4169,20 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         m[R_G, G_NOCC] = 0
         return pos
     _release(m, u)  # not a Nothing action: u's grapple lets go (L3268)
+    k0 = m[R_B, B_LOGN]
+    used = False
+    orig = plan
+    if stim > 0:  # the Stimulants effect on the plan (battle_rules.stim_plan, L3753-3757)
+        plan, three, used = BR.stim_plan(plan, stim)
     pos = _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb,
                    plan, plan_sq, three)
+    if used:
+        _stim_mark(m, log, u, k0, A_ATTACK if plan == 4 or plan == 11 else A_SUSTAINED)
+        if orig == 1 and not BR.has(m, u, BR.RB_MOVE_AND_FIRE) and _present(m, u):
+            # its Sustained Attack was one action: a Move follows (Attack + Move, L797)
+            pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
+            if _alive(m, u):
+                _best_move(m, f, bd, log, plog, u, el, val, qb)
     m[R_G, G_NOCC] = 0
     return pos
 

@@ -79,7 +79,9 @@ and every required unit, L950-958); the army layer decides that and which units 
   special event names it.
 * ``wave`` (Wave Attack, L2063-2065): in turns 1-3 each soldier the squad loses rolls one
   die before the casualties come off, on P it returns (the digest's face, 1/3); a special
-  event ``wave-attack`` with ``returned`` (kernel ``_wave``).
+  event ``wave-attack`` with ``returned`` (kernel ``_wave``), after the attack, area,
+  artillery, Psychic Scream or Execute event that eliminated them (L2065: "each time a
+  Soldier is eliminated"). Not rolled: soldiers lost aboard a destroyed transport (L530).
 * ``pack`` (Pack Hunters, L1817-1821): the walker's reactive dice succeed on P and S (the
   digest's two faces, as Advanced Reactive Fire's); it may react to a mover beyond its own
   reaction range when another ``pack`` walker of its platoon sees the mover within range 4
@@ -89,6 +91,26 @@ and every required unit, L950-958); the army layer decides that and which units 
   ``ape-order``): a gorilla with Charge and a close-combat line takes no Suppression from the
   reactions its March Move draws (the March is its Charge's first part, L3459): a Suppression
   they would give becomes Under Fire (:func:`calm_charge`, kernel ``_react_march``).
+* ``swarm`` (BRAINSSSS!, L1630-1634): a Mindless Zombie unit of the swarm that starts its
+  activation within range 3 of a friendly non-Zombie unit makes an Attack action against a
+  friendly non-Zombie unit (kernel ``_brains``, policy brains-least-harm: the friend, square
+  and line class that harm least, a Move first when needed); the attack names the rule and
+  the friend's close-combat retaliation says so.
+* ``dig-in`` / ``dig-in-reroll`` (Dig In Girls!, L2197-2201): a Mercenary unit or support
+  weapon team of the platoon (``dig-in``) has Defensive Tactics (Damage Resilient in cover,
+  L3497) while it stands within range 2 of Tanya (the platoon's ``holds`` unit, alive, on the
+  board): its cover dice groups are compiled with Defensive Tactics (:func:`with_dig_in`) and
+  the kernel takes the Damage Resilient off an attack's groups when she is not that close
+  (``_dig_dr``). Once per game (per platoon) a Mercenary unit other than Tanya's
+  (``dig-in-reroll``) within range 2 of her forces a successful Attack roll against it to be
+  re-rolled. **Decision** (digest OPEN-11, L2201 "a successful Attack roll"): the roll is the
+  attack's to-hit roll, every die of it that succeeded is re-rolled once and counts only if
+  it succeeds again (as a Jammer re-rolls a roll's successes, L3567; the dice kernel's
+  ``JAMMED``), before chains and saves. Named policy **dig-in-first-hit**: used on the first
+  attack (Attack, Sustained Attack, reaction or close combat) against such a unit that rolls
+  a success (declared after the roll, L2201: an attack without a success does not spend it);
+  not on an attack a Jammer already re-rolls, nor on area, artillery or Psychic Scream
+  strikes (a gap). The attack event says so (``dig_in``).
 * ``go-girls`` (Go Get 'Em Girls!, L2171-2175): at the start of its activation the unit rolls
   one die, on P or T (the digest's two faces, 2/3) it has Brave for that activation. Policy:
   it rolls when it has a token to remove (Brave's only effect is the removal roll, L741).
@@ -126,6 +148,17 @@ RB_PA_BREAKTHROUGH = np.int64(1 << 32)  # role ``breakthrough`` (L1878)
 RB_PA_FIRST_DOUBLE = np.int64(1 << 33)  # role ``first-double`` (Surprise Strike, L2122)
 RB_PA_IMPLACABLE = np.int64(1 << 34)  # role ``implacable`` (Implacable Advance, L2096)
 RB_PA_GIRLS = np.int64(1 << 35)  # role ``go-girls`` (Go Get 'Em Girls!, L2175)
+# Dig In Girls! (L2201; the rules helper's RB bits 36-37 and X col 19): roles ``dig-in``,
+# ``dig-in-reroll``; X_DIG on the platoon's ``holds`` unit (Tanya): 1 once its re-roll is spent
+RB_PA_DIG_IN = np.int64(1 << 36)
+RB_PA_DIG_REROLL = np.int64(1 << 37)
+X_DIG = BR.X_DIG
+# BRAINSSSS! (L1630-1634; the rules helper's RB bit 38 and WHY 14): role ``swarm``
+RB_PA_SWARM = np.int64(1 << 38)
+WHY_BRAINS = np.int64(14)
+BRAINS_RANGE = 3  # L1634
+DIG_RANGE = 2  # L2201
+DIG_LOG = 32768  # an attack row's L_PN bit: Dig In Girls!' re-roll spent on this attack
 SP_PA_ORDER = np.int64(27)  # an advantage's Get Moving (log L_TOKEN: PA code + 8 x Desert Fox)
 SP_BREAKTHROUGH = np.int64(28)  # Breakthrough's die after a March Move
 SP_GIRLS = np.int64(29)  # Go Get 'Em Girls!' die at the start of an activation
@@ -176,7 +209,10 @@ SPECIALS = {int(SP_PA_ORDER): "get-moving", int(SP_BREAKTHROUGH): "breakthrough"
             int(SP_WAVE): "wave-attack", int(SP_ESCORT): "close-cooperation"}
 #: why an attack was taken (event ``rule`` and text)
 WHY = {int(WHY_BREAKTHROUGH): "Breakthrough: a free Attack after its March Move on its die "
-       "(platoon advantage, L1874-1878)"}
+       "(platoon advantage, L1874-1878)",
+       int(WHY_BRAINS): "BRAINSSSS!: a Mindless Zombie unit of the swarm that starts its "
+       "activation within range 3 of a friendly non-Zombie unit attacks one (platoon "
+       "advantage, L1630-1634; policy brains-least-harm)"}
 
 
 @dataclass(frozen=True)
@@ -242,6 +278,11 @@ ROLES = {
             "its pack sees the mover within range 4",
     "terror": "while its platoon's hero is in play, its close-combat attacks give their "
               "target and the target's friends within range 3 in sight of it a token step",
+    "swarm": "starting its activation within range 3 of a friendly non-Zombie unit, it "
+             "attacks one",
+    "dig-in": "Defensive Tactics while within range 2 of its platoon's hero",
+    "dig-in-reroll": "once per game (its platoon's), within range 2 of its platoon's hero, "
+                     "an attack's successful to-hit dice against it are re-rolled",
 }
 _WHILE_ROLES = {"camouflage-while": (WHILE_CAMO, BR.RB_CAMOUFLAGE),
                 "trail-blazer-while": (WHILE_TRAIL, BR.RB_TRAIL_BLAZER),
@@ -251,7 +292,8 @@ _BITS = {"scout": BR.RB_SCOUT, "airborne": BR.RB_AIRBORNE, "charge": BR.RB_CHARG
          "third-order": RB_PA_THIRD_ORDER, "walker-order": RB_PA_ACTION_ORDER,
          "ape-order": RB_PA_ACTION_ORDER, "breakthrough": RB_PA_BREAKTHROUGH,
          "first-double": RB_PA_FIRST_DOUBLE, "implacable": RB_PA_IMPLACABLE,
-         "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING, "terror": RB_PA_TERROR}
+         "go-girls": RB_PA_GIRLS, "lightning": RB_PA_LIGHTNING, "terror": RB_PA_TERROR,
+         "dig-in": RB_PA_DIG_IN, "dig-in-reroll": RB_PA_DIG_REROLL, "swarm": RB_PA_SWARM}
 _CODES = {"sure-order": PA_MISSION, "third-order": PA_BLITZ, "walker-order": PA_GRAB,
           "ape-order": PA_APES, "mobile": PA_MOBILE, "pack": PA_PACK, "wave": PA_WAVE,
           "escort-lead": PA_COOP, "escort": PA_ESCORT, "knockout": PA_KNOCK,
@@ -324,8 +366,13 @@ ADVANTAGES = dict((
        "line counts as its Charge action (the March is the Charge's first part, L3459), "
        "whether or not it ends beside an enemy: the reaction comes before that is known "
        "(L811); a Suppression the reactions would give becomes Under Fire (L1564)"),
-    _r("BRAINSSSS!", "L1630-1634", "partly played", "Mindless Zombie units gain Charge",
-       "the forced Attack on friendly non-zombies: the policy never attacks friends"),
+    _r("BRAINSSSS!", "L1630-1634", "played",
+       "Mindless Zombie units gain Charge; one that starts its activation within range 3 of a "
+       "friendly non-Zombie unit makes an Attack action against one (policy "
+       "brains-least-harm: the friend it harms least, from where it stands or after a Move)",
+       decision="the forced activation is that Move + Attack (or that Attack alone); when no "
+       "friend can be attacked (out of reach, or no line hurts one) the activation goes on as "
+       "usual: L1634 names no other duty; the friend retaliates in close combat (L763-765)"),
     _r("Inflect Terror", "L1657-1659", "played",
        "while Frank von Stein is in play, a Zombie unit's close-combat attack gives its target "
        "a token step whether or not it hits, and each unit of the target's side within range "
@@ -361,9 +408,10 @@ ADVANTAGES = dict((
        "waiting (checked at every activation start and as the game starts)"),
     _r("Wave Attack", "L2063-2065", "partly played",
        "in turns 1-3 each soldier a Red Guards squad loses to an Attack, a Sustained Attack, "
-       "a reaction or close combat (retaliation included) rolls a die: on P it returns",
-       "soldiers eliminated by an area, artillery, Psychic Scream or Execute attack or a "
-       "transport's wreck are not rolled for (those paths remove casualties without dice)",
+       "a reaction, close combat (retaliation included), an area or artillery strike, a "
+       "Psychic Scream or an Execute rolls a die: on P it returns",
+       "soldiers eliminated aboard a transport destroyed (L530) are not rolled for (the "
+       "passengers' roll places its losses unit by unit without a result row)",
        decision="the dice are rolled as the casualties come off, before they are removed: a "
        "soldier who returns was never taken off, so a squad whose every soldier falls but one "
        "returns is not destroyed (the face: P, the digest's 1/3)"),
@@ -376,8 +424,15 @@ ADVANTAGES = dict((
        "while Roza is in play, Spetsnaz infantry gain Camouflage"),
     _r("Go Get 'Em Girls!", "L2171-2175", "played",
        "Mercenary units roll at activation: on P or T Brave for that activation"),
-    _r("Dig In Girls!", "L2197-2201", "not played", "",
-       "Defensive Tactics near Tanya and a forced enemy re-roll need hooks the kernel lacks"),
+    _r("Dig In Girls!", "L2197-2201", "played",
+       "Mercenary units and support weapon teams of the platoon within range 2 of Tanya have "
+       "Defensive Tactics; once per game a Mercenary unit within range 2 of her (not hers) "
+       "has an attack's successful to-hit dice against it re-rolled (policy "
+       "dig-in-first-hit: the first attack with a success)",
+       decision="a successful Attack roll (L2201; digest OPEN-11) is the attack's to-hit roll: "
+       "each die that succeeded is re-rolled once and counts only if it succeeds again (as a "
+       "Jammer's re-roll, L3567), before chains and saves; area, artillery and Psychic Scream "
+       "strikes do not offer it"),
 ))
 
 
@@ -458,6 +513,25 @@ def with_mounted_lines(units: Sequence, grants: Sequence[Grant]) -> list:
             line = Weapon(name=MOUNTED_NAME, line=tuple(parse_cell("1/1") for _ in COLUMNS),
                           count=1, range="C", keywords=(), ammo=None)
             out[i] = replace(du, card=replace(du.card, weapons=du.card.weapons + own + (line,)))
+    return out
+
+
+def with_dig_in(units: Sequence, grants: Sequence[Grant]) -> list:
+    """The side's units with Defensive Tactics on each ``dig-in`` unit's card (Dig In Girls!,
+    L2201): only for the battle compiler's cover groups (Defensive Tactics acts in cover,
+    L3497); the kernel switches it off while Tanya is not within range 2."""
+    from dataclasses import replace
+
+    out = list(units)
+    for g in grants:
+        for i, role in g.roles:
+            if role != "dig-in" or not 0 <= i < len(out):
+                continue
+            du = out[i]
+            if any(str(x).lower().startswith("defensive tactics") for x in du.card.skills):
+                continue
+            out[i] = replace(du, card=replace(du.card, skills=(*du.card.skills,
+                                                               "Defensive Tactics")))
     return out
 
 

@@ -106,7 +106,43 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   activation's actions: one die on P or T (the digest's two faces); a friendly infantry unit
   within range 1 and sight, the medic's own unit included, gets one eliminated soldier back
   (a squad) or one damage point (a hero or support weapon). Combat Medic's own text is in no
-  seed: read as a unit with a Medic. Not played: Inject Stimulants (L3745-3757).
+  seed: read as a unit with a Medic.
+* **Inject Stimulants** (Medic, Combat Medic; L3745-3757): a special action, one of the
+  activation's actions: a friendly infantry unit within range 1 and sight gets a Stimulants
+  token (:data:`X_STIM`); when that unit next activates (its ``activate`` event: the token
+  roll comes after its token removal roll, L741) it removes the token and rolls one die
+  (:func:`stim_effect`): one face lets the player choose either effect, one treats an Attack
+  action as a Sustained Attack, one treats a Move action as a March Move; either way the unit
+  takes three actions, never more (L3757). **Decision on the lost faces** (L3753-3755 print
+  three bullets "On a [glyph]" whose glyphs were lost): the digest resolves them as "each face
+  -> one outcome, 1/3 each" (dust-1947.md §3, confidence H, as it resolves Get Up's "[glyph]
+  or [glyph]" at L3741 to two faces and Rally's lost glyph at L3731 to P); which face carries
+  which outcome is lost, so we take the bullets in the digest's face order: **P chooses, T
+  Attack -> Sustained Attack, S Move -> March Move** (the probabilities do not depend on the
+  pairing; scripted dice do). Further decisions: the medic's own unit is not a target (L3743
+  lets Get Up treat itself; L3749 says no such thing); a Zombie is not a target (L3703); the
+  token is rolled at the unit's own activation, a reactive attack (L805-809) leaves it for the
+  next; a unit that already takes three actions (an Ace's third action, L3557) gains nothing
+  (L3757: never more than three); a grappled unit rolls and gains nothing. What the effect
+  does (:func:`stim_plan`): Move + Attack becomes Move + Sustained Attack (Attack ->
+  Sustained); a March Move is followed by an Attack (Move -> March: the unit's March is its
+  treated Move, then its Attack); a unit left one action (Suppressed, Stunned, or after a
+  special action) makes a Sustained Attack instead of its Attack; "choose" takes whichever
+  fits the plan; a Sustained Attack where it stands is followed by a Move to the square the
+  policy scores best (Attack -> Sustained: the Sustained Attack is one action, then a Move).
+  Attack + Move and Reload + Attack gain nothing (a gap of the kernel's plans). The plans score the
+  effect rolled (a Move + Sustained Attack at the Sustained Attack's weight, a March Move +
+  Attack at the Attack from the March's square). Named policy **stim-strikers**: the medic
+  injects first, after Get Up, It Ain't That Bad if that one was not taken, the friendly
+  infantry unit within range 1 and sight, without a token, not grappled, that has an enemy
+  within its longest range plus its Move and is worth more AP than the medic's own unit (the
+  one worth most, one still to activate this turn first): one action of the medic's unit for
+  one of a unit worth more. The medic keeps its place in the activation order (most AP
+  first): a unit that has activated already uses its token at its next activation (L3751),
+  so injecting costs no tempo (measured: ordering the medic before its target lost games,
+  IJN v Mercenaries 101: the mercenaries' share 0.34 -> 0.27 over 600 games).
+  Events: ``stimulants`` (the medic's action, ``target``), ``stimulant-roll``
+  (the unit's die, ``effect``), and the upgraded attack's ``rule`` "Inject Stimulants".
 * **Medevac** (L3591-3593): a Medevac vehicle's special action: a friendly squad within
   range 1 rolls one die per eliminated soldier, each P returns one. Policy (both): taken
   first, after the token removal roll, when such a unit has lost soldiers or damage (the one
@@ -178,7 +214,8 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   Attack whose sniper lines and spotter lines can both fire, the spotter stands down when the
   sniper lines' gain from P and T is at least what its own lines would do (expected unsaved
   hits x damage), else it fires and the sniper lines hit on their own faces. The plans value a
-  Sustained Attack with both (a policy simplification). The event says which (``spotter``).
+  Sustained Attack by the same choice (:func:`spot_plan`: with the spotter spotting, its lines
+  out and the sniper lines at their P-and-T value). The event says which (``spotter``).
 * **Assassin joined to a squad** (L3427-3429): his own close-combat lines (``SN_ASSASSIN``)
   send their hits to the target squad's joined hero, as a lone Assassin's do
   (:func:`assassin_aim`); the squad's own hits stay the owner's to allocate.
@@ -214,6 +251,7 @@ from dustsim.engines.kernel import (
 from dustsim.errors import DustsimError
 from dustsim.play.board import BUILDING, BUILDING_OPENING, BUNKER, FOOT, JUMP
 from dustsim.play.duel_kernel import (
+    C_P,
     C_T,
     H_WT,
     R_CFG,
@@ -325,6 +363,26 @@ G_PART = 18  # game state: the close-combat lines of the next retaliation (battl
 RB_SPOTTER = np.int64(1 << 58)  # Spotter (L3321-3323)
 RB_OFFICER_SOLDIER = np.int64(1 << 59)  # one of its soldiers is an officer (L3709)
 RB_HERO_OFFICER = np.int64(1 << 60)  # its joined hero is an officer (General: L3537)
+# -- Inject Stimulants (issue 23, rules helper's slots: X col 18, SP 17-18, WHY 11) ------------
+X_STIM = 18  # unit facts: 1 while the unit holds a Stimulants token (L3749), else 0
+# unit facts of a platoon's ``holds`` unit: 1 once Dig In Girls!' re-roll is spent this game
+# (battle_platoon, L2201)
+X_DIG = 19
+SP_STIM = np.int64(17)  # a medic's Inject Stimulants (L_TARGET: the unit given the token)
+# the token's die when its unit activates (L_D0/L_D1; L_TOKEN the effect STIM_*; L_HITS 1 when
+# the effect can add the third action, 0 when the unit has three already or is grappled)
+SP_STIM_ROLL = np.int64(18)
+WHY_STIM = np.int64(11)  # the attack the effect upgraded (its event's ``rule``)
+#: the effects (L3753-3755): the player chooses; Attack -> Sustained; Move -> March Move
+STIM_CHOOSE, STIM_SUSTAINED, STIM_MARCH = 1, 2, 3
+STIM_NAMES = ("", "choose", "sustained", "march")
+#: why the attack was taken (the event's text), by WHY code (battle.py reads it)
+WHY_TEXT = {11: "Inject Stimulants: the Stimulants token's die lets it take a third action "
+                "(L3751-3757)",
+            15: "Retaliation against BRAINSSSS!: a friendly Mindless Zombie unit attacked it "
+                "in close combat (L1634, L763-765)"}
+WHY_BRAINS_BACK = np.int64(15)  # the friend's retaliation to a BRAINSSSS! attack
+
 #: the aim of an attack (the attack event's ``aim``; AIM_LINE + w: the carrier of line w)
 AIM_NONE, AIM_AT_HERO, AIM_AT_OFFICER, AIM_LINE = 0, 1, 2, 3
 AIM_FELL = 1024  # logged with the aim: the named miniature was eliminated
@@ -529,6 +587,7 @@ def reset_rules(m, n):
         m[rx + u, X_REACT] = 0
         m[rx + u, X_ALERT] = 0
         m[rx + u, X_BOOST] = 0
+        m[rx + u, X_DIG] = 0  # Dig In Girls!' re-roll unspent (battle_platoon, L2201)
         m[rx + u, X_RULES] &= ~RB_INTERROGATED
     reset_snipes(m)  # lines' carriers back, officers standing (pick_aim, L3317, L3709)
     rsc = m[0, H_SCR]
@@ -966,7 +1025,7 @@ def reset_snipes(m):
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def unsnipe(m, u):
     """Unit u whole again (a new game, or back from Reserve fresh, L3102): its lines' carriers
-    back, its officer standing, no spotter choice."""
+    back, its officer standing, no spotter choice, no Stimulants token."""
     rwp = m[0, H_WPN]
     ru = m[0, H_UNITS] + u
     for w in range(m[ru, U_W0], m[ru, U_W1]):
@@ -975,6 +1034,53 @@ def unsnipe(m, u):
             m[rwp + w, W_CARRIERS] = c
     m[m[0, H_XU] + u, X_SNIPED] = 0
     m[m[0, H_XU] + u, X_SPOT] = 0
+    m[m[0, H_XU] + u, X_STIM] = 0  # no Stimulants token (L3749)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def spot_plan(m, u, val, sust):
+    """Policy spotter-weighs in the plans (:func:`spot`'s choice before the move, L3321-3323):
+    what to add to a Sustained Attack's score ``sust`` x (the lines' values ``val[w, 3]``, each
+    at the target the battle kernel's ``_offence`` just chose, weapon state columns 6-7) when
+    the spotter would spot: its lines' values out, each sniper line's value scaled by what P
+    and T add to it (its Sustained expected unsaved hits x damage with T over without). 0
+    when it would fire (the plans' score already counts every line, the sniper lines on P),
+    or when there is no choice."""
+    if (m[m[0, H_XU] + u, X_RULES] & RB_SPOTTER) == 0:
+        return 0.0
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    rws = m[0, H_WS]
+    tmask = m[R_CFG, C_T]
+    gain = 0.0
+    own = 0.0
+    extra = 0.0
+    out = 0.0
+    snipers = False
+    spotters = False
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        v = val[w, 3]
+        t = m[rws + w, 6]
+        c = _carriers(m, w)
+        if v <= 0.0 or t < 0 or c <= 0:
+            continue
+        cov = m[rws + w, 7]
+        sb = m[rwp + w, W_SNIPE]
+        if (sb & SN_SPOTTED) != 0:
+            snipers = True
+            hit = m[_group(m, w, t, cov, 1), G_HIT]
+            with_t = _sustained_value(m, w, t, cov, c, hit)
+            without = _sustained_value(m, w, t, cov, c, hit & ~tmask)
+            gain += with_t - without
+            if without > 0.0:
+                extra += v * (with_t / without - 1.0)
+        elif (sb & SN_SPOTTER) != 0:
+            spotters = True
+            own += _sustained_value(m, w, t, cov, c, m[_group(m, w, t, cov, 1), G_HIT])
+            out += v
+    if not (snipers and spotters) or gain < own:
+        return 0.0
+    return sust * (extra - out)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1163,6 +1269,39 @@ def spot_done(m, u):
         _spotted(m, u, _ON)
         return SPOT_FIRES
     return SPOT_SPOTS if s == 1 else 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def stim_effect(m, face):
+    """The Stimulants token's effect for the die's face class (0-2) (L3753-3755; the decision
+    in the module docstring: P chooses, T Attack -> Sustained Attack, S Move -> March Move)."""
+    if (m[R_CFG, C_P] >> face) & 1:
+        return STIM_CHOOSE
+    if (m[R_CFG, C_T] >> face) & 1:
+        return STIM_SUSTAINED
+    return STIM_MARCH
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def stim_plan(plan, effect):
+    """What the effect does to the battle kernel's plan (its codes: 1 a Sustained Attack where
+    it stands, 2 Move + Attack, 4 and 11 a March Move, 5 the one Attack left): (plan, three,
+    used). ``three``: the kernel's third action (Move + Sustained Attack, or an Attack after
+    the March); plan 5 becomes 1 (a Nothing or special action, then the Attack as a Sustained
+    Attack, three actions); plan 1 stays, the kernel adds a Move after it (the Sustained
+    Attack counted one action: Sustained + Move, three actions; not for a Move and Fire unit,
+    whose free Move follows it already). Other plans gain nothing (L3757)."""
+    sus = 0 < effect < STIM_MARCH  # choose or Attack -> Sustained
+    mar = effect > 0 and effect != STIM_SUSTAINED  # choose or Move -> March
+    if plan == 2 and sus:
+        return plan, True, True
+    if (plan == 4 or plan == 11) and mar:
+        return plan, True, True
+    if plan == 5 and sus:
+        return 1, False, True
+    if plan == 1 and sus:  # the Sustained Attack is one action: the kernel adds a Move
+        return plan, False, True
+    return plan, False, False
 
 
 from dustsim.engines.jit import one_version_per_type  # noqa: E402

@@ -334,6 +334,12 @@ class DuelSpec:
     notes: tuple[str, ...] = field(default=())
 
 
+def _mindless(du) -> bool:
+    """The unit is a Mindless Zombie (its card's skill): a Zombie Swarm may send it at its
+    own side (BRAINSSSS!, L1630-1634; grid battles), so its lines get groups against friends."""
+    return any(str(x).lower().startswith("mindless") for x in du.card.skills)
+
+
 def _values(all_units, targets, sides, units, wlist, hurts, rs, compiled=None,
             rs_key=None) -> np.ndarray:
     """value[u, t]: expected AP of t destroyed by one Sustained Attack of u at full strength
@@ -641,7 +647,10 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                 # (rules.attack.is_psychic_scream; L3224: both enemy and ally)
                 if t != u:
                     for k, (w, _carrier, wrow, skills) in enumerate(cu.weapons):
-                        if wrow[-1] or "artillery" in w.keywords:
+                        # and a Mindless Zombie's lines, and its friends' (their close-combat
+                        # retaliation): a swarm's BRAINSSSS! (L1634, L763-765; grids)
+                        if wrow[-1] or "artillery" in w.keywords or _mindless(all_units[u]) \
+                                or _mindless(all_units[t]):
                             rows, blast, dice, _unk = _weapon_vs(w, skills, ct.target, rs,
                                                                  rs_key)
                             for variant, row in enumerate(rows):

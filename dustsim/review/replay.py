@@ -42,6 +42,9 @@ ACTIONS = ("initiative", "activate", "move", "march", "attack", "sustained", "re
            "close-combat", "nothing", "pass", "token", "token-removed", "destroyed",
            "objective", "end-turn", "end", "exit", "special")
 ATTACKS = frozenset({"attack", "sustained", "reaction", "close-combat"})
+#: the rules under which an attack targets its own side (BRAINSSSS!, L1634, and the friend's
+#: close-combat retaliation; dustsim.review.replay_rules checks them)
+FRIENDLY_FIRE = frozenset({"BRAINSSSS!", "Retaliation against BRAINSSSS!"})
 MOVES = frozenset({"move", "march"})
 # actions that are a unit's own: they name the unit that does them
 UNIT_ACTIONS = frozenset({"activate", "nothing", "token", "token-removed", "destroyed", "exit",
@@ -500,7 +503,8 @@ def _check_event(i: int, ev: Any, board: _Board, by_id: Mapping,
             raise _fail(where, "target", "missing (each weapon's target)")
         if not _is_id(tid) or tid not in by_id:
             raise _fail(where, "target", f"{tid!r} is not among the log's units")
-        if uid is not None and by_id[tid]["side"] == by_id[uid]["side"]:
+        if uid is not None and by_id[tid]["side"] == by_id[uid]["side"] and \
+                ev.get("rule") not in FRIENDLY_FIRE:
             raise _fail(where, "target", f"{tid!r} is on the attacker's own side")
         for who, key, sq in ((uid, "unit", "from"), (tid, "target", "to")):
             if states[who].square is None:

@@ -74,9 +74,13 @@ Rules of issue 23 that constrain the log (:mod:`dustsim.play.battle_rules`):
   attack naming Lightning Strike (``target_advantage``) hits a unit of that platoon in the
   open in game turn 1 (L1169); a reaction naming Pack Hunters or Vigilant counts its
   successes on P and S (L1821, L1947); Wave Attack's dice (``special`` ``wave-attack``) follow
-  an attack on the squad in turns 1-3, one per soldier it eliminated, each returning on P
+  an attack on the squad (or an area, artillery, Psychic Scream or Execute strike) in turns
+  1-3, one per soldier it eliminated, each returning on P
   (L2065); a token naming Inflect Terror (``by_advantage``) follows an
   attack of the unit ``by`` of that platoon (L1657-1659);
+* Inject Stimulants (``special`` ``stimulants`` / ``stimulant-roll``; L3745-3757):
+  :class:`_Stimulants`; Dig In Girls!' re-roll (an attack's ``dig_in``, L2201):
+  :func:`_check_dig_in`; BRAINSSSS!' attacks on friends (L1634): :func:`_check_brains`;
 * Reserve [#] (``special`` ``reserve`` / ``reserve-arrival``; L3100-3104,
   :mod:`dustsim.play.battle_reserve`): a unit goes into Reserve only once destroyed, its
   side's ``placed`` counting 1, 2, ... up to its ``reserve``; it acts no more until it comes
@@ -170,6 +174,9 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     tracks = {u["id"]: u.get("damage_track") for u in log["units"]}
     radios = frozenset(u["id"] for u in log["units"] if "Radio" in (u.get("rules") or ()))
     snipe = _Snipe(log)  # Sniper's aim, the officer soldier, Spotters (L3315-3323, L3709)
+    stims = _Stimulants(log)  # Inject Stimulants (L3745-3757)
+    dug_in: set = set()  # sides whose Dig In Girls! re-roll is spent (L2201)
+    swarm: dict = {}  # BRAINSSSS!: squares at activation, the friend each zombie attacked
     pending: tuple[int, Any] | None = None  # (event, unit) a successful Get Moving reactivates
     escort: list = []  # [event, unit, activated yet] Close Cooperation's escort (L1353)
     activated: dict[Any, int] = {}  # unit -> the turn of its last activation
@@ -196,6 +203,9 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
         _check_dozer(i, ev, dug, board, feet)
         _check_flier(i, ev, fliers, first)
         snipe.check(i, ev)
+        stims.check(i, ev, board, feet)
+        _check_dig_in(i, ev, board, feet, stims.units, dug_in)
+        _check_brains(i, ev, board, feet, stims.units, swarm)
         if ev["action"] == "special" and ev.get("special") == "smoke":
             for q in ev.get("smoke") or ():
                 smoke[int(q)] = int(ev["turn"]) + 1  # to the end of the next turn (L3228)
@@ -363,7 +373,9 @@ def _check_advantage(i: int, ev: Mapping, advs: Mapping, last: dict) -> None:
     u = ev.get("unit")
     adv = ev.get("advantage")
     prev = last.get(u)
-    if ev["action"] in ("attack", "sustained", "reaction", "close-combat"):
+    if ev["action"] in ("attack", "sustained", "reaction", "close-combat") or (
+            ev["action"] == "special" and ev.get("special") in (
+                "area", "artillery", "psychic-scream", "execute")):
         last[("hit", ev.get("target"))] = ev  # the last attack on each unit (Wave Attack)
     if u is not None and ev["action"] not in ("token", "token-removed", "destroyed"):
         last[u] = ev
@@ -585,6 +597,124 @@ class _Snipe:
                                              "of a unit with spotters (L3323)")
             if spot == "spots" and any(w.get("spotter") for w in fired):
                 self._fail(i, ev, "spotter", "a spotter that spots fires no weapon (L3323)")
+
+
+def _check_dig_in(i: int, ev: Mapping, board: Board, feet: Any, units: Mapping,
+                  spent: set) -> None:
+    """Dig In Girls! (L2201; :mod:`dustsim.play.battle_platoon`): an attack whose ``dig_in``
+    re-roll is spent targets a unit of the advantage other than Tanya, standing within range 2
+    of a Tanya of its side that holds the advantage; once per game per side."""
+    if not ev.get("dig_in"):
+        return
+    t = ev.get("target")
+    tu = units.get(t, {})
+    side = tu.get("side")
+    near = [v for v, u in units.items() if v != t and u.get("side") == side
+            and "tanya" in str(u.get("name", "")).lower()
+            and "Dig In Girls!" in (u.get("advantages") or ())]
+    a = [q for q in feet.of(t) if q is not None] if t in units else []
+    close = any(distance(board, x, y) <= 2 for v in near for x in a
+                for y in feet.of(v) if y is not None)
+    if "Dig In Girls!" not in (tu.get("advantages") or ()) or \
+            "tanya" in str(tu.get("name", "")).lower() or not close or side in spent:
+        raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'dig_in': once per "
+                           "game a Mercenary unit within range 2 of Tanya (not Tanya) has an "
+                           "attack's successful dice re-rolled (L2201)")
+    spent.add(side)
+
+
+def _check_brains(i: int, ev: Mapping, board: Board, feet: Any, units: Mapping,
+                  start: dict) -> None:
+    """BRAINSSSS! (L1630-1634): an attack on the attacker's own side names the rule only for a
+    unit of the advantage that started its activation within range 3 of a friend (``start``:
+    unit -> its squares at its last ``activate``); the friend's retaliation (rule
+    "Retaliation against BRAINSSSS!") is a close-combat attack on a unit that so attacked it."""
+    u = ev.get("unit")
+    if ev["action"] == "activate":
+        start[u] = [q for q in feet.of(u) if q is not None]
+        return
+    if ev["action"] not in ATTACKS:
+        return
+    t = ev.get("target")
+    rule = ev.get("rule")
+    friendly = units.get(t, {}).get("side") == units.get(u, {}).get("side")
+    where = f"replay log: event {i} ({ev['action']}): field 'rule'"
+    if rule == "BRAINSSSS!":
+        if not friendly or "BRAINSSSS!" not in (units.get(u, {}).get("advantages") or ()) \
+                or not any(distance(board, a, b) <= 3 for a in start.get(u, ())
+                           for v, w in units.items() if v != u and w.get("side") ==
+                           units[u].get("side") for b in feet.of(v) if b is not None):
+            raise DustsimError(f"{where}: BRAINSSSS! sends a Mindless Zombie unit of the swarm "
+                               "that starts its activation within range 3 of a friend at a "
+                               "friendly unit (L1634)")
+        start[("brains", u)] = t
+    elif rule == "Retaliation against BRAINSSSS!":
+        if ev["action"] != "close-combat" or start.get(("brains", t)) != u:
+            raise DustsimError(f"{where}: only a friend a BRAINSSSS! attack struck retaliates "
+                               "on its own side (L1634, L763-765)")
+
+
+#: the Stimulants die's face -> its effect (battle_rules' decision on L3753-3755's lost glyphs)
+STIM_FACES = {"P": "choose", "T": "sustained", "S": "march"}
+
+
+class _Stimulants:
+    """Inject Stimulants (L3745-3757; :mod:`dustsim.play.battle_rules`): a ``stimulants``
+    special is a Medic's on another friendly infantry unit within range 1, which then holds a
+    Stimulants token; a ``stimulant-roll`` is that unit's, at the start of its activation,
+    only while it holds a token (which goes), one die whose face names the ``effect`` (P
+    choose, T Attack as Sustained, S Move as March: the decision); an attack naming the rule
+    Inject Stimulants follows such a roll in the same activation that allowed a third action
+    (``third``), a Sustained Attack on ``choose`` or ``sustained``, an Attack on ``choose`` or
+    ``march``."""
+
+    def __init__(self, log: Mapping) -> None:
+        self.units = {u["id"]: u for u in log["units"]}
+        self.tokens: set = set()  # units holding a Stimulants token
+        self.effect: dict = {}  # unit -> (effect, third) of its activation now
+
+    def _fail(self, i: int, ev: Mapping, field: str, why: str) -> None:
+        where = f"{ev['action']} {ev['special']}" if ev.get("special") else ev["action"]
+        raise DustsimError(f"replay log: event {i} ({where}): field '{field}': {why}")
+
+    def check(self, i: int, ev: Mapping, board: Board, feet: Any) -> None:
+        u = ev.get("unit")
+        if ev["action"] == "activate":
+            self.effect.pop(u, None)
+        if ev["action"] == "destroyed" or (ev["action"] == "special"
+                                           and ev.get("special") == "reserve"):
+            self.tokens.discard(u)  # gone, or back fresh (L3102)
+        special = ev.get("special") if ev["action"] == "special" else None
+        if special == "stimulants":
+            t = ev.get("target")
+            me, it = self.units.get(u, {}), self.units.get(t, {})
+            a = [q for q in feet.of(u) if q is not None]
+            b = [q for q in feet.of(t) if q is not None] if t in self.units else []
+            if "Medic" not in (me.get("rules") or ()) or t == u or it.get("side") != \
+                    me.get("side") or it.get("kind") != "infantry" or not a or not b or \
+                    min(distance(board, x, y) for x in a for y in b) > 1:
+                self._fail(i, ev, "target", "a Medic injects another friendly infantry unit "
+                                            "within range 1 (L3749)")
+            self.tokens.add(t)
+        elif special == "stimulant-roll":
+            dice = ev.get("dice") or ""
+            if u not in self.tokens:
+                self._fail(i, ev, "unit", "only a unit holding a Stimulants token rolls for it "
+                                          "(L3751)")
+            self.tokens.discard(u)
+            if len(dice) != 1 or STIM_FACES.get(dice) != ev.get("effect"):
+                self._fail(i, ev, "effect", "one die: P the player chooses, T an Attack counts "
+                                            "as a Sustained Attack, S a Move as a March Move "
+                                            "(L3753-3755, the faces our decision)")
+            self.effect[u] = (ev.get("effect"), bool(ev.get("third")))
+        if ev["action"] in ("attack", "sustained") and ev.get("rule") == "Inject Stimulants":
+            eff, third = self.effect.get(u, (None, False))
+            ok = ("choose", "sustained") if ev["action"] == "sustained" else ("choose", "march")
+            if not third or eff not in ok:
+                self._fail(i, ev, "rule", "a Stimulants effect upgrades an Attack to a "
+                                          "Sustained Attack (or lets an Attack follow a March "
+                                          "Move) only after its die allowed it in this "
+                                          "activation (L3753-3757)")
 
 
 def _is_class(c: Any) -> bool:

@@ -284,12 +284,14 @@ SKILL_RULES: dict[str, Rule] = {r.name.lower(): r for r in (
     _r("Desert Fox", S, P, "the unit its Get Moving reactivates gains At the Double for that "
        "activation (grid battles: play.battle_rules)", "L3499-3501",
        gap="duels on a line (the engagement kernel's Get Moving grants nothing more)"),
-    _r("Combat Medic", S, P, "Get Up, It Ain't That Bad as a Medic (its own text is in no seed: "
-       "our reading of the name; grid battles: play.battle_rules)", "L3735-3743",
-       gap="duels on a line, and Inject Stimulants (L3745-3757)"),
-    _r("Medic", S, P, "Get Up, It Ain't That Bad: a soldier or a damage point back on P or T "
-       "(grid battles: play.battle_rules)", "L3735-3743",
-       gap="duels on a line, and Inject Stimulants (L3745-3757)"),
+    _r("Combat Medic", S, P, "Get Up, It Ain't That Bad and Inject Stimulants as a Medic (its "
+       "own text is in no seed: our reading of the name; grid battles: play.battle_rules)",
+       "L3735-3757", gap="duels on a line"),
+    _r("Medic", S, P, "Get Up, It Ain't That Bad: a soldier or a damage point back on P or T; "
+       "Inject Stimulants: a token, then one die when the unit activates, three actions "
+       "(decision on the lost faces: P the player chooses, T Attack -> Sustained Attack, S "
+       "Move -> March Move, in the order of L3753-3755; grid battles: play.battle_rules, "
+       "policy stim-strikers)", "L3735-3757", gap="duels on a line"),
     _r("Mechanic", S, P, "Makeshift Repair: an adjacent friendly vehicle in sight gets a "
        "point back per P on five dice (grid battles: play.battle_rules)",
        "L3587-3589, L3759-3765",
