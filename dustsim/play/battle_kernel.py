@@ -2251,6 +2251,17 @@ def _repair(rng, buf, pos, scripted, m, bd, ls, lq, log, u):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _die(rng, buf, pos, scripted):
+    """One die's face class (0-2: the ruleset's face order), from the scripted faces (a blank
+    class past their end) or the generator. Returns (face, pos)."""
+    if scripted:
+        fc = np.int64(buf[pos]) if pos < buf.shape[0] else np.int64(2)
+        return fc, pos + 1
+    fc = np.int64(uniform(rng) * 3.0)
+    return (2 if fc > 2 else fc), pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _initiative_roll(rng, buf, pos, scripted, m):
     """The initiative (L337): the engagement kernel's roll, unless one side has a Black Ops
     hero in play and the other none (four dice against three, L3441-3443): then both roll,
@@ -2278,12 +2289,7 @@ def _initiative_roll(rng, buf, pos, scripted, m):
         pb = 0
         tb = 0
         for i in range(ka + kb):
-            if scripted:
-                fc = np.int64(buf[pos]) if pos < buf.shape[0] else np.int64(2)
-                pos += 1
-            else:
-                fc = np.int64(uniform(rng) * 3.0)
-                fc = 2 if fc > 2 else fc
+            fc, pos = _die(rng, buf, pos, scripted)
             if i < ka:
                 pa += (pm >> fc) & 1
                 ta += (tm >> fc) & 1
@@ -2784,12 +2790,7 @@ def _stim_roll(rng, buf, pos, scripted, m, log, u):
         return pos, 0, -1
     m[x, BR.X_STIM] = 0
     p0 = pos
-    if scripted:
-        fc = np.int64(buf[pos]) if pos < buf.shape[0] else np.int64(2)
-        pos += 1
-    else:
-        fc = np.int64(uniform(rng) * 3.0)
-        fc = 2 if fc > 2 else fc
+    fc, pos = _die(rng, buf, pos, scripted)
     eff = BR.stim_effect(m, fc)
     s = _sq(m, u)
     k = _log_special(m, log, m[R_G, G_TURN], _side(m, u), u, s, s, BR.SP_STIM_ROLL, NONE, p0,

@@ -503,17 +503,19 @@ def with_mounted_lines(units: Sequence, grants: Sequence[Grant]) -> list:
     from dustsim.rules.unit_rules import improvised_weapons
 
     out = list(units)
-    for g in grants:
-        for i, role in g.roles:
-            if role != "mounted" or not 0 <= i < len(out):
-                continue
-            du = out[i]
-            own = tuple(w for w, carrier, _h in improvised_weapons(du.card, du.hero)
-                        if carrier is du.card)
-            line = Weapon(name=MOUNTED_NAME, line=tuple(parse_cell("1/1") for _ in COLUMNS),
-                          count=1, range="C", keywords=(), ammo=None)
-            out[i] = replace(du, card=replace(du.card, weapons=du.card.weapons + own + (line,)))
+    for i in _with_role(grants, "mounted", len(out)):
+        du = out[i]
+        own = tuple(w for w, carrier, _h in improvised_weapons(du.card, du.hero)
+                    if carrier is du.card)
+        line = Weapon(name=MOUNTED_NAME, line=tuple(parse_cell("1/1") for _ in COLUMNS),
+                      count=1, range="C", keywords=(), ammo=None)
+        out[i] = replace(du, card=replace(du.card, weapons=du.card.weapons + own + (line,)))
     return out
+
+
+def _with_role(grants: Sequence[Grant], role: str, n: int) -> list[int]:
+    """The side's unit indices (0..n-1) that a grant gives ``role``, in grant order."""
+    return [i for g in grants for i, r in g.roles if r == role and 0 <= i < n]
 
 
 def with_dig_in(units: Sequence, grants: Sequence[Grant]) -> list:
@@ -523,15 +525,12 @@ def with_dig_in(units: Sequence, grants: Sequence[Grant]) -> list:
     from dataclasses import replace
 
     out = list(units)
-    for g in grants:
-        for i, role in g.roles:
-            if role != "dig-in" or not 0 <= i < len(out):
-                continue
-            du = out[i]
-            if any(str(x).lower().startswith("defensive tactics") for x in du.card.skills):
-                continue
-            out[i] = replace(du, card=replace(du.card, skills=(*du.card.skills,
-                                                               "Defensive Tactics")))
+    for i in _with_role(grants, "dig-in", len(out)):
+        du = out[i]
+        if any(str(x).lower().startswith("defensive tactics") for x in du.card.skills):
+            continue
+        out[i] = replace(du, card=replace(du.card, skills=(*du.card.skills,
+                                                           "Defensive Tactics")))
     return out
 
 

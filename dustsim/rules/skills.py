@@ -554,7 +554,8 @@ ENGINE_GAPS: dict[str, tuple[str | None, str | None]] = {
                      "Red Banner", "Desert Fox", "Medevac", "Resurrection", "Jammer", "Spy",
                      "Execute", "Amphibious", "Large", "Large Vehicle", "Huge",
                      "Huge Vehicle", "Assault Vehicle", "Raid", "Blutkreuz", "Mindless",
-                     "Crazy Jimmy", "Sniper", "Large Ordnance", "Head Shot"), (None, "")),
+                     "Crazy Jimmy", "Sniper", "Large Ordnance", "Head Shot", "Medic",
+                     "Combat Medic"), (None, "")),
     "Air Traffic Control": ("", None),  # the line's officers order aircraft, the board's not
     "Air Assault": (None, "boarding an Airlifter during the game"),
     "Passengers": (None, "mounting during the game"),
@@ -563,8 +564,6 @@ ENGINE_GAPS: dict[str, tuple[str | None, str | None]] = {
                             "carry neither skill)"),
     "Command Vehicle": (None, "the Command Squad, Medic or Mechanic mounted in it "
                               "(passengers are not played)"),
-    "Combat Medic": (None, "Inject Stimulants (L3745-3757)"),
-    "Medic": (None, "Inject Stimulants (L3745-3757)"),
     "Mechanic": (None, "the repair of critical hits (L3090)"),
     "Mechanic Crew": (None, "whatever its ENLIST text adds"),
     "Artillery Observer": (None, "observed smoke shells"),
