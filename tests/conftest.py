@@ -60,6 +60,10 @@ def pytest_collection_modifyitems(config, items):
         wanted |= BACKGROUND.keys() & set(names)
     for name in sorted(wanted):
         _start(config, name)
+    if "jit_battle_reference" in _RUNNING:
+        # the tests that read the JIT's run go last (stable order otherwise): its compile
+        # overlaps the whole suite instead of the suite waiting for it at test_aot
+        items.sort(key=lambda it: "jit_battle_reference" in getattr(it, "fixturenames", ()))
 
 
 # -- Long subprocesses started in the background ----------------------------------------------
