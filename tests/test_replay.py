@@ -267,6 +267,10 @@ def test_real_game_holds_every_check():
     log = read_replay(BRIDGE)
     check_log_on_board(log)  # ranges, sight (wrecks too), cover, weapon reach, moves
     assert "Side A wins by objective" in render_replay_html(log)
+    # with the lists' names (the battle's log has them): the result names the winner's list
+    named = {**log, "sides": {"A": "Allies: Rangers", "B": "Axis: Grenadiers"}}
+    page = render_replay_html(named)
+    assert "Allies: Rangers (side A) wins by objective" in page
 
 
 def test_real_game_findings():

@@ -606,13 +606,24 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
-def result_text(result: Mapping) -> str:
-    """``Side A wins by objective (victory points 12 to 7).``"""
+def side_names(log: Mapping) -> dict[str, str | None]:
+    """The lists' names by side where the log has them (``sides``), else None (a bare side
+    letter is no name)."""
+    sides = log.get("sides") if isinstance(log.get("sides"), Mapping) else {}
+    return {s: sides.get(s) if isinstance(sides.get(s), str) and sides.get(s) != s else None
+            for s in SIDES}
+
+
+def result_text(result: Mapping, names: Mapping | None = None) -> str:
+    """``Side A wins by objective (victory points 12 to 7).``, or with the lists' names
+    ``Rangers (side A) wins by ...``."""
     vp = result.get("vp") or [0, 0]
     pts = f"victory points {_num(vp[0])} to {_num(vp[1])}"
     if result.get("winner") == "draw":
         return f"Draw ({pts})."
-    return f"Side {result.get('winner')} wins by {result.get('won_by')} ({pts})."
+    w = result.get("winner")
+    who = f"{names[w]} (side {w})" if names and names.get(w) else f"Side {w}"
+    return f"{who} wins by {result.get('won_by')} ({pts})."
 
 
 def _num(x: float) -> str:
@@ -702,7 +713,7 @@ def event_text(log: Mapping, i: int, labels: Mapping[Any, str] | None = None) ->
         return f"Side {side} controls the objective{at}{by}."
     if action == "end-turn":
         return f"End of turn {ev['turn']}."
-    return "Game over: " + result_text(log["result"])
+    return "Game over: " + result_text(log["result"], side_names(log))
 
 
 # -- the page -----------------------------------------------------------------------------------
@@ -742,7 +753,7 @@ def page_data(log: Mapping) -> dict:
         "changes": [[[index[uid], *_state_row(st, size[uid], w, h)] for uid, st in ch.items()]
                     for ch in changes],
         "control": [[[s, c] for s, c in ctl.items()] for ctl in control],
-        "result": result_text(log["result"]),
+        "result": result_text(log["result"], side_names(log)),
         "terrain_style": [terrain_style(name)[:2] for name in log["board"]["terrain_names"]],
         "facing_words": list(FACING_WORDS),
         "squares": [square_name(s, log["board"]["width"])
@@ -772,13 +783,9 @@ def render_replay_html(log: dict) -> str:
                                     "action": ev["action"], "text": data["texts"][i]})
     sc = log["scenario"]
     title = " ".join(str(x) for x in (sc.get("number"), sc.get("name")) if x is not None)
-    sides = log.get("sides") if isinstance(log.get("sides"), Mapping) else {}
-    # the lists' names where the log has them (a bare side letter is no name)
-    names = {s: sides.get(s) if isinstance(sides.get(s), str) and sides.get(s) != s else None
-             for s in SIDES}
     return _template().render(
         title=title, scenario=sc, log=log, turns=turns, result=data["result"],
-        sides=names, data=_json_for_script(data),
+        sides=side_names(log), data=_json_for_script(data),
         notes=[n for n in log.get("notes", []) if isinstance(n, str)])
 
 
