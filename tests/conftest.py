@@ -47,7 +47,8 @@ SLOW_FILES = frozenset({"test_browser.py", "test_dask.py", "test_imports.py",
                         "test_packaging.py"})
 SLOW_TESTS = frozenset({"test_notebook_executes", "test_platoons_command",
                         "test_library_sets_no_backend", "test_meta_on_dask_gives_the_same_numbers",
-                        "test_interrupted_report_leaves_nothing"})
+                        "test_interrupted_report_leaves_nothing",
+                        "test_report_of_a_card_that_cannot_hurt_a_reference_column"})
 
 
 def pytest_collection_modifyitems(config, items):

@@ -106,6 +106,16 @@ def test_report_small_bundle(small_report):
     assert code == 2 and "--force" in stderr
 
 
+def test_report_of_a_card_that_cannot_hurt_a_reference_column(tmp_path):
+    """Emma's only weapon cannot damage V4: with --units of her alone the V4 damage chart has
+    nothing to draw and the review is still written (it stopped with exit 2 naming 'V4')."""
+    out = tmp_path / "rep"
+    assert main(["report", "--units", "Emma", "--out", str(out), "--quiet", "--confirm", "0",
+                 "--duel-units", "0", "--format", "png", "--trials", "500"]) == 0
+    assert (out / "charts" / "damage_I2.png").exists()
+    assert not (out / "charts" / "damage_V4.png").exists()
+
+
 def test_interrupted_report_leaves_nothing(tmp_path, monkeypatch):
     import dustsim.review.report as rep
 

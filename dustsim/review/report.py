@@ -373,7 +373,8 @@ def _charts(folder: Path, uc, sc, fp, edition_cards, chosen, s: ReportSettings,
     by_name = {c.name: c for c in chosen}
     for col in ("V4", "I2") if swept else ():
         d = uc[(uc["column"] == col) & (uc["action"] == "sustained") & (~uc["cover"])]
-        d = d.dropna(subset=["ap_destroyed_per_ap"]).nlargest(3, "ap_destroyed_per_ap")
+        # a card that cannot damage the column (Emma's pistol against V4) has nothing to draw
+        d = d[d["ap_destroyed_per_ap"] > 0].nlargest(3, "ap_destroyed_per_ap")
         results = [(u, evaluate(static_spec(by_name[u], refs[col].target(False),
                                             action="sustained")))
                    for u in d["unit"] if u in by_name]
