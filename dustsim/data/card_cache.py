@@ -73,14 +73,21 @@ def cached(files: list[Path], load: Callable[[], list]) -> list:
     except Exception:  # absent, unreadable or from another version: load afresh
         pass
     cards = load()
+    store(path, cards, "cards-*.pickle", KEEP)
+    return cards
+
+
+def store(path: Path, obj: object, pattern: str, keep: int) -> None:
+    """Pickle ``obj`` to ``path`` atomically (a temporary file, then a rename) and keep the
+    newest ``keep`` files of the folder matching ``pattern``; a cache that cannot be written
+    is ignored (the card cache and :mod:`dustsim.review.value_cache`)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_bytes(pickle.dumps(cards, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.write_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
         os.replace(tmp, path)
-        old = sorted(path.parent.glob("cards-*.pickle"), key=lambda p: p.stat().st_mtime)
-        for p in old[:-KEEP]:
+        old = sorted(path.parent.glob(pattern), key=lambda p: p.stat().st_mtime)
+        for p in old[:-keep]:
             p.unlink(missing_ok=True)
     except OSError:
         pass
-    return cards

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dustsim.data.card_cache import cache_dir
+from dustsim.data.card_cache import cache_dir, store
 from dustsim.data.cards import Card
 from dustsim.review.value import ValueModel, ValueSettings, value_model
 
@@ -105,14 +105,5 @@ def cached_value_model(edition_cards: list[Card], settings: ValueSettings, *,
     except Exception:  # absent, unreadable or from another version: compute afresh
         pass
     vm = compute()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_bytes(pickle.dumps(vm, protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(tmp, path)
-        old = sorted(path.parent.glob(f"{PREFIX}*.pickle"), key=lambda p: p.stat().st_mtime)
-        for p in old[:-KEEP]:
-            p.unlink(missing_ok=True)
-    except OSError:
-        pass
+    store(path, vm, f"{PREFIX}*.pickle", KEEP)
     return vm, False
