@@ -52,25 +52,31 @@ SLOW_TESTS = frozenset({"test_notebook_executes", "test_platoons_command",
 
 
 def pytest_collection_modifyitems(config, items):
-    wanted = set()
     for item in items:
-        names = getattr(item, "fixturenames", ())
         if (item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS
-                or "small_report" in names):
+                or "small_report" in getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-        wanted |= BACKGROUND.keys() & set(names)
+
+
+def pytest_collection_finish(session):
+    """Start the background runs the selected tests need (after -m / -k deselection: the
+    fast subset starts none of them)."""
+    wanted = set()
+    for item in session.items:
+        wanted |= BACKGROUND.keys() & set(getattr(item, "fixturenames", ()))
     for name in sorted(wanted):
-        _start(config, name)
+        _start(session.config, name)
     if "jit_battle_reference" in _RUNNING:
         # the tests that read the JIT's run go last (stable order otherwise): its compile
         # overlaps the whole suite instead of the suite waiting for it at test_aot
-        items.sort(key=lambda it: "jit_battle_reference" in getattr(it, "fixturenames", ()))
+        session.items.sort(
+            key=lambda it: "jit_battle_reference" in getattr(it, "fixturenames", ()))
 
 
 # -- Long subprocesses started in the background ----------------------------------------------
 # Two session fixtures are subprocesses of minutes that need nothing from the tests before
 # them: the shared small report, and the battle kernel played by the JIT (compiling it is the
-# suite's longest single piece of work). When a collected test uses one, it starts as
+# suite's longest single piece of work). When a selected test uses one, it starts as
 # collection ends and runs beside the tests (the second core); the fixture waits for it (the
 # timeout bounds a hang only).
 SMALL_REPORT_UNITS = "Pounder,Heavy Laser Grenadier Squad,Ludwig"
