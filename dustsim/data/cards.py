@@ -70,7 +70,7 @@ WEAPON_KEYWORDS: dict[str, tuple[str, ...]] = {
     "limited-ammo": ("limited ammo", "limited-ammo"),
     "set-up": ("set-up", "set up", "setup"),
     "wire-guided": ("wire guided", "wire-guided"),
-    "power-scope": ("power scope", "power-scope"),
+    "power-scope": ("power scope", "power-scope", "power scopes"),
     "ignores-cover": ("ignores cover",),
     "under-barrel": ("under-barrel", "under barrel"),
     "head-shot": ("head shot",),
@@ -79,6 +79,19 @@ WEAPON_KEYWORDS: dict[str, tuple[str, ...]] = {
     "move-and-fire": ("move and fire",),
     "assault-shield": ("assault shield",),
     "smoke": ("smoke",),
+    # a weapon's own rule in DUST ENLIST's "specials" (issue 24: on 55 hero weapons "Expert"
+    # names the weapon the skill applies to, L3515-3517; imported as flags before, so unplayed)
+    "expert": ("expert",),
+    "savage-animal": ("savage animal",),
+    "psychic-scream": ("psychic scream",),
+    "stealth": ("stealth",),
+    "spores": ("spores",),
+    "rail-weapon": ("rail weapon",),
+    "phosphorus": ("phosphorus",),
+    "phosphorus-flame": ("phosphorus flame",),
+    "bombing-run": ("bombing run",),
+    "squad-support-weapon": ("squad support weapon",),
+    "artillery-barrage": ("artillery barrage",),
 }
 _KEYWORD_ALIASES = {a: k for k, aliases in WEAPON_KEYWORDS.items() for a in (k, *aliases)}
 

@@ -267,6 +267,8 @@ def _hit_faces(rs: Ruleset, keywords, sit: Situation, sustained: bool,
     upgraded = False
     if "expert" in s or "savage animal" in s:
         upgraded = True  # L3517, L3637: the named weapon; pass the skill for that weapon
+    if "expert" in keywords or "savage-animal" in keywords:
+        upgraded = True  # the same skills printed on the weapon itself (its own rule)
     if ("take aim" in s or "power-scope" in keywords or "power scope" in s) and sustained:
         upgraded = True  # L3685, L3302: only in a Sustained Attack
     if "spotter" in s and ("sniper" in keywords or rs.id == "tactics-2009"):

@@ -539,6 +539,31 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
     ("assault-shield", _r("Assault Shield", W, P, "a close-combat hit on the unit is "
                           "cancelled on P (rules.attack; the skill's row)",
                           _BSD + "aef5-44e8-7fd4-b9e6")),
+    # a weapon's own rule as DUST ENLIST lists it (the weapon's "specials"): the weapon it
+    # is printed on is the one it names
+    ("expert", _r("Expert", W, P, "the Expert skill on the weapon it is printed on: hits on "
+                  "P,T (rules.attack, every engine and `dustsim attack`)", "L3515-3517")),
+    ("savage-animal", _r("Savage Animal", W, P, "the Savage Animal skill on the weapon it "
+                         "is printed on: hits on P,T (rules.attack)", "L3635-3637")),
+    ("psychic-scream", _r("Psychic Scream", W, P, "the line the card's Psychic Scream "
+                          "skill fires (that skill's row)", _BSD + "0a01-816f-3ce5-05f5")),
+    ("stealth", _r("Stealth", W, N, "attacking with this weapon does not remove Camouflage; "
+                   "the battles remove it whatever the unit fires", _BSD + "328a-77cc-4b29-"
+                   "e85c")),
+    ("spores", _r("Spores", W, N, "an attack on every unit within range 1, infantry without "
+                  "their cover save; the battles fire the line at one target like any "
+                  "other", _BSD + "04a9-e6fe-0515-8e2c")),
+    ("rail-weapon", _r("Rail Weapon", W, N, _NO_TEXT + " (DUST ENLIST names it on rail "
+                       "guns); the line's dice are played")),
+    ("phosphorus", _r("Phosphorus", W, N, _NO_TEXT + "; the line's dice are played")),
+    ("phosphorus-flame", _r("Phosphorus Flame", W, N, _NO_TEXT + "; the line's dice are "
+                            "played")),
+    ("bombing-run", _r("Bombing Run", W, N, _NO_TEXT + "; the line's dice are played")),
+    ("squad-support-weapon", _r("Squad Support Weapon", W, N, _NO_TEXT + " (the Support "
+                                "Weapon rule, L3679-3681, is a unit's); the line's dice "
+                                "are played")),
+    ("artillery-barrage", _r("Artillery Barrage", W, N, _NO_TEXT + "; the line's dice are "
+                             "played")),
 )}
 
 
