@@ -162,6 +162,7 @@ def test_platoons_command(tmp_path):
     (["cards", "--bloc", "Alies"], "did you mean 'Allies'"),
     (["attack", "--unit", "Konigsluthr", "--vs", "Pounder"], "'Königsluther'"),
     (["report", "--units", "Guai-lp", "--out", "never-written"], "'Guaï-lo'"),
+    (["report", "--units", "Rhnio", "-o", "never-written"], "'Rhino'"),  # -o as elsewhere
     (["platoons", "--platoon", "Rangr"], "'Allied Ranger Platoon'"),
 ])
 def test_unknown_names_get_the_closest(args, found, capsys, tmp_path, monkeypatch):

@@ -375,7 +375,7 @@ def _register_report(sub) -> None:
                    help="the cards reviewed: dust-1947, tactics-2013, tactics-2009 or "
                         "ffg-era (default: dust-1947)")
     p.add_argument("--units", help="comma-separated card names (default: every card)")
-    p.add_argument("--out", default="report", help="output folder (default: report)")
+    p.add_argument("-o", "--out", default="report", help="output folder (default: report)")
     p.add_argument("--engine", default="exact", choices=("exact", "mc"),
                    help="exact: probabilities computed; mc: Monte Carlo with error bars "
                         "(default: exact)")
