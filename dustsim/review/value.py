@@ -312,8 +312,8 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
                 found.setdefault(f"rule partly played: {r.name}: not in {gap}", False)
             elif k in KEYWORD_ROLES:
                 found.setdefault(KEYWORD_ROLES[k], False)
-            elif r is not None:  # the weapon's own rule (Rail Weapon): main, as a skill's
-                found[f"rule not played: {r.name} ({w.name})"] = True
+            elif r is not None:  # the weapon's own rule (Rail Weapon): its dice are played
+                found.setdefault(f"rule not played: {r.name} ({w.name})", False)
     if not standard and found:  # it cannot attack: its worth is what its rules do
         found[NO_WEAPON] = True
     return tuple(found.items())
