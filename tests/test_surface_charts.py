@@ -81,6 +81,20 @@ def test_list_chart_legend_covers_no_bar():
     legend = ax.get_legend().get_window_extent(r)
     bars = [p.get_window_extent(r) for p in ax.patches]
     assert bars and not any(b.overlaps(legend) for b in bars)
+    # nor does it sit on a title (the panel's own title was drawn over it, notebook 04)
+    titles = [a.title for a in fig.axes if a.get_title()]
+    assert not any(t.get_window_extent(r).overlaps(legend) for t in titles)
+    assert "each unit's share" in ax.get_legend().get_title().get_text()
+
+
+def test_long_list_names_show_their_cut():
+    from dustsim.review.list_charts import meta_heatmap
+
+    name = "Mercenaries: Sister Luisa's Girls"
+    fig = meta_heatmap(pd.DataFrame([[None, 0.6], [0.4, None]], index=[name, "B"],
+                                    columns=[name, "B"]))
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels[0].endswith("…") and len(labels[0]) == 28 and labels[1] == "B"
 
 
 def test_list_charts_stay_out_of_pyplot():

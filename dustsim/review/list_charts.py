@@ -28,6 +28,11 @@ def _fig_ax(ax, size=(7, 4)):
     return fig, fig.subplots()
 
 
+def _short(name: str, k: int) -> str:
+    """A label cut to ``k`` characters, the cut shown."""
+    return name if len(name) <= k else name[: k - 1].rstrip() + "…"
+
+
 def summary_chart(summary):
     """Left: the list's offence (AP destroyed per Attack action) against each column;
     right: each unit's share of the list's offence and durability."""
@@ -47,12 +52,13 @@ def summary_chart(summary):
     a2.barh(y - 0.2, u["offence_share"], height=0.4, label="offence", color="#b5542c")
     a2.barh(y + 0.2, u["durability_share"].fillna(0.0), height=0.4, label="durability",
             color="#3f8f5f")
-    a2.set_yticks(y, [n[:32] for n in u["unit"]])
+    a2.set_yticks(y, [_short(n, 32) for n in u["unit"]])
     a2.invert_yaxis()
     a2.xaxis.set_major_formatter(lambda v, _p: f"{v:.0%}")
-    # the legend above the bars (inside, it would cover the last unit's bars)
-    a2.legend(loc="lower center", bbox_to_anchor=(0.5, 1.06), ncol=2, frameon=False)
-    a2.set_title("each unit's share", pad=24)
+    # the legend above the bars (inside, it would cover the last unit's bars), titled: a
+    # title of the axes as well drew over it
+    a2.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), ncol=2, frameon=False,
+              title="each unit's share")
     fig.tight_layout()
     return fig
 
@@ -78,8 +84,8 @@ def meta_heatmap(matrix: pd.DataFrame, ax=None, title: str = "P(row list wins)")
     fig, ax = _fig_ax(ax, size=(1.2 * len(matrix) + 3, 1.0 * len(matrix) + 2))
     vals = matrix.to_numpy(dtype=float)
     im = ax.imshow(vals, cmap="RdBu", vmin=0, vmax=1)
-    labels = [n[:28] for n in matrix.index]
-    ax.set_xticks(range(len(matrix.columns)), [n[:28] for n in matrix.columns], rotation=30,
+    labels = [_short(n, 28) for n in matrix.index]
+    ax.set_xticks(range(len(matrix.columns)), [_short(n, 28) for n in matrix.columns], rotation=30,
                   ha="right")
     ax.set_yticks(range(len(matrix.index)), labels)
     ax.grid(False)
