@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from test_battle_rules import GUN, Game, H, W, sq, unit
 
@@ -110,6 +111,28 @@ def test_destroyed_units_go_into_reserve_fresh_until_the_side_has_placed_its_num
     kill(g, 2)  # B1 destroyed again: B has placed its one unit
     BK._reserve_check(m, g.log)
     assert not alive(g, 2) and len(specials(g, RS.SP_RESERVE)) == 2
+
+
+def test_a_vehicle_placed_in_reserve_takes_its_wreck_with_it():
+    # decision (battle_kernel._reserve_check): the wreck is the miniature (L486) and the same
+    # miniature comes back fresh (L3102), so a tank placed in Reserve leaves no wreck; one
+    # left destroyed (B's one placement spent) stays a wreck that blocks sight on a crossed
+    # square (L486)
+    spec = spec_with([tank("A1"), tank("A2")],
+                     [tank("B1"), tank("B2"), tank("B3"), tank("B4")], reserve=(2, 1))
+    g = Game(spec, [sq(1, 0), sq(3, 0), sq(1, 2), sq(3, 2), sq(1, 5), sq(3, 5)])
+    m = g.m
+    wreck = m[0, BK.H_SCR] + np.array([sq(1, 2), sq(3, 2)])
+    for u in (2, 3):  # destroyed where they stand, as BK._hit leaves them
+        kill(g, u)
+    m[wreck, BK.SC_WRECK] = 1
+    BK._occupy(m)
+    assert g.sight(sq(1, 0), sq(1, 5), 0, 4) == 2 and g.sight(sq(3, 0), sq(3, 5), 1, 5) == 2
+    BK._reserve_check(m, g.log)
+    assert alive(g, 2) and not alive(g, 3)  # B's one placement: B1 into Reserve
+    assert list(m[wreck, BK.SC_WRECK]) == [0, 1]
+    assert g.sight(sq(1, 0), sq(1, 5), 0, 4) == 0  # clear: nothing left on b3
+    assert g.sight(sq(3, 0), sq(3, 5), 1, 5) == 2  # B2's wreck still on d3
 
 
 def test_a_squad_back_from_reserve_has_its_officer_and_the_carriers_a_sniper_took():

@@ -4525,7 +4525,9 @@ def _reserve_check(m, log):
     """After an activation: each unit destroyed since is examined once; while its side has
     placements of its Reserve [#] left and it may go (battle_reserve.eligible), it is placed in
     Reserve (L3102), fresh (:func:`_fresh`); an event ``reserve`` (L_HITS: the side's
-    placements so far, L_TOKEN: its Reserve [#])."""
+    placements so far, L_TOKEN: its Reserve [#]). Decision: a vehicle placed in Reserve takes
+    its wreck with it (the wreck is its miniature, L486, and the same miniature comes back
+    fresh, L3102; the seeds do not say more), so its squares no longer block sight."""
     x0 = m[0, H_XU]
     att = m[R_G, G_ATT]
     turn = m[R_G, G_TURN]
@@ -4540,6 +4542,10 @@ def _reserve_check(m, log):
             continue
         m[R_G, RS.G_RES0 + side] += 1
         s = _sq(m, u)
+        if _kind(m, u) == KIND_VEH:  # its miniature leaves the table: no wreck stays (L3102)
+            for q in range(_foot(m, u)):
+                if _usq(m, u, q) >= 0:
+                    m[m[0, H_SCR] + _usq(m, u, q), SC_WRECK] = 0
         _fresh(m, u)
         m[rx, RS.X_RES] = (m[rx, RS.X_RES] // RS.BACK + 1) * RS.BACK + turn
         kk = _log_special(m, log, turn, side, u, s, NONE, RS.SP_RESERVE, NONE, ZERO, ZERO,
