@@ -49,6 +49,9 @@ has a reserve):
 * *A Spy* (L3655-3657) comes back as it comes on at the start: by its placement roll.
 * *Surprise Strike* (L2122): At the Double in its first activation or in the activation it
   arrives from Reserve: the arrival activation is flagged for it.
+* *A vehicle's wreck* (L486: a destroyed vehicle stays as a wreck): a vehicle placed in
+  Reserve takes its wreck with it (the wreck is its miniature, which comes back fresh,
+  L3102); a vehicle left destroyed stays a wreck.
 """
 
 from __future__ import annotations
@@ -106,7 +109,8 @@ DECISIONS = (
     "an extra arrival die (Rangers Lead the Way, Lightning Strike) changes nothing",
     "reserves: each destruction scores its victory points and counts in the AP lost (L2886, "
     "L3102; seed 000 L507); annihilation conditions read units destroyed now (L2684); "
-    "per-game skill uses are not renewed (L3102 renews damage and ammunition)",
+    "per-game skill uses are not renewed (L3102 renews damage and ammunition); a vehicle "
+    "placed in Reserve leaves no wreck (its miniature comes back, L486, L3102)",
 )
 
 
