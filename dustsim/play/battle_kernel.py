@@ -166,6 +166,7 @@ from dustsim.play.duel_kernel import (
     W_SALVO,
     W_SCREAM,
     W_SETUP,
+    W_STEALTH,
     W_UNIT,
     W_VOLLEY,
     WS_AMMO,
@@ -1818,7 +1819,10 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     w0 = m[ru, U_W0]
     w1 = m[ru, U_W1]
     fired_any = False
-    BR.unhide(m, u)  # an Attack ends Camouflage (L3455)
+    for w in range(w0, w1):  # an Attack ends Camouflage (L3455), not one of Stealth lines
+        if m[rws + w, WS_TGT] >= 0 and m[rwp + w, W_STEALTH] == 0:  # alone (BSD 328a-77cc)
+            BR.unhide(m, u)
+            break
     # per-game skills come into use under the policy (the engagement kernel's): Fighting
     # Spirit in the unit's first Attack action, Lucky in its first plain Attack (a Sustained
     # Attack re-rolls misses already; L3521, L3585); spent when this Attack ends

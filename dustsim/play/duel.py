@@ -631,7 +631,9 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
         units[u, K.U_W1] = len(wlist)
         notes.extend(cu.notes)
     W = len(wlist)
-    weapons = np.asarray(wrows, np.int64).reshape(W, K.N_WEAPON_COLS)
+    weapons = np.zeros((W, K.N_WEAPON_COLS), np.int64)
+    weapons[:, : K.W_SCREAM + 1] = np.asarray(wrows, np.int64).reshape(W, K.W_SCREAM + 1)
+    weapons[:, K.W_STEALTH] = [int("stealth" in w.keywords) for _u, w, _c in wlist]
     gdice = np.zeros((max(W, 1), U), np.int64)
     gblast = np.zeros((max(W, 1), U), np.int64)
     groups = np.zeros((max(W, 1), U, 2, K.N_GROUP_COLS), np.int64)
@@ -649,7 +651,8 @@ def compile_duel(side_a: tuple[DuelUnit, ...] | list[DuelUnit],
                     for k, (w, _carrier, wrow, skills) in enumerate(cu.weapons):
                         # and a Mindless Zombie's lines, and its friends' (their close-combat
                         # retaliation): a swarm's BRAINSSSS! (L1634, L763-765; grids)
-                        if wrow[-1] or "artillery" in w.keywords or _mindless(all_units[u]) \
+                        if wrow[K.W_SCREAM - 1] or "artillery" in w.keywords \
+                                or _mindless(all_units[u]) \
                                 or _mindless(all_units[t]):
                             rows, blast, dice, _unk = _weapon_vs(w, skills, ct.target, rs,
                                                                  rs_key)

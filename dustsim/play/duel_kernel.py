@@ -132,6 +132,7 @@ from dustsim.play.duel_layout import (  # noqa: F401  (the layout, re-exported f
     W_SALVO,
     W_SCREAM,
     W_SETUP,
+    W_STEALTH,
     W_UNIT,
     W_VOLLEY,
     WS_AMMO,
@@ -713,15 +714,34 @@ def _attack(rng, buf, pos, scripted, m, u, t, sustained, moved, allow_cc):
     target's retaliation (:func:`_close_combat`)."""
     rr = m[0, H_RES]
     variant = 1 if sustained else 0
+    camo = m[m[0, H_ST] + u, ST_CAMO]
     _begin_action(m, u, sustained)
+    # Stealth lines alone keep the Camouflage (BattleScribe rule 328a-77cc-4b29-e85c); what
+    # fires is read before the fire spends ammunition
+    quiet = camo != 0 and not _loud(m, u, t, OFF)
     pos, fired = _fire(rng, buf, pos, scripted, m, u, t, variant, moved, OFF, ON, rr)
     if fired:
         _apply(m, t, rr, u)
     if allow_cc and _alive(m, t) and _dist(m, u, t) == 1:
+        quiet = quiet and not _loud(m, u, t, ON)
         cc_variant = 0 if fired else variant  # one part of a Sustained Attack is sustained
         pos = _close_combat(rng, buf, pos, scripted, m, u, t, cc_variant, moved)
+    if quiet:
+        m[m[0, H_ST] + u, ST_CAMO] = camo
     _end_action(m, u)
     return pos
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _loud(m, u, t, cc):
+    """Whether a line of u that is not Stealth fires on t now in this class (ranged or close
+    combat): such an Attack ends u's Camouflage (L3455)."""
+    ru = m[0, H_UNITS] + u
+    d = _dist(m, u, t)
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        if m[m[0, H_WPN] + w, W_STEALTH] == 0 and _firing(m, w, t, d, cc) > 0:
+            return True
+    return False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -40,7 +40,12 @@ N_GROUP_COLS = 16
 #: have their dice also compiled against friendly units
 W_SCREAM = 12
 W_AREA = 2
-N_WEAPON_COLS = 13
+#: W_STEALTH: 1 a Stealth line (BattleScribe ``Dust_1947.gst`` rule 328a-77cc-4b29-e85c):
+#: an Attack that fires only such lines does not end the unit's Camouflage. Columns 13-16 are
+#: the grid battles' own (play.battle_rules W_WIRE, W_ARTY, W_SNIPE; battle_platoon
+#: W_STAY_DOWN), zero here
+W_STEALTH = 17
+N_WEAPON_COLS = 18
 # configuration (C_SALVO: Salvo attacks whenever loaded; C_VOLLEY: every ammo box in one
 # volley; C_FIRST: 1 when the initiative winner lets the opponent activate first, L337;
 # C_CHARGE: units with Charge charge when they can; C_NOW: the turn being played, written by

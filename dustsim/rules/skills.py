@@ -547,9 +547,9 @@ WEAPON_RULES: dict[str, Rule] = {k: r for k, r in (
                          "is printed on: hits on P,T (rules.attack)", "L3635-3637")),
     ("psychic-scream", _r("Psychic Scream", W, P, "the line the card's Psychic Scream "
                           "skill fires (that skill's row)", _BSD + "0a01-816f-3ce5-05f5")),
-    ("stealth", _r("Stealth", W, N, "attacking with this weapon does not remove Camouflage; "
-                   "the battles remove it whatever the unit fires", _BSD + "328a-77cc-4b29-"
-                   "e85c")),
+    ("stealth", _r("Stealth", W, P, "attacking with this weapon does not remove Camouflage: "
+                   "an Attack that fires only Stealth lines keeps it (engagement and grid "
+                   "battle kernels, W_STEALTH)", _BSD + "328a-77cc-4b29-e85c")),
     ("spores", _r("Spores", W, N, "an attack on every unit within range 1, infantry without "
                   "their cover save; the battles fire the line at one target like any "
                   "other", _BSD + "04a9-e6fe-0515-8e2c")),
