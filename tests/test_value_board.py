@@ -1,0 +1,87 @@
+"""Value from battles on the grid battlefield (dustsim.review.board_value): the roles it values
+come from the skills table, the card plays at a stand-in AP (never its printed cost), with and
+without on common random numbers, bad settings are one-line errors."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from dustsim.data.cards import find_card
+from dustsim.errors import DustsimError
+from dustsim.review import battle_value as B
+from dustsim.review import board_value as BV
+from dustsim.review.value import ValueSettings, main_roles
+from dustsim.rules.skills import skill_rule
+
+
+@pytest.fixture(scope="module")
+def d47(all_cards):
+    return [c for c in all_cards if c.edition == "dust-1947"]
+
+
+@pytest.fixture(scope="module")
+def ctx(d47):
+    return B.contexts(d47, seed=0, hosts=1)
+
+
+def test_board_roles_are_the_ones_the_board_plays_more_of(d47):
+    hanomag = find_card(d47, "Hanomag")
+    assert BV.board_roles(hanomag) == ("transport (Passengers)",)
+    assert BV.board_valued(hanomag)
+    assert any("mounting during the game" in x for x in BV.board_left_out(hanomag))
+    red_ace = find_card(d47, "Red Ace")  # piloting: the same gap on both engines
+    assert "Ace Pilot" in main_roles(red_ace) and not BV.board_valued(red_ace)
+    for c in d47:
+        for s in c.skills:
+            if BV._role_of(s) in BV.board_roles(c):
+                r = skill_rule(s)
+                assert r.status == "played" and r.gap_in("board") != r.gap_in("line")
+
+
+def test_standin_is_never_the_printed_cost(d47, ctx):
+    card = find_card(d47, "Hanomag")
+    pricier = [replace(c, ap=c.ap + 20) if c is card else c for c in d47]
+    kw = {"hosts": 1, "games": 8, "only": [card.name], "contexts_": ctx}
+    a = BV.board_values(d47, **kw).set_index("unit")
+    b = BV.board_values(pricier, **kw).set_index("unit")
+    assert a.at[card.name, "board_standin"] == BV.standin_ap(card, d47) != card.ap
+    assert np.isfinite(a.at[card.name, "board_value"])
+    assert a.at[card.name, "board_value"] == b.at[card.name, "board_value"]
+    assert a.at[card.name, "board_role_used"].startswith("carried units in 1 of 1")
+
+
+def test_with_and_without_share_the_seed(d47, ctx, monkeypatch):
+    seen = []
+    real = BV._play
+    monkeypatch.setattr(BV, "_play", lambda a, b, g, seed, sc: seen.append((len(a), seed))
+                        or real(a, b, g, seed, sc))
+    card = find_card(d47, "Air Ambulance")  # no weapon of its own: Medevac, a board role
+    assert BV.board_valued(card)
+    t = BV.board_values(d47, hosts=1, games=8, only=[card.name], contexts_=ctx)
+    assert len(seen) == 2 and seen[0][1] == seen[1][1] and seen[1][0] == seen[0][0] + 1
+    assert np.isfinite(t.iloc[0]["board_value"]) and t.iloc[0]["board_why"] == ""
+
+
+def test_embark_fills_the_passenger_spaces(d47, ctx):
+    c = next(c for cs in ctx.values() for c in cs
+             if sum(u.card.kind == "squad" for u in c.host) >= 2)
+    truck = find_card(d47, "Transport Truck")
+    army, _ = B._with_card(c.host, truck)
+    army, n = BV.embark(army, len(army) - 1)
+    from dustsim.army.lists import passenger_spaces
+    from dustsim.rules.unit_rules import unit_rules
+
+    aboard = [u for u in army if u.transport == len(army) - 1]
+    assert n == len(aboard) >= 1
+    assert sum(passenger_spaces(u) for u in aboard) <= unit_rules(truck).passengers
+
+
+@pytest.mark.parametrize("bad", [{"board_hosts": 0}, {"board_games": True},
+                                 {"board_scenario": "no such scenario"}])
+def test_bad_board_settings_are_one_line_errors(bad):
+    with pytest.raises(DustsimError):
+        ValueSettings(battles=True, **bad)
+    ValueSettings(battles=True, board=False, **bad)  # no board battles: nothing to check
