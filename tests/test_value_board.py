@@ -85,3 +85,24 @@ def test_bad_board_settings_are_one_line_errors(bad):
     with pytest.raises(DustsimError):
         ValueSettings(battles=True, **bad)
     ValueSettings(battles=True, board=False, **bad)  # no board battles: nothing to check
+
+
+def test_the_same_for_any_thread_count_and_alike_cards_play_once(d47, ctx, monkeypatch):
+    names = ["PT-47A", "PT-47A (PLA)", "Recon Mickey"]  # the first two play alike
+    kw = {"hosts": 1, "games": 8, "only": names, "contexts_": ctx}
+    one = BV.board_values(d47, threads=1, **kw)
+    calls = []
+    real = BV._play
+    monkeypatch.setattr(BV, "_play", lambda *a: calls.append(1) or real(*a))
+    two = BV.board_values(d47, threads=2, **kw)
+    np.testing.assert_array_equal(one["board_value"], two["board_value"])
+    t = one.set_index("unit")
+    cards = [find_card(d47, n) for n in names]
+    alike = {(BV._plays_like(c), c.bloc, t.at[c.name, "board_standin"]) for c in cards}
+    assert len(alike) < len(names)  # two of them play alike: played once, the same rows
+    a, b = t.loc["PT-47A"], t.loc["PT-47A (PLA)"]
+    if (a["board_standin"], find_card(d47, "PT-47A").bloc) == (
+            b["board_standin"], find_card(d47, "PT-47A (PLA)").bloc):
+        assert a["board_value"] == b["board_value"]
+    blocs = {c.bloc for c in cards}
+    assert len(calls) == len(blocs) + len(alike)  # one base per host, one game per alike card

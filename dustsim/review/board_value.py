@@ -65,17 +65,22 @@ from dustsim.errors import DustsimError
 SCENARIO = "101"  # Firefight (1947 L2388-): the scenario every board battle plays
 HOSTS = 8  # host armies per bloc (the first of the list battles')
 GAMES = 48  # games per pairing, with and without the card
+BUDGET = 50.0  # AP of each host army and opponent on the board (measured: module docstring)
 VERSION = 1  # of how a card joins and is scored on the board; in every row's settings key
 MAX_HOSTS = 64
 MAX_GAMES = 100_000
 
 
-def check_settings(hosts: int, games: int, scenario: str) -> None:
+def check_settings(hosts: int, games: int, scenario: str, budget: float = BUDGET) -> None:
     """One-line :class:`DustsimError` for settings the board battles cannot take."""
     for name, v, top in (("board_hosts", hosts, MAX_HOSTS), ("board_games", games, MAX_GAMES)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= top:
             raise DustsimError(f"{name} must be an integer from 1 to {top}, got {v!r}",
                                field=name)
+    if isinstance(budget, bool) or not isinstance(budget, int | float) or not (
+            10 <= budget <= 1000):
+        raise DustsimError(f"board_budget must be 10 to 1000 AP, got {budget!r}",
+                           field="board_budget")
     from dustsim.play.scenarios import find_scenario
 
     find_scenario(scenario)  # a one-line error naming the scenarios
@@ -213,8 +218,18 @@ def _play(a: tuple[ListUnit, ...], b: tuple[ListUnit, ...], games: int, seed: in
                    float(ap[sides == 1].sum()), float(ap[sides == 0].sum()), games)
 
 
+def _plays_like(card: Card) -> str:
+    """What the board sees of a card but its name and cost (variants printed under other
+    names play alike)."""
+    keep = ("edition", "kind", "armour", "models", "damage_track", "move", "march_move",
+            "skills", "size")
+    weapons = tuple(replace(w, source=None, cell_sources=()) for w in card.weapons)
+    return repr((*(getattr(card, k) for k in keep), weapons))
+
+
 def settings_key(seed: int, hosts: int, games: int, scenario: str) -> str:
-    """What a card's board rows depend on besides the card, its stand-in and the armies."""
+    """What a card's board rows depend on besides the card, its stand-in and the armies
+    (their budget is in the armies' key)."""
     return f"s{seed}h{hosts}g{games}sc{scenario}v{VERSION}"
 
 
@@ -222,21 +237,51 @@ def _seed(c) -> int:
     return int(c.seed) % (2**31)
 
 
+def _one(card: Card, played: Card, mine: tuple, games: int, scenario: str,
+         base: dict) -> tuple[list[float], list[int], str]:
+    """One card's pairings: the VP margin each host gains with it (step 4), how many units
+    it carried in each, or why it cannot play."""
+    from dustsim.review import battle_value as B
+
+    d, carried = [], []
+    for c in mine:
+        try:
+            army, to = B._with_card(c.host, played)
+            if _carries(card) and not to:
+                army, n = embark(army, len(army) - 1)
+                carried.append(n)
+            got = _play(army, c.opponent, games, _seed(c), scenario)
+        except DustsimError as exc:
+            return [], [], f"cannot play on the board: {exc.message}"
+        d.append(got.margin - base[c.seed].margin)
+    return d, carried, ""
+
+
 def board_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
-                 games: int = GAMES, scenario: str = SCENARIO,
+                 games: int = GAMES, scenario: str = SCENARIO, budget: float = BUDGET,
                  only: Iterable[str] | None = None,
                  contexts_: dict | None = None, previous: pd.DataFrame | None = None,
+                 standins: dict[str, float] | None = None, threads: int | None = 1,
                  progress: bool = False) -> pd.DataFrame:
-    """Per card: ``board_value`` (AP of attrition margin added per battle on the board), its
+    """Per card: ``board_value`` (AP of VP margin added per battle on the board), its
     standard error, the pairings played, ``board_standin`` (the AP it played with),
     ``board_role_used`` and ``board_why`` where it cannot play (module docstring).
-    ``contexts_``: the armies (default: the list battles' for this seed); rows of
-    ``previous`` with the same card, stand-in, armies and settings are reused."""
+    ``contexts_``: the armies (default: :func:`battle_value.contexts` at ``budget``);
+    ``standins``: each card's stand-in AP where the caller has one (the value model's own
+    fair AP from the engagements and list battles), else :func:`standin_ap`; rows of
+    ``previous`` with the same card, stand-in, armies and settings are reused, and cards
+    that play alike (the same card but for its name and cost, of the same bloc and stand-in)
+    are played once. ``threads``: cards played at once (each pairing has its own seed, so
+    the table is the same for any count)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dustsim.engines.montecarlo import default_threads
     from dustsim.review import battle_value as B
     from dustsim.review.value import fingerprint
 
-    check_settings(hosts, games, scenario)
-    ctx = contexts_ if contexts_ is not None else B.contexts(cards, seed=seed, hosts=hosts)
+    check_settings(hosts, games, scenario, budget)
+    ctx = contexts_ if contexts_ is not None else B.contexts(cards, seed=seed, hosts=hosts,
+                                                            budget=budget)
     ctx = {b: cs[:hosts] for b, cs in ctx.items()}
     ckey, skey = B.contexts_key(ctx), settings_key(seed, hosts, games, scenario)
     reuse: dict[str, dict] = {}
@@ -244,55 +289,60 @@ def board_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
         ok = (previous["board_contexts"] == ckey) & (previous["board_settings"] == skey)
         reuse = {r["unit"]: r for r in previous[ok].to_dict("records")}
     wanted = set(only) if only is not None else None
-    todo = [c for c in cards if wanted is None or c.name in wanted]
-    base: dict[int, object] = {}
-    rows = []
-    bar = None
-    if progress and todo:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(todo), desc="board values", unit="card", leave=False)
-    for card in todo:
-        stand = standin_ap(card, cards)
+    rows: list[dict] = []
+    jobs: dict[tuple, tuple] = {}  # what plays alike -> (card, stand-in card, hosts)
+    keys: list[tuple | None] = []
+    for card in (c for c in cards if wanted is None or c.name in wanted):
+        stand = (standins or {}).get(card.name, np.nan)
+        if not (isinstance(stand, float | int) and np.isfinite(stand) and stand > 0):
+            stand = standin_ap(card, cards)
+        stand = max(round(2 * float(stand)) / 2, 0.5)  # to the half AP (as printed costs)
         fp = fingerprint(card)
-        old = reuse.get(card.name)
-        if old is not None and old["board_fp"] == fp and old["board_standin"] == stand:
-            rows.append(old)
-            if bar is not None:
-                bar.update(1)
-            continue
         row = {"unit": card.name, "board_value": np.nan, "board_value_se": np.nan,
                "board_pairings": 0, "board_standin": stand, "board_role_used": "",
                "board_why": "", "board_fp": fp, "board_contexts": ckey,
                "board_settings": skey}
+        old = reuse.get(card.name)
         mine = ctx.get(card.bloc)
         if mine is None and ctx:  # mercenaries: every bloc's first hosts
             mine = tuple(c for b in sorted(ctx) for c in ctx[b][:max(1, hosts // len(ctx))])
         w = B.why(card)
-        if w is not None or not mine:
+        key = None
+        if old is not None and old["board_fp"] == fp and old["board_standin"] == stand:
+            row = dict(old)
+        elif w is not None or not mine:
             row["board_why"] = w or "no army of its bloc"
-            rows.append(row)
+        else:
+            key = (_plays_like(card), card.bloc, stand)
+            # its printed cost enters nothing (step 3)
+            jobs.setdefault(key, (card, replace(card, ap=stand), mine))
+        rows.append(row)
+        keys.append(key)
+    needed = {c.seed: c for _k, (_c, _p, mine) in jobs.items() for c in mine}
+    threads = max(1, min(threads or default_threads(), max(len(jobs), 1)))
+    bar = None
+    if progress and jobs:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(jobs), desc="board values", unit="card", leave=False)
+    with ThreadPoolExecutor(max_workers=threads) as ex:
+        order = sorted(needed)
+        outs = list(ex.map(lambda sd: _play(needed[sd].host, needed[sd].opponent, games,
+                                            _seed(needed[sd]), scenario), order))
+        base = dict(zip(order, outs, strict=True))
+        results = {}
+        for k, res in zip(jobs, ex.map(lambda j: _one(*j, games, scenario, base),
+                                       jobs.values()), strict=True):
+            results[k] = res
             if bar is not None:
                 bar.update(1)
+    if bar is not None:
+        bar.close()
+    for row, key in zip(rows, keys, strict=True):
+        if key is None:
             continue
-        played = replace(card, ap=stand)  # its printed cost enters nothing (step 3)
-        d, carried = [], []
-        for c in mine:
-            try:
-                if c.seed not in base:
-                    base[c.seed] = _play(c.host, c.opponent, games, _seed(c), scenario)
-                army, _to = B._with_card(c.host, played)
-                if _carries(card) and not _to:
-                    army, n = embark(army, len(army) - 1)
-                    carried.append(n)
-                got = _play(army, c.opponent, games, _seed(c), scenario)
-            except DustsimError as exc:
-                d = []
-                row["board_why"] = f"cannot play on the board: {exc.message}"
-                break
-            d.append(B.worth(got, base[c.seed]))
-        if bar is not None:
-            bar.update(1)
+        d, carried, why = results[key]
+        row["board_why"] = why
         if d:
             d = np.asarray(d, float)
             row["board_value"] = float(d.mean())
@@ -303,7 +353,4 @@ def board_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
                 k = sum(1 for n in carried if n)
                 row["board_role_used"] = (f"carried units in {k} of {len(carried)} armies"
                                           if k else "nothing to carry in its armies")
-        rows.append(row)
-    if bar is not None:
-        bar.close()
     return pd.DataFrame(rows)

@@ -363,6 +363,7 @@ class ValueSettings:
     board_hosts: int = 8  # host armies per bloc on the board (board_value.HOSTS)
     board_games: int = 48  # games per pairing on the board (board_value.GAMES)
     board_scenario: str = "101"  # the scenario the board battles play (board_value.SCENARIO)
+    board_budget: float = 50.0  # AP of each army on the board (board_value.BUDGET)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not (
@@ -379,7 +380,8 @@ class ValueSettings:
         if self.board:
             from dustsim.review.board_value import check_settings
 
-            check_settings(self.board_hosts, self.board_games, self.board_scenario)
+            check_settings(self.board_hosts, self.board_games, self.board_scenario,
+                           self.board_budget)
 
     @property
     def key(self) -> str:
@@ -1151,16 +1153,6 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping)
         bmap = bf.attrs.get("mapping")
         tab = tab.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
-    bd = pd.DataFrame()
-    if st.battles and st.board:  # step 3c: the roles only the grid battlefield plays
-        from dustsim.review import board_value as BV
-
-        bd = BV.board_values(edition_cards, seed=st.seed, hosts=st.board_hosts,
-                             games=st.board_games, scenario=st.board_scenario,
-                             only=board_needed(edition_cards, fld), contexts_=ctx,
-                             previous=previous_board, progress=progress)
-        if len(bd):
-            tab = tab.merge(bd[["unit", *BOARD_COLUMNS]], on="unit", how="left")
     has = tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
     tab["judged"] = has & (tab["mainly_unmodelled"] == "") & ~tab["partial"]
     tab["in_fit"] = tab["judged"] & (tab["host"] == "")
@@ -1176,6 +1168,29 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
             tab.loc[part, "mainly_unmodelled"] = ["; ".join(unplayed_main_roles(by[u]))
                                                   for u in tab.loc[part, "unit"]]
         tab["judged"] = tab["judged"] | (cmd & (tab["ap"].fillna(0) > 0) & ~tab["partial"])
+    bd = pd.DataFrame()
+    if st.battles and st.board:  # step 3c: the roles only the grid battlefield plays
+        from dustsim.review import board_value as BV
+
+        pm = mapping
+        if pm is None and tab["in_fit"].sum() >= 5:  # the same fit as below (the board
+            pm = fit_mapping(tab.loc[tab["in_fit"], "strength"],  # changes no card of it)
+                             tab.loc[tab["in_fit"], "ap"], seed=st.seed)
+        standins = {}
+        if pm is not None:  # each card's own fair AP so far: its stand-in on the board
+            pre = _apply(tab, pm)
+            standins = {u: float(f) for u, f in zip(pre["unit"], pre["fair_ap"], strict=True)
+                        if np.isfinite(f)}
+        bctx = (ctx if st.board_budget == st.battle_budget else
+                B.contexts(edition_cards, seed=st.seed, hosts=st.board_hosts,
+                           budget=st.board_budget))
+        bd = BV.board_values(edition_cards, seed=st.seed, hosts=st.board_hosts,
+                             games=st.board_games, scenario=st.board_scenario,
+                             budget=st.board_budget, only=board_needed(edition_cards, fld),
+                             contexts_=bctx, previous=previous_board, standins=standins,
+                             threads=st.threads, progress=progress)
+        if len(bd):
+            tab = tab.merge(bd[["unit", *BOARD_COLUMNS]], on="unit", how="left")
     tab, board_scales = _combine_board(tab, board_scales, edition_cards)
     if "board_value" in tab:  # valued from the board, where its main roles are played
         on_board = tab["valued_by"].str.startswith("board").to_numpy(bool)
