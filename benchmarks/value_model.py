@@ -116,8 +116,8 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=None,
                     help="AP of each host army and opponent in the battles (default 100)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--no-board", action="store_true",
-                    help="without the board battles (value step 3c): the model before them")
+    ap.add_argument("--board", action="store_true",
+                    help="with the board battles (value step 3c, off by default: measured)")
     ap.add_argument("--report-only", action="store_true",
                     help="only the report's model (battles where needed), its rows computed")
     ap.add_argument("--grid-speed", action="store_true",
@@ -157,7 +157,7 @@ def main() -> None:
 
     kw = {k: v for k, v in (("battle_hosts", args.hosts), ("battle_games", args.games),
                             ("battle_budget", args.budget)) if v}
-    kw["board"] = not args.no_board
+    kw["board"] = args.board
     if args.report_only:
         c0 = time.process_time()
         rm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, battles=True,

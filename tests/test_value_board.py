@@ -49,6 +49,7 @@ def test_standin_is_never_the_printed_cost(d47, ctx):
     b = BV.board_values(pricier, **kw).set_index("unit")
     assert a.at[card.name, "board_standin"] == BV.standin_ap(card, d47) != card.ap
     assert np.isfinite(a.at[card.name, "board_value"])
+    assert 0.0 <= a.at[card.name, "board_destroyed"] <= 1.0
     assert a.at[card.name, "board_value"] == b.at[card.name, "board_value"]
     assert a.at[card.name, "board_role_used"].startswith("carried units in 1 of 1")
 
@@ -61,7 +62,9 @@ def test_with_and_without_share_the_seed(d47, ctx, monkeypatch):
     card = find_card(d47, "Air Ambulance")  # no weapon of its own: Medevac, a board role
     assert BV.board_valued(card)
     t = BV.board_values(d47, hosts=1, games=8, only=[card.name], contexts_=ctx)
-    assert len(seen) == 2 and seen[0][1] == seen[1][1] and seen[1][0] == seen[0][0] + 1
+    # the host alone, then with the card at its two AP (its own loss read off, step 3)
+    assert len(seen) == 1 + len(BV.OFFSETS) and len({s for _n, s in seen}) == 1
+    assert all(n == seen[0][0] + 1 for n, _s in seen[1:])
     assert np.isfinite(t.iloc[0]["board_value"]) and t.iloc[0]["board_why"] == ""
 
 
@@ -83,8 +86,10 @@ def test_embark_fills_the_passenger_spaces(d47, ctx):
                                  {"board_scenario": "no such scenario"}])
 def test_bad_board_settings_are_one_line_errors(bad):
     with pytest.raises(DustsimError):
-        ValueSettings(battles=True, **bad)
+        ValueSettings(battles=True, board=True, **bad)
     ValueSettings(battles=True, board=False, **bad)  # no board battles: nothing to check
+    with pytest.raises(DustsimError):
+        BV.board_values([], own_loss="sometimes")
 
 
 def test_the_same_for_any_thread_count_and_alike_cards_play_once(d47, ctx, monkeypatch):
@@ -105,4 +110,5 @@ def test_the_same_for_any_thread_count_and_alike_cards_play_once(d47, ctx, monke
             b["board_standin"], find_card(d47, "PT-47A (PLA)").bloc):
         assert a["board_value"] == b["board_value"]
     blocs = {c.bloc for c in cards}
-    assert len(calls) == len(blocs) + len(alike)  # one base per host, one game per alike card
+    # one base per host, each alike card once (at its two AP)
+    assert len(calls) == len(blocs) + len(BV.OFFSETS) * len(alike)
