@@ -112,3 +112,41 @@ def test_the_same_for_any_thread_count_and_alike_cards_play_once(d47, ctx, monke
     blocs = {c.bloc for c in cards}
     # one base per host, each alike card once (at its two AP)
     assert len(calls) == len(blocs) + len(BV.OFFSETS) * len(alike)
+
+
+def test_a_measurable_board_value_replaces_a_lower_bound(d47):
+    import pandas as pd
+
+    from dustsim.review.value import _combine_board
+
+    reps = [c for c in d47 if c.ap and not main_roles(c)][:6]
+    hanomag, truck = find_card(d47, "Hanomag"), find_card(d47, "Transport Truck")
+    observer = find_card(d47, "USMC Observer Squad")
+    rows = [{"unit": c.name, "in_fit": True, "strength": s, "host": "",
+             "valued_by": "engagements", "board_value": v, "board_value_se": 1.0,
+             "board_role_used": ""}
+            for c, s, v in zip(reps, (-1.0, -0.5, 0.0, 0.5, 1.0, 1.5),
+                               (2.0, 4.0, 6.0, 9.0, 14.0, 20.0), strict=True)]
+    rows += [{"unit": hanomag.name, "in_fit": False, "strength": -2.0, "host": "",
+              "valued_by": "engagements", "board_value": 9.0, "board_value_se": 1.0,
+              "board_role_used": "carried units in 8 of 8 armies"},
+             {"unit": truck.name, "in_fit": False, "strength": -2.0, "host": "",
+              "valued_by": "engagements", "board_value": 9.0, "board_value_se": 1.0,
+              "board_role_used": "nothing to carry in its armies"},
+             {"unit": observer.name, "in_fit": False, "strength": -2.0, "host": "",
+              "valued_by": "engagements", "board_value": 0.5, "board_value_se": 2.0,
+              "board_role_used": ""}]
+    out, scales = _combine_board(pd.DataFrame(rows), None, d47)
+    t = out.set_index("unit")
+    assert t.at[hanomag.name, "valued_by"].startswith("board")
+    # its log value on the field's scale: their strengths' mean and sd for their log values'
+    s = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 1.5])
+    lv = np.log([2.0, 4.0, 6.0, 9.0, 14.0, 20.0])
+    want = s.mean() + s.std(ddof=1) * (np.log(9.0) - lv.mean()) / lv.std(ddof=1)
+    assert t.at[hanomag.name, "strength"] == pytest.approx(want)
+    assert t.at[hanomag.name, "host"] == "" and "mounting" in t.at[hanomag.name,
+                                                                   "board_left_out"]
+    assert t.at[truck.name, "valued_by"] == "engagements"  # its role had nothing to act on
+    assert t.at[observer.name, "valued_by"] == "engagements"  # not above its own error
+    assert t.at[observer.name, "strength"] == -2.0
+    assert scales is not None and scales[0] == pytest.approx(0.25)
