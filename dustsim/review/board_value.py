@@ -72,13 +72,14 @@ board battles (hosts x games, armies)       Spear  logR²  heroes  air    veh.  
 8 x 48, 50 AP, own fair, loss charged [1]   0.861  0.761  0.602   0.584  0.871    83
 16 x 48, 50 AP, own fair, loss charged      0.847  0.744  0.621   0.585  0.855    74
 8 x 48, 50 AP, own fair, own loss excluded  0.856  0.758  0.592   0.545  0.862    69
+8 x 96, 30 AP, own fair, own loss excluded  0.852  0.743  0.581   0.644  0.843    69
 =========================================  =====  =====  ======  =====  ======  ===
 
 [1] the full pipeline (``--report-only --board``): the same figures; the >40 AP and 2-3 AP
 medians unchanged (0.64, 1.18). On the cards it values (40 of 78 measurable) the board
 ranks them no better than their engagement lower bounds did (Spearman 0.703 against
 0.702; with 16 hosts 49 cards, 0.479 against 0.679; own loss excluded 54 cards, 0.665
-against 0.691); taking the larger of the two (the truth is at least the lower bound) gives
+against 0.691; 30 AP armies, 8 x 96: 54 cards, 0.674 against 0.690); taking the larger of the two (the truth is at least the lower bound) gives
 0.858-0.862. By role (mean log fair/printed before -> after, 50 AP, own loss excluded):
 command vehicles -0.46 -> 0.01 (11 cards: the one role it clearly places), transports
 -0.09 -> 0.06 (13), Artillery Observers 0.01 -> 0.12 (13, sd 0.25 -> 0.48), Mechanics

@@ -121,7 +121,7 @@ mapping in step 4).
    stand-in AP (its fair AP so far, never its printed cost), and a measurable board value
    becomes its strength (:func:`_combine_board`: the log value standardised on the reference
    field's board values) instead of a lower bound. Measured (Dust 1947, seed 0, the report's
-   model): Spearman 0.862 / log R² 0.770 -> 0.847-0.861 / 0.744-0.766 over six settings
+   model): Spearman 0.862 / log R² 0.770 -> 0.847-0.861 / 0.743-0.766 over seven settings
    (lower bounds 123 -> 69-109; heroes 0.633 -> 0.580-0.633, aircraft 0.725 -> 0.545-0.735):
    a card's board value has a standard error of 1.3-6 AP against cards of 2-14 AP at what
    the report can afford (~50 s of CPU), and it depends on the AP the card plays at (the
