@@ -1,6 +1,10 @@
 """How well each lens's suggested costs agree with the printed ones (Dust 1947).
 
-``python benchmarks/value_model.py [--trials T] [--hosts H] [--games G] [--seed S]``
+``python benchmarks/value_model.py [--trials T] [--hosts H] [--games G] [--seed S]
+[--board] [--report-only]``: ``--board`` adds the battles on the grid battlefield for the
+roles the line cannot play (value step 3c, off by default: measured in
+:mod:`dustsim.review.board_value`); ``--report-only`` skips the all-cards battles (the old
+model, then the report's model with its lower bounds, by kind and the cards the board values).
 
 Lenses, on the same edition and seed:
 

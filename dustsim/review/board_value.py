@@ -80,7 +80,7 @@ medians unchanged (0.64, 1.18). On the cards it values (40 of 78 measurable) the
 them no better than their engagement lower bounds did (Spearman 0.703 against 0.702; with 16
 hosts 49 cards, 0.479 against 0.679; own loss excluded 54 cards, 0.665 against 0.691; 30 AP
 armies, 8 x 96: 54 cards, 0.674 against 0.690); taking the larger of the two (the truth is
-at least the lower bound) gives 0.856-0.862. By role (mean log fair/printed before -> after,
+at least the lower bound) gives 0.855-0.862. By role (mean log fair/printed before -> after,
 50 AP, own loss excluded): command vehicles -0.46 -> 0.01 (11 cards: the one role it clearly
 places), transports -0.09 -> 0.06 (13), Artillery Observers 0.01 -> 0.12 (13, sd 0.25 ->
 0.48), Mechanics 0.03 -> 0.14 (6), Spies -0.20 -> 0.56 (3); choosing roles by these figures
