@@ -123,7 +123,7 @@ def main() -> None:
     ap.add_argument("--board", action="store_true",
                     help="with the board battles (value step 3c, off by default: measured)")
     ap.add_argument("--report-only", action="store_true",
-                    help="only the report's model (battles where needed), its rows computed")
+                    help="the old model and the report's model only (no all-cards battles)")
     ap.add_argument("--grid-speed", action="store_true",
                     help="only time the line and grid battle engines on the same armies")
     args = ap.parse_args()
