@@ -299,15 +299,16 @@ def _one(card: Card, stand: float, mine: tuple, games: int, scenario: str,
     carried in each, the share of games it was destroyed in, or why it cannot play."""
     from dustsim.review import battle_value as B
 
+    offsets = OFFSETS if own_loss == "excluded" else (0.0,)
     d, carried, lost = [], [], []
     for c in mine:
         try:
             got = []
-            for off in (OFFSETS if own_loss == "excluded" else (0.0,)):
+            for k, off in enumerate(offsets):
                 army, to = B._with_card(c.host, replace(card, ap=stand + off))
                 if _carries(card) and not to:
                     army, n = embark(army, len(army) - 1)
-                    if off == (OFFSETS if own_loss == "excluded" else (0.0,))[0]:
+                    if k == 0:
                         carried.append(n)
                 got.append(_play(army, c.opponent, games, _seed(c), scenario))
         except DustsimError as exc:
