@@ -124,7 +124,7 @@ mapping in step 4).
    model): Spearman 0.862 / log R² 0.770 -> 0.847-0.861 / 0.743-0.766 over seven settings
    (lower bounds 123 -> 69-109; heroes 0.633 -> 0.580-0.633, aircraft 0.725 -> 0.545-0.735):
    a card's board value has a standard error of 1.3-6 AP against cards of 2-14 AP at what
-   the report can afford (~50 s of CPU), and it depends on the AP the card plays at (the
+   the report can afford (47-83 s of CPU), and it depends on the AP the card plays at (the
    kernel reads AP in its target choice); the table is in that module's docstring.
 4. **Fair points** (:func:`fit_mapping`). The only fitted parameters: one monotone mapping
    ``log AP = a + b x strength`` for the whole edition (always the whole edition, also when a
@@ -373,7 +373,7 @@ class ValueSettings:
     #: with ``battles``: the cards whose main roles only the grid battlefield plays (a
     #: transport's passengers, an Artillery Observer, a Mechanic, ...) valued from battles on
     #: the board (:mod:`dustsim.review.board_value`; step 3c). Off: measured, it does not
-    #: improve the agreement and costs ~50 s of CPU (board_value's docstring)
+    #: improve the agreement and costs 47-83 s of CPU (board_value's docstring)
     board: bool = False
     board_hosts: int = 8  # host armies per bloc on the board (board_value.HOSTS)
     board_games: int = 48  # games per pairing on the board (board_value.GAMES)
