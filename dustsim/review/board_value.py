@@ -82,22 +82,24 @@ medians unchanged (0.64, 1.18). On the cards it values (40 of 78 measurable) the
 them no better than their engagement lower bounds did (Spearman 0.703 against 0.702; with 16
 hosts 49 cards, 0.479 against 0.679; own loss excluded 54 cards, 0.665 against 0.691; 30 AP
 armies, 8 x 96: 54 cards, 0.674 against 0.690); taking the larger of the two (the truth is
-at least the lower bound) gives 0.855-0.862. By role (mean log fair/printed before -> after,
-50 AP, own loss excluded): command vehicles -0.46 -> 0.01 (11 cards: the one role it clearly
-places), transports -0.09 -> 0.06 (13), Artillery Observers 0.01 -> 0.12 (13, sd 0.25 ->
-0.48), Mechanics 0.03 -> 0.14 (6), Spies -0.20 -> 0.56 (3); choosing roles by these figures
-would fit the roles to printed costs, so no role is taken alone. Why: (a) noise: the
-standard error of a card's value is 1.3-6 AP at 8 x 48 (the common random numbers do not
-hold: one more unit changes the activation order and the dice stream from the first turn;
-the per-host differences scatter as two independent 48-game means), while the cards are 2-14
-AP; (b) the value depends on the AP the card plays at, which the kernel reads in its target
-choice: Pounder (13 AP printed) adds 30.7 / 18.2 / 10.4 AP at a stand-in of 2 / 8 / 20 AP
-with its loss charged, 31.3 / 23.2 / 18.6 with it read off (Hanomag 6.4 / -6.6 / -9.8 and
-7.7 / 0.4 / 6.1). Cost: 47 s of CPU (one thread; 8 x 48 at 50 AP, loss charged, 112 cards:
-the 78 and the 34 of the reference field), 1.8 x that (87 s) with the loss read off, on top
-of the report's ~103 s; 100 AP armies cost 120-132 s. What would make it work: the kernel's
-per-unit losses (a unit destroyed count per game; then no stand-in charge and no second run)
-and a victory-point AP separate from the AP the target choice reads.
+at least the lower bound) gives 0.855-0.862, and only where the board is two standard errors
+above the lower bound (3-9 cards) 0.853-0.861 (most of those overshoot: Flying Banana 12 AP
+-> 28-30, Mickey ARV 9 -> 16-21). By role (mean log fair/printed before -> after, 50 AP, own
+loss excluded): command vehicles -0.46 -> 0.01 (11 cards: the one role it clearly places),
+transports -0.09 -> 0.06 (13), Artillery Observers 0.01 -> 0.12 (13, sd 0.25 -> 0.48),
+Mechanics 0.03 -> 0.14 (6), Spies -0.20 -> 0.56 (3); choosing roles by these figures would
+fit the roles to printed costs, so no role is taken alone. Why: (a) noise: the standard
+error of a card's value is 1.3-6 AP at 8 x 48 (the common random numbers do not hold: one
+more unit changes the activation order and the dice stream from the first turn; the per-host
+differences scatter as two independent 48-game means), while the cards are 2-14 AP; (b) the
+value depends on the AP the card plays at, which the kernel reads in its target choice:
+Pounder (13 AP printed) adds 30.7 / 18.2 / 10.4 AP at a stand-in of 2 / 8 / 20 AP with its
+loss charged, 31.3 / 23.2 / 18.6 with it read off (Hanomag 6.4 / -6.6 / -9.8 and 7.7 / 0.4 /
+6.1). Cost: 47 s of CPU (one thread; 8 x 48 at 50 AP, loss charged, 112 cards: the 78 and
+the 34 of the reference field), 1.8 x that (87 s) with the loss read off, on top of the
+report's ~103 s; 100 AP armies cost 120-132 s. What would make it work: the kernel's per-
+unit losses (a unit destroyed count per game; then no stand-in charge and no second run) and
+a victory-point AP separate from the AP the target choice reads.
 """
 
 from __future__ import annotations
