@@ -1,6 +1,10 @@
 """How well each lens's suggested costs agree with the printed ones (Dust 1947).
 
-``python benchmarks/value_model.py [--trials T] [--hosts H] [--games G] [--seed S]``
+``python benchmarks/value_model.py [--trials T] [--hosts H] [--games G] [--seed S]
+[--board] [--report-only]``: ``--board`` adds the battles on the grid battlefield for the
+roles the line cannot play (value step 3c, off by default: measured in
+:mod:`dustsim.review.board_value`); ``--report-only`` skips the all-cards battles (the old
+model, then the report's model with its lower bounds, by kind and the cards the board values).
 
 Lenses, on the same edition and seed:
 
@@ -47,6 +51,31 @@ def _row(name, fair, ap, n_priced, cpu):
           f"2-3 AP {lo:.2f}  [{cpu:.1f} s CPU]")
 
 
+def _report_rows(rm, n_priced: int, cpu: float):
+    """The report model's rows: all judged cards, the lower bounds apart, by kind, and the
+    cards valued from the board (value step 3c)."""
+    import numpy as np
+
+    tr = rm.table.set_index("unit")
+    jr = tr[tr["judged"]]
+    _row("report model", jr["fair_ap"].to_numpy(float), jr["ap"].to_numpy(float), n_priced,
+         cpu)
+    lb = jr["lower_bound"].astype(bool) if "lower_bound" in jr else np.zeros(len(jr), bool)
+    jf = jr[~lb]
+    _row("  not lower bounds", jf["fair_ap"].to_numpy(float), jf["ap"].to_numpy(float),
+         n_priced, 0.0)
+    print(f"  lower bounds: {int(lb.sum())}")
+    for kind, g in jr.groupby("kind"):  # the report model by kind of card
+        _row(f"  {kind}", g["fair_ap"].to_numpy(float), g["ap"].to_numpy(float), n_priced,
+             0.0)
+    if "valued_by" in jr:
+        b = jr[jr["valued_by"].astype(str).str.startswith("board")]
+        if len(b):
+            _row("  from the board", b["fair_ap"].to_numpy(float), b["ap"].to_numpy(float),
+                 n_priced, 0.0)
+    return tr, jr
+
+
 def grid_speed(ec, seed: int, budget: float, pairs: int = 6, games: int = 1024) -> None:
     """CPU per game of the line list-battle engine (what the battles play) and of the grid
     battlefield (:mod:`dustsim.play.battle`, scenarios 101, 102 and 105 in turn) on the same
@@ -91,6 +120,10 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=None,
                     help="AP of each host army and opponent in the battles (default 100)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--board", action="store_true",
+                    help="with the board battles (value step 3c, off by default: measured)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="the old model and the report's model only (no all-cards battles)")
     ap.add_argument("--grid-speed", action="store_true",
                     help="only time the line and grid battle engines on the same armies")
     args = ap.parse_args()
@@ -128,6 +161,13 @@ def main() -> None:
 
     kw = {k: v for k, v in (("battle_hosts", args.hosts), ("battle_games", args.games),
                             ("battle_budget", args.budget)) if v}
+    kw["board"] = args.board
+    if args.report_only:
+        c0 = time.process_time()
+        rm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, battles=True,
+                                           battle_cards="needed", **kw), progress=True)
+        _report_rows(rm, n_priced, time.process_time() - c0)
+        return
     c0 = time.process_time()
     vm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, battles=True, **kw),
                      progress=True)  # the engagements are reused from the run above
@@ -143,15 +183,10 @@ def main() -> None:
     c0 = time.process_time()  # the report's model: battles only where needed (rows reused)
     rm = value_model(ec, ValueSettings(trials=args.trials, seed=args.seed, battles=True,
                                        battle_cards="needed", **kw),
-                     previous_battles=vm.battles, battle_contexts=vm.battle_contexts)
+                     previous_battles=vm.battles, battle_contexts=vm.battle_contexts,
+                     previous_board=vm.board)
     cpu_r = time.process_time() - c0
-    tr = rm.table.set_index("unit")
-    jr = tr[tr["judged"]]
-    _row("report model", jr["fair_ap"].to_numpy(float), jr["ap"].to_numpy(float), n_priced,
-         cpu_r)
-    for kind, g in jr.groupby("kind"):  # the report model by kind of card
-        _row(f"  {kind}", g["fair_ap"].to_numpy(float), g["ap"].to_numpy(float), n_priced,
-             0.0)
+    _tr, jr = _report_rows(rm, n_priced, cpu_r)
     jb = t[t["battle_verdict"].isin(("over-costed", "under-costed", "in band"))]
     _row("battles alone", jb["battle_fair_ap"].to_numpy(float), jb["ap"].to_numpy(float),
          n_priced, 0.0)

@@ -112,6 +112,20 @@ mapping in step 4).
    of CPU, too much for the report's budget; with precision weights they move a card that
    has both figures little, so the report plays battles only for the cards the engagements
    cannot value and for the reference field, which sets the common scale (~25 s of CPU).
+3c. **Battles on the grid battlefield** (:mod:`dustsim.review.board_value`;
+   ``ValueSettings(board=True)`` with battles; **off by default**: measured, it does not
+   help). A card whose main roles only the board plays (the skills table's board gap is not
+   its line gap: transports with passengers, Artillery Observers, Mechanics, command
+   vehicles, Spies, Medics, own rules such as Follow Me; pilots keep the same gap on both
+   and stay lower bounds) joins host armies on scenario 101 with and without it, at a
+   stand-in AP (its fair AP so far, never its printed cost), and a measurable board value
+   becomes its strength (:func:`_combine_board`: the log value standardised on the reference
+   field's board values) instead of a lower bound. Measured (Dust 1947, seed 0, the report's
+   model): Spearman 0.862 / log R² 0.770 -> 0.847-0.861 / 0.743-0.766 over seven settings
+   (lower bounds 123 -> 69-109; heroes 0.633 -> 0.580-0.633, aircraft 0.725 -> 0.545-0.735):
+   a card's board value has a standard error of 1.3-6 AP against cards of 2-14 AP at what
+   the report can afford (47-83 s of CPU), and it depends on the AP the card plays at (the
+   kernel reads AP in its target choice); the table is in that module's docstring.
 4. **Fair points** (:func:`fit_mapping`). The only fitted parameters: one monotone mapping
    ``log AP = a + b x strength`` for the whole edition (always the whole edition, also when a
    report shows a subset), fitted as a **calibration line** (issue 24's saturation): the
@@ -358,6 +372,15 @@ class ValueSettings:
     #: which cards play battles: "all", or "needed" (:func:`battle_needed`: the cards the
     #: engagements cannot value and the reference field, which puts both scales on one)
     battle_cards: str = "all"
+    #: with ``battles``: the cards whose main roles only the grid battlefield plays (a
+    #: transport's passengers, an Artillery Observer, a Mechanic, ...) valued from battles on
+    #: the board (:mod:`dustsim.review.board_value`; step 3c). Off: measured, it does not
+    #: improve the agreement and costs 47-83 s of CPU (board_value's docstring)
+    board: bool = False
+    board_hosts: int = 8  # host armies per bloc on the board (board_value.HOSTS)
+    board_games: int = 48  # games per pairing on the board (board_value.GAMES)
+    board_scenario: str = "101"  # the scenario the board battles play (board_value.SCENARIO)
+    board_budget: float = 50.0  # AP of each army on the board (board_value.BUDGET)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not (
@@ -371,6 +394,11 @@ class ValueSettings:
         if self.battle_cards not in ("all", "needed"):
             raise DustsimError(f"battle_cards must be 'all' or 'needed', got "
                                f"{self.battle_cards!r}", field="battle_cards")
+        if self.board:
+            from dustsim.review.board_value import check_settings
+
+            check_settings(self.board_hosts, self.board_games, self.board_scenario,
+                           self.board_budget)
 
     @property
     def key(self) -> str:
@@ -1027,6 +1055,8 @@ class ValueModel(ResultAPI):
     battle_contexts: dict = field(default_factory=dict)  # the armies they were played in
     battle_mapping: Mapping | None = None
     scales: tuple | None = None  # the standardisation of the two strengths (step 3b)
+    board: pd.DataFrame = field(default_factory=pd.DataFrame)  # board_value rows (step 3c)
+    board_scales: tuple | None = None  # the board values' standardisation (step 3c)
 
     def quality(self) -> dict:
         """Agreement of suggested and printed cost over the judged cards (joined heroes
@@ -1092,7 +1122,9 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
                 previous_battles: pd.DataFrame | None = None,
                 battle_contexts: dict | None = None,
                 battle_mapping: Mapping | None = None,
-                scales: tuple | None = None) -> ValueModel:
+                scales: tuple | None = None,
+                previous_board: pd.DataFrame | None = None,
+                board_scales: tuple | None = None) -> ValueModel:
     """Run the model over one edition. ``field_``, ``hosts`` and ``mapping`` default to the
     edition's (a patch passes the unpatched edition's so that before and after compare like
     with like); ``previous`` engagement rows are reused where nothing changed; ``client``:
@@ -1153,6 +1185,35 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
             tab.loc[part, "mainly_unmodelled"] = ["; ".join(unplayed_main_roles(by[u]))
                                                   for u in tab.loc[part, "unit"]]
         tab["judged"] = tab["judged"] | (cmd & (tab["ap"].fillna(0) > 0) & ~tab["partial"])
+    bd = pd.DataFrame()
+    if st.battles and st.board:  # step 3c: the roles only the grid battlefield plays
+        from dustsim.review import board_value as BV
+
+        pm = mapping
+        if pm is None and tab["in_fit"].sum() >= 5:  # the same fit as below (the board
+            pm = fit_mapping(tab.loc[tab["in_fit"], "strength"],  # changes no card of it)
+                             tab.loc[tab["in_fit"], "ap"], seed=st.seed)
+        standins = {}
+        if pm is not None:  # each card's own fair AP so far: its stand-in on the board
+            pre = _apply(tab, pm)
+            standins = {u: float(f) for u, f in zip(pre["unit"], pre["fair_ap"], strict=True)
+                        if np.isfinite(f)}
+        bctx = (ctx if st.board_budget == st.battle_budget else
+                B.contexts(edition_cards, seed=st.seed, hosts=st.board_hosts,
+                           budget=st.board_budget))
+        bd = BV.board_values(edition_cards, seed=st.seed, hosts=st.board_hosts,
+                             games=st.board_games, scenario=st.board_scenario,
+                             budget=st.board_budget, only=board_needed(edition_cards, fld),
+                             contexts_=bctx, previous=previous_board, standins=standins,
+                             threads=st.threads, progress=progress)
+        if len(bd):
+            tab = tab.merge(bd[["unit", *BOARD_COLUMNS]], on="unit", how="left")
+    tab, board_scales = _combine_board(tab, board_scales, edition_cards)
+    if "board_value" in tab:  # valued from the board, where its main roles are played
+        on_board = tab["valued_by"].str.startswith("board").to_numpy(bool)
+        tab.loc[on_board, "mainly_unmodelled"] = ""
+        tab["judged"] = tab["judged"] | (on_board & (tab["ap"].fillna(0) > 0)
+                                         & ~tab["partial"])
     # step 5b: a card that plays but whose main role is not played is judged on what it
     # plays, the role named; its fair cost is a lower bound (``lower_bound``)
     tab["lower_bound"] = (tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
@@ -1166,7 +1227,7 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     out = _with_consistency(out, edition_cards, st.seed)
     out = _with_reasons(out, pair_log_ratios(eng, st.eps), fld)
     return ValueModel(out, eng, fld, mapping, st, hosts, tuple(edition_cards), bv, ctx, bmap,
-                      scales)
+                      scales, bd, board_scales)
 
 
 def battle_needed(cards: Iterable[Card], field_: tuple[Opponent, ...]) -> list[str]:
@@ -1262,6 +1323,63 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
             hero_joined, "engagements (joined to a squad)", np.where(
                 ze.notna(), "engagements", np.where(zb.notna(), by_battles, ""))))
     return tab, scales
+
+
+def board_needed(cards: Iterable[Card], field_: tuple[Opponent, ...]) -> list[str]:
+    """The cards that play board battles (step 3c): those whose main roles only the grid
+    battlefield plays (:func:`dustsim.review.board_value.board_valued`) and the reference
+    field's representatives, which put the board's scale on the engagements'."""
+    from dustsim.review.board_value import board_valued
+
+    reps = {o.name for o in field_}
+    return [c.name for c in cards if c.name in reps or board_valued(c)]
+
+
+def _combine_board(tab: pd.DataFrame, scales: tuple | None,
+                   cards: Iterable[Card] = ()) -> tuple[pd.DataFrame, tuple | None]:
+    """Step 3c: a card all of whose main roles the board plays (``board_value.board_valued``)
+    and whose board value is measurable (above :data:`battle_value.V_MIN` and its own
+    standard error; its role had something to act on) takes the log of its board value as its
+    strength, standardised so that over the cards of the fit that have one (the reference
+    field) its mean and sd are those of their strength (``scales``: from the unpatched
+    edition when given); ``valued_by`` "board battles". Nothing is fitted to printed costs."""
+    if "board_value" not in tab:
+        return tab, scales
+    from dustsim.review.battle_value import V_MIN
+    from dustsim.review.board_value import board_left_out, board_valued
+
+    tab = tab.copy()
+    by = {c.name: c for c in cards}
+    v = pd.to_numeric(tab["board_value"], errors="coerce")
+    vse = pd.to_numeric(tab["board_value_se"], errors="coerce")
+    ok = (v > V_MIN) & (v > vse.fillna(0))
+    lb, lb_se = np.log(v.where(ok)), (vse / v).where(ok)
+    s = tab["strength"]
+    if scales is None:
+        both = tab["in_fit"] & s.notna() & lb.notna()
+        if both.sum() < 5:
+            return tab, None
+        scales = (float(s[both].mean()), float(s[both].std()), float(lb[both].mean()),
+                  float(lb[both].std()))
+    ms, ss, mb, sb = scales
+    used = ~tab["board_role_used"].fillna("").astype(str).str.startswith("nothing")
+    mine = np.array([u in by and board_valued(by[u]) for u in tab["unit"]], bool)
+    take = mine & lb.notna().to_numpy() & used.to_numpy()
+    tab.loc[take, "strength"] = (ms + ss * (lb - mb) / sb)[take]
+    tab.loc[take, "strength_se"] = (ss * lb_se / sb)[take]
+    if "host" in tab:  # its marginal worth on the board: nothing to subtract
+        tab.loc[take, "host"] = ""
+    tab.loc[take, "valued_by"] = "board battles (its role played on the grid)"
+    tab["board_left_out"] = ["; ".join(board_left_out(by[u])) if m else ""
+                             for u, m in zip(tab["unit"], take, strict=True)]
+    if "battle_weight" in tab:
+        tab.loc[take, "battle_weight"] = np.nan
+    return tab, scales
+
+
+#: the board battles' columns in the value table (``board_value.board_values``)
+BOARD_COLUMNS = ("board_value", "board_value_se", "board_pairings", "board_standin",
+                 "board_role_used", "board_why")
 
 
 BATTLE_COLUMNS = ("battle_value", "battle_value_se", "battle_vp", "battle_pairings",
@@ -1366,6 +1484,14 @@ def _with_reasons(tab: pd.DataFrame, pairs: pd.DataFrame,
         elif r.mainly_unmodelled:
             bits.append(f"its worth lies mainly in {r.mainly_unmodelled}, which the "
                         "engagements do not play")
+        elif str(getattr(r, "valued_by", "")).startswith("board"):
+            left = getattr(r, "board_left_out", "")
+            bits.append(f"valued from battles on the grid battlefield, where its "
+                        f"{r.not_modelled or 'role'} is played: it adds {r.board_value:+.1f} ± "
+                        f"{r.board_value_se:.1f} AP of attrition margin to "
+                        f"{int(r.board_pairings)} armies of its bloc, played at a stand-in "
+                        f"{r.board_standin:g} AP (not its printed cost)"
+                        + (f"; the board leaves out {left}" if left else ""))
         elif getattr(r, "valued_by", "") == "battles (joined to a unit)":
             bits.append("valued from the battles alone, joined to a unit of its armour as it "
                         "must be (1947 L3477-3479; alone it would not be a legal unit); "
@@ -1522,7 +1648,8 @@ def run_patch(edition_cards: list[Card], changes: dict[str, Card], before: Value
                         field_=before.field, mapping=before.mapping, hosts=before.hosts,
                         progress=progress, previous_battles=before.battles,
                         battle_contexts=before.battle_contexts,
-                        battle_mapping=before.battle_mapping, scales=before.scales)
+                        battle_mapping=before.battle_mapping, scales=before.scales,
+                        previous_board=before.board, board_scales=before.board_scales)
     return after, compare(before, after)
 
 
@@ -1598,6 +1725,15 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
                      f"{st.battle_games} games each on common random numbers; the two "
                      "strengths are combined by precision (inverse squared standard "
                      "errors).</p>")
+        if st.board:
+            parts.append(f"<p>Battles on the grid battlefield (<code>dustsim.review."
+                         f"board_value</code>): each card whose main roles only the board "
+                         f"plays (transports, Artillery Observers, Mechanics, ...) and each "
+                         f"card of the reference field joins {st.board_hosts} of those armies "
+                         f"and plays scenario {_h.escape(st.board_scenario)} with and without "
+                         f"it, {st.board_games} games each on common random numbers, the card "
+                         "at a stand-in AP (the median of its kind and armour class), never "
+                         "its printed cost.</p>")
     if m is not None:
         parts.append(f"<p>Fit: n = {q['n']}, Spearman {q['spearman']:.3f}, log R² "
                      f"{q['log_r2']:.3f}; log AP = {m.a:.3f} + {m.b:.3f} × strength.</p>")
