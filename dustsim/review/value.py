@@ -1732,8 +1732,8 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
                          f"card of the reference field joins {st.board_hosts} of those armies "
                          f"and plays scenario {_h.escape(st.board_scenario)} with and without "
                          f"it, {st.board_games} games each on common random numbers, the card "
-                         "at a stand-in AP (the median of its kind and armour class), never "
-                         "its printed cost.</p>")
+                         "at a stand-in AP (its fair AP so far, else the median of its kind "
+                         "and armour class), never its printed cost.</p>")
     if m is not None:
         parts.append(f"<p>Fit: n = {q['n']}, Spearman {q['spearman']:.3f}, log R² "
                      f"{q['log_r2']:.3f}; log AP = {m.a:.3f} + {m.b:.3f} × strength.</p>")
