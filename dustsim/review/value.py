@@ -1260,7 +1260,7 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     tab["valued_by"] = np.where(tab["strength"].notna(), "engagements", "")
     if "battle_value" not in tab:
         return tab, scales
-    from dustsim.review.battle_value import V_MIN, commands, must_join, unplayed_main_roles
+    from dustsim.review.battle_value import commands, must_join, unplayed_main_roles
 
     by = {c.name: c for c in cards}
     main = tab["mainly_unmodelled"] if "mainly_unmodelled" in tab else pd.Series("", tab.index)
@@ -1274,18 +1274,10 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     tab["battle_command_part"] = part
     joins = np.array([u in by and must_join(by[u]) for u in tab["unit"]], bool)
     tab["battle_command"] = tab["battle_command"].to_numpy(bool) | joins
-    v = pd.to_numeric(tab["battle_value"], errors="coerce")
-
-    ok_v = (v > V_MIN) & (v > pd.to_numeric(tab["battle_value_se"], errors="coerce").fillna(0))
-    lb = np.log(v.where(ok_v))
-    lb_se = (pd.to_numeric(tab["battle_value_se"], errors="coerce") / v).where(ok_v)
     e, e_se = tab["strength"], tab["strength_se"]
+    lb, lb_se, scales = _log_values(tab, "battle_value", scales)
     if scales is None:
-        both = tab["in_fit"] & e.notna() & lb.notna()
-        if both.sum() < 5:
-            return tab, None
-        scales = (float(e[both].mean()), float(e[both].std()), float(lb[both].mean()),
-                  float(lb[both].std()))
+        return tab, None
     me, se_, mb, sb = scales
     ze, zb = (e - me) / se_, (lb - mb) / sb
     ze_se, zb_se = e_se / se_, lb_se / sb
@@ -1325,6 +1317,28 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     return tab, scales
 
 
+def _log_values(tab: pd.DataFrame, col: str, scales: tuple | None
+                ) -> tuple[pd.Series, pd.Series, tuple | None]:
+    """The log of a battle figure ``col`` (its relative standard error from ``col + "_se"``)
+    where it is measurable (above :data:`battle_value.V_MIN` and its own standard error),
+    and the standardisation of both strengths: ``scales`` = (mean and sd of the engagement
+    strength, mean and sd of the log value) over the cards of the fit that have both, unless
+    given (a patch keeps the unpatched edition's); None when fewer than 5 have both."""
+    from dustsim.review.battle_value import V_MIN
+
+    v = pd.to_numeric(tab[col], errors="coerce")
+    vse = pd.to_numeric(tab[f"{col}_se"], errors="coerce")
+    ok = (v > V_MIN) & (v > vse.fillna(0))
+    lb, lb_se = np.log(v.where(ok)), (vse / v).where(ok)
+    if scales is None:
+        s = tab["strength"]
+        both = tab["in_fit"] & s.notna() & lb.notna()
+        if both.sum() >= 5:
+            scales = (float(s[both].mean()), float(s[both].std()), float(lb[both].mean()),
+                      float(lb[both].std()))
+    return lb, lb_se, scales
+
+
 def board_needed(cards: Iterable[Card], field_: tuple[Opponent, ...]) -> list[str]:
     """The cards that play board battles (step 3c): those whose main roles only the grid
     battlefield plays (:func:`dustsim.review.board_value.board_valued`) and the reference
@@ -1345,22 +1359,13 @@ def _combine_board(tab: pd.DataFrame, scales: tuple | None,
     edition when given); ``valued_by`` "board battles". Nothing is fitted to printed costs."""
     if "board_value" not in tab:
         return tab, scales
-    from dustsim.review.battle_value import V_MIN
     from dustsim.review.board_value import board_left_out, board_valued
 
     tab = tab.copy()
     by = {c.name: c for c in cards}
-    v = pd.to_numeric(tab["board_value"], errors="coerce")
-    vse = pd.to_numeric(tab["board_value_se"], errors="coerce")
-    ok = (v > V_MIN) & (v > vse.fillna(0))
-    lb, lb_se = np.log(v.where(ok)), (vse / v).where(ok)
-    s = tab["strength"]
+    lb, lb_se, scales = _log_values(tab, "board_value", scales)
     if scales is None:
-        both = tab["in_fit"] & s.notna() & lb.notna()
-        if both.sum() < 5:
-            return tab, None
-        scales = (float(s[both].mean()), float(s[both].std()), float(lb[both].mean()),
-                  float(lb[both].std()))
+        return tab, None
     ms, ss, mb, sb = scales
     used = ~tab["board_role_used"].fillna("").astype(str).str.startswith("nothing")
     mine = np.array([u in by and board_valued(by[u]) for u in tab["unit"]], bool)
