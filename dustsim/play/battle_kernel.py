@@ -194,6 +194,11 @@ FIRST_BLOCK = 4
 # where the last movement search's costs and parents are read (:func:`_reach`): the first of
 # the board's four static rows it stood for (no copy into the scratch), -1 the scratch
 B_SBASE = 12
+# what the weapon lines of this battle hold (bits, set by :func:`_reset`): lines that give
+# And Stay Down (:func:`_stay_down`), Mounted Assault lines (:func:`_mounted`), Psychic
+# Scream lines (:func:`_scream`); an activation skips the scan of its lines when it has none
+B_LINES = 13
+LINES_STAY_DOWN, LINES_MOUNTED, LINES_SCREAM = 1, 2, 4
 # victory condition bits (B_VC)
 # policy hints (B_VC): the scenario scores objectives / exits
 VC_OBJECTIVES, VC_EXIT = 2, 4
@@ -240,7 +245,8 @@ if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
 ) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT \
         or BR.X_KIND_ != X_KIND:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
-if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL or (BC._R_B, BC._B_N) != (R_B, B_N):
+if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL or (BC._R_B, BC._B_N) != (R_B, B_N) or \
+        BC.B_ABOARD in (B_SBASE, B_LINES):
     # the transports' block and the columns battle_carry reads
     raise AssertionError("battle_carry's header slot out of step with the battle kernel")
 INF = 1 << 30
@@ -3476,8 +3482,10 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     special action where the policy takes it (:func:`_smoke`)."""
     rx = m[0, H_XU] + u
     BP.lapse_while(m)  # a platoon's hero gone: its lasting grants lapse (L1532, L1794, L2149)
-    _stay_down(m)  # Night Witches: And Stay Down while Red Ace is in play (L2041)
-    _mounted(m)  # Mounted Assault: the soldiers aboard its walkers (L1770)
+    if m[R_B, B_LINES] & LINES_STAY_DOWN:
+        _stay_down(m)  # Night Witches: And Stay Down while Red Ace is in play (L2041)
+    if m[R_B, B_LINES] & LINES_MOUNTED:
+        _mounted(m)  # Mounted Assault: the soldiers aboard its walkers (L1770)
     arrives = _reserve_arrival(m, log, u)  # out of Reserve onto the board (L3104)
     if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
         pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
@@ -3918,7 +3926,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if k >= 0:
             log[k, L_TOKEN] = m[rs, ST_TOK]
     pos, stim, kstim = _stim_roll(rng, buf, pos, scripted, m, log, u)  # Stimulants (L3751)
-    pos = _scream(rng, buf, pos, scripted, m, f, bd, log, u)  # a free action (BattleScribe)
+    if m[R_B, B_LINES] & LINES_SCREAM:  # a free action (BattleScribe)
+        pos = _scream(rng, buf, pos, scripted, m, f, bd, log, u)
     pos = _bail(rng, buf, pos, scripted, m, bd, log)  # a transport it destroyed (L530)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
     stun = _stun(m, u)
@@ -4070,6 +4079,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if _foot(m, el[i, 0]) > 1:
             capped = False
     rsc = m[0, H_SCR]
+    jump = m[m[0, H_XU] + u, X_CLASS] == BR.JUMP  # BR.can_stand tests squares for it only
     cnt = 0  # the squares u may end on and their costs, then scored in one pass
     q = val.shape[0] - 4  # (the per-square rows of _positions)
     width = m[R_B, B_WIDTH]
@@ -4089,8 +4099,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 c = _cost(m, bd, s)
             if one:  # without branches on the data: each square written, kept by counting it
                 oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
-                keep = (c <= limit) & (s != cur) & ((oc == 0) | (oc - 1 == u)) & \
-                    BR.can_stand(m, bd, u, s, n)
+                keep = (c <= limit) & (s != cur) & ((oc == 0) | (oc - 1 == u))
+                if jump:
+                    keep = keep & BR.can_stand(m, bd, u, s, n)
                 val[q, cnt] = s
                 val[q + 1, cnt] = c
                 cnt += 1 if keep else 0
@@ -4214,7 +4225,10 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             for w in range(m[ru, U_W0], m[ru, U_W1]):
                 if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                     m[rws + w, WS_LOADED] = 1
-        _line_values(m, f, u, val)
+            _line_values(m, f, u, val)
+        # plans 1 and 5 (and 3 below): ``val`` holds the line values :func:`_actions` scored
+        # the plan with; nothing they read (carriers, ammunition, loads, what targets have
+        # left) changed since
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
         pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
@@ -4261,7 +4275,6 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 _why(m, log, u, k0, WHY_RAID)
         return pos
     if plan == 3:
-        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF,
                               A_ATTACK)
@@ -4865,6 +4878,12 @@ def _reset(m):
     _lightning(m, OFF)  # Lightning Strike's turn-1 saves (L1169) are set when turn 1 starts
     _stay_down(m)  # Night Witches (L2041): in force from the start
     _mounted(m)  # Mounted Assault (L1770): the soldiers aboard at the start
+    lines = 0
+    for w in range(m[0, H_W]):
+        k = m[m[0, H_WPN] + w, BP.W_STAY_DOWN]
+        lines |= LINES_STAY_DOWN if k == 1 else (LINES_MOUNTED if k == BP.MOUNTED_LINE else 0)
+        lines |= LINES_SCREAM if m[m[0, H_WPN] + w, W_SCREAM] == 1 else 0
+    m[R_B, B_LINES] = lines
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
     BC.reset_carry(m)  # passengers aboard (L526)
@@ -5278,6 +5297,8 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
     rc = m[0, BC.H_CARRY]
     n = m[R_B, B_N]
     turn = m[R_G, G_TURN]
+    if m[R_B, BC.B_ABOARD] == 0:
+        return pos  # no unit started aboard a vehicle (battle_carry.reset_carry)
     lost = False  # a passenger whose vehicle is destroyed?
     for v in range(U):
         if BC.carrier(m, v) >= 0 and not _alive(m, BC.carrier(m, v)):
