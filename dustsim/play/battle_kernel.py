@@ -1535,16 +1535,46 @@ def _position(m, f, bd, u, s, el, val, lam):
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _positions(m, f, bd, u, el, val, lam, cnt):
     """:func:`_position` of u on each of ``cnt`` squares in one pass (no call per square).
-    The last four rows of ``val`` (:func:`_scratch`), entry j of each: the square, its cost
-    (both set by the caller), the score and the gap (:func:`_threat`)."""
-    q = val.shape[0] - 4
+    The last six rows of ``val`` (:func:`_scratch`), entry j of the first four: the square
+    (ascending), its cost (both set by the caller), the score and the gap (:func:`_threat`);
+    the last two, by square from the first of them to the last: the threat and the gap,
+    summed enemy by enemy over those squares (each square's terms added in the list's
+    order, as :func:`_threat`: the same figures; unsigned square indices, so that the loops
+    over contiguous squares compile to vector code)."""
+    q = val.shape[0] - 6
+    if cnt <= 0:
+        return
     n = m[R_B, B_N]
     r_cov = 9 * n + 1 + _kind(m, u)
+    lo = np.uint64(val[q, 0])
+    hi = np.uint64(val[q, cnt - 1]) + np.uint64(1)
+    rt = q + 4
+    rg = q + 5
+    for s in range(lo, hi):
+        val[rt, s] = 0.0
+        val[rg, s] = 10_000.0
+    for i in range(1, el[0, 0] + 1):
+        es = el[i, 1]
+        r = el[i, 2]
+        mine = el[i, 4]
+        v0 = val[i, 0]
+        v1 = val[i, 1]
+        if el[i, 3] != 0:
+            v0 = 0.5 * v0
+            v1 = 0.5 * v1
+        if r >= 0:  # (an enemy with no reach adds 0.0 everywhere: nothing)
+            for s in range(lo, hi):
+                v = v1 if bd[r_cov, s] != 0 else v0
+                val[rt, s] += v if bd[es, s] <= r else 0.0
+        if mine >= 0:
+            for s in range(lo, hi):
+                g = np.float64(bd[es, s] - mine)
+                val[rg, s] = g if g < val[rg, s] else val[rg, s]
     for j in range(cnt):
         s = np.int64(val[q, j])
         cov = 1 if bd[r_cov, s] != 0 else 0
-        thr, bestgap = _threat(m, bd, s, el, val, cov)
-        val[q + 2, j] = _score_rest(m, f, bd, u, s, cov, thr, bestgap, lam)
+        bestgap = np.int64(val[rg, s])
+        val[q + 2, j] = _score_rest(m, f, bd, u, s, cov, val[rt, s], bestgap, lam)
         val[q + 3, j] = bestgap
 
 
@@ -4081,7 +4111,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     rsc = m[0, H_SCR]
     jump = m[m[0, H_XU] + u, X_CLASS] == BR.JUMP  # BR.can_stand tests squares for it only
     cnt = 0  # the squares u may end on and their costs, then scored in one pass
-    q = val.shape[0] - 4  # (the per-square rows of _positions)
+    q = val.shape[0] - 6  # (the per-square rows of _positions)
     width = m[R_B, B_WIDTH]
     row0, row1, col0, col1 = 0, n // width - 1, 0, width - 1
     if cur >= 0:  # each step costs 1 or more: nothing beyond ``limit`` rows or columns
@@ -5404,12 +5434,13 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
 
 # -- entry points ----------------------------------------------------------------------------------
 def _scratch(m: np.ndarray) -> tuple:
-    """The scratch arrays of one run (enemy list, line values, movement buckets, the AP-lost
-    curve of a game), allocated here so that the kernels below count no references."""
+    """The scratch arrays of one run (enemy list, line values and 6 rows of squares for
+    :func:`_positions`, movement buckets, the AP-lost curve of a game), allocated here so that
+    the kernels below count no references."""
     U = int(m[0, H_U])
     n = int(m[R_B, B_N])
     return (np.zeros((U + 1, 5), np.int64),  # + 4 rows of n: per-square rows (_positions)
-            np.zeros((max(U + 1, int(m[0, H_W])) + 4, max(4 + 2 * U, n)), np.float64),
+            np.zeros((max(U + 1, int(m[0, H_W])) + 6, max(4 + 2 * U, n)), np.float64),
             np.zeros(2 * QL + 40 * int(m[R_B, B_N]), np.int64),
             np.zeros((int(m[R_B, B_TURNS]) + 1, 2), np.float64))
 
