@@ -1389,22 +1389,32 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
 def _offence_cap(m, bd, u, s, el, val):
     """An upper bound of :func:`_offence` of one-square u from s among one-square enemies
     (the list ``el`` of :func:`_threat_setup`, fresh): each line at the best value of an
-    enemy in its range, sight and cover aside. A sum of terms no smaller than
-    :func:`_offence`'s, in the same order: never below it in floating point either."""
+    enemy in its range whose sight from s the board's static table does not block (as
+    :func:`_sight` reads it first: units and smoke only block more; not for aircraft),
+    cover aside. A sum of terms no smaller than :func:`_offence`'s, in the same order: never
+    below it in floating point either."""
     ru = m[0, H_UNITS] + u
     rwp = m[0, H_WPN]
+    rx = m[0, H_XU]
+    n = m[R_B, B_N]
+    air_u = _kind(m, u) == KIND_AIR
+    tall_u = m[rx + u, X_TALL] != 0
     tot = 0.0
     for w in range(m[ru, U_W0], m[ru, U_W1]):
         b = 0.0
         lo = m[rwp + w, W_RMIN]
         hi = m[rwp + w, W_RMAX]
         for i in range(1, el[0, 0] + 1):  # without branches on the data (selects)
-            d = bd[el[i, 1], s]
+            es = el[i, 1]
+            d = bd[es, s]
             t = el[i, 0]
+            tall = tall_u | (m[rx + t, X_TALL] != 0)
+            st = bd[37 * n + 84 + s, es] if tall else bd[n + s, es]
+            seen = air_u | (m[rx + t, X_KIND] == KIND_AIR) | (st != 2)
             v = val[w, 4 + 2 * t]
             v1 = val[w, 5 + 2 * t]
             v = v1 if v1 > v else v
-            b = v if (d >= lo) & (d <= hi) & (v > b) else b
+            b = v if (d >= lo) & (d <= hi) & (v > b) & seen else b
         tot += b
     return tot
 
