@@ -95,6 +95,9 @@ CARRY_SPECIALS = {20: "embarked", 21: "dismount", 22: "aboard", 23: "bail-out", 
 
 # the battle kernel's configuration row and its square count (read here; the kernel checks)
 _R_B, _B_N = 2, 0
+# battle configuration: 1 when some unit starts aboard a vehicle (:func:`reset_carry`; no unit
+# boards later), else nobody can bail out of a destroyed transport (the kernel's ``_bail``)
+B_ABOARD = 14
 
 #: notes for a battle with passengers aboard (the decisions above, in short)
 CARRY_NOTES = (
@@ -188,9 +191,12 @@ def any_passengers(m: np.ndarray) -> bool:
 def reset_carry(m):
     """Start of a game: every passenger aboard the vehicle its list puts it in."""
     rc = m[0, H_CARRY]
+    aboard = 0
     for u in range(m[0, 0]):
         m[rc + u, CY_IN] = m[rc + u, CY_START]
         m[rc + u, CY_DUG] = 0
+        aboard |= 1 if m[rc + u, CY_START] != 0 else 0
+    m[_R_B, B_ABOARD] = aboard
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

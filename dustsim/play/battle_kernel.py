@@ -195,6 +195,11 @@ FIRST_BLOCK = 4
 # where the last movement search's costs and parents are read (:func:`_reach`): the first of
 # the board's four static rows it stood for (no copy into the scratch), -1 the scratch
 B_SBASE = 12
+# what the weapon lines of this battle hold (bits, set by :func:`_reset`): lines that give
+# And Stay Down (:func:`_stay_down`), Mounted Assault lines (:func:`_mounted`), Psychic
+# Scream lines (:func:`_scream`); an activation skips the scan of its lines when it has none
+B_LINES = 13
+LINES_STAY_DOWN, LINES_MOUNTED, LINES_SCREAM = 1, 2, 4
 # victory condition bits (B_VC)
 # policy hints (B_VC): the scenario scores objectives / exits
 VC_OBJECTIVES, VC_EXIT = 2, 4
@@ -241,7 +246,8 @@ if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
 ) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT \
         or BR.X_KIND_ != X_KIND:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
-if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL or (BC._R_B, BC._B_N) != (R_B, B_N):
+if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL or (BC._R_B, BC._B_N) != (R_B, B_N) or \
+        BC.B_ABOARD in (B_SBASE, B_LINES):
     # the transports' block and the columns battle_carry reads
     raise AssertionError("battle_carry's header slot out of step with the battle kernel")
 INF = 1 << 30
@@ -1384,22 +1390,32 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
 def _offence_cap(m, bd, u, s, el, val):
     """An upper bound of :func:`_offence` of one-square u from s among one-square enemies
     (the list ``el`` of :func:`_threat_setup`, fresh): each line at the best value of an
-    enemy in its range, sight and cover aside. A sum of terms no smaller than
-    :func:`_offence`'s, in the same order: never below it in floating point either."""
+    enemy in its range whose sight from s the board's static table does not block (as
+    :func:`_sight` reads it first: units and smoke only block more; not for aircraft),
+    cover aside. A sum of terms no smaller than :func:`_offence`'s, in the same order: never
+    below it in floating point either."""
     ru = m[0, H_UNITS] + u
     rwp = m[0, H_WPN]
+    rx = m[0, H_XU]
+    n = m[R_B, B_N]
+    air_u = _kind(m, u) == KIND_AIR
+    tall_u = m[rx + u, X_TALL] != 0
     tot = 0.0
     for w in range(m[ru, U_W0], m[ru, U_W1]):
         b = 0.0
         lo = m[rwp + w, W_RMIN]
         hi = m[rwp + w, W_RMAX]
         for i in range(1, el[0, 0] + 1):  # without branches on the data (selects)
-            d = bd[el[i, 1], s]
+            es = el[i, 1]
+            d = bd[es, s]
             t = el[i, 0]
+            tall = tall_u | (m[rx + t, X_TALL] != 0)
+            st = bd[37 * n + 84 + s, es] if tall else bd[n + s, es]
+            seen = air_u | (m[rx + t, X_KIND] == KIND_AIR) | (st != 2)
             v = val[w, 4 + 2 * t]
             v1 = val[w, 5 + 2 * t]
             v = v1 if v1 > v else v
-            b = v if (d >= lo) & (d <= hi) & (v > b) else b
+            b = v if (d >= lo) & (d <= hi) & (v > b) & seen else b
         tot += b
     return tot
 
@@ -1530,16 +1546,46 @@ def _position(m, f, bd, u, s, el, val, lam):
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _positions(m, f, bd, u, el, val, lam, cnt):
     """:func:`_position` of u on each of ``cnt`` squares in one pass (no call per square).
-    The last four rows of ``val`` (:func:`_scratch`), entry j of each: the square, its cost
-    (both set by the caller), the score and the gap (:func:`_threat`)."""
-    q = val.shape[0] - 4
+    The last six rows of ``val`` (:func:`_scratch`), entry j of the first four: the square
+    (ascending), its cost (both set by the caller), the score and the gap (:func:`_threat`);
+    the last two, by square from the first of them to the last: the threat and the gap,
+    summed enemy by enemy over those squares (each square's terms added in the list's
+    order, as :func:`_threat`: the same figures; unsigned square indices, so that the loops
+    over contiguous squares compile to vector code)."""
+    q = val.shape[0] - 6
+    if cnt <= 0:
+        return
     n = m[R_B, B_N]
     r_cov = 9 * n + 1 + _kind(m, u)
+    lo = np.uint64(val[q, 0])
+    hi = np.uint64(val[q, cnt - 1]) + np.uint64(1)
+    rt = q + 4
+    rg = q + 5
+    for s in range(lo, hi):
+        val[rt, s] = 0.0
+        val[rg, s] = 10_000.0
+    for i in range(1, el[0, 0] + 1):
+        es = el[i, 1]
+        r = el[i, 2]
+        mine = el[i, 4]
+        v0 = val[i, 0]
+        v1 = val[i, 1]
+        if el[i, 3] != 0:
+            v0 = 0.5 * v0
+            v1 = 0.5 * v1
+        if r >= 0:  # (an enemy with no reach adds 0.0 everywhere: nothing)
+            for s in range(lo, hi):
+                v = v1 if bd[r_cov, s] != 0 else v0
+                val[rt, s] += v if bd[es, s] <= r else 0.0
+        if mine >= 0:
+            for s in range(lo, hi):
+                g = np.float64(bd[es, s] - mine)
+                val[rg, s] = g if g < val[rg, s] else val[rg, s]
     for j in range(cnt):
         s = np.int64(val[q, j])
         cov = 1 if bd[r_cov, s] != 0 else 0
-        thr, bestgap = _threat(m, bd, s, el, val, cov)
-        val[q + 2, j] = _score_rest(m, f, bd, u, s, cov, thr, bestgap, lam)
+        bestgap = np.int64(val[rg, s])
+        val[q + 2, j] = _score_rest(m, f, bd, u, s, cov, val[rt, s], bestgap, lam)
         val[q + 3, j] = bestgap
 
 
@@ -3480,8 +3526,10 @@ def _activate(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, 
     special action where the policy takes it (:func:`_smoke`)."""
     rx = m[0, H_XU] + u
     BP.lapse_while(m)  # a platoon's hero gone: its lasting grants lapse (L1532, L1794, L2149)
-    _stay_down(m)  # Night Witches: And Stay Down while Red Ace is in play (L2041)
-    _mounted(m)  # Mounted Assault: the soldiers aboard its walkers (L1770)
+    if m[R_B, B_LINES] & LINES_STAY_DOWN:
+        _stay_down(m)  # Night Witches: And Stay Down while Red Ace is in play (L2041)
+    if m[R_B, B_LINES] & LINES_MOUNTED:
+        _mounted(m)  # Mounted Assault: the soldiers aboard its walkers (L1770)
     arrives = _reserve_arrival(m, log, u)  # out of Reserve onto the board (L3104)
     if BC.carrier(m, u) >= 0:  # a passenger (battle_carry, L528)
         pos = _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb)
@@ -3922,7 +3970,8 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if k >= 0:
             log[k, L_TOKEN] = m[rs, ST_TOK]
     pos, stim, kstim = _stim_roll(rng, buf, pos, scripted, m, log, u)  # Stimulants (L3751)
-    pos = _scream(rng, buf, pos, scripted, m, f, bd, log, u)  # a free action (BattleScribe)
+    if m[R_B, B_LINES] & LINES_SCREAM:  # a free action (BattleScribe)
+        pos = _scream(rng, buf, pos, scripted, m, f, bd, log, u)
     pos = _bail(rng, buf, pos, scripted, m, bd, log)  # a transport it destroyed (L530)
     suppressed = m[R_CFG, C_SUPP] != 0 and m[rs, ST_TOK] == 2
     stun = _stun(m, u)
@@ -4074,8 +4123,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if _foot(m, el[i, 0]) > 1:
             capped = False
     rsc = m[0, H_SCR]
+    jump = m[m[0, H_XU] + u, X_CLASS] == BR.JUMP  # BR.can_stand tests squares for it only
     cnt = 0  # the squares u may end on and their costs, then scored in one pass
-    q = val.shape[0] - 4  # (the per-square rows of _positions)
+    q = val.shape[0] - 6  # (the per-square rows of _positions)
     width = m[R_B, B_WIDTH]
     row0, row1, col0, col1 = 0, n // width - 1, 0, width - 1
     if cur >= 0:  # each step costs 1 or more: nothing beyond ``limit`` rows or columns
@@ -4093,8 +4143,9 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 c = _cost(m, bd, s)
             if one:  # without branches on the data: each square written, kept by counting it
                 oc = m[rsc + s, SC_OCC]  # _can_end of a one-square unit
-                keep = (c <= limit) & (s != cur) & ((oc == 0) | (oc - 1 == u)) & \
-                    BR.can_stand(m, bd, u, s, n)
+                keep = (c <= limit) & (s != cur) & ((oc == 0) | (oc - 1 == u))
+                if jump:
+                    keep = keep & BR.can_stand(m, bd, u, s, n)
                 val[q, cnt] = s
                 val[q + 1, cnt] = c
                 cnt += 1 if keep else 0
@@ -4218,7 +4269,10 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             for w in range(m[ru, U_W0], m[ru, U_W1]):
                 if m[rwp + w, W_RELOAD] != 0 or m[rwp + w, W_SALVO] != 0:
                     m[rws + w, WS_LOADED] = 1
-        _line_values(m, f, u, val)
+            _line_values(m, f, u, val)
+        # plans 1 and 5 (and 3 below): ``val`` holds the line values :func:`_actions` scored
+        # the plan with; nothing they read (carriers, ammunition, loads, what targets have
+        # left) changed since
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         kind = A_SUSTAINED if plan == 1 else A_ATTACK
         pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
@@ -4265,7 +4319,6 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
                 _why(m, log, u, k0, WHY_RAID)
         return pos
     if plan == 3:
-        _line_values(m, f, u, val)
         _offence(m, f, bd, ls, lq, u, cur, ON, val)
         pos, done = _observed(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF,
                               A_ATTACK)
@@ -4875,6 +4928,12 @@ def _reset(m):
     _lightning(m, OFF)  # Lightning Strike's turn-1 saves (L1169) are set when turn 1 starts
     _stay_down(m)  # Night Witches (L2041): in force from the start
     _mounted(m)  # Mounted Assault (L1770): the soldiers aboard at the start
+    lines = 0
+    for w in range(m[0, H_W]):
+        k = m[m[0, H_WPN] + w, BP.W_STAY_DOWN]
+        lines |= LINES_STAY_DOWN if k == 1 else (LINES_MOUNTED if k == BP.MOUNTED_LINE else 0)
+        lines |= LINES_SCREAM if m[m[0, H_WPN] + w, W_SCREAM] == 1 else 0
+    m[R_B, B_LINES] = lines
     for s in range(m[R_B, B_N]):
         m[m[0, H_SCR] + s, SC_WRECK] = 0
     BC.reset_carry(m)  # passengers aboard (L526)
@@ -5288,6 +5347,8 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
     rc = m[0, BC.H_CARRY]
     n = m[R_B, B_N]
     turn = m[R_G, G_TURN]
+    if m[R_B, BC.B_ABOARD] == 0:
+        return pos  # no unit started aboard a vehicle (battle_carry.reset_carry)
     lost = False  # a passenger whose vehicle is destroyed?
     for v in range(U):
         if BC.carrier(m, v) >= 0 and not _alive(m, BC.carrier(m, v)):
@@ -5393,12 +5454,13 @@ def _bail(rng, buf, pos, scripted, m, bd, log):
 
 # -- entry points ----------------------------------------------------------------------------------
 def _scratch(m: np.ndarray) -> tuple:
-    """The scratch arrays of one run (enemy list, line values, movement buckets, the AP-lost
-    curve of a game), allocated here so that the kernels below count no references."""
+    """The scratch arrays of one run (enemy list, line values and 6 rows of squares for
+    :func:`_positions`, movement buckets, the AP-lost curve of a game), allocated here so that
+    the kernels below count no references."""
     U = int(m[0, H_U])
     n = int(m[R_B, B_N])
     return (np.zeros((U + 1, 5), np.int64),  # + 4 rows of n: per-square rows (_positions)
-            np.zeros((max(U + 1, int(m[0, H_W])) + 4, max(4 + 2 * U, n)), np.float64),
+            np.zeros((max(U + 1, int(m[0, H_W])) + 6, max(4 + 2 * U, n)), np.float64),
             np.zeros(2 * QL + 40 * int(m[R_B, B_N]), np.int64),
             np.zeros((int(m[R_B, B_TURNS]) + 1, 2), np.float64))
 

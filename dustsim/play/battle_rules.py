@@ -285,6 +285,9 @@ from dustsim.rules.skills import skill_base
 # -- layout: columns the battle kernel leaves free (checked there) -------------------------------
 H_XU, H_SCR = 11, 12  # header slots of the unit-facts and square-scratch blocks
 R_G, G_TURN = 3, 0  # the game-state row and its turn column
+# game state: 1 once smoke was laid this game (:func:`lay_smoke`; the row is cleared at the
+# start of a game, as the squares' smoke): :func:`smoke_on` reads no square before that
+G_SMOKY = 14
 X_RULES, X_SMOKE = 8, 9  # unit facts: rule bits, smoke launches per game
 # per-game state, kept in the unit-facts block (the unit-state block's columns are the duel
 # kernel's and the battle kernel's): camouflaged now, smoke launched, has taken an action this
@@ -597,7 +600,9 @@ def reset_rules(m, n):
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def smoke_on(m, s):
-    """A smoke screen stands on square s this turn."""
+    """A smoke screen stands on square s this turn (none before the game's first, G_SMOKY)."""
+    if m[R_G, G_SMOKY] == 0:
+        return False
     return m[m[0, H_SCR] + s, SC_SMOKE] >= m[R_G, G_TURN] and m[m[0, H_SCR] + s, SC_SMOKE] > 0
 
 
@@ -686,6 +691,7 @@ def lay_smoke(m, bd, n, width, s, corner, last_turn):
         t = bd[9 * n, q]  # terrain row
         if t != BUILDING and t != BUILDING_OPENING and t != BUNKER:
             m[rsc + q, SC_SMOKE] = last_turn
+            m[R_G, G_SMOKY] = 1
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
