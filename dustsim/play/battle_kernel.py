@@ -1391,9 +1391,10 @@ def _offence_cap(m, bd, u, s, el, val):
     """An upper bound of :func:`_offence` of one-square u from s among one-square enemies
     (the list ``el`` of :func:`_threat_setup`, fresh): each line at the best value of an
     enemy in its range whose sight from s the board's static table does not block (as
-    :func:`_sight` reads it first: units and smoke only block more; not for aircraft),
-    cover aside. A sum of terms no smaller than :func:`_offence`'s, in the same order: never
-    below it in floating point either."""
+    :func:`_sight` reads it first: units and smoke only block more; not for aircraft), in
+    cover where its square gives its class cover (:func:`_in_cover`; aircraft aside), else
+    the better of open and cover. A sum of terms no smaller than :func:`_offence`'s, in the
+    same order: never below it in floating point either."""
     ru = m[0, H_UNITS] + u
     rwp = m[0, H_WPN]
     rx = m[0, H_XU]
@@ -1411,10 +1412,11 @@ def _offence_cap(m, bd, u, s, el, val):
             t = el[i, 0]
             tall = tall_u | (m[rx + t, X_TALL] != 0)
             st = bd[37 * n + 84 + s, es] if tall else bd[n + s, es]
-            seen = air_u | (m[rx + t, X_KIND] == KIND_AIR) | (st != 2)
+            ground = not (air_u or m[rx + t, X_KIND] == KIND_AIR)
+            seen = (not ground) | (st != 2)
             v = val[w, 4 + 2 * t]
             v1 = val[w, 5 + 2 * t]
-            v = v1 if v1 > v else v
+            v = v1 if (v1 > v) | ((bd[9 * n + 1 + m[rx + t, X_KIND], es] != 0) & ground) else v
             b = v if (d >= lo) & (d <= hi) & (v > b) & seen else b
         tot += b
     return tot
