@@ -140,13 +140,11 @@ def check_settings(hosts: int, games: int, scenario: str, budget: float = BUDGET
 
 
 def _role_of(skill: str) -> str | None:
-    from dustsim.review.value import _ROLE_RE, _norm
+    """The main role a skill gives (:func:`dustsim.review.value.skill_role`), or None."""
+    from dustsim.review.value import skill_role
 
-    n = _norm(skill)
-    for rx, role, main in _ROLE_RE:
-        if rx.match(n):
-            return role if main else None
-    return None
+    hit = skill_role(skill)
+    return hit[0] if hit is not None and hit[1] else None
 
 
 def board_roles(card: Card) -> tuple[str, ...]:
@@ -236,7 +234,7 @@ def embark(army: tuple[ListUnit, ...], k: int) -> tuple[tuple[ListUnit, ...], in
                 units[i] = replace(u, transport=k)
                 used += need
                 n += 1
-    elif "airlifter" in {skill_base(s) for s in t.card.skills}:
+    elif _carries(t.card):  # an Airlifter (no Passengers spaces)
         for i, u in enumerate(units):
             if i != k and u.card.kind == "vehicle" and u.transport < 0 and (
                     {"airmobile", "air assault"} & {skill_base(s) for s in u.card.skills}):

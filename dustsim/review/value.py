@@ -293,6 +293,15 @@ def _norm(s: str) -> str:
     return " ".join(s.strip().lower().replace("-", " ").split())
 
 
+def skill_role(skill: str) -> tuple[str, bool] | None:
+    """The ``(role, main)`` row of :data:`ROLES` a skill falls under, or None."""
+    n = _norm(skill)
+    for rx, role, main in _ROLE_RE:
+        if rx.match(n):
+            return role, main
+    return None
+
+
 def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
     """The roles of ``card`` the engagements do not play: ``(role, main)`` pairs, in table
     order, from its skills (:data:`ROLES`) and weapon keywords (:data:`KEYWORD_ROLES`)."""
@@ -306,10 +315,10 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
         gap = r.gap_in("line") if r is not None else ""
         if r is not None and not r.unplayed and (not gap or n in LONE_RULES):
             continue
-        for rx, role, main in _ROLE_RE:
-            if rx.match(n):
-                found[role] = found.get(role, False) or main
-                break
+        hit = skill_role(s)
+        if hit is not None:
+            role, main = hit
+            found[role] = found.get(role, False) or main
         else:
             if n not in PLAYED_SKILLS:
                 found[f"rule not played: {s.strip()}"] = True  # its own rule: main (step 5)
