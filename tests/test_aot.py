@@ -4,6 +4,7 @@ these sources and called with their types, and giving the numbers the JIT gives.
 import os
 import types
 
+import numba.core.sigutils  # noqa: F401  (before _fake patches importlib.import_module)
 import numpy as np
 import pytest
 
@@ -126,3 +127,32 @@ def test_every_command_kernel_is_served_by_the_compiled_module(capsys):
             "dustsim__play__battle_kernel___play_battles",
             "dustsim__play__duel_kernel___pack", "dustsim__play__duel_kernel__play_games",
             "dustsim__engines__kernel___run_chunk"} <= served
+
+
+def test_the_build_counts_no_references_where_the_kernel_says_not():
+    # pycc compiles every entry with reference counting on; the build turns it off for the
+    # entries marked _nrt=False (as the JIT compiles them) and leaves the others alone
+    from numba.core.compiler import Flags
+
+    from dustsim.aot_build import _nrt_as_marked
+
+    def free():
+        pass
+
+    def counted():
+        pass
+
+    seen = {}
+
+    def compile_extra(tctx, ctx, func, args, ret, flags, **kw):
+        seen[func] = flags.nrt
+
+    entries = [(types.SimpleNamespace(py_func=free, targetoptions={"_nrt": False}), "void()"),
+               (types.SimpleNamespace(py_func=counted, targetoptions={}), "void()")]
+    marked = _nrt_as_marked(compile_extra, entries)
+    flags = Flags()
+    flags.nrt = True
+    for fn in (free, counted):
+        marked(None, None, fn, (), None, flags)
+    assert seen == {free: False, counted: True}
+    assert flags.nrt  # the build's own flags are not changed
