@@ -47,12 +47,15 @@ def test_main_weapon_is_the_line_with_most_firepower(d47):
 
 
 def test_unplayed_rules_of_a_main_weapon_are_named_not_host_exclusions(d47):
-    wr = V.weapon_roles_of(d47)
+    wr = V.bound_roles_of(d47)
     assert wr["Red Rain"] == ("Artillery Area and indirect fire of its main weapon "
                               "(Heavy Mortar)",)
     assert wr["Steel Samuraï"] == ("Rail Weapon rule of its main weapon (Rail Gun-100MJ)",)
     assert wr["PT-47C"] == ("Artillery Barrage rule of its main weapon (Katyusha)",)
     assert "Pounder" not in wr  # no such rule on its weapons
+    # a hero's named piloting (L3623-3625) bounds its verdict; on the vehicle it is nothing
+    assert wr["Sigrid (I)"] == ("piloting its own vehicle (Pilot: Snow Lynx)",)
+    assert "Snow Lynx" not in wr and V.main_roles(find_card(d47, "Sigrid (I)")) == ()
     for name in ("Red Rain", "Steel Samuraï", "PT-47C"):
         card = find_card(d47, name)
         # not a main role: the card stays drawable in the battles' armies and in the pools
@@ -73,7 +76,7 @@ def test_their_verdict_is_a_lower_bound_with_the_rule_named(d47):
     ed = [find_card(d47, n) for n in names]
     t = V.value_model(ed, V.ValueSettings(trials=4, per_class=1, join_heroes=False)).table
     t = t.set_index("unit")
-    wr = V.weapon_roles_of(ed)
+    wr = V.bound_roles_of(ed)
     for name in ("Red Rain", "Steel Samuraï"):
         r = t.loc[name]
         assert bool(r["lower_bound"]) and r["verdict"] in ("lower bound", "under-costed")

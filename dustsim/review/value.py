@@ -203,7 +203,11 @@ mapping in step 4).
    every other card's engagements and battle values are the same as without these bounds
    (issue 24: making the rules main roles removed 31 cards from the armies and moved the
    others' battle values, Spearman 0.856 -> 0.831). Dust 1947, seed 0: 38 cards (mortar
-   squads and vehicles, rocket artillery, rail guns, bombers), lower bounds 123 -> 161.
+   squads and vehicles, rocket artillery, rail guns, bombers), lower bounds 123 -> 160.
+   A hero's **named piloting** (``Pilot: <vehicle>``, :func:`named_pilot_roles`: Sigrid, Luisa)
+   is such a role too: the Pilot skill is a main role, and the named pilot of a vehicle pilots
+   it as the Pilot skill does (L936-948, L3623-3625), in neither engine
+   (:func:`bound_roles_of` gives both kinds).
 
 6. **The second lens** (:mod:`dustsim.review.consistency`): a cross-validated statistical model
    of the printed cost from the card's own numbers and skills (out of fold: a card's own
@@ -452,18 +456,34 @@ def column_shares(cards: Iterable[Card]) -> dict[str, float]:
     return {c: (k / tot if tot else 1 / len(COLUMNS)) for c, k in n.items()}
 
 
-def weapon_roles_of(cards: Iterable[Card]) -> dict[str, tuple[str, ...]]:
-    """:func:`main_weapon_roles` of every card, read against the edition's reference targets
-    and :func:`column_shares` (``cards``: one edition); only the cards that have some."""
+def named_pilot_roles(card: Card) -> tuple[str, ...]:
+    """A hero's ``Pilot: <vehicle>`` (L3623-3625: that vehicle may be piloted by this hero
+    only; piloting, L936-948): its piloting, which neither the engagements nor the battles
+    play (the battles pilot only heroes with the Pilot or Ace Pilot skill), as for a hero
+    with the Pilot skill. On a vehicle the same words only restrict who pilots it (it may be
+    fielded without one): nothing there."""
+    if card.kind != "hero":
+        return ()
+    return tuple(f"piloting its own vehicle ({s.strip()})" for s in card.skills
+                 if _norm(s).startswith("pilot: "))
+
+
+def bound_roles_of(cards: Iterable[Card]) -> dict[str, tuple[str, ...]]:
+    """The roles that make a card's verdict a lower bound without keeping it out of the
+    reference field's pool, the host squads and the host armies (step 5b): the rules of its
+    main weapon the line does not play (:func:`main_weapon_roles`, read against the edition's
+    reference targets and :func:`column_shares`; ``cards``: one edition) and a hero's named
+    piloting (:func:`named_pilot_roles`); only the cards that have some."""
     from dustsim.army.unit_metrics import reference_targets
 
     cards = list(cards)
-    if not any(_weapon_rule_gap(k) for c in cards for w in c.weapons for k in w.keywords):
-        return {}
-    refs, weights = reference_targets(cards), column_shares(cards)
+    refs = weights = None
+    if any(_weapon_rule_gap(k) for c in cards for w in c.weapons for k in w.keywords):
+        refs, weights = reference_targets(cards), column_shares(cards)
     out = {}
     for c in cards:
-        roles = main_weapon_roles(c, refs, weights)
+        roles = (*(main_weapon_roles(c, refs, weights) if refs is not None else ()),
+                 *named_pilot_roles(c))
         if roles:
             out[c.name] = roles
     return out
@@ -1238,14 +1258,14 @@ class ValueModel(ResultAPI):
         return rows
 
 
-def _describe(card: Card, weapon_roles: tuple[str, ...] = ()) -> dict:
-    """The card's row before play: ``mainly_unmodelled`` its main roles and the rules of its
-    main weapon the line does not play (``weapon_roles``, :func:`main_weapon_roles`)."""
+def _describe(card: Card, bound_roles: tuple[str, ...] = ()) -> dict:
+    """The card's row before play: ``mainly_unmodelled`` its main roles and the roles that
+    make its verdict a lower bound (``bound_roles``, :func:`bound_roles_of`)."""
     roles = not_modelled(card)
     return {"unit": card.name, "bloc": card.bloc, "faction": card.faction, "kind": card.kind,
             "armour": card.armour, "ap": card.ap,
             "not_modelled": "; ".join(r for r, _ in roles),
-            "mainly_unmodelled": "; ".join([*(r for r, m in roles if m), *weapon_roles])}
+            "mainly_unmodelled": "; ".join([*(r for r, m in roles if m), *bound_roles])}
 
 
 def value_model(edition_cards: list[Card], settings: ValueSettings | None = None, *,
@@ -1270,7 +1290,7 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     fld = field_ if field_ is not None else reference_field(edition_cards, st.per_class)
     if hosts is None:
         hosts = host_squads(edition_cards) if st.join_heroes else {}
-    wroles = weapon_roles_of(edition_cards)  # step 5b: lower bounds, still in the armies
+    wroles = bound_roles_of(edition_cards)  # step 5b: lower bounds, still in the armies
     if _ruleset(next(iter(eds))) is None or not fld:
         tab = pd.DataFrame([_describe(c, wroles.get(c.name, ())) for c in edition_cards])
         tab = tab.assign(strength=math.nan, strength_se=math.nan, opponents=0,
@@ -1303,7 +1323,7 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
                              games=st.battle_games, budget=st.battle_budget, contexts_=ctx,
                              previous=previous_battles, progress=progress, only=only)
         bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping,
-                           weapon_roles=wroles)
+                           bound_roles=wroles)
         bmap = bf.attrs.get("mapping")
         tab = tab.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
     has = tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
@@ -1380,7 +1400,7 @@ def battle_needed(cards: Iterable[Card], field_: tuple[Opponent, ...]) -> list[s
 
 
 def _combine(tab: pd.DataFrame, scales: tuple | None, cards: Iterable[Card] = (),
-             weapon_roles: dict[str, tuple[str, ...]] | None = None
+             bound_roles: dict[str, tuple[str, ...]] | None = None
              ) -> tuple[pd.DataFrame, tuple | None]:
     """The strength of play (module docstring, step 3b): the precision-weighted mean of the
     engagement strength and the log battle value, each standardised (mean 0, sd 1 over the
@@ -1404,7 +1424,7 @@ def _combine(tab: pd.DataFrame, scales: tuple | None, cards: Iterable[Card] = ()
     # a command role the battles play: all its main roles (battle_command), or some of them,
     # the rest not played anywhere (battle_command_part: valued from the battles, which play
     # more of it, as a lower bound; step 5b)
-    wr = weapon_roles or {}  # the rules of a main weapon the battles do not play either
+    wr = bound_roles or {}  # main weapon rules, named piloting: the battles play neither
     tab["battle_command"] = [bool(m) and u in by and not unplayed_main_roles(
         by[u], wr.get(u, ())) for u, m in zip(tab["unit"], main, strict=True)]
     part = np.array([bool(m) and u in by and commands(by[u]) and bool(unplayed_main_roles(
@@ -1824,18 +1844,19 @@ def verdict_tables(model: ValueModel, n: int = 10,
 
 
 def roles_table(cards: Iterable[Card],
-                weapon_roles: dict[str, tuple[str, ...]] | None = None) -> pd.DataFrame:
+                bound_roles: dict[str, tuple[str, ...]] | None = None) -> pd.DataFrame:
     """Every unmodelled role or skill of the edition's cards: how many cards have it, whether
     it keeps them out of the verdicts (``main``), and the cards (the model's gap list);
-    ``weapon_roles`` (:func:`weapon_roles_of` the edition) adds the rules of main weapons
-    the line does not play, by rule."""
+    ``bound_roles`` (:func:`bound_roles_of` the edition) adds the rules of main weapons the
+    line does not play and heroes' named piloting."""
     found: dict[tuple[str, bool], list[str]] = {}
     for c in cards:
         for role, main in not_modelled(c):
             found.setdefault((role, main), []).append(c.name)
-        for role in (weapon_roles or {}).get(c.name, ()):
-            found.setdefault((role.split(" of its main weapon")[0] + " of its main weapon",
-                              True), []).append(c.name)
+        for role in (bound_roles or {}).get(c.name, ()):
+            key = (role.split(" of its main weapon")[0] + " of its main weapon"
+                   if " of its main weapon" in role else "piloting its own vehicle")
+            found.setdefault((key, True), []).append(c.name)
     rows = [{"role": r, "main": m, "cards": len(v), "examples": ", ".join(v[:6])}
             for (r, m), v in found.items()]
     return (pd.DataFrame(rows, columns=["role", "main", "cards", "examples"])
@@ -1901,7 +1922,7 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
                  "<code>not_modelled</code>; <i>main</i> roles keep a card out of the "
                  "verdicts and the fit.</p>" + table_html(
                      roles_table((c for c in model.cards if c.name in names),
-                                 weapon_roles_of(model.cards)),
+                                 bound_roles_of(model.cards)),
                      ["role", "main", "cards", "examples"], 60))
     titles = {"best_per_ap": "Best value per AP", "worst_per_ap": "Worst value per AP",
               "over_costed": "Most over-costed", "under_costed": "Most under-costed",
