@@ -85,3 +85,15 @@ def test_their_verdict_is_a_lower_bound_with_the_rule_named(d47):
         assert math.isfinite(r["fair_ap"])
     p = t.loc["Pounder"]
     assert not bool(p["lower_bound"]) and p["mainly_unmodelled"] == "" and bool(p["in_fit"])
+
+
+def test_a_hero_of_a_kind_joins_the_median_squad_of_its_kind(d47):
+    # L3541: a Gorilla hero joins only Gorilla units; the I2 median squad is not one
+    markus = find_card(d47, "Markus")
+    assert not B.may_join_kind(markus, find_card(d47, V.host_squads(d47)["I2"]))
+    host = V.kind_host(markus, d47)
+    gorillas = sorted((c for c in d47 if c.kind == "squad" and c.armour == "I2" and c.ap
+                       and "Gorilla" in c.skills and not V.main_roles(c)),
+                      key=lambda c: (c.ap, c.name))
+    assert host == gorillas[(len(gorillas) - 1) // 2]
+    assert V.kind_host(find_card(d47, "Gregor"), d47) is None  # no I4 Gorilla squad: alone

@@ -42,10 +42,15 @@ mapping in step 4).
    these joined engagements alone (step 3b). Measured on Dust 1947 (seed 0, the report's
    model): alone, Spearman 0.844 / log R² 0.731 and 0.469 among the heroes; joined, 0.846 /
    0.735 and 0.539 (with the reduced-major-axis map and equal weights of the previous
-   passes it had agreed less, so it was off). A hero that cannot join (a Loner or Superhuman,
-   L3581, L3671; a Zombie, Gorilla or Steel Guard hero whose unit is not
-   of its kind, L3541, L3661, L3703; a hero with a rule the engagements play only for a
-   lone hero, :data:`LONE_RULES`: Assassin, First Strike, Assault Shield) plays alone. All
+   passes it had agreed less, so it was off). A Zombie, Gorilla or Steel Guard hero joins
+   only its kind (L3541, L3661, L3703): where the median squad is not of it, the median squad
+   of its armour and kind (:func:`kind_host`; before, it played alone: Dust 1947, seed 0,
+   eight heroes such as Markus and Jacob joined to the Gorilla Pioneer Squad, Spearman 0.857
+   / log R² 0.762 -> 0.857 / 0.761, heroes 0.620 -> 0.622: kept as the rule, not for the
+   agreement). A hero that cannot join (a Loner or Superhuman, L3581, L3671; one of those
+   kinds with no squad of its kind and armour, such as Gregor, I4; a hero with a rule the
+   engagements play only for a lone hero, :data:`LONE_RULES`: Assassin, First Strike,
+   Assault Shield) plays alone. All
    engagements of one card run from the card's own random stream (``SeedSequence`` keyed by
    the seed and the card's name; one kernel call, or pieces carried on when the per-game
    records would exceed :data:`RECORD_BYTES`), so a card's figures do not depend on which
@@ -781,6 +786,24 @@ def join_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
     return _JOIN_HOSTS[key]
 
 
+def kind_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
+    """The squad a Zombie, Gorilla or Steel Guard hero joins in its engagements when its
+    armour's median squad (:func:`host_squads`) is not of its kind (it joins only its kind,
+    L3541, L3661, L3703): the median-AP playable squad of its armour and kind whose value is
+    modelled (lower median, ties by name); None if there is none (it plays alone)."""
+    from dustsim.review.battle_value import may_join_kind
+
+    cards = list(edition_cards)
+    key = ("kind", card.name, card.armour, tuple(sorted(fingerprint(c) for c in cards
+                                                        if c.armour == card.armour)))
+    if key not in _JOIN_HOSTS:
+        pool = sorted((c for c in cards if c.armour == card.armour and c.kind == "squad"
+                       and c.ap and may_join_kind(card, c) and not main_roles(c)
+                       and why_unplayable(c) is None), key=lambda c: (c.ap, c.name))
+        _JOIN_HOSTS[key] = pool[(len(pool) - 1) // 2] if pool else None
+    return _JOIN_HOSTS[key]
+
+
 #: once-per-game skills (rationed like ammunition, :func:`rationed`): Fighting Spirit
 #: L3519-3521, Lucky L3583-3585, Smoke Launchers / Grenades L3651-3653. Not rationed: a
 #: Psychic Scream line (the duel compiler gives it one shot whatever the card prints)
@@ -902,8 +925,10 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
         if must_join(card):  # always joined (step 5b): the median squad it may join
             return join_host(card, edition_cards)
         h = by_name.get(hosts.get(card.armour or "", ""))
-        if h is None or not may_join_kind(card, h):  # Zombie, Gorilla, Steel Guard heroes
-            return None  # join only their kind (L3541, L3661, L3703): alone
+        if h is not None and not may_join_kind(card, h):  # Zombie, Gorilla, Steel Guard
+            h = kind_host(card, edition_cards)  # heroes join only their kind (L3541, L3661,
+        if h is None:  # L3703): the median squad of it, alone where there is none
+            return None
         if any(_norm(x) in LONE_RULES for x in card.skills):  # rules the engagements play
             return None  # only for a hero alone (joined, its lines fire with the squad's)
         return h if _side(card, h).hero is not None else None
