@@ -54,7 +54,7 @@ def test_unplayed_rules_of_a_main_weapon_are_named_not_host_exclusions(d47):
     assert wr["PT-47C"] == ("Artillery Barrage rule of its main weapon (Katyusha)",)
     assert "Pounder" not in wr  # no such rule on its weapons
     # a hero's named piloting (L3623-3625) bounds its verdict; on the vehicle it is nothing
-    assert wr["Sigrid (I)"] == ("piloting its own vehicle (Pilot: Snow Lynx)",)
+    assert wr["Sigrid (I)"] == ("piloting of its own vehicle (Pilot: Snow Lynx)",)
     assert "Snow Lynx" not in wr and V.main_roles(find_card(d47, "Sigrid (I)")) == ()
     for name in ("Red Rain", "Steel Samuraï", "PT-47C"):
         card = find_card(d47, name)

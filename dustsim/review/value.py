@@ -469,7 +469,7 @@ def named_pilot_roles(card: Card) -> tuple[str, ...]:
     fielded without one): nothing there."""
     if card.kind != "hero":
         return ()
-    return tuple(f"piloting its own vehicle ({s.strip()})" for s in card.skills
+    return tuple(f"piloting of its own vehicle ({s.strip()})" for s in card.skills
                  if _norm(s).startswith("pilot: "))
 
 
@@ -1880,7 +1880,7 @@ def roles_table(cards: Iterable[Card],
             found.setdefault((role, main), []).append(c.name)
         for role in (bound_roles or {}).get(c.name, ()):
             key = (role.split(" of its main weapon")[0] + " of its main weapon"
-                   if " of its main weapon" in role else "piloting its own vehicle")
+                   if " of its main weapon" in role else "piloting of its own vehicle")
             found.setdefault((key, True), []).append(c.name)
     rows = [{"role": r, "main": m, "cards": len(v), "examples": ", ".join(v[:6])}
             for (r, m), v in found.items()]
