@@ -337,7 +337,8 @@ def test_needed_battles_are_the_command_cards_the_joiners_and_the_field(d47, sma
 def test_heroes_play_joined_to_their_class_squad_unless_they_join_only_their_kind(
         d47, small_field):
     """value.py step 2: a hero plays joined to its armour's median squad (join_heroes, the
-    default); a Zombie hero joins only Zombies (L3703), so it plays alone."""
+    default); a Zombie hero joins only Zombies (L3703), so it plays joined to the median
+    Zombie squad of its armour (kind_host)."""
     st = V.ValueSettings(trials=2, threads=1)
     assert st.join_heroes
     hosts = V.host_squads(d47)
@@ -348,7 +349,10 @@ def test_heroes_play_joined_to_their_class_squad_unless_they_join_only_their_kin
     assert "zombie" not in {s.strip().lower() for s in host.skills}
     eng = V.engagements([maggie, zombie], small_field, d47, st).set_index("unit")
     assert set(eng.loc[[maggie.name], "host"]) == {hosts[maggie.armour]}
-    assert set(eng.loc[[zombie.name], "host"]) == {""}
+    kin = V.kind_host(zombie, d47)
+    assert kin is not None and "zombie" in {s.strip().lower() for s in kin.skills}
+    assert kin.armour == zombie.armour
+    assert set(eng.loc[[zombie.name], "host"]) == {kin.name}
     # an Assassin's rule is played for a lone hero only (L3427-3429): it plays alone
     assassin = next(c for c in d47 if c.kind == "hero" and c.armour == maggie.armour
                     and "assassin" in {s.strip().lower() for s in c.skills})

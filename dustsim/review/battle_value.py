@@ -100,17 +100,20 @@ BATTLE_PLAYED_ROLES = frozenset({"Officer (command actions)", "command squad act
                                  "General"})
 
 
-def unplayed_main_roles(card: Card) -> tuple[str, ...]:
+def unplayed_main_roles(card: Card, bound_roles: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The card's main roles (:func:`dustsim.review.value.main_roles`) the battles do not
     play either. A pilot hero pilots a vehicle of the host army in the battles
     (:func:`_with_card`), but its role is not counted as played: measured on Dust 1947 (seed
     0, 100 AP, 32 x 24) the eleven heroes that piloted add -5.3 to +2.8 VP (standard errors
     2.2-3.5), all but Red Ace (+7.8 ± 2.9) within two standard errors of nothing (the pilot
     is never targeted and an Ace Pilot rolls for a third action, yet the piloted unit also
-    counts for more in the opponent's target choice)."""
+    counts for more in the opponent's target choice). ``bound_roles``: the roles that bound
+    its verdict without keeping it out of the armies (:func:`dustsim.review.value.
+    bound_roles_of`: its main weapon's rules the line does not play, the battles are fought on
+    the line too; a hero's named piloting), added."""
     from dustsim.review.value import main_roles
 
-    return tuple(r for r in main_roles(card) if r not in BATTLE_PLAYED_ROLES)
+    return tuple(r for r in (*main_roles(card), *bound_roles) if r not in BATTLE_PLAYED_ROLES)
 
 
 def commands(card: Card) -> bool:
@@ -485,20 +488,25 @@ def battle_values(cards: list[Card], *, seed: int = 0, hosts: int = HOSTS,
 
 
 def battle_fair(values: pd.DataFrame, cards: list[Card], *, seed: int = 0,
-                mapping=None) -> pd.DataFrame:
+                mapping=None, bound_roles: dict[str, tuple[str, ...]] | None = None
+                ) -> pd.DataFrame:
     """Fair AP from the battle values (module docstring, step 4): ``battle_fair_ap``, its
     band ``battle_fair_low`` / ``battle_fair_high`` (the mapping's 90 % prediction band with
     the Monte Carlo error of ``v``) and ``battle_verdict``; cards below :data:`V_MIN` get
     ``battle_why`` = "no measurable effect in battles" and no cost. ``mapping``: apply this
     one instead of fitting (a patch keeps the unpatched edition's); the one used is in
-    ``attrs["mapping"]``."""
-    from dustsim.review.value import fit_mapping
+    ``attrs["mapping"]``. ``bound_roles``: the roles of each card the battles do not play
+    that do not keep it out of the armies (default: :func:`dustsim.review.value.
+    bound_roles_of` the cards): such a card's battle verdict is "not judged" and it stays out
+    of the fit, like a main role."""
+    from dustsim.review.value import bound_roles_of, fit_mapping
 
     t = values.copy()
     by = {c.name: c for c in cards}
+    wr = bound_roles if bound_roles is not None else bound_roles_of(cards)
     t["ap"] = t["unit"].map(lambda n: by[n].ap if n in by else np.nan).astype(float)
     t["battle_main_unplayed"] = t["unit"].map(
-        lambda n: "; ".join(unplayed_main_roles(by[n])) if n in by else "")
+        lambda n: "; ".join(unplayed_main_roles(by[n], wr.get(n, ()))) if n in by else "")
     v = t["battle_value"].to_numpy(float)
     se_v = np.nan_to_num(t["battle_value_se"].to_numpy(float))
     pos = np.isfinite(v) & (v > V_MIN) & (v > se_v)  # measurable: above its own error

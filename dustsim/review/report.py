@@ -281,6 +281,7 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
     cards, the section's HTML, and the before/after of a patch."""
     from dustsim.review.charts import patch_chart
     from dustsim.review.value import (
+        bound_roles_of,
         html_section,
         roles_table,
         run_patch,
@@ -298,7 +299,7 @@ def _value(edition_cards: list[Card], chosen: list[Card], vs, changes,
               "value_field": pd.DataFrame([o.__dict__ for o in vm.field],
                                           columns=["name", "column", "weight", "n_class",
                                                    "class_ap"]),
-              "value_roles": roles_table(edition_cards)}
+              "value_roles": roles_table(edition_cards, bound_roles_of(edition_cards))}
     parts = [html_section(vm, _table_html, names)]
     patch_fig = None
     if changes:

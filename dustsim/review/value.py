@@ -42,10 +42,15 @@ mapping in step 4).
    these joined engagements alone (step 3b). Measured on Dust 1947 (seed 0, the report's
    model): alone, Spearman 0.844 / log R² 0.731 and 0.469 among the heroes; joined, 0.846 /
    0.735 and 0.539 (with the reduced-major-axis map and equal weights of the previous
-   passes it had agreed less, so it was off). A hero that cannot join (a Loner or Superhuman,
-   L3581, L3671; a Zombie, Gorilla or Steel Guard hero whose unit is not
-   of its kind, L3541, L3661, L3703; a hero with a rule the engagements play only for a
-   lone hero, :data:`LONE_RULES`: Assassin, First Strike, Assault Shield) plays alone. All
+   passes it had agreed less, so it was off). A Zombie, Gorilla or Steel Guard hero joins
+   only its kind (L3541, L3661, L3703): where the median squad is not of it, the median squad
+   of its armour and kind (:func:`kind_host`; before, it played alone: Dust 1947, seed 0,
+   eight heroes such as Markus and Jacob joined to the Gorilla Pioneer Squad, Spearman 0.857
+   / log R² 0.762 -> 0.857 / 0.761, heroes 0.620 -> 0.622: kept as the rule, not for the
+   agreement). A hero that cannot join (a Loner or Superhuman, L3581, L3671; one of those
+   kinds with no squad of its kind and armour, such as Gregor, I4; a hero with a rule the
+   engagements play only for a lone hero, :data:`LONE_RULES`: Assassin, First Strike,
+   Assault Shield) plays alone. All
    engagements of one card run from the card's own random stream (``SeedSequence`` keyed by
    the seed and the card's name; one kernel call, or pieces carried on when the per-game
    records would exceed :data:`RECORD_BYTES`), so a card's figures do not depend on which
@@ -187,6 +192,28 @@ mapping in step 4).
    not a legal unit. Its engagements are played joined too (:func:`join_host`: the median
    squad of its bloc and armour it may join), and without battles its fair cost is the
    joined unit's less the squad's, as for a joined hero.
+   **A main weapon whose rule the line does not play** (:func:`main_weapon_roles`) makes the
+   verdict a lower bound the same way, the rule and the weapon named in
+   ``mainly_unmodelled``: the Artillery Area and indirect fire (L3218-3224) and Large
+   Ordnance's block (:data:`AREA_WEAPON_RULES`; the line has no squares), and every weapon
+   rule the skills table marks ``not played`` (Rail Weapon, Artillery Barrage, Bombing Run,
+   Phosphorus, Spores, ...: no rule text, so the line plays only the dice). The **main
+   weapon** is read off the card (:func:`main_weapons`): the standard line with the most
+   firepower (:func:`line_firepower`: dice x damage x carriers over the 14 columns, each
+   weighted by its share of the edition's cards, blast and automatic kills read against the
+   columns' reference targets, times the line's reach); a rule on a lesser line (the Mortar
+   Truck's mortar beside its four machineguns) is named only. Unlike the main roles above,
+   such a card still plays its dice in the battles, so it stays in the reference field's pool,
+   the host squads and the host armies (:func:`main_roles` is what keeps a card out of them):
+   every other card's engagements and battle values are the same as without these bounds
+   (issue 24: making the rules main roles removed 31 cards from the armies and moved the
+   others' battle values, Spearman 0.856 -> 0.831). Dust 1947, seed 0: 38 cards (mortar
+   squads and vehicles, rocket artillery, rail guns, bombers), lower bounds 123 -> 160
+   (with the named pilots below, 164), Spearman 0.856 / log R² 0.762 -> 0.858 / 0.762.
+   A hero's **named piloting** (``Pilot: <vehicle>``, :func:`named_pilot_roles`: Sigrid, Luisa)
+   is such a role too: the Pilot skill is a main role, and the named pilot of a vehicle pilots
+   it as the Pilot skill does (L936-948, L3623-3625), in neither engine
+   (:func:`bound_roles_of` gives both kinds).
 
 6. **The second lens** (:mod:`dustsim.review.consistency`): a cross-validated statistical model
    of the printed cost from the card's own numbers and skills (out of fold: a card's own
@@ -343,8 +370,129 @@ def not_modelled(card: Card) -> tuple[tuple[str, bool], ...]:
 
 
 def main_roles(card: Card) -> tuple[str, ...]:
-    """The unmodelled roles that carry most of the card's worth (kept out of verdicts)."""
+    """The unmodelled roles that carry most of the card's worth: they keep the card out of the
+    verdicts *and* out of the reference field, the host squads and the battles' host armies
+    (its worth is not what it plays). The rules of a card's main weapon that the line does not
+    play (:func:`main_weapon_roles`) only make its verdict a lower bound."""
     return tuple(r for r, main in not_modelled(card) if main)
+
+
+#: weapon rules whose point is squares, which the line has not (the skills table's line gap):
+#: the Artillery Area around the target and indirect fire through an Artillery Observer
+#: (L3218-3224), Large Ordnance's 2 x 2 block (the table's row); on the line the weapon's dice
+#: fire at one target in sight. Rule name -> what the line leaves out
+AREA_WEAPON_RULES = {"Artillery": "Artillery Area and indirect fire",
+                     "Large Ordnance": "Large Ordnance block of four squares"}
+
+
+def line_firepower(card: Card, weapon, refs: dict, weights: dict[str, float]) -> float:
+    """The firepower of one standard weapon line read off the card (no hit probabilities):
+    over the 14 columns, each column weighted by its share of the edition's cards
+    (``weights``, :func:`column_shares`: the targets the line meets), dice x damage x the
+    carriers, a blast icon rolling one die per model of the column's reference target
+    (RULES.md §3; ``refs``, :func:`dustsim.army.unit_metrics.reference_targets`: an infantry
+    column's median squad, one model for a vehicle or aircraft) and an automatic kill read as
+    one model's worth (infantry: 1, a vehicle or aircraft: the reference damage track); times
+    the line's reach (:func:`dustsim.review.analytics.reach`: the share of the starting
+    distances it fires from after one Move). The static offence of the tables, one line at a
+    time and without dice odds."""
+    from dustsim.review.analytics import reach
+
+    total = 0.0
+    for col, cell in zip(COLUMNS, weapon.line, strict=False):
+        if not cell.usable or col not in refs:
+            continue
+        models = refs[col].size if col[0] == "I" else 1
+        dice = cell.blast * models if cell.dice is None else cell.dice
+        dmg = (1 if col[0] == "I" else refs[col].size) if cell.auto_kill else cell.damage
+        total += weights.get(col, 0.0) * dice * dmg * max(weapon.count or 1, 1)
+    return total * reach(card, [weapon])
+
+
+def main_weapons(card: Card, refs: dict, weights: dict[str, float]) -> tuple:
+    """The card's main weapon: its standard line (not optional, carried) with the most
+    :func:`line_firepower`, all of them on a tie; () without one."""
+    std = [w for w in card.weapons if not w.optional and w.count != 0]
+    fp = [line_firepower(card, w, refs, weights) for w in std]
+    top = max(fp, default=0.0)
+    return tuple(w for w, f in zip(std, fp, strict=True) if f == top and top > 0)
+
+
+def _weapon_rule_gap(keyword: str) -> str | None:
+    """What the line leaves out of a weapon rule that carries its weapon's worth: a rule the
+    skills table marks ``not played`` (its text unknown or its effect played nowhere: Rail
+    Weapon, Artillery Barrage, Bombing Run, ...), or one whose point is squares
+    (:data:`AREA_WEAPON_RULES`); None for any other."""
+    r = keyword_rule(keyword)
+    if r is None:
+        return None
+    if r.status == "not played":
+        return f"{r.name} rule"
+    if r.name in AREA_WEAPON_RULES and r.gap_in("line"):
+        return AREA_WEAPON_RULES[r.name]
+    return None
+
+
+def main_weapon_roles(card: Card, refs: dict, weights: dict[str, float]) -> tuple[str, ...]:
+    """The rules of the card's main weapon (:func:`main_weapons`) whose worth the line does
+    not play (:func:`_weapon_rule_gap`), each named with the weapon. They make the card's
+    verdict a **lower bound** (its main role is not played where it is valued), but the card
+    still plays its dice, so unlike :func:`main_roles` they keep it in the reference field and
+    the host armies (issue 24: making them main roles removed 31 cards from the battles'
+    armies and moved every other card's battle value)."""
+    if not any(_weapon_rule_gap(k) for w in card.weapons for k in w.keywords):
+        return ()
+    out: dict[str, None] = {}
+    for w in main_weapons(card, refs, weights):
+        for k in w.keywords:
+            gap = _weapon_rule_gap(k)
+            if gap is not None:
+                out[f"{gap} of its main weapon ({w.name})"] = None
+    return tuple(out)
+
+
+def column_shares(cards: Iterable[Card]) -> dict[str, float]:
+    """The share of the edition's cards in each armour column. Not their army points: a
+    card's main weapon must not move when another card's printed cost does."""
+    n = {c: 0 for c in COLUMNS}
+    for c in cards:
+        if c.armour in n:
+            n[c.armour] += 1
+    tot = sum(n.values())
+    return {c: (k / tot if tot else 1 / len(COLUMNS)) for c, k in n.items()}
+
+
+def named_pilot_roles(card: Card) -> tuple[str, ...]:
+    """A hero's ``Pilot: <vehicle>`` (L3623-3625: that vehicle may be piloted by this hero
+    only; piloting, L936-948): its piloting, which neither the engagements nor the battles
+    play (the battles pilot only heroes with the Pilot or Ace Pilot skill), as for a hero
+    with the Pilot skill. On a vehicle the same words only restrict who pilots it (it may be
+    fielded without one): nothing there."""
+    if card.kind != "hero":
+        return ()
+    return tuple(f"piloting of its own vehicle ({s.strip()})" for s in card.skills
+                 if _norm(s).startswith("pilot: "))
+
+
+def bound_roles_of(cards: Iterable[Card]) -> dict[str, tuple[str, ...]]:
+    """The roles that make a card's verdict a lower bound without keeping it out of the
+    reference field's pool, the host squads and the host armies (step 5b): the rules of its
+    main weapon the line does not play (:func:`main_weapon_roles`, read against the edition's
+    reference targets and :func:`column_shares`; ``cards``: one edition) and a hero's named
+    piloting (:func:`named_pilot_roles`); only the cards that have some."""
+    from dustsim.army.unit_metrics import reference_targets
+
+    cards = list(cards)
+    refs = weights = None
+    if any(_weapon_rule_gap(k) for c in cards for w in c.weapons for k in w.keywords):
+        refs, weights = reference_targets(cards), column_shares(cards)
+    out = {}
+    for c in cards:
+        roles = (*(main_weapon_roles(c, refs, weights) if refs is not None else ()),
+                 *named_pilot_roles(c))
+        if roles:
+            out[c.name] = roles
+    return out
 
 
 def fingerprint(card: Card) -> str:
@@ -639,6 +787,24 @@ def join_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
     return _JOIN_HOSTS[key]
 
 
+def kind_host(card: Card, edition_cards: Iterable[Card]) -> Card | None:
+    """The squad a Zombie, Gorilla or Steel Guard hero joins in its engagements when its
+    armour's median squad (:func:`host_squads`) is not of its kind (it joins only its kind,
+    L3541, L3661, L3703): the median-AP playable squad of its armour and kind whose value is
+    modelled (lower median, ties by name); None if there is none (it plays alone)."""
+    from dustsim.review.battle_value import may_join_kind
+
+    cards = list(edition_cards)
+    key = ("kind", card.name, card.armour, tuple(sorted(fingerprint(c) for c in cards
+                                                        if c.armour == card.armour)))
+    if key not in _JOIN_HOSTS:
+        pool = sorted((c for c in cards if c.armour == card.armour and c.kind == "squad"
+                       and c.ap and may_join_kind(card, c) and not main_roles(c)
+                       and why_unplayable(c) is None), key=lambda c: (c.ap, c.name))
+        _JOIN_HOSTS[key] = pool[(len(pool) - 1) // 2] if pool else None
+    return _JOIN_HOSTS[key]
+
+
 #: once-per-game skills (rationed like ammunition, :func:`rationed`): Fighting Spirit
 #: L3519-3521, Lucky L3583-3585, Smoke Launchers / Grenades L3651-3653. Not rationed: a
 #: Psychic Scream line (the duel compiler gives it one shot whatever the card prints)
@@ -760,8 +926,10 @@ def engagements(cards: list[Card], field_: tuple[Opponent, ...], edition_cards: 
         if must_join(card):  # always joined (step 5b): the median squad it may join
             return join_host(card, edition_cards)
         h = by_name.get(hosts.get(card.armour or "", ""))
-        if h is None or not may_join_kind(card, h):  # Zombie, Gorilla, Steel Guard heroes
-            return None  # join only their kind (L3541, L3661, L3703): alone
+        if h is not None and not may_join_kind(card, h):  # Zombie, Gorilla, Steel Guard
+            h = kind_host(card, edition_cards)  # heroes join only their kind (L3541, L3661,
+        if h is None:  # L3703): the median squad of it, alone where there is none
+            return None
         if any(_norm(x) in LONE_RULES for x in card.skills):  # rules the engagements play
             return None  # only for a hero alone (joined, its lines fire with the squad's)
         return h if _side(card, h).hero is not None else None
@@ -1116,12 +1284,14 @@ class ValueModel(ResultAPI):
         return rows
 
 
-def _describe(card: Card) -> dict:
+def _describe(card: Card, bound_roles: tuple[str, ...] = ()) -> dict:
+    """The card's row before play: ``mainly_unmodelled`` its main roles and the roles that
+    make its verdict a lower bound (``bound_roles``, :func:`bound_roles_of`)."""
     roles = not_modelled(card)
     return {"unit": card.name, "bloc": card.bloc, "faction": card.faction, "kind": card.kind,
             "armour": card.armour, "ap": card.ap,
             "not_modelled": "; ".join(r for r, _ in roles),
-            "mainly_unmodelled": "; ".join(r for r, m in roles if m)}
+            "mainly_unmodelled": "; ".join([*(r for r, m in roles if m), *bound_roles])}
 
 
 def value_model(edition_cards: list[Card], settings: ValueSettings | None = None, *,
@@ -1146,8 +1316,9 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     fld = field_ if field_ is not None else reference_field(edition_cards, st.per_class)
     if hosts is None:
         hosts = host_squads(edition_cards) if st.join_heroes else {}
+    wroles = bound_roles_of(edition_cards)  # step 5b: lower bounds, still in the armies
     if _ruleset(next(iter(eds))) is None or not fld:
-        tab = pd.DataFrame([_describe(c) for c in edition_cards])
+        tab = pd.DataFrame([_describe(c, wroles.get(c.name, ())) for c in edition_cards])
         tab = tab.assign(strength=math.nan, strength_se=math.nan, opponents=0,
                          why=("no engagement rules for this edition" if not fld else
                               "no playable card with a cost to form a reference field"),
@@ -1158,7 +1329,8 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
     eng = engagements(edition_cards, fld, edition_cards, st, previous=previous, hosts=hosts,
                       progress=progress, client=client)
     s = strengths(eng, fld, st.eps)
-    tab = pd.DataFrame([_describe(c) for c in edition_cards]).merge(s, on="unit", how="left")
+    tab = pd.DataFrame([_describe(c, wroles.get(c.name, ())) for c in edition_cards]).merge(
+        s, on="unit", how="left")
     played = eng[eng["why"] == ""]
     notes = played.groupby("unit")["notes"].agg(
         lambda x: "; ".join(dict.fromkeys(n for v in x for n in v.split("; ") if n)))
@@ -1176,13 +1348,14 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
         bv = B.battle_values(edition_cards, seed=st.seed, hosts=st.battle_hosts,
                              games=st.battle_games, budget=st.battle_budget, contexts_=ctx,
                              previous=previous_battles, progress=progress, only=only)
-        bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping)
+        bf = B.battle_fair(bv, edition_cards, seed=st.seed, mapping=battle_mapping,
+                           bound_roles=wroles)
         bmap = bf.attrs.get("mapping")
         tab = tab.merge(bf[["unit", *BATTLE_COLUMNS]], on="unit", how="left")
     has = tab["strength"].notna() & (tab["ap"].fillna(0) > 0)
     tab["judged"] = has & (tab["mainly_unmodelled"] == "") & ~tab["partial"]
     tab["in_fit"] = tab["judged"] & (tab["host"] == "")
-    tab, scales = _combine(tab, scales, edition_cards)
+    tab, scales = _combine(tab, scales, edition_cards, wroles)
     if "battle_command" in tab:  # valued from the battles alone: the role is played there
         cmd = tab["battle_command"] & tab["strength"].notna()
         tab.loc[cmd, "mainly_unmodelled"] = ""
@@ -1191,8 +1364,8 @@ def value_model(edition_cards: list[Card], settings: ValueSettings | None = None
             from dustsim.review.battle_value import unplayed_main_roles
 
             by = {c.name: c for c in edition_cards}
-            tab.loc[part, "mainly_unmodelled"] = ["; ".join(unplayed_main_roles(by[u]))
-                                                  for u in tab.loc[part, "unit"]]
+            tab.loc[part, "mainly_unmodelled"] = ["; ".join(unplayed_main_roles(
+                by[u], wroles.get(u, ()))) for u in tab.loc[part, "unit"]]
         tab["judged"] = tab["judged"] | (cmd & (tab["ap"].fillna(0) > 0) & ~tab["partial"])
     bd = pd.DataFrame()
     if st.battles and st.board:  # step 3c: the roles only the grid battlefield plays
@@ -1252,8 +1425,9 @@ def battle_needed(cards: Iterable[Card], field_: tuple[Opponent, ...]) -> list[s
     return [c.name for c in cards if c.name in reps or must_join(c) or commands(c)]
 
 
-def _combine(tab: pd.DataFrame, scales: tuple | None,
-             cards: Iterable[Card] = ()) -> tuple[pd.DataFrame, tuple | None]:
+def _combine(tab: pd.DataFrame, scales: tuple | None, cards: Iterable[Card] = (),
+             bound_roles: dict[str, tuple[str, ...]] | None = None
+             ) -> tuple[pd.DataFrame, tuple | None]:
     """The strength of play (module docstring, step 3b): the precision-weighted mean of the
     engagement strength and the log battle value, each standardised (mean 0, sd 1 over the
     cards in the fit that have both; ``scales`` from the unpatched edition when given), each
@@ -1276,10 +1450,11 @@ def _combine(tab: pd.DataFrame, scales: tuple | None,
     # a command role the battles play: all its main roles (battle_command), or some of them,
     # the rest not played anywhere (battle_command_part: valued from the battles, which play
     # more of it, as a lower bound; step 5b)
-    tab["battle_command"] = [bool(m) and u in by and not unplayed_main_roles(by[u])
-                             for u, m in zip(tab["unit"], main, strict=True)]
+    wr = bound_roles or {}  # main weapon rules, named piloting: the battles play neither
+    tab["battle_command"] = [bool(m) and u in by and not unplayed_main_roles(
+        by[u], wr.get(u, ())) for u, m in zip(tab["unit"], main, strict=True)]
     part = np.array([bool(m) and u in by and commands(by[u]) and bool(unplayed_main_roles(
-        by[u])) for u, m in zip(tab["unit"], main, strict=True)], bool)
+        by[u], wr.get(u, ()))) for u, m in zip(tab["unit"], main, strict=True)], bool)
     tab["battle_command_part"] = part
     joins = np.array([u in by and must_join(by[u]) for u in tab["unit"]], bool)
     tab["battle_command"] = tab["battle_command"].to_numpy(bool) | joins
@@ -1694,13 +1869,20 @@ def verdict_tables(model: ValueModel, n: int = 10,
     return out
 
 
-def roles_table(cards: Iterable[Card]) -> pd.DataFrame:
+def roles_table(cards: Iterable[Card],
+                bound_roles: dict[str, tuple[str, ...]] | None = None) -> pd.DataFrame:
     """Every unmodelled role or skill of the edition's cards: how many cards have it, whether
-    it keeps them out of the verdicts (``main``), and the cards (the model's gap list)."""
+    it keeps them out of the verdicts (``main``), and the cards (the model's gap list);
+    ``bound_roles`` (:func:`bound_roles_of` the edition) adds the rules of main weapons the
+    line does not play and heroes' named piloting."""
     found: dict[tuple[str, bool], list[str]] = {}
     for c in cards:
         for role, main in not_modelled(c):
             found.setdefault((role, main), []).append(c.name)
+        for role in (bound_roles or {}).get(c.name, ()):
+            key = (role.split(" of its main weapon")[0] + " of its main weapon"
+                   if " of its main weapon" in role else "piloting of its own vehicle")
+            found.setdefault((key, True), []).append(c.name)
     rows = [{"role": r, "main": m, "cards": len(v), "examples": ", ".join(v[:6])}
             for (r, m), v in found.items()]
     return (pd.DataFrame(rows, columns=["role", "main", "cards", "examples"])
@@ -1765,7 +1947,8 @@ def html_section(model: ValueModel, table_html: Callable[[pd.DataFrame, list, in
     parts.append("<h3>Roles and skills the engagements do not play</h3><p>Named per card in "
                  "<code>not_modelled</code>; <i>main</i> roles keep a card out of the "
                  "verdicts and the fit.</p>" + table_html(
-                     roles_table(c for c in model.cards if c.name in names),
+                     roles_table((c for c in model.cards if c.name in names),
+                                 bound_roles_of(model.cards)),
                      ["role", "main", "cards", "examples"], 60))
     titles = {"best_per_ap": "Best value per AP", "worst_per_ap": "Worst value per AP",
               "over_costed": "Most over-costed", "under_costed": "Most under-costed",
