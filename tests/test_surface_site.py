@@ -149,3 +149,30 @@ def test_scores_table_says_why_a_card_is_partial(small_report):
     # Heavy Laser Grenadier Squad: 3 models, a size no source prints (inferred)
     assert sc.set_index("unit").loc["Heavy Laser Grenadier Squad", "partial"]
     assert "yes: squad size 3 inferred from the weapon counts (no source prints it)" in page
+
+
+def test_card_summary_says_a_lower_bound_and_the_suggested_cost_once():
+    # the Verdict row is the verdict's sentence then the value model's: the clauses of the
+    # latter that restate the suggested cost and the lower bound are left out there
+    from dustsim.data.cards import find_card, load_cards
+    from dustsim.review.report import _value_summary
+
+    card = find_card(load_cards(), "Red Rain", "dust-1947")
+    role = "Artillery Area and indirect fire of its main weapon (Heavy Mortar)"
+    reason = ("In play it destroys 34% of an opponent of the field for 78% of itself; worth "
+              "at least 5.4 AP (3-8) against 10 printed: lower bound; the price list charges "
+              "9.7 AP (8-13) for cards like it (Red Fury (7)); judged on what it plays: its "
+              f"{role} is not played, so its fair cost is a lower bound (under-costed or a "
+              "lower bound, never over-costed).")
+    row = {"unit": "Red Rain", "ap": 10, "fair_ap": 5.41, "fair_low": 3.18, "fair_high": 8.45,
+           "verdict": "lower bound", "mainly_unmodelled": role, "reason": reason,
+           "not_modelled": ""}
+    s = _value_summary(card, row, None, {})
+    text = s["verdict"] + ". " + s["why"]
+    assert text.count(role) == 1 and text.count("at least") == 1
+    assert s["why"] == ("In play it destroys 34% of an opponent of the field for 78% of "
+                        "itself; the price list charges 9.7 AP (8-13) for cards like it "
+                        "(Red Fury (7)).")
+    # an under-costed lower bound keeps the clause: its verdict row does not say it
+    under = _value_summary(card, {**row, "verdict": "under-costed"}, None, {})
+    assert role in under["why"] and "worth at least" not in under["why"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import platform
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -642,6 +643,25 @@ def verdict_sentence(row: dict) -> str:
     return v or "no verdict"
 
 
+#: clauses of the value model's sentence (``reason``, :mod:`dustsim.review.value`) that the
+#: card page's rows already state: the suggested cost with its verdict (the "Suggested cost"
+#: and "Verdict" rows), and for a "lower bound" verdict the role not played (its sentence)
+_WORTH = re.compile(r"(?:^|; )worth (?:at least )?[\d.]+ AP \([\d.-]+\) against [\d.]+ "
+                    r"printed: [a-z -]+(?=;|\.$)")
+_BOUND = re.compile(r"(?:^|; )judged on what it plays: its .+? is not played, so its fair "
+                    r"cost is a lower bound \(under-costed or a lower bound, never "
+                    r"over-costed\)(?=;|\.$)")
+
+
+def _page_reason(reason: str, verdict: str) -> str:
+    """The value model's sentence for a card's page, without what the verdict row says."""
+    out = _WORTH.sub("", reason)
+    if verdict == "lower bound":
+        out = _BOUND.sub("", out)
+    out = out.removeprefix("; ")
+    return "" if out in ("", ".") else out[0].upper() + out[1:]
+
+
 def _evidence(row: dict) -> str:
     for k in EVIDENCE_COLUMNS:
         if _text(row.get(k)):
@@ -734,7 +754,7 @@ def _value_summary(c: Card, row: dict | None, record: pd.DataFrame | None,
                                 f"–{_ap(row['fair_high'])} AP)")
         out["verdict"] = verdict_sentence(row)
         # the value model's own sentence where it writes one (``reason``), else ``why``
-        out["why"] = _text(row.get("reason")) or (
+        out["why"] = _page_reason(_text(row.get("reason")), _text(row.get("verdict"))) or (
             _text(row.get("why")) if _text(row.get("verdict")) in JUDGED else "")
         out["evidence"] = _evidence(row)
         if "consistency_ap" in row and not _na(row.get("consistency_ap")):
