@@ -2179,6 +2179,8 @@ def _observe_value(m, f, bd, ls, lq, o, s, sustained, commit):
                     d = bd[sa, ts]
                     if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX] or BR.hidden(m, t, d):
                         continue
+                    if not _arc_ok(m, a, w, t):  # its own field of fire (L3423, L584-598)
+                        continue
                     lo = _sight(m, bd, ls, lq, s, ts, o, t)
                     if lo == 2:
                         continue
@@ -3536,6 +3538,40 @@ def _edge_face(m, bd, u, s, prev):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _face_cap(m, bd, u, s, face, val):
+    """An upper bound of :func:`_offence` of one-square u on s facing ``face``: each line at
+    the best value (open or cover) of an enemy on the board with a square within its range
+    and a square in its arc, sight aside (``val`` fresh for u)."""
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    width = m[R_B, B_WIDTH]
+    side = m[ru, U_SIDE]
+    tot = 0.0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        arc = m[rwp + w, W_ARC]
+        b = 0.0
+        for t in range(m[0, H_U]):
+            if _side(m, t) == side or not _present(m, t):
+                continue
+            v = max(val[w, 4 + 2 * t], val[w, 5 + 2 * t])
+            if v <= b:
+                continue
+            reach = False  # a square in range, a square in the arc (:func:`_arc_ok`)
+            seen = False
+            for k in range(_foot(m, t)):
+                q = _usq(m, t, k)
+                if q >= 0:
+                    reach |= m[rwp + w, W_RMIN] <= bd[s, q] <= m[rwp + w, W_RMAX]
+                    seen |= _in_arc(width, arc, face, s, q)
+            if reach and seen:
+                b = v
+        tot += b
+    if BR.has(m, u, BR.RB_WIRE):
+        tot *= 2.0  # a wire-guided line alone counts up to twice (BR.wire_choice)
+    return tot
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _turn(m, f, bd, ls, lq, log, u, val):
     """The end of a Move of a one-square vehicle that plays fire arcs (L461, L598): the edge
     whose arc-restricted offence from its square (:func:`_offence`) is best, the one
@@ -3552,8 +3588,8 @@ def _turn(m, f, bd, ls, lq, log, u, val):
     best = _offence(m, f, bd, ls, lq, u, s, OFF, val)
     for k in range(4):
         face = 2 * k
-        if face == f0:
-            continue
+        if face == f0 or _face_cap(m, bd, u, s, face, val) <= best:
+            continue  # no better whatever the sight: not scored
         m[rs, ST_FACE] = face
         v = _offence(m, f, bd, ls, lq, u, s, OFF, val)
         if v > best:
