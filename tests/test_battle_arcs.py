@@ -166,7 +166,7 @@ def test_the_end_of_a_move_turns_the_tank_to_the_edge_it_fires_best_from():
     g = Game([card("Tank", weapon("rear"))], [card("Inf", weapon(None), kind="hero")],
              [(sq(2, 3), 0), (sq(6, 3), 4)])
     assert BK._edge_face(g.m, g.spec.bd, 0, sq(2, 3), -1) == 2
-    BK._turn(g.m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq, g.log, 0, g.val)
+    BK._turn(g.m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq, g.log, 0, g.val, BK.OFF)
     assert g.face() == 6
     assert g.offence()[1] == 1
 

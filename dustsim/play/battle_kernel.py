@@ -1259,7 +1259,8 @@ def _fires_at(m, w, t, d, cc):
     """Carriers of line w able to fire at t at distance d (ranged or close combat), 0 if not;
     t must stand in the line's fire arc as its unit stands (:func:`_arc_ok`)."""
     c = _fires_free(m, w, t, d, cc)
-    if c > 0 and not _arc_ok(m, m[m[0, H_WPN] + w, W_UNIT], w, t):
+    rw = m[0, H_WPN] + w
+    if c > 0 and m[rw, W_ARC] != ARC_ALL and not _arc_ok(m, m[rw, W_UNIT], w, t):
         return 0
     return c
 
@@ -1374,7 +1375,7 @@ def _offence_big(m, bd, ls, lq, u, s, t, val):
         d, lo, cov = (d1, l1, c1) if o == 1 else ((d2, l2, c2) if o == 2 else (d0, l0, c0))
         if lo == 2 or BR.hidden(m, t, d):  # camouflage: not from range 3 or more (L3455)
             continue
-        if arcs and not _arc_ok(m, u, w, t):
+        if arcs and m[rwp + w, W_ARC] != ARC_ALL and not _arc_ok(m, u, w, t):
             continue
         if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX] or not _hurts(m, w, t):
             continue
@@ -1449,7 +1450,7 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
                 continue
             if m[rwp + w, W_CC] != 0 and (air_t or m[R_G, G_NOCC] != 0):
                 continue
-            if arcs and not _arc_ok(m, u, w, t):
+            if arcs and m[rwp + w, W_ARC] != ARC_ALL and not _arc_ok(m, u, w, t):
                 continue
             v = val[w, 4 + 2 * t + cov]  # _line_values, fresh for this activation
             if v > val[w, 3]:
@@ -3572,17 +3573,31 @@ def _face_cap(m, bd, u, s, face, val):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _turn(m, f, bd, ls, lq, log, u, val):
+def _turn(m, f, bd, ls, lq, log, u, val, fresh):
     """The end of a Move of a one-square vehicle that plays fire arcs (L461, L598): the edge
     whose arc-restricted offence from its square (:func:`_offence`) is best, the one
-    :func:`_edge_face` chose on ties; the move's logged facing follows. ``val`` is
-    refreshed for u (:func:`_line_values`)."""
+    :func:`_edge_face` chose on ties (and with no enemy within its lines' reach); the move's
+    logged facing follows. ``val`` is refreshed for u (:func:`_line_values`) unless
+    ``fresh`` (nothing it reads changed since the activation scored its plan)."""
     if _foot(m, u) != 1 or (m[m[0, H_XU] + u, X_MOUNT] & ARCS_BIT) == 0 or _sq(m, u) < 0 or \
             not _alive(m, u):
         return
     rs = m[0, H_ST] + u
     s = _sq(m, u)
-    _line_values(m, f, u, val)
+    ru = m[0, H_UNITS] + u
+    hi = -1
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        hi = max(hi, m[m[0, H_WPN] + w, W_RMAX])
+    near = False
+    for t in range(m[0, H_U]):
+        if _side(m, t) != m[ru, U_SIDE] and _present(m, t):
+            for k in range(_foot(m, t)):
+                q = _usq(m, t, k)
+                near |= q >= 0 and bd[s, q] <= hi
+    if not near:
+        return  # every edge scores nothing: the nearest-enemy edge stands
+    if not fresh:
+        _line_values(m, f, u, val)
     f0 = m[rs, ST_FACE]
     best_face = f0
     best = _offence(m, f, bd, ls, lq, u, s, OFF, val)
@@ -4019,7 +4034,7 @@ def _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb):
     if bs != s0:
         _place(m, bd, log, plog, u, bs, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
-        _turn(m, f, bd, ls, lq, log, u, val)
+        _turn(m, f, bd, ls, lq, log, u, val, OFF)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
@@ -4467,14 +4482,14 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     if plan == 6:
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
-        _turn(m, f, bd, ls, lq, log, u, val)
+        _turn(m, f, bd, ls, lq, log, u, val, ON)
         return pos
     if plan == 2:
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] != 0:
             return pos
-        _turn(m, f, bd, ls, lq, log, u, val)  # its Move ends facing an edge (L461)
+        _turn(m, f, bd, ls, lq, log, u, val, ON)  # its Move ends facing an edge (L461)
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         if not _alive(m, u):
             return pos
@@ -4513,12 +4528,12 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if _cost(m, bd, plan_sq) <= mv and _can_end(m, bd, u, plan_sq):
             _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
             _try_exit(m, bd, log, u)
-            _turn(m, f, bd, ls, lq, log, u, val)
+            _turn(m, f, bd, ls, lq, log, u, val, OFF)
         return pos
     if plan == 12:  # a Move and the Camouflage special action: hidden again (L3455)
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
-        _turn(m, f, bd, ls, lq, log, u, val)
+        _turn(m, f, bd, ls, lq, log, u, val, ON)
         if m[rs, ST_GONE] == 0 and m[m[0, H_XU] + u, BR.ST_CAMO] == 0:
             m[m[0, H_XU] + u, BR.ST_CAMO] = 1
             _log_special(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, plan_sq, plan_sq,
@@ -4531,7 +4546,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] != 0:
             return pos
-        _turn(m, f, bd, ls, lq, log, u, val)
+        _turn(m, f, bd, ls, lq, log, u, val, ON)
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         if not _alive(m, u):
             return pos
@@ -4542,7 +4557,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     k0 = m[R_B, B_LOGN]
     pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
     if m[rs, ST_GONE] == 0:
-        _turn(m, f, bd, ls, lq, log, u, val)  # facing an edge at the March's end (ARCS)
+        _turn(m, f, bd, ls, lq, log, u, val, OFF)  # facing an edge at the March's end (ARCS)
     if BR.has(m, u, BR.RB_MARCH_COVER):  # Crazy Jimmy: a cover save until its next activation
         m[rs, ST_COVERED] = 1
     if scout:  # its first March of the game counts one action (L3641)
