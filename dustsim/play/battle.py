@@ -114,11 +114,14 @@ ARCS = (
     "drawn from (L604); nothing turns without a Move (L598)",
     "targets: an Attack picks each line's best target in its arc where the unit stands "
     "(Sustained Attack, Attack + Move, Reload + Attack, reactions, free attacks); a square "
-    "the unit moves to is scored with its facing free (it chooses its facing there, L461), "
-    "so Move + Attack plans may overrate a square a little; a two-success reaction makes "
+    "the unit moves to is scored with its facing free (it chooses its facing there, L461; "
+    "a Large vehicle's facing follows its path, so its squares are overrated more), so "
+    "Move + Attack plans may overrate a square; a two-success reaction makes "
     "a Sustained Attack in its arcs, not a rotation in place and an Attack (L805, not "
     "played)",
 )
+
+
 def _arc_field(m: np.ndarray, w: int) -> dict:
     """``{"arc": "front" | "rear" | "left" | "right"}`` for line w of the compiled battle
     ``m`` where its fire arc is played (:data:`ARCS`), else nothing."""
