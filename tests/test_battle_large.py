@@ -151,13 +151,16 @@ def test_a_large_vehicles_front_guns_see_from_its_front_its_rear_guns_from_its_r
     assert g.aim(0, 1, org=1) == (3, 0, 0)
     # side lines are drawn from either square (decision): the clear one
     assert g.aim(0, 1, org=2) == (3, 0, 0)
-    # which lines fire: only a rear-mounted gun has the infantry as its target
+    # which lines fire: only a rear-mounted gun has the infantry as its target; with fire
+    # arcs played (L584-598) the infantry stands in the rear gun's arc: the tank on (3,4)
+    # and (3,3), the infantry on (1,1), 45 degrees behind its rear square, the solid square
+    # (2,3) cutting the line from its front square only
     for mount, fires in (("front", False), ("turret", False), ("rear", True)):
         tank = large("Tank", weapon({"I1": "1/1"}, mount=mount))
-        g = Game(board(solid=[sq(2, 2)]), [tank], [card("Inf", GUN)],
-                 [(sq(3, 2), 0), (sq(0, 1), 0)])
+        g = Game(board(solid=[sq(2, 3)]), [tank], [card("Inf", GUN)],
+                 [(sq(3, 4), 0), (sq(1, 1), 0)])
         BK._line_values(g.m, g.spec.f, 0, g.val)
-        BK._offence(g.m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq, 0, sq(3, 2), BK.ON, g.val)
+        BK._offence(g.m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq, 0, sq(3, 4), BK.ON, g.val)
         w0 = g.m[g.m[0, H_UNITS] + 0, 9]  # U_W0
         assert (g.m[g.m[0, H_WS] + w0, BK.WS_TGT] == 1) == fires
 

@@ -90,9 +90,54 @@ WHY = ("", "Scout: its first March Move of the game counts as one action (L3639-
 TOKENS = ("none", "under-fire", "suppressed")
 FACES = "PTS"
 LOG_CAP = 20_000
+#: Fire arcs on the board (L584-598): what is played and the decisions where the seeds leave
+#: it open (kernel: ``_in_arc``, ``_arc_ok``, ``_edge_face``, ``_turn``; log checker:
+#: :func:`dustsim.review.replay_rules.check_log_on_board`)
+ARCS = (
+    "fire arcs are played for vehicles (L584-598): each vehicle line has its card's mount "
+    "(front, rear, left, right, turret; L393); front/rear hold the squares within 45 degrees "
+    "either side of the facing line, the 45-degree diagonals included; left/right the half "
+    "board to that side, not the squares straight ahead or behind (L592); a line fires only "
+    "at a target with a square in its arc; infantry, heroes and turret lines fire all round "
+    "(L586, L594); close-combat lines of a vehicle keep their mount's arc (L584 names no "
+    "exception)",
+    "aircraft and Huge vehicles fire all round: L393 gives the mount column to vehicles and "
+    "the board plays no aircraft facing (they fly over all, L510-516), and a Huge vehicle "
+    "rotates freely within its four squares (L508) before or after a move; passengers fire "
+    "from aboard all round as before (L528's side arc is not played)",
+    "facing: a one-square vehicle ends every Move or March Move facing an edge (L461, even "
+    "facings): first towards the nearest enemy, then (policy face-best, after the Moves of "
+    "the activation plans, Move and Fire and At the Double) the edge whose arc-restricted "
+    "offence from its square is best (ties: the nearest-enemy edge); a March Move's facing "
+    "at its midpoint reaction is the nearest-enemy edge; a Large vehicle faces along its "
+    "body, the direction of its last step (L504), its lines' arcs from the square each is "
+    "drawn from (L604); nothing turns without a Move (L598)",
+    "targets: an Attack picks each line's best target in its arc where the unit stands "
+    "(Sustained Attack, Attack + Move, Reload + Attack, reactions, free attacks); a square "
+    "the unit moves to is scored with its facing free (it chooses its facing there, L461; "
+    "a Large vehicle's facing follows its path, so its squares are overrated more), so "
+    "Move + Attack plans may overrate a square; a two-success reaction makes "
+    "a Sustained Attack in its arcs, not a rotation in place and an Attack (L805, not "
+    "played)",
+)
+
+
+def _arc_field(m: np.ndarray, w: int) -> dict:
+    """``{"arc": "front" | "rear" | "left" | "right"}`` for line w of the compiled battle
+    ``m`` where its fire arc is played (:data:`ARCS`), else nothing."""
+    from dustsim.play import battle_kernel as BK
+
+    arc = int(m[m[0, BK.H_WPN] + w, BK.W_ARC])
+    return {"arc": ARC_NAMES[arc]} if arc != BK.ARC_ALL else {}
+
+
+#: the kernel's arcs by code (battle_kernel.ARC_*), as the event log names them
+ARC_NAMES = ("all", "front", "rear", "left", "right")
+#: a card's mount -> the kernel's arc (battle_kernel.ARC_*, by name); others fire all round
+_ARC_CODES = {"front": "ARC_FRONT", "front arc": "ARC_FRONT", "rear": "ARC_REAR",
+              "left": "ARC_LEFT", "right": "ARC_RIGHT"}
 DECISIONS = (
-    "fire arcs are not played: a vehicle turns to its first target and fires every line at "
-    "targets it can see (L584-598)",
+    *ARCS,
     "artillery smoke shells, barbed wire and minefield dice, height and weather are not "
     "played on the board",
     "tempo and smoke rules (play.battle_rules): one free action follows a March Move (a "
@@ -580,6 +625,12 @@ def compile_battle(units_a, units_b, setup: ScenarioSetup, policy: Policy,
                 m[starts[9] + u, BK.X_MOUNT] |= 1 << b
             elif mount in ("left", "right", "side"):
                 m[starts[9] + u, BK.X_MOUNT] |= 1 << (32 + b)
+    for i, (u, w, _carrier) in enumerate(wl):  # fire arcs of vehicles' lines (ARCS, L584-598)
+        arc = getattr(BK, _ARC_CODES.get((w.mount or "").lower(), "ARC_ALL"))
+        if arc != BK.ARC_ALL and m[starts[9] + u, BK.X_KIND] == BK.KIND_VEH and \
+                m[starts[9] + u, BK.X_FOOT] in (1, 2):
+            m[starts[1] + i, BK.W_ARC] = arc
+            m[starts[9] + u, BK.X_MOUNT] |= BK.ARCS_BIT
     for i, (u, w, carrier) in enumerate(wl):
         wnames.append(f"{w.name}" + (f" ({carrier.name})" if carrier is not all_units[u].card
                                      else ""))
@@ -952,7 +1003,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             "move": int(spec.m[spec.m[0, 2] + u, 4]), "march": int(spec.m[spec.m[0, 2] + u, 13]),
             "square": None, "facing": 0 if spec.sides[u] == 0 else 4,
             "weapons": [{"line": i, "name": spec.weapon_names[i],
-                         "range": list(spec.weapon_ranges[i]), **line_roles(spec.m, i)}
+                         "range": list(spec.weapon_ranges[i]), **line_roles(spec.m, i),
+                         **_arc_field(spec.m, i)}
                         for i in range(len(spec.weapon_names)) if spec.weapon_units[i] == u],
         })
         size = int(spec.m[spec.m[0, BK.H_XU] + u, BK.X_FOOT])
@@ -992,6 +1044,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 from dustsim.play.battle_kernel import _face
 
                 ev["facing"] = int(_face(board.width, p[-2], p[-1]))
+                if spec.kinds[u] == "vehicle" and 0 <= r[BK.L_RANGE] < 8:
+                    ev["facing"] = int(r[BK.L_RANGE])  # the edge it chose (ARCS, L461)
             size = units[u]["footprint"] if u is not None and "footprint" in units[u] else 1
             if size > 1:  # its facing and squares after the move (kernel: L_RANGE)
                 from dustsim.play.board import footprint_squares
@@ -1016,6 +1070,8 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                        "hits": int(r[BK.L_HITS]), "saves": int(r[BK.L_SAVES]),
                        "damage": int(r[BK.L_DAMAGE]), "casualties": int(r[BK.L_CAS]),
                        "token": TOKENS[int(r[BK.L_TOKEN])]})
+            if spec.kinds[u] == "vehicle" and 0 <= r[BK.L_FACE] < 8:
+                ev["facing"] = int(r[BK.L_FACE])  # its facing as it fires (ARCS, L584-598)
             verb = {"attack": "attacks", "sustained": "makes a Sustained Attack on",
                     "close-combat": "attacks in close combat"}[a]
             ev["text"] = (f"{uname} {verb} {names[t]} at range {ev['range']} with "

@@ -23,7 +23,7 @@ What the kernel plays (seed 003 lines; the decisions are ours and named):
 * Aboard, a passenger that does not dismount fires its personal weapons from the vehicle's
   square when it has a target (L528): an Attack, never a Sustained Attack, ranged lines only
   (no close-combat weapons; a support weapon unit does not fire), by at most half the
-  vehicle's spaces of its soldiers (the per-side limit; fire arcs are not played on the grid,
+  vehicle's spaces of its soldiers (the per-side limit; their side arc, L528, is not played,
   so all fire at one side's target: decision); else it takes no action.
 * Decision (gap, named in the skills table): passengers never mount during the game (the
   policy never takes a unit back in). Decision: a vehicle that leaves the board by its exit

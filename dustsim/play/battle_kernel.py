@@ -223,6 +223,12 @@ X_FOOT = 6
 # a Large vehicle's lines drawn from its rear square (bit b: its b-th line is rear-mounted) or
 # from either square (bit 32 + b: side-mounted) (L604); others from its front square
 X_MOUNT = 7
+# fire arcs (L584-598): bit ARCS_BIT of X_MOUNT set when the unit plays them (a one-square or
+# Large vehicle with a line not turret-mounted, :data:`dustsim.play.battle.ARCS`); W_ARC a
+# line's arc (ARC_*)
+ARCS_BIT = np.int64(1 << 31)
+W_ARC = 18
+ARC_ALL, ARC_FRONT, ARC_REAR, ARC_LEFT, ARC_RIGHT = range(5)
 KIND_INF, KIND_VEH, KIND_AIR = 0, 1, 2
 FLYING = 6
 # unit state beyond the duel kernel's ST_* columns (0..15); ST_GONE reuses the line position
@@ -246,6 +252,8 @@ if (BR.H_XU, BR.H_SCR, BR.R_G, BR.G_TURN) != (H_XU, H_SCR, R_G, G_TURN) or min(
 ) <= X_CAN_EXIT or BR.SC_SMOKE <= SC_WRECK or BR.SC_SMOKE >= SC_BAR or BR.WS_TGT != WS_TGT \
         or BR.X_KIND_ != X_KIND:
     raise AssertionError("battle_rules columns out of step with the battle kernel")
+if W_ARC in (BR.W_WIRE, BR.W_ARTY, BR.W_SNIPE, BP.W_STAY_DOWN, W_STEALTH) or W_ARC >= NCOL:
+    raise AssertionError("fire-arc columns collide with another block's")
 if BC.H_CARRY <= H_SCR or BC.H_CARRY >= NCOL or (BC._R_B, BC._B_N) != (R_B, B_N) or \
         BC.B_ABOARD in (B_SBASE, B_LINES):
     # the transports' block and the columns battle_carry reads
@@ -294,7 +302,8 @@ def _r_entry(n):
 # event log (one int64 row per event; decoded by dustsim.play.battle)
 (L_TURN, L_SIDE, L_UNIT, L_ACTION, L_FROM, L_TO, L_P0, L_PN, L_WMASK, L_TARGET, L_RANGE,
  L_LOS, L_COVER, L_D0, L_D1, L_HITS, L_SAVES, L_DAMAGE, L_CAS, L_TOKEN, L_X) = range(21)
-NLOG = 21
+L_FACE = 21  # an attack's shooter facing then (its fire arcs, L584-598)
+NLOG = 22
 # action codes and flags as NumPy scalars: Numba compiles a function once per value of a
 # plain constant argument (see duel_kernel.ON), so these keep one specialisation per helper
 (A_INITIATIVE, A_ACTIVATE, A_MOVE, A_MARCH, A_ATTACK, A_SUSTAINED, A_REACTION, A_CC, A_NOTHING,
@@ -461,6 +470,59 @@ def _line_org(m, u, w):
     if (mk >> (32 + b)) & 1:
         return 2
     return 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _in_arc(width, arc, face, a, b):
+    """Whether square b lies in the fire arc ``arc`` (ARC_*) of a line drawn from square a by
+    a vehicle facing ``face`` (0-7, :data:`dustsim.play.board.DIRECTIONS`), L584-598. With
+    f the facing vector and v the offset a -> b: front dot(v, f) > 0 and within 45 degrees,
+    inclusive (2 dot^2 >= |v|^2 |f|^2, i.e. dot >= |cross|; L588); rear the same behind
+    (L590); left / right the sign of cross(f, v), strictly: not the squares straight ahead
+    or behind (L592); ARC_ALL everywhere (turret, L594; infantry, L586)."""
+    if arc == ARC_ALL:
+        return True
+    fx = 1 if 1 <= face <= 3 else (-1 if face >= 5 else 0)
+    fy = 1 if (face <= 1 or face == 7) else (-1 if 3 <= face <= 5 else 0)
+    vx = b % width - a % width
+    vy = b // width - a // width
+    dot = fx * vx + fy * vy
+    cross = fx * vy - fy * vx
+    if arc == ARC_FRONT:
+        return dot > 0 and dot >= abs(cross)
+    if arc == ARC_REAR:
+        return dot < 0 and -dot >= abs(cross)
+    if arc == ARC_LEFT:
+        return cross > 0
+    return cross < 0
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _arc_ok(m, u, w, t):
+    """Whether t stands in the fire arc of u's line w as u stands now (L584-598): from the
+    square the line is drawn from (:func:`_line_org`: a Large vehicle's front, rear or either
+    square), its body axis as facing; t is in the arc when one of its squares is
+    (decisions: :data:`dustsim.play.battle.ARCS`)."""
+    if (m[m[0, H_XU] + u, X_MOUNT] & ARCS_BIT) == 0:
+        return True
+    arc = m[m[0, H_WPN] + w, W_ARC]
+    if arc == ARC_ALL:
+        return True
+    width = m[R_B, B_WIDTH]
+    face = m[m[0, H_ST] + u, ST_FACE]
+    fu = _foot(m, u)
+    o = _line_org(m, u, w)
+    for i in range(fu):
+        if fu == 2 and o != 2 and i != o:
+            continue
+        a = _usq(m, u, i)
+        if a < 0:
+            continue
+        for k in range(_foot(m, t)):
+            b = _usq(m, t, k)
+            if b >= 0 and _in_arc(width, arc, face, a, b):
+                return True
+    return False
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
@@ -1194,7 +1256,18 @@ def _midpoint(m, bd, s, upto):
 # -- values --------------------------------------------------------------------------------------
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _fires_at(m, w, t, d, cc):
-    """Carriers of line w able to fire at t at distance d (ranged or close combat), 0 if not."""
+    """Carriers of line w able to fire at t at distance d (ranged or close combat), 0 if not;
+    t must stand in the line's fire arc as its unit stands (:func:`_arc_ok`)."""
+    c = _fires_free(m, w, t, d, cc)
+    rw = m[0, H_WPN] + w
+    if c > 0 and m[rw, W_ARC] != ARC_ALL and not _arc_ok(m, m[rw, W_UNIT], w, t):
+        return 0
+    return c
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _fires_free(m, w, t, d, cc):
+    """:func:`_fires_at` with the fire arc aside (a square the unit may turn on)."""
     rw = m[0, H_WPN] + w
     if (m[rw, W_CC] != 0) != cc:
         return 0
@@ -1296,10 +1369,13 @@ def _offence_big(m, bd, ls, lq, u, s, t, val):
     if mk >> 32:
         d2, l2, c2 = _aim(m, bd, ls, lq, u, s, t, np.int64(2))
     air_t = _kind(m, t) == KIND_AIR
+    arcs = (m[m[0, H_XU] + u, X_MOUNT] & ARCS_BIT) != 0 and s == _sq(m, u)  # as it stands (ARCS)
     for w in range(m[ru, U_W0], m[ru, U_W1]):
         o = _line_org(m, u, w)
         d, lo, cov = (d1, l1, c1) if o == 1 else ((d2, l2, c2) if o == 2 else (d0, l0, c0))
         if lo == 2 or BR.hidden(m, t, d):  # camouflage: not from range 3 or more (L3455)
+            continue
+        if arcs and m[rwp + w, W_ARC] != ARC_ALL and not _arc_ok(m, u, w, t):
             continue
         if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX] or not _hurts(m, w, t):
             continue
@@ -1337,6 +1413,8 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
         hi = max(hi, m[rwp + w, W_RMAX])
     air_u = _kind(m, u) == KIND_AIR
     big_u = _foot(m, u) > 1
+    # fire arcs where it stands (ARCS); a square it moves to is scored with its facing free
+    arcs = (m[m[0, H_XU] + u, X_MOUNT] & ARCS_BIT) != 0 and s == _sq(m, u)
     for t in range(U):
         if m[m[0, H_UNITS] + t, U_SIDE] == side:
             continue
@@ -1371,6 +1449,8 @@ def _offence(m, f, bd, ls, lq, u, s, commit, val):
             if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX]:
                 continue
             if m[rwp + w, W_CC] != 0 and (air_t or m[R_G, G_NOCC] != 0):
+                continue
+            if arcs and m[rwp + w, W_ARC] != ARC_ALL and not _arc_ok(m, u, w, t):
                 continue
             v = val[w, 4 + 2 * t + cov]  # _line_values, fresh for this activation
             if v > val[w, 3]:
@@ -1735,6 +1815,7 @@ def _resolve(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, sustained, moved
         log[k, L_DAMAGE] = m[rr, 2] + m[rr, 3]
         log[k, L_CAS] = m[rr, 2]
         log[k, L_TOKEN] = m[rr, 4]
+        log[k, L_FACE] = m[rs + u, ST_FACE]
         spot = m[m[0, H_XU] + u, BR.X_SPOT]  # a Spotter squad's choice (battle_rules.spot)
         if spot != 0 and (mask & BR.sniper_mask(m, u)) != 0:
             aim |= BR.SPOT_SPOTS if spot == 1 else BR.SPOT_FIRES
@@ -1883,13 +1964,8 @@ def _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, u, sustained, moved, ki
     g_wire = BR.wire_alone(m, u) if kind == A_ATTACK and not sustained else NONE
     if sustained and BR.has(m, u, BR.RB_SPOTTER):  # a Spotter spots or fires (L3321-3323)
         BR.spot(m, u, _able_lines(m, bd, u))
-    width = m[R_B, B_WIDTH]
-    for w in range(w0, w1):  # vehicles turn to their first target (fire arcs: see battle.py)
-        t = m[rws + w, WS_TGT]
-        if t >= 0:
-            if _foot(m, u) != 2:  # a Large vehicle turns only by moving (L504-508)
-                m[m[0, H_ST] + u, ST_FACE] = _face(width, _sq(m, u), _sq(m, t))
-            break
+    # a vehicle turns only by a Move (L461, L598): its lines fire within its arcs as it
+    # stands (_fires_at, battle.ARCS)
     for t in range(U):
         declared = False
         for w in range(w0, w1):
@@ -2103,6 +2179,8 @@ def _observe_value(m, f, bd, ls, lq, o, s, sustained, commit):
                     ts = _sq(m, t)
                     d = bd[sa, ts]
                     if d < m[rwp + w, W_RMIN] or d > m[rwp + w, W_RMAX] or BR.hidden(m, t, d):
+                        continue
+                    if not _arc_ok(m, a, w, t):  # its own field of fire (L3423, L584-598)
                         continue
                     lo = _sight(m, bd, ls, lq, s, ts, o, t)
                     if lo == 2:
@@ -2439,7 +2517,7 @@ def _follow_me(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val,
             ru = m[0, H_UNITS] + v
             mv0 = m[ru, U_MOVE]
             m[ru, U_MOVE] = BR.FOLLOW_MOVE
-            _best_move(m, f, bd, log, plog, v, el, val, qb)
+            _best_move(m, f, bd, ls, lq, log, plog, v, el, val, qb)
             m[ru, U_MOVE] = mv0
             moved += 1
     if k >= 0:
@@ -3429,6 +3507,116 @@ def _react_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
+def _edge_face(m, bd, u, s, prev):
+    """The edge (facing 0, 2, 4 or 6, L461) a one-square vehicle ends a Move on s facing:
+    towards the nearest enemy on the board (the lowest unit index on ties), the edge whose
+    axis is nearer its direction (the row axis on ties); with no enemy, along its last step
+    from ``prev`` (policy ``face``: :data:`dustsim.play.battle.ARCS`)."""
+    width = m[R_B, B_WIDTH]
+    side = _side(m, u)
+    best = -1
+    bdist = INF
+    for t in range(m[0, H_U]):
+        if _side(m, t) == side or not _present(m, t):
+            continue
+        d = bd[s, _sq(m, t)]
+        if d < bdist:
+            best, bdist = t, d
+    src, dst = s, s
+    if best >= 0:
+        dst = _sq(m, best)
+    elif prev >= 0:
+        src = prev
+    else:
+        return m[m[0, H_ST] + u, ST_FACE]
+    dx = dst % width - src % width
+    dy = dst // width - src // width
+    if dx == 0 and dy == 0:
+        return m[m[0, H_ST] + u, ST_FACE]
+    if abs(dy) >= abs(dx):
+        return 0 if dy > 0 else 4
+    return 2 if dx > 0 else 6
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _face_cap(m, bd, u, s, face, val):
+    """An upper bound of :func:`_offence` of one-square u on s facing ``face``: each line at
+    the best value (open or cover) of an enemy on the board with a square within its range
+    and a square in its arc, sight aside (``val`` fresh for u)."""
+    ru = m[0, H_UNITS] + u
+    rwp = m[0, H_WPN]
+    width = m[R_B, B_WIDTH]
+    side = m[ru, U_SIDE]
+    tot = 0.0
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        arc = m[rwp + w, W_ARC]
+        b = 0.0
+        for t in range(m[0, H_U]):
+            if _side(m, t) == side or not _present(m, t):
+                continue
+            v = max(val[w, 4 + 2 * t], val[w, 5 + 2 * t])
+            if v <= b:
+                continue
+            reach = False  # a square in range, a square in the arc (:func:`_arc_ok`)
+            seen = False
+            for k in range(_foot(m, t)):
+                q = _usq(m, t, k)
+                if q >= 0:
+                    reach |= m[rwp + w, W_RMIN] <= bd[s, q] <= m[rwp + w, W_RMAX]
+                    seen |= _in_arc(width, arc, face, s, q)
+            if reach and seen:
+                b = v
+        tot += b
+    if BR.has(m, u, BR.RB_WIRE):
+        tot *= 2.0  # a wire-guided line alone counts up to twice (BR.wire_choice)
+    return tot
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _turn(m, f, bd, ls, lq, log, u, val, fresh):
+    """The end of a Move of a one-square vehicle that plays fire arcs (L461, L598): the edge
+    whose arc-restricted offence from its square (:func:`_offence`) is best, the one
+    :func:`_edge_face` chose on ties (and with no enemy within its lines' reach); the move's
+    logged facing follows. ``val`` is refreshed for u (:func:`_line_values`) unless
+    ``fresh`` (nothing it reads changed since the activation scored its plan)."""
+    if _foot(m, u) != 1 or (m[m[0, H_XU] + u, X_MOUNT] & ARCS_BIT) == 0 or _sq(m, u) < 0 or \
+            not _alive(m, u):
+        return
+    rs = m[0, H_ST] + u
+    s = _sq(m, u)
+    ru = m[0, H_UNITS] + u
+    hi = -1
+    for w in range(m[ru, U_W0], m[ru, U_W1]):
+        hi = max(hi, m[m[0, H_WPN] + w, W_RMAX])
+    near = False
+    for t in range(m[0, H_U]):
+        if _side(m, t) != m[ru, U_SIDE] and _present(m, t):
+            for k in range(_foot(m, t)):
+                q = _usq(m, t, k)
+                near |= q >= 0 and bd[s, q] <= hi
+    if not near:
+        return  # every edge scores nothing: the nearest-enemy edge stands
+    if not fresh:
+        _line_values(m, f, u, val)
+    f0 = m[rs, ST_FACE]
+    best_face = f0
+    best = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+    for k in range(4):
+        face = 2 * k
+        if face == f0 or _face_cap(m, bd, u, s, face, val) <= best:
+            continue  # no better whatever the sight: not scored
+        m[rs, ST_FACE] = face
+        v = _offence(m, f, bd, ls, lq, u, s, OFF, val)
+        if v > best:
+            best, best_face = v, face
+    m[rs, ST_FACE] = best_face
+    k = m[R_B, B_LOGN] - 1
+    if m[R_B, B_LOG] != 0 and 0 <= k < log.shape[0] and log[k, L_UNIT] == u and (
+            log[k, L_ACTION] == A_MOVE or log[k, L_ACTION] == A_MARCH):
+        log[k, L_RANGE] = best_face
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _place(m, bd, log, plog, u, s, upto, action, stop, base):
     """Move u to s along the scratch parents; log the move with its path; exits the board
     when s is on the side's exit edge in an exit scenario. Returns True if it moved."""
@@ -3453,6 +3641,8 @@ def _place(m, bd, log, plog, u, s, upto, action, stop, base):
             m[rsc + q, SC_OCC] = 0
     if rear >= 0:
         m[rs, ST_FACE] = _face(width, rear, s)  # along its body, rear to front (L504)
+    elif size == 1 and (m[m[0, H_XU] + u, X_MOUNT] & ARCS_BIT) != 0:
+        m[rs, ST_FACE] = _edge_face(m, bd, u, s, prev)  # any edge (L461; _turn may turn it)
     elif prev >= 0:
         m[rs, ST_FACE] = _face(width, prev, s)
     m[rs, ST_SQ] = s
@@ -3708,7 +3898,7 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
         _occupy(m)
         if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
             return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, ON, OFF)
-        _best_move(m, f, bd, log, plog, u, el, val, qb)
+        _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb)
         return pos
     _log(m, log, turn, side, u, A_NOTHING, bs, bs)
     p0 = pos
@@ -3723,7 +3913,7 @@ def _drop(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     _occupy(m)
     if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
         return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, OFF)
-    _best_move(m, f, bd, log, plog, u, el, val, qb)
+    _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb)
     return pos
 
 
@@ -3780,7 +3970,7 @@ def _spy(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
     if _offence(m, f, bd, ls, lq, u, bs, OFF, val) > 0.0:
         return _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val,
                             got >= 2, OFF)
-    _best_move(m, f, bd, log, plog, u, el, val, qb)
+    _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb)
     if got >= 2 and _present(m, u) and m[rs, ST_GONE] == 0:
         if _sq(m, u) != bs:
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
@@ -3819,7 +4009,7 @@ def _smoke(m, f, bd, log, u, el, val):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _best_move(m, f, bd, log, plog, u, el, val, qb):
+def _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb):
     """A Move of u to the square the policy scores best (staying put when none is better):
     the free Moves of At the Double and Move and Fire, a Scout's further action."""
     s0 = _sq(m, u)
@@ -3844,6 +4034,7 @@ def _best_move(m, f, bd, log, plog, u, el, val, qb):
     if bs != s0:
         _place(m, bd, log, plog, u, bs, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
+        _turn(m, f, bd, ls, lq, log, u, val, OFF)
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False, inline="always")
@@ -3920,7 +4111,7 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
         return pos
     if not attacked and BR.has(m, u, BR.RB_AT_THE_DOUBLE):
         k0 = m[R_B, B_LOGN]
-        _best_move(m, f, bd, log, plog, u, el, val, qb)
+        _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb)
         _why(m, log, u, k0, WHY_AT_THE_DOUBLE)
     if scout and _present(m, u):
         _occupy(m)
@@ -3929,7 +4120,7 @@ def _after_march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, va
         if _offence(m, f, bd, ls, lq, u, _sq(m, u), OFF, val) > 0.0:
             pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u, val, OFF, ON)
         else:
-            _best_move(m, f, bd, log, plog, u, el, val, qb)
+            _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb)
         _why(m, log, u, k0, WHY_SCOUT)
     return pos
 
@@ -4240,7 +4431,7 @@ def _actions(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             # its Sustained Attack was one action: a Move follows (Attack + Move, L797)
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
             if _alive(m, u):
-                _best_move(m, f, bd, log, plog, u, el, val, qb)
+                _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb)
     m[R_G, G_NOCC] = 0
     return pos
 
@@ -4285,18 +4476,20 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)  # Attack + Move
             if _alive(m, u):
                 k0 = m[R_B, B_LOGN]
-                _best_move(m, f, bd, log, plog, u, el, val, qb)
+                _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb)
                 _why(m, log, u, k0, WHY_MOVE_AND_FIRE)
         return pos
     if plan == 6:
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
+        _turn(m, f, bd, ls, lq, log, u, val, ON)
         return pos
     if plan == 2:
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] != 0:
             return pos
+        _turn(m, f, bd, ls, lq, log, u, val, ON)  # its Move ends facing an edge (L461)
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         if not _alive(m, u):
             return pos
@@ -4317,7 +4510,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
             if _alive(m, u) and m[rs, ST_GONE] == 0:
                 k0 = m[R_B, B_LOGN]
                 _occupy(m)
-                _best_move(m, f, bd, log, plog, u, el, val, qb)
+                _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb)
                 _why(m, log, u, k0, WHY_RAID)
         return pos
     if plan == 3:
@@ -4335,10 +4528,12 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         if _cost(m, bd, plan_sq) <= mv and _can_end(m, bd, u, plan_sq):
             _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
             _try_exit(m, bd, log, u)
+            _turn(m, f, bd, ls, lq, log, u, val, OFF)
         return pos
     if plan == 12:  # a Move and the Camouflage special action: hidden again (L3455)
         _place(m, bd, log, plog, u, plan_sq, mv, A_MOVE, NONE, ZERO)
         _try_exit(m, bd, log, u)
+        _turn(m, f, bd, ls, lq, log, u, val, ON)
         if m[rs, ST_GONE] == 0 and m[m[0, H_XU] + u, BR.ST_CAMO] == 0:
             m[m[0, H_XU] + u, BR.ST_CAMO] = 1
             _log_special(m, log, m[R_G, G_TURN], m[ru, U_SIDE], u, plan_sq, plan_sq,
@@ -4351,6 +4546,7 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
         _try_exit(m, bd, log, u)
         if m[rs, ST_GONE] != 0:
             return pos
+        _turn(m, f, bd, ls, lq, log, u, val, ON)
         pos = _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u)
         if not _alive(m, u):
             return pos
@@ -4360,6 +4556,8 @@ def _execute(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, q
     # plan 4, 9, 11: March Move (L811)
     k0 = m[R_B, B_LOGN]
     pos = _march(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, plan_sq, qb)
+    if m[rs, ST_GONE] == 0:
+        _turn(m, f, bd, ls, lq, log, u, val, OFF)  # facing an edge at the March's end (ARCS)
     if BR.has(m, u, BR.RB_MARCH_COVER):  # Crazy Jimmy: a cover save until its next activation
         m[rs, ST_COVERED] = 1
     if scout:  # its first March of the game counts one action (L3641)
@@ -5291,7 +5489,7 @@ def _ride(rng, buf, pos, scripted, m, f, bd, ls, lq, log, plog, u, el, val, qb):
                     pos = _attack_here(rng, buf, pos, scripted, m, f, bd, ls, lq, log, u,
                                        val, OFF, ON)
             else:
-                _best_move(m, f, bd, log, plog, u, el, val, qb)
+                _best_move(m, f, bd, ls, lq, log, plog, u, el, val, qb)
             return pos
         m[rs, ST_SQ] = -1  # no free square to step to: it stays aboard
         m[m[0, BC.H_CARRY] + u, BC.CY_IN] = t + 1

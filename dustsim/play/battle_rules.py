@@ -54,8 +54,8 @@ What the hooks play (seed 003 lines; the decisions are ours and named):
   or a Sustained Attack it may instead have a friendly unit that has not activated this turn
   fire its artillery lines: that unit activates (its token removal roll, L741; Suppressed, it
   makes a plain Attack, L745), fires an Attack or Sustained Attack (as the observer's) at
-  targets in its own range (L3423: "Field of Fire and Range as normal"; fire arcs are not
-  played on the grid) seen from the observer's square (sight and cover from there; artillery
+  targets in its own range (L3423: "Field of Fire and Range as normal"; in its fire arcs:
+  play.battle.ARCS) seen from the observer's square (sight and cover from there; artillery
   fires over terrain, L3220, so the artillery unit's own sight does not matter); a Reload
   weapon reloads before a plain Attack if empty, else after it (L3425). Decisions: the
   artillery unit's activation is that attack (and the Reload) and nothing else ("finishes its

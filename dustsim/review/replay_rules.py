@@ -14,6 +14,10 @@ step and compares every attack with :mod:`dustsim.play.board`'s reference functi
   their ``smoke`` squares, standing to the end of the next turn, L3228) block sight through
   them as the vehicles do; the cover they give is not second-guessed.
 
+* a vehicle line whose fire arc the log gives (``units[].weapons[].arc``: front, rear, left,
+  right) fires only at a target with a square in that arc from one of the vehicle's squares,
+  as the attack's ``facing`` says it faced (L584-598; :func:`in_arc`);
+
 * a move passes only friendly units, a vehicle no friendly vehicle, and ends on a square no
   other standing unit holds (L463-465); aircraft fly over all (L510-516); where the log gives
   the unit's ``move_class``, enters only squares passable for that class (the board's
@@ -99,6 +103,7 @@ from dustsim.errors import DustsimError
 from dustsim.play.board import (
     AIRCRAFT_CLASS,
     BUNKER,
+    DIRECTIONS,
     IMPASSABLE,
     INFANTRY_CLASS,
     LOS_BLOCKED,
@@ -125,6 +130,48 @@ def _class(kind: str) -> int:
     if "vehicle" in k or "walker" in k or "tank" in k:
         return VEHICLE_CLASS
     return INFANTRY_CLASS
+
+
+def in_arc(width: int, arc: str, facing: int, a: int, b: int) -> bool:
+    """Whether square b lies in the ``arc`` ("front", "rear", "left", "right"; anything else
+    all round) of a line drawn from square a by a vehicle facing ``facing`` (0-7,
+    :data:`dustsim.play.board.DIRECTIONS`), L584-598: front within 45 degrees of the facing
+    line, the diagonals included (L588), rear likewise behind (L590), a side the half board
+    to that side without the squares straight ahead or behind (L592)."""
+    fx, fy = DIRECTIONS[facing]
+    vx, vy = b % width - a % width, b // width - a // width
+    along, across = fx * vx + fy * vy, fx * vy - fy * vx
+    if arc == "front":
+        return along > 0 and along >= abs(across)
+    if arc == "rear":
+        return along < 0 and -along >= abs(across)
+    if arc == "left":
+        return across > 0
+    if arc == "right":
+        return across < 0
+    return True
+
+
+def _check_arcs(i: int, ev: Mapping, arcs: Mapping, board: Board, feet: Any) -> None:
+    """An attack's lines with a fire arc (``arcs``: (unit, line) -> arc) hold their target
+    in it from one of the attacker's squares as the attack's ``facing`` says (L584-598)."""
+    u = ev.get("unit")
+    lines = [w for w in ev.get("weapons") or () if (u, w) in arcs]
+    if not lines:
+        return
+    where = f"replay log: event {i} ({ev['action']})"
+    face = ev.get("facing")
+    if not isinstance(face, int) or not 0 <= face < 8:
+        raise DustsimError(f"{where}: field 'facing': a vehicle line with a fire arc needs "
+                           "the attacker's facing (0-7) (L584-598)")
+    src = [q for q in feet.of(u) if q is not None] or [int(ev["from"])]
+    t = ev.get("target")
+    dst = [q for q in feet.of(t) if q is not None] if t in feet.states else []
+    dst = dst or [int(ev["to"])]
+    for w in lines:
+        if not any(in_arc(board.width, arcs[u, w], face, a, b) for a in src for b in dst):
+            raise DustsimError(f"{where}: field 'weapons': line {w} ({arcs[u, w]}-mounted) "
+                               f"fires at a target outside its arc, facing {face} (L584-598)")
 
 
 def board_of_log(log: Mapping) -> Board:
@@ -190,6 +237,9 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     last: dict[Any, Mapping] = {}  # unit -> its last event (Breakthrough's order)
     placed: dict[str, int] = {}  # side -> units placed in Reserve so far (L3102)
     waiting: dict[Any, int] = {}  # unit -> the turn it went into Reserve, until it comes on
+    arcs = {(u["id"], w["line"]): w["arc"] for u in log["units"]  # fire arcs (L584-598)
+            for w in u.get("weapons") or () if isinstance(w, Mapping) and "line" in w
+            and w.get("arc") in ("front", "rear", "left", "right")}
     for i, ev, states in walk(log):
         _check_advantage(i, ev, advs, last)
         _check_reserve(i, ev, states, placed, waiting)
@@ -279,6 +329,8 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                 raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'jammed': "
                                    "a Jammer re-rolls an attack an Artillery Observer within "
                                    "its range 6 triggers (L3567)")
+        if ev["action"] in ATTACKS and arcs:
+            _check_arcs(i, ev, arcs, board, feet)
         if ev["action"] in ATTACKS and ev.get("observer") is not None:
             _check_observed(i, ev, board, states, classes, weapons, wrecks, called, smoke, feet)
             continue
