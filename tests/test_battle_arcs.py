@@ -17,10 +17,11 @@ from dustsim.errors import DustsimError
 from dustsim.play import battle as B
 from dustsim.play import battle_kernel as BK
 from dustsim.play import board as BD
+from dustsim.play.board import in_arc
 from dustsim.play.duel import DuelUnit
 from dustsim.play.duel_kernel import H_ST, H_UNITS, H_WS
 from dustsim.play.policies import get_policy
-from dustsim.review.replay_rules import check_log_on_board, in_arc
+from dustsim.review.replay_rules import check_log_on_board
 
 W, H = 8, 7
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "lists"

@@ -591,6 +591,23 @@ def _arc(width: int, a: int, facing: int, b: int) -> int:
     return bits
 
 
+def in_arc(width: int, arc: str, facing: int, a: int, b: int) -> bool:
+    """Whether square b lies in the fire arc ``arc`` ("front", "rear", "left", "right";
+    anything else all round) of a line drawn from square a by a vehicle facing ``facing``
+    (0-7, :data:`DIRECTIONS`), L584-598: front and rear as :func:`arc_of` (L588, L590), a
+    side the half board to that side of the facing line, without the squares straight ahead
+    or behind (L592). The reference the battle kernel's ``_in_arc`` is checked against."""
+    if arc == "front":
+        return bool(_arc(width, a, facing, b) & FRONT)
+    if arc == "rear":
+        return bool(_arc(width, a, facing, b) & REAR)
+    if arc in ("left", "right"):
+        fx, fy = DIRECTIONS[facing]
+        across = fx * (b // width - a // width) - fy * (b % width - a % width)
+        return across > 0 if arc == "left" else across < 0
+    return True
+
+
 # --------------------------------------------------------------------------------------------
 # Table construction (cached per map)
 

@@ -16,7 +16,7 @@ step and compares every attack with :mod:`dustsim.play.board`'s reference functi
 
 * a vehicle line whose fire arc the log gives (``units[].weapons[].arc``: front, rear, left,
   right) fires only at a target with a square in that arc from one of the vehicle's squares,
-  as the attack's ``facing`` says it faced (L584-598; :func:`in_arc`);
+  as the attack's ``facing`` says it faced (L584-598; :func:`dustsim.play.board.in_arc`);
 
 * a move passes only friendly units, a vehicle no friendly vehicle, and ends on a square no
   other standing unit holds (L463-465); aircraft fly over all (L510-516); where the log gives
@@ -103,7 +103,6 @@ from dustsim.errors import DustsimError
 from dustsim.play.board import (
     AIRCRAFT_CLASS,
     BUNKER,
-    DIRECTIONS,
     IMPASSABLE,
     INFANTRY_CLASS,
     LOS_BLOCKED,
@@ -117,6 +116,7 @@ from dustsim.play.board import (
     WATER,
     Board,
     distance,
+    in_arc,
     line_of_sight,
     make_board,
 )
@@ -130,26 +130,6 @@ def _class(kind: str) -> int:
     if "vehicle" in k or "walker" in k or "tank" in k:
         return VEHICLE_CLASS
     return INFANTRY_CLASS
-
-
-def in_arc(width: int, arc: str, facing: int, a: int, b: int) -> bool:
-    """Whether square b lies in the ``arc`` ("front", "rear", "left", "right"; anything else
-    all round) of a line drawn from square a by a vehicle facing ``facing`` (0-7,
-    :data:`dustsim.play.board.DIRECTIONS`), L584-598: front within 45 degrees of the facing
-    line, the diagonals included (L588), rear likewise behind (L590), a side the half board
-    to that side without the squares straight ahead or behind (L592)."""
-    fx, fy = DIRECTIONS[facing]
-    vx, vy = b % width - a % width, b // width - a // width
-    along, across = fx * vx + fy * vy, fx * vy - fy * vx
-    if arc == "front":
-        return along > 0 and along >= abs(across)
-    if arc == "rear":
-        return along < 0 and -along >= abs(across)
-    if arc == "left":
-        return across > 0
-    if arc == "right":
-        return across < 0
-    return True
 
 
 def _check_arcs(i: int, ev: Mapping, arcs: Mapping, board: Board, feet: Any) -> None:
