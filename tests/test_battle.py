@@ -150,6 +150,19 @@ def test_mirror_match_is_even(lists):
     assert r.p_a_wins + r.p_b_wins + r.p_draw == pytest.approx(1.0)
 
 
+def test_no_example_pairing_is_a_foregone_conclusion_on_the_default_scenario(lists):
+    """Issue 22: on 101 Firefight (the default) each pairing of the five example lists is won
+    by either list now and then: P(win) inside 1 %-99 % by 5 standard errors."""
+    names = sorted(lists)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            r = simulate_battle(prepare(lists[a], lists[b], seed=1, boards=2), 400, 5,
+                                threads=1)
+            for p in (r.p_a_wins, r.p_b_wins):
+                se = max(np.sqrt(p * (1 - p) / r.trials), 1 / r.trials)
+                assert 0.01 + 5 * se < p < 0.99 - 5 * se, (a, b, p)
+
+
 def test_result_contract_and_names(lists):
     spec = prepare(lists["ijn-ninjas"], lists["mercenaries"], scenario="102",
                    policy="advance", attacker="A", boards=1)
