@@ -243,3 +243,37 @@ def test_a_reaction_that_can_fire_as_it_stands_keeps_the_sustained_attack(mount,
              [(sq(3, 3), 0), (enemy, 4)], faces="PPPPPP")
     acts = [int(r[BK.L_ACTION]) for r in react(g) if r[BK.L_UNIT] == 0]
     assert acts == [BK.A_REACTION, BK.A_SUSTAINED] and g.face() == 0
+
+
+@pytest.fixture(scope="module")
+def turned():
+    # a game (the example pairing, seed 0) in which Ludwig's two-success reaction turns it
+    lists = {p.stem: load_list(p) for p in sorted(EXAMPLES.glob("*.toml"))}
+    spec = B.prepare(lists["axis-heavy-grenadiers"], lists["ssu-red-army"], scenario="101",
+                     seed=0, boards=1)
+    return spec, json.loads(json.dumps(B.event_log(spec, 0)))
+
+
+def test_a_logged_rotation_in_place_follows_a_two_success_reaction_and_passes_the_checker(
+        turned, tmp_path):
+    from dustsim.review.replay import write_replay
+
+    spec, log = turned
+    evs = log["events"]
+    rot = [i for i, ev in enumerate(evs) if ev["action"] == "move" and ev["turn"] > 0
+           and ev["from"] == ev["to"]]
+    assert rot
+    for i in rot:
+        ev, prev, nxt = evs[i], evs[i - 1], evs[i + 1]
+        assert ev["path"] == [] and ev["cost"] == 0 and ev["facing"] % 2 == 0  # an edge, L461
+        assert prev["action"] == "reaction" and prev["unit"] == ev["unit"] and prev["hits"] >= 2
+        assert nxt["action"] == "attack" and nxt["unit"] == ev["unit"]
+        assert nxt["facing"] == ev["facing"] and nxt["target"] == prev["target"]
+    check_log_on_board(log, spec.setup.board)
+    page = write_replay(log, tmp_path / "r.html")
+    assert "turns in place" in page.read_text()
+    i = rot[0]
+    one = json.loads(json.dumps(log))  # the same rotation after a one-success reaction
+    one["events"][i - 1]["hits"] = 1
+    with pytest.raises(DustsimError, match="two successes"):
+        check_log_on_board(one, spec.setup.board)

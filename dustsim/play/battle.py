@@ -1048,7 +1048,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 ev["path"], ev["cost"] = [], 0
                 ev["facing"] = int(r[BK.L_RANGE])
                 ev["text"] = (f"{uname} turns in place on {square_name(frm, board.width)} "
-                              f"to face edge {ev['facing']}.")
+                              f"to facing {ev['facing']} (a reaction's Move, L805).")
             else:
                 to = square_name(ev["to"], board.width)
                 ev["text"] = (f"{uname} {'enters and ' if frm < 0 else ''}"
