@@ -265,7 +265,8 @@ def test_a_logged_rotation_in_place_follows_a_two_success_reaction_and_passes_th
     assert rot
     for i in rot:
         ev, prev, nxt = evs[i], evs[i - 1], evs[i + 1]
-        assert ev["path"] == [] and ev["cost"] == 0 and ev["facing"] % 2 == 0  # an edge, L461
+        assert ev["path"] == [ev["to"]] and ev["cost"] == 0
+        assert ev["facing"] % 2 == 0  # an edge (L461)
         assert prev["action"] == "reaction" and prev["unit"] == ev["unit"] and prev["hits"] >= 2
         assert nxt["action"] == "attack" and nxt["unit"] == ev["unit"]
         assert nxt["facing"] == ev["facing"] and nxt["target"] == prev["target"]

@@ -122,9 +122,10 @@ ARCS = (
     "rotating in place to an edge (L461; the edge whose plain Attack on the mover is worth "
     "most) and an Attack, whichever the policy values more (the Sustained Attack at the "
     "policy's Sustained factor times its plain value; ties keep it); the rotation is a "
-    "'move' event that stays on its square (empty path, cost 0) with its new facing, and "
-    "after it a Setup line fires as after any Move; infantry, turret-only and Huge vehicles "
-    "keep the Sustained Attack (turning gains nothing), a Large vehicle too (it turns only "
+    "'move' event that stays on its square (its path that square alone, cost 0) with its "
+    "new facing, and after it a Setup line fires as after any Move; infantry, turret-only "
+    "and Huge vehicles keep the Sustained Attack (turning gains nothing), a Large vehicle "
+    "too (it turns only "
     "by moving along its body, L504-508); the reacting unit is chosen by its lines' value on "
     "the mover in its arcs, or, where more, its best edge's value times the chance of two "
     "successes on its reactive dice",
@@ -1045,7 +1046,7 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
             if ev["turn"] == 0:
                 ev["text"] = f"{uname} deploys on {square_name(ev['to'], board.width)}."
             elif frm == ev["to"]:  # a reaction's Move rotating in place (ARCS, L805)
-                ev["path"], ev["cost"] = [], 0
+                ev["path"], ev["cost"] = [frm], 0  # no step
                 ev["facing"] = int(r[BK.L_RANGE])
                 ev["text"] = (f"{uname} turns in place on {square_name(frm, board.width)} "
                               f"to facing {ev['facing']} (a reaction's Move, L805).")
