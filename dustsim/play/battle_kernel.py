@@ -3213,7 +3213,8 @@ def _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, apply_now):
 def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     """A reactive attack on ``mover`` (L795-813): the unactivated enemy with line of sight
     within its reaction range whose lines are worth most against the mover; it spends its
-    activation whatever its dice."""
+    activation whatever its dice. Two successes: a Sustained Attack, or a vehicle's rotation
+    in place and an Attack (:func:`_react_turn`, L805)."""
     U = m[0, H_U]
     ru = m[0, H_UNITS]
     rs = m[0, H_ST]
