@@ -203,3 +203,78 @@ def test_logged_vehicle_attacks_are_in_arc_and_the_checker_rejects_one_outside(l
     del turned["events"][i]["facing"]
     with pytest.raises(DustsimError, match="facing"):
         check_log_on_board(turned, board)
+
+
+# -- a two-success reaction may rotate in place, then Attack (L805) ------------------------------
+def react(g, mover=1):
+    """A reaction to ``mover`` (L795-813) with the scripted dice; the log's rows."""
+    BK._react(g.rng, g.buf, np.int64(0), BK.ON, g.m, g.spec.f, g.spec.bd, g.spec.ls, g.spec.lq,
+              g.log, mover)
+    return [r for r in g.log[: g.m[BK.R_B, BK.B_LOGN]]]
+
+
+@pytest.mark.parametrize("faces, turns", [("PPPPPP", True), ("PTPPPP", False)])
+def test_a_front_gun_tank_reacting_with_two_successes_turns_to_the_mover_behind_it(faces,
+                                                                                   turns):
+    # the tank on (3,3) faces row+ (facing 0); the mover stands straight behind it on (3,1),
+    # range 2: its front gun cannot fire as it faces (L588). Two successes (P, P): a Move
+    # that rotates it in place (L805) to the edge facing row- (facing 4, L461), then an
+    # Attack (not a Sustained one) whose dice are the next faces; one success (P, T): a plain
+    # Attack as it faces, which its front gun cannot make (no attack row)
+    g = Game([card("Tank", weapon("front"))], [card("Inf", weapon(None), kind="hero")],
+             [(sq(3, 3), 0), (sq(3, 1), 4)], faces=faces)
+    rows = react(g)
+    acts = [int(r[BK.L_ACTION]) for r in rows if r[BK.L_UNIT] == 0]
+    assert acts[0] == BK.A_REACTION and rows[0][BK.L_HITS] == (2 if turns else 1)
+    if turns:
+        assert acts[1:] == [BK.A_MOVE, BK.A_ATTACK]
+        mv, at = rows[1], rows[2]
+        assert mv[BK.L_FROM] == mv[BK.L_TO] == sq(3, 3) and mv[BK.L_RANGE] == 4
+        assert at[BK.L_TARGET] == 1 and at[BK.L_FACE] == 4 and g.face() == 4
+    else:
+        assert acts[1:] == [] and g.face() == 0
+
+
+@pytest.mark.parametrize("mount, enemy", [("turret", sq(3, 1)), ("front", sq(3, 5))])
+def test_a_reaction_that_can_fire_as_it_stands_keeps_the_sustained_attack(mount, enemy):
+    # a turret fires all round (L594) and a front gun at an enemy ahead (L588): turning gains
+    # nothing, so two successes make the Sustained Attack (L805) where the tank stands
+    g = Game([card("Tank", weapon(mount))], [card("Inf", weapon(None), kind="hero")],
+             [(sq(3, 3), 0), (enemy, 4)], faces="PPPPPP")
+    acts = [int(r[BK.L_ACTION]) for r in react(g) if r[BK.L_UNIT] == 0]
+    assert acts == [BK.A_REACTION, BK.A_SUSTAINED] and g.face() == 0
+
+
+@pytest.fixture(scope="module")
+def turned():
+    # a game (the example pairing, seed 0) in which Ludwig's two-success reaction turns it
+    lists = {p.stem: load_list(p) for p in sorted(EXAMPLES.glob("*.toml"))}
+    spec = B.prepare(lists["axis-heavy-grenadiers"], lists["ssu-red-army"], scenario="101",
+                     seed=0, boards=1)
+    return spec, json.loads(json.dumps(B.event_log(spec, 0)))
+
+
+def test_a_logged_rotation_in_place_follows_a_two_success_reaction_and_passes_the_checker(
+        turned, tmp_path):
+    from dustsim.review.replay import write_replay
+
+    spec, log = turned
+    evs = log["events"]
+    rot = [i for i, ev in enumerate(evs) if ev["action"] == "move" and ev["turn"] > 0
+           and ev["from"] == ev["to"]]
+    assert rot
+    for i in rot:
+        ev, prev, nxt = evs[i], evs[i - 1], evs[i + 1]
+        assert ev["path"] == [ev["to"]] and ev["cost"] == 0
+        assert ev["facing"] % 2 == 0  # an edge (L461)
+        assert prev["action"] == "reaction" and prev["unit"] == ev["unit"] and prev["hits"] >= 2
+        assert nxt["action"] == "attack" and nxt["unit"] == ev["unit"]
+        assert nxt["facing"] == ev["facing"] and nxt["target"] == prev["target"]
+    check_log_on_board(log, spec.setup.board)
+    page = write_replay(log, tmp_path / "r.html")
+    assert "turns in place" in page.read_text()
+    i = rot[0]
+    one = json.loads(json.dumps(log))  # the same rotation after a one-success reaction
+    one["events"][i - 1]["hits"] = 1
+    with pytest.raises(DustsimError, match="two successes"):
+        check_log_on_board(one, spec.setup.board)

@@ -116,9 +116,19 @@ ARCS = (
     "(Sustained Attack, Attack + Move, Reload + Attack, reactions, free attacks); a square "
     "the unit moves to is scored with its facing free (it chooses its facing there, L461; "
     "a Large vehicle's facing follows its path, so its squares are overrated more), so "
-    "Move + Attack plans may overrate a square; a two-success reaction makes "
-    "a Sustained Attack in its arcs, not a rotation in place and an Attack (L805, not "
-    "played)",
+    "Move + Attack plans may overrate a square",
+    "reactions (L805): a two-success reaction of a one-square vehicle with a line that is "
+    "not a turret's makes a Sustained Attack on the mover in its arcs as it faces, or a Move "
+    "rotating in place to an edge (L461; the edge whose plain Attack on the mover is worth "
+    "most) and an Attack, whichever the policy values more (the Sustained Attack at the "
+    "policy's Sustained factor times its plain value; ties keep it); the rotation is a "
+    "'move' event that stays on its square (its path that square alone, cost 0) with its "
+    "new facing, and after it a Setup line fires as after any Move; infantry, turret-only "
+    "and Huge vehicles keep the Sustained Attack (turning gains nothing), a Large vehicle "
+    "too (it turns only "
+    "by moving along its body, L504-508); the reacting unit is chosen by its lines' value on "
+    "the mover in its arcs, or, where more, its best edge's value times the chance of two "
+    "successes on its reactive dice",
 )
 
 
@@ -1035,6 +1045,11 @@ def event_log(spec: BattleSpec, seed: int = 0) -> dict:
                 ev["cost"] = int(r[BK.L_X])
             if ev["turn"] == 0:
                 ev["text"] = f"{uname} deploys on {square_name(ev['to'], board.width)}."
+            elif frm == ev["to"]:  # a reaction's Move rotating in place (ARCS, L805)
+                ev["path"], ev["cost"] = [frm], 0  # no step
+                ev["facing"] = int(r[BK.L_RANGE])
+                ev["text"] = (f"{uname} turns in place on {square_name(frm, board.width)} "
+                              f"to facing {ev['facing']} (a reaction's Move, L805).")
             else:
                 to = square_name(ev["to"], board.width)
                 ev["text"] = (f"{uname} {'enters and ' if frm < 0 else ''}"

@@ -3213,7 +3213,8 @@ def _retaliate(rng, buf, pos, scripted, m, bd, ls, lq, log, u, t, apply_now):
 def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
     """A reactive attack on ``mover`` (L795-813): the unactivated enemy with line of sight
     within its reaction range whose lines are worth most against the mover; it spends its
-    activation whatever its dice."""
+    activation whatever its dice. Two successes: a Sustained Attack, or a vehicle's rotation
+    in place and an Attack (:func:`_react_turn`, L805)."""
     U = m[0, H_U]
     ru = m[0, H_UNITS]
     rs = m[0, H_ST]
@@ -3245,11 +3246,12 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
             continue
         if not big:
             cov = _in_cover(m, bd, mover, ms, los)
-        v = 0.0
-        for w in range(m[ru + r, U_W0], m[ru + r, U_W1]):
-            c = _fires_at(m, w, mover, d, OFF)
-            if c > 0:
-                v += _ev(m, f, w, mover, cov, c)
+        v = _react_value(m, f, r, mover, d, cov, False)
+        if _foot(m, r) == 1 and (m[m[0, H_XU] + r, X_MOUNT] & ARCS_BIT) != 0:
+            # two successes may rotate it in place first (L805): that chance of its best edge
+            fm = m[ru + r, U_REACT_MASK]
+            vt, _e = _react_edge(m, f, r, mover, d, cov)
+            v = max(v, vt * _two_up(m, fm if fm > 0 else m[R_CFG, C_P], m[R_CFG, C_REACT_DICE]))
         if v > best_val:
             best, best_val = r, v
     if best < 0:
@@ -3288,6 +3290,9 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
         d = bd[rsq, ms]
         los = _sight(m, bd, ls, lq, rsq, ms, r, mover)
         cov = _in_cover(m, bd, mover, ms, los)
+    turned = OFF
+    if s >= 2 and _react_turn(m, f, log, r, mover, d, cov):
+        turned = ON  # a Move rotating in place, then an Attack (L805)
     rws = m[0, H_WS]
     for w in range(m[ru + r, U_W0], m[ru + r, U_W1]):
         dw = d
@@ -3299,8 +3304,80 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
         m[rws + w, WS_TGT] = mover if ok else -1
         m[rws + w, WS_COV] = cov
     m[m[0, H_XU] + r, BR.X_WIRE] = NONE  # a reaction fires every line
-    return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, s >= 2, OFF,
-                   A_SUSTAINED if s >= 2 else A_ATTACK)
+    sus = s >= 2 and not turned
+    return _attack(rng, buf, pos, scripted, m, bd, ls, lq, log, r, sus, turned,
+                   A_SUSTAINED if sus else A_ATTACK)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _react_value(m, f, r, mover, d, cov, moved):
+    """What reacting r's lines that can fire at ``mover`` (range d, cover ``cov``) in their
+    arcs as r faces now are worth (:func:`_ev`); after a Move a Setup line's dice halve."""
+    v = 0.0
+    for w in range(m[m[0, H_UNITS] + r, U_W0], m[m[0, H_UNITS] + r, U_W1]):
+        c = _fires_at(m, w, mover, d, OFF)
+        if c > 0:
+            e = _ev(m, f, w, mover, cov, c)
+            if moved and m[m[0, H_WPN] + w, W_SETUP] != 0:
+                e *= 0.5
+            v += e
+    return v
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _react_edge(m, f, r, mover, d, cov):
+    """(value, edge) of reacting r rotated in place to the edge (facing 0, 2, 4 or 6, L461)
+    whose plain Attack on ``mover`` is worth most (:func:`_react_value`; the lowest edge on
+    ties); (0, -1) where r does not turn: not a one-square vehicle playing fire arcs with a
+    line that is not a turret's (a Large vehicle turns only by moving along its body,
+    L504-508). r's facing is left as it was."""
+    if _foot(m, r) != 1 or (m[m[0, H_XU] + r, X_MOUNT] & ARCS_BIT) == 0:
+        return 0.0, -1
+    limited = False
+    for w in range(m[m[0, H_UNITS] + r, U_W0], m[m[0, H_UNITS] + r, U_W1]):
+        limited |= m[m[0, H_WPN] + w, W_ARC] != ARC_ALL
+    if not limited:
+        return 0.0, -1
+    rs = m[0, H_ST] + r
+    f0 = m[rs, ST_FACE]
+    best = 0.0
+    best_face = -1
+    for k in range(4):
+        m[rs, ST_FACE] = 2 * k
+        v = _react_value(m, f, r, mover, d, cov, True)
+        if v > best:
+            best, best_face = v, 2 * k
+    m[rs, ST_FACE] = f0
+    return best, best_face
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _two_up(m, mask, n):
+    """The chance of two or more successes on n dice whose successes are the faces in
+    ``mask`` (a third each, L121)."""
+    p = ((mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1)) / 3.0
+    if n < 2:
+        return 0.0
+    return 1.0 - (1.0 - p) ** n - n * p * (1.0 - p) ** (n - 1)
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _react_turn(m, f, log, r, mover, d, cov):
+    """A two-success reaction of r (L805): a Sustained Attack in its arcs as it faces, or a
+    Move rotating in place to an edge (:func:`_react_edge`) and an Attack, whichever the
+    policy values more (the Sustained Attack at ``f[0, PW_SUST]`` times its plain value;
+    ties keep it; :data:`dustsim.play.battle.ARCS`). On a turn r faces its new edge and a
+    ``move`` event that stays on its square (cost 0) logs it. Returns True if r turned."""
+    v, face = _react_edge(m, f, r, mover, d, cov)
+    if face < 0 or v <= f[0, PW_SUST] * _react_value(m, f, r, mover, d, cov, False):
+        return False
+    m[m[0, H_ST] + r, ST_FACE] = face
+    s = _sq(m, r)
+    k = _log(m, log, m[R_G, G_TURN], _side(m, r), r, A_MOVE, s, s)
+    if k >= 0:
+        log[k, L_X] = 0  # no movement point spent
+        log[k, L_RANGE] = face
+    return True
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)

@@ -654,7 +654,7 @@ def event_text(log: Mapping, i: int, labels: Mapping[Any, str] | None = None) ->
         if ev["to"] is None:
             text = f"{u} {verb} off the board" + (f" from {sq(start)}" if start is not None
                                                    else "")
-        elif start == ev["to"] and not path:
+        elif start == ev["to"] and all(s == start for s in path or ()):  # (L805, L508)
             text = f"{u} turns in place on {sq(ev['to'])}"
         else:
             dist = f" {_plural(steps, 'square')}" if steps else ""

@@ -21,7 +21,8 @@ step and compares every attack with :mod:`dustsim.play.board`'s reference functi
 * a move passes only friendly units, a vehicle no friendly vehicle, and ends on a square no
   other standing unit holds (L463-465); aircraft fly over all (L510-516); where the log gives
   the unit's ``move_class``, enters only squares passable for that class (the board's
-  ``move_cost``).
+  ``move_cost``); a move that stays on its square (a rotation in place) is a vehicle's right
+  after its reaction rolled two successes (L805), or a Huge vehicle's (L508).
 
 A Walker or a Large/Huge vehicle sees over Quonset huts (L3156-3158); a line that only such a
 unit could draw is accepted.
@@ -220,7 +221,9 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
     arcs = {(u["id"], w["line"]): w["arc"] for u in log["units"]  # fire arcs (L584-598)
             for w in u.get("weapons") or () if isinstance(w, Mapping) and "line" in w
             and w.get("arc") in ("front", "rear", "left", "right")}
+    before: dict[Any, Mapping] = {}  # unit -> its previous event (a turn in place, L805)
     for i, ev, states in walk(log):
+        _check_turn_in_place(i, ev, before, classes, sizes)
         _check_advantage(i, ev, advs, last)
         _check_reserve(i, ev, states, placed, waiting)
         # a unit aboard a vehicle stands nowhere on the board but where it fires from (L530)
@@ -326,6 +329,27 @@ def check_log_on_board(log: Any, board: Board | None = None, *, wrecks: bool = T
                         amphibious)
             if sizes[ev["unit"]] > 1 and ev.get("squares"):
                 held[ev["unit"]] = [int(q) for q in ev["squares"]]
+
+
+def _check_turn_in_place(i: int, ev: Mapping, before: dict, classes: Mapping,
+                         sizes: Mapping) -> None:
+    """A move that stays on its square (``from`` == ``to``, no step in its ``path``) is a
+    vehicle's rotation in place: only right after its reaction rolled two successes (L805),
+    or a Huge vehicle's (it rotates freely within its squares, L508)."""
+    uid = ev.get("unit")
+    prev = before.get(uid)
+    if uid is not None:
+        before[uid] = ev
+    if ev["action"] not in MOVES or ev.get("to") is None or ev.get("from") != ev["to"] or \
+            any(s != ev["to"] for s in ev.get("path") or ()):
+        return
+    if sizes.get(uid) == 4:
+        return
+    if classes.get(uid) != VEHICLE_CLASS or prev is None or prev["action"] != "reaction" or \
+            (prev.get("hits") or 0) < 2:
+        raise DustsimError(f"replay log: event {i} ({ev['action']}): field 'to': a move that "
+                           "stays on its square rotates a vehicle in place only after its "
+                           "reaction rolled two successes (L805)")
 
 
 def _check_escort(i: int, ev: Mapping, escort: list, activated: Mapping, board: Board,
