@@ -4,23 +4,20 @@ vehicle stands, its facing at the end of a Move (L461) and the event log's arc c
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from battle_states import HandPlaced
 
 from dustsim.army.lists import load_list
 from dustsim.data.cards import COLUMNS, Card, Weapon, parse_cell
-from dustsim.engines.rng import state
 from dustsim.errors import DustsimError
 from dustsim.play import battle as B
 from dustsim.play import battle_kernel as BK
 from dustsim.play import board as BD
 from dustsim.play.board import in_arc
-from dustsim.play.duel import DuelUnit
 from dustsim.play.duel_kernel import H_ST, H_UNITS, H_WS
-from dustsim.play.policies import get_policy
 from dustsim.review.replay_rules import check_log_on_board
 
 W, H = 8, 7
@@ -89,28 +86,12 @@ def card(name, *weapons, kind="vehicle"):
                 size="standard")
 
 
-class Game:
+class Game(HandPlaced):
     """A compiled battle with units placed by hand (square, facing), turn 1, logging on."""
 
     def __init__(self, side_a, side_b, places, faces="PPPTTTTTTTTT"):
-        bd = BD.make_board("test", W, H, np.zeros(W * H, np.int8))
-        setup = replace(B.scenario_setup("101", 0), board=bd, boards=(bd,), turns=2)
-        self.spec = B.compile_battle([DuelUnit(c) for c in side_a],
-                                     [DuelUnit(c) for c in side_b], setup,
-                                     get_policy("advance"), attacker=0)
-        self.m = m = self.spec.m.copy()
-        BK._reset(m)
-        m[BK.R_G, BK.G_TURN] = 1
-        for u, (s, face) in enumerate(places):
-            m[m[0, H_ST] + u, BK.ST_SQ] = s
-            m[m[0, H_ST] + u, BK.ST_FACE] = face
-        BK._occupy(m)
-        m[BK.R_B, BK.B_LOG] = 1
-        m[BK.R_B, BK.B_LOGN] = 0
-        self.buf = np.array(["PTS".index(c) for c in faces], np.uint8)
-        self.rng = state(np.random.SeedSequence(1))
-        self.log = np.zeros((50, BK.NLOG), np.int64)
-        _el, self.val, _qb, _ = BK._scratch(m)
+        super().__init__(BD.make_board("test", W, H, np.zeros(W * H, np.int8)), side_a,
+                         side_b, places, faces, log_rows=50)
 
     def offence(self, u=0):
         """u's best targets from its square, committed: the value and line 0's target."""
@@ -173,12 +154,16 @@ def test_the_end_of_a_move_turns_the_tank_to_the_edge_it_fires_best_from():
 
 
 # -- the event log ---------------------------------------------------------------------------
+def _example_game(a: str, b: str, seed: int):
+    """(spec, event log as JSON gives it) of one game of two example lists on 101."""
+    spec = B.prepare(load_list(EXAMPLES / f"{a}.toml"), load_list(EXAMPLES / f"{b}.toml"),
+                     scenario="101", seed=seed, boards=1)
+    return spec, json.loads(json.dumps(B.event_log(spec, 0)))
+
+
 @pytest.fixture(scope="module")
 def logged():
-    lists = {p.stem: load_list(p) for p in sorted(EXAMPLES.glob("*.toml"))}
-    spec = B.prepare(lists["allies-rangers"], lists["axis-heavy-grenadiers"], scenario="101",
-                     seed=2, boards=1)
-    return spec, json.loads(json.dumps(B.event_log(spec, 0)))
+    return _example_game("allies-rangers", "axis-heavy-grenadiers", 2)
 
 
 def test_logged_vehicle_attacks_are_in_arc_and_the_checker_rejects_one_outside(logged):
@@ -248,10 +233,7 @@ def test_a_reaction_that_can_fire_as_it_stands_keeps_the_sustained_attack(mount,
 @pytest.fixture(scope="module")
 def turned():
     # a game (the example pairing, seed 0) in which Ludwig's two-success reaction turns it
-    lists = {p.stem: load_list(p) for p in sorted(EXAMPLES.glob("*.toml"))}
-    spec = B.prepare(lists["axis-heavy-grenadiers"], lists["ssu-red-army"], scenario="101",
-                     seed=0, boards=1)
-    return spec, json.loads(json.dumps(B.event_log(spec, 0)))
+    return _example_game("axis-heavy-grenadiers", "ssu-red-army", 0)
 
 
 def test_a_logged_rotation_in_place_follows_a_two_success_reaction_and_passes_the_checker(

@@ -16,9 +16,9 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from battle_states import HandPlaced
 
 from dustsim.data.cards import COLUMNS, Card, Weapon, parse_cell
-from dustsim.engines.rng import state
 from dustsim.play import battle as B
 from dustsim.play import battle_kernel as BK
 from dustsim.play import board as BD
@@ -68,30 +68,11 @@ def board(**terrain):
     return BD.make_board("test", W, H, t)
 
 
-class Game:
+class Game(HandPlaced):
     """A compiled battle with units placed by hand (anchor square, facing), turn 1, logging on."""
 
     def __init__(self, bd_, side_a, side_b, places, faces=""):
-        setup = replace(B.scenario_setup("101", 0), board=bd_, boards=(bd_,), turns=2)
-        self.spec = B.compile_battle([DuelUnit(c) for c in side_a],
-                                     [DuelUnit(c) for c in side_b], setup,
-                                     get_policy("advance"), attacker=0)
-        self.m = m = self.spec.m.copy()
-        BK._reset(m)
-        m[BK.R_G, BK.G_TURN] = 1
-        m[BK.R_G, BK.G_ATT] = 0
-        for u, (s, face) in enumerate(places):
-            m[m[0, H_ST] + u, BK.ST_SQ] = s
-            m[m[0, H_ST] + u, BK.ST_FACE] = face
-        BK._occupy(m)
-        m[BK.R_B, BK.B_LOG] = 1
-        m[BK.R_B, BK.B_LOGN] = 0
-        m[BK.R_B, BK.B_PLOGN] = 0
-        self.buf = np.array([FACE[c] for c in faces] or [0], np.uint8)
-        self.rng = state(np.random.SeedSequence(1))
-        self.log = np.zeros((400, BK.NLOG), np.int64)
-        self.plog = np.zeros(1600, np.int64)
-        _el, self.val, self.qb, _ = BK._scratch(m)  # the kernel's own shapes
+        super().__init__(bd_, side_a, side_b, places, faces)
 
     def aim(self, u, t, org=0):
         """(range, sight, cover) of u where it stands at t (lines from ``org``)."""
