@@ -3246,7 +3246,7 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
             continue
         if not big:
             cov = _in_cover(m, bd, mover, ms, los)
-        v = _react_value(m, f, r, mover, d, cov, False)
+        v = _react_value(m, f, r, mover, d, cov, OFF)
         if _foot(m, r) == 1 and (m[m[0, H_XU] + r, X_MOUNT] & ARCS_BIT) != 0:
             # two successes may rotate it in place first (L805): that chance of its best edge
             fm = m[ru + r, U_REACT_MASK]
@@ -3344,7 +3344,7 @@ def _react_edge(m, f, r, mover, d, cov):
     best_face = -1
     for k in range(4):
         m[rs, ST_FACE] = 2 * k
-        v = _react_value(m, f, r, mover, d, cov, True)
+        v = _react_value(m, f, r, mover, d, cov, ON)
         if v > best:
             best, best_face = v, 2 * k
     m[rs, ST_FACE] = f0
@@ -3369,7 +3369,7 @@ def _react_turn(m, f, log, r, mover, d, cov):
     ties keep it; :data:`dustsim.play.battle.ARCS`). On a turn r faces its new edge and a
     ``move`` event that stays on its square (cost 0) logs it. Returns True if r turned."""
     v, face = _react_edge(m, f, r, mover, d, cov)
-    if face < 0 or v <= f[0, PW_SUST] * _react_value(m, f, r, mover, d, cov, False):
+    if face < 0 or v <= f[0, PW_SUST] * _react_value(m, f, r, mover, d, cov, OFF):
         return False
     m[m[0, H_ST] + r, ST_FACE] = face
     s = _sq(m, r)
