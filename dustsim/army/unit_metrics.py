@@ -63,12 +63,13 @@ def reference_targets(cards: Iterable[Card]) -> dict[str, Reference]:
     return out
 
 
-def column_weights(cards: Iterable[Card]) -> dict[str, float]:
-    """Share of the edition's army points in each armour column."""
+def column_weights(cards: Iterable[Card], by: str = "ap") -> dict[str, float]:
+    """Share of the edition's army points in each armour column; ``by="cards"``: of its cards
+    (a figure that does not move when a printed cost does)."""
     tot = {c: 0.0 for c in COLUMNS}
     for c in cards:
-        if c.armour in tot and c.ap:
-            tot[c.armour] += c.ap
+        if c.armour in tot and (c.ap or by == "cards"):
+            tot[c.armour] += c.ap if by == "ap" else 1.0
     s = sum(tot.values())
     if s == 0:
         return {c: 1 / len(COLUMNS) for c in COLUMNS}

@@ -3251,7 +3251,7 @@ def _react(rng, buf, pos, scripted, m, f, bd, ls, lq, log, mover):
             # two successes may rotate it in place first (L805): that chance of its best edge
             fm = m[ru + r, U_REACT_MASK]
             vt, _e = _react_edge(m, f, r, mover, d, cov)
-            v = max(v, vt * _two_up(m, fm if fm > 0 else m[R_CFG, C_P], m[R_CFG, C_REACT_DICE]))
+            v = max(v, vt * _two_up(fm if fm > 0 else m[R_CFG, C_P], m[R_CFG, C_REACT_DICE]))
         if v > best_val:
             best, best_val = r, v
     if best < 0:
@@ -3352,7 +3352,7 @@ def _react_edge(m, f, r, mover, d, cov):
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False)
-def _two_up(m, mask, n):
+def _two_up(mask, n):
     """The chance of two or more successes on n dice whose successes are the faces in
     ``mask`` (a third each, L121)."""
     p = ((mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1)) / 3.0

@@ -386,16 +386,17 @@ AREA_WEAPON_RULES = {"Artillery": "Artillery Area and indirect fire",
 
 
 def line_firepower(card: Card, weapon, refs: dict, weights: dict[str, float]) -> float:
-    """The firepower of one standard weapon line read off the card (no hit probabilities):
-    over the 14 columns, each column weighted by its share of the edition's cards
-    (``weights``, :func:`column_shares`: the targets the line meets), dice x damage x the
-    carriers, a blast icon rolling one die per model of the column's reference target
-    (RULES.md §3; ``refs``, :func:`dustsim.army.unit_metrics.reference_targets`: an infantry
-    column's median squad, one model for a vehicle or aircraft) and an automatic kill read as
-    one model's worth (infantry: 1, a vehicle or aircraft: the reference damage track); times
-    the line's reach (:func:`dustsim.review.analytics.reach`: the share of the starting
-    distances it fires from after one Move). The static offence of the tables, one line at a
-    time and without dice odds."""
+    """The firepower of one standard weapon line read off the card (no hit probabilities): over
+    the 14 columns, each column weighted by its share of the edition's cards (``weights``,
+    :func:`dustsim.army.unit_metrics.column_weights` by cards: the targets the line meets),
+    dice x damage x the carriers, a blast icon rolling one die per model of the column's
+    reference target (RULES.md §3; ``refs``,
+    :func:`dustsim.army.unit_metrics.reference_targets`: an infantry column's median squad,
+    one model for a vehicle or aircraft) and an automatic kill read as one model's worth
+    (infantry: 1, a vehicle or aircraft: the reference damage track); times the line's reach
+    (:func:`dustsim.review.analytics.reach`: the share of the starting distances it fires
+    from after one Move). The static offence of the tables, one line at a time and without
+    dice odds."""
     from dustsim.review.analytics import reach
 
     total = 0.0
@@ -451,17 +452,6 @@ def main_weapon_roles(card: Card, refs: dict, weights: dict[str, float]) -> tupl
     return tuple(out)
 
 
-def column_shares(cards: Iterable[Card]) -> dict[str, float]:
-    """The share of the edition's cards in each armour column. Not their army points: a
-    card's main weapon must not move when another card's printed cost does."""
-    n = {c: 0 for c in COLUMNS}
-    for c in cards:
-        if c.armour in n:
-            n[c.armour] += 1
-    tot = sum(n.values())
-    return {c: (k / tot if tot else 1 / len(COLUMNS)) for c, k in n.items()}
-
-
 def named_pilot_roles(card: Card) -> tuple[str, ...]:
     """A hero's ``Pilot: <vehicle>`` (L3623-3625: that vehicle may be piloted by this hero
     only; piloting, L936-948): its piloting, which neither the engagements nor the battles
@@ -478,14 +468,14 @@ def bound_roles_of(cards: Iterable[Card]) -> dict[str, tuple[str, ...]]:
     """The roles that make a card's verdict a lower bound without keeping it out of the
     reference field's pool, the host squads and the host armies (step 5b): the rules of its
     main weapon the line does not play (:func:`main_weapon_roles`, read against the edition's
-    reference targets and :func:`column_shares`; ``cards``: one edition) and a hero's named
-    piloting (:func:`named_pilot_roles`); only the cards that have some."""
-    from dustsim.army.unit_metrics import reference_targets
+    reference targets and its columns' shares of its cards; ``cards``: one edition) and a
+    hero's named piloting (:func:`named_pilot_roles`); only the cards that have some."""
+    from dustsim.army.unit_metrics import column_weights, reference_targets
 
     cards = list(cards)
     refs = weights = None
     if any(_weapon_rule_gap(k) for c in cards for w in c.weapons for k in w.keywords):
-        refs, weights = reference_targets(cards), column_shares(cards)
+        refs, weights = reference_targets(cards), column_weights(cards, by="cards")
     out = {}
     for c in cards:
         roles = (*(main_weapon_roles(c, refs, weights) if refs is not None else ()),
